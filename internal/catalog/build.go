@@ -1,0 +1,437 @@
+package catalog
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+)
+
+// MetaGroupsKey is the _meta key through which a tool names the groups it
+// belongs to, as a list of strings.
+const MetaGroupsKey = "io.modelcontextprotocol/groups"
+
+// MetaTagsKeys are the _meta keys read as a tool's tags (a list of strings),
+// matched by a group's Members.Tags.
+var metaTagsKeys = []string{"io.modelcontextprotocol/tags", "tags"}
+
+// Spec is everything a catalog is built from.
+type Spec struct {
+	// Tools offered by the sources. ID, Def and Handler must be set; Name
+	// defaults to Def.Name. Index and Groups are filled in by Build.
+	Tools []*Tool
+	// Groups and the rules that decide their members.
+	Groups []GroupSpec
+	// ReadOnly drops every tool that does not declare readOnlyHint.
+	ReadOnly bool
+}
+
+// GroupSpec describes one group.
+type GroupSpec struct {
+	ID           GroupID
+	Description  string
+	Instructions string
+	// Parent is empty for a top-level group.
+	Parent     GroupID
+	Tags       []string
+	Default    State
+	Exposition Exposition
+	Members    Members
+}
+
+// Members are the rules that put tools in a group. A tool that matches any
+// rule is a member.
+type Members struct {
+	// Tools lists exact tool IDs.
+	Tools []ToolID
+	// Globs match tool IDs with path.Match syntax ("github__*issue*").
+	Globs []string
+	// Prefixes match the start of tool IDs ("github__issue_").
+	Prefixes []string
+	// Sources take every tool of these sources.
+	Sources []string
+	// Tags take every tool whose _meta tags include one of these.
+	Tags []string
+}
+
+// Result is a built catalog and what the build noticed that is not fatal.
+type Result struct {
+	Catalog  *Catalog
+	Warnings []string
+}
+
+// Build validates spec and builds an immutable catalog. Problems that make
+// the catalog meaningless (unknown parents, cycles, duplicate or empty names)
+// are returned together as one error; rules that match nothing are warnings.
+func Build(spec Spec) (*Result, error) {
+	b := &builder{spec: spec}
+	b.checkNames()
+	b.addDeclaredGroups()
+	b.linkParents()
+	if len(b.errs) > 0 {
+		return nil, errors.Join(b.errs...)
+	}
+	b.assignMembers()
+	b.dropExcludedAndWritable()
+	cat := b.finish()
+	return &Result{Catalog: cat, Warnings: b.warnings}, nil
+}
+
+type builder struct {
+	spec     Spec
+	errs     []error
+	warnings []string
+
+	groups     map[GroupID]*Group
+	specOf     map[GroupID]*GroupSpec
+	tools      map[ToolID]*Tool
+	toolOrder  []*Tool
+	members    map[GroupID]map[ToolID]bool
+	exclusions []ExcludedGroup
+}
+
+func (b *builder) errorf(format string, args ...any) {
+	b.errs = append(b.errs, fmt.Errorf(format, args...))
+}
+
+func (b *builder) checkNames() {
+	b.tools = make(map[ToolID]*Tool, len(b.spec.Tools))
+	for i, t := range b.spec.Tools {
+		switch {
+		case t == nil || t.Def == nil:
+			b.errorf("tool #%d has no definition", i+1)
+			continue
+		case t.ID == "":
+			b.errorf("tool #%d (%q) has an empty ID: give every tool a name", i+1, t.Def.Name)
+			continue
+		case t.Handler == nil:
+			b.errorf("tool %q has no handler", t.ID)
+			continue
+		}
+		if prev, dup := b.tools[t.ID]; dup {
+			b.errorf("tool %q is offered twice (by %q and %q): give one source a different prefix or exclude one of the tools", t.ID, prev.Source, t.Source)
+			continue
+		}
+		if t.Name == "" {
+			t.Name = t.Def.Name
+		}
+		b.tools[t.ID] = t
+		b.toolOrder = append(b.toolOrder, t)
+	}
+	slices.SortFunc(b.toolOrder, func(a, c *Tool) int { return cmp.Compare(a.ID, c.ID) })
+}
+
+func (b *builder) addDeclaredGroups() {
+	b.groups = make(map[GroupID]*Group)
+	b.specOf = make(map[GroupID]*GroupSpec)
+	for i := range b.spec.Groups {
+		gs := &b.spec.Groups[i]
+		if gs.ID == "" {
+			b.errorf("group #%d has an empty name: give every group a name", i+1)
+			continue
+		}
+		if _, dup := b.groups[gs.ID]; dup {
+			b.errorf("group %q is defined twice: merge the two definitions or rename one", gs.ID)
+			continue
+		}
+		b.groups[gs.ID] = &Group{
+			ID: gs.ID, Description: gs.Description, Instructions: gs.Instructions,
+			Tags: gs.Tags, Default: gs.Default, Exposition: gs.Exposition,
+		}
+		b.specOf[gs.ID] = gs
+	}
+	// Groups a tool names in its own _meta exist even if no config mentions
+	// them: the upstream server has already said what belongs together.
+	for _, t := range b.toolOrder {
+		for _, name := range metaStrings(t.Def.Meta, MetaGroupsKey) {
+			id := GroupID(name)
+			if _, ok := b.groups[id]; !ok && id != "" {
+				b.groups[id] = &Group{ID: id, Description: fmt.Sprintf("Tools that declare the group %q", name)}
+			}
+		}
+	}
+}
+
+func (b *builder) linkParents() {
+	for id, g := range b.groups {
+		gs := b.specOf[id]
+		if gs == nil || gs.Parent == "" {
+			continue
+		}
+		p, ok := b.groups[gs.Parent]
+		if !ok {
+			b.errorf("group %q names parent %q, which does not exist%s: define the parent group or fix the name",
+				id, gs.Parent, didYouMean(string(gs.Parent), mapKeys(b.groups)))
+			continue
+		}
+		g.Parent = p
+	}
+	// A cycle would make "enable the parent first" unsatisfiable; report
+	// each cycle once, naming its members in order.
+	reported := map[GroupID]bool{}
+	for _, id := range sortedKeys(b.groups) {
+		seen := map[GroupID]int{}
+		var chain []GroupID
+		for g := b.groups[id]; g != nil; g = g.Parent {
+			if at, loop := seen[g.ID]; loop {
+				cycle := chain[at:]
+				if !reported[minID(cycle)] {
+					reported[minID(cycle)] = true
+					names := make([]string, 0, len(cycle)+1)
+					for _, c := range cycle {
+						names = append(names, string(c))
+					}
+					names = append(names, string(cycle[0]))
+					b.errorf("groups form a cycle through their parents (%s): a group cannot be its own ancestor; remove one of the parent links", strings.Join(names, " → "))
+				}
+				break
+			}
+			seen[g.ID] = len(chain)
+			chain = append(chain, g.ID)
+		}
+	}
+	if len(b.errs) > 0 {
+		return
+	}
+	for _, g := range b.groups {
+		if g.Parent != nil {
+			g.Parent.Children = append(g.Parent.Children, g)
+		}
+	}
+}
+
+func (b *builder) assignMembers() {
+	b.members = make(map[GroupID]map[ToolID]bool, len(b.groups))
+	add := func(g GroupID, t ToolID) {
+		if b.members[g] == nil {
+			b.members[g] = map[ToolID]bool{}
+		}
+		b.members[g][t] = true
+	}
+	for _, id := range sortedKeys(b.specOf) {
+		m := b.specOf[id].Members
+		for _, tid := range m.Tools {
+			if _, ok := b.tools[tid]; !ok {
+				b.warnings = append(b.warnings, fmt.Sprintf("group %q lists tool %q, which no source offers%s", id, tid, didYouMean(string(tid), mapKeys(b.tools))))
+				continue
+			}
+			add(id, tid)
+		}
+		for _, glob := range m.Globs {
+			if _, err := path.Match(glob, ""); err != nil {
+				b.warnings = append(b.warnings, fmt.Sprintf("group %q: tool pattern %q is malformed (%v); it matches nothing", id, glob, err))
+				continue
+			}
+			n := 0
+			for _, t := range b.toolOrder {
+				if ok, _ := path.Match(glob, string(t.ID)); ok {
+					add(id, t.ID)
+					n++
+				}
+			}
+			if n == 0 {
+				b.warnings = append(b.warnings, fmt.Sprintf("group %q: tool pattern %q matches no tool", id, glob))
+			}
+		}
+		for _, prefix := range m.Prefixes {
+			n := 0
+			for _, t := range b.toolOrder {
+				if strings.HasPrefix(string(t.ID), prefix) {
+					add(id, t.ID)
+					n++
+				}
+			}
+			if n == 0 {
+				b.warnings = append(b.warnings, fmt.Sprintf("group %q: prefix %q matches no tool", id, prefix))
+			}
+		}
+		for _, src := range m.Sources {
+			n := 0
+			for _, t := range b.toolOrder {
+				if t.Source == src {
+					add(id, t.ID)
+					n++
+				}
+			}
+			if n == 0 {
+				b.warnings = append(b.warnings, fmt.Sprintf("group %q: server %q offers no tool", id, src))
+			}
+		}
+		for _, tag := range m.Tags {
+			for _, t := range b.toolOrder {
+				if slices.Contains(toolTags(t), tag) {
+					add(id, t.ID)
+				}
+			}
+		}
+	}
+	for _, t := range b.toolOrder {
+		for _, name := range metaStrings(t.Def.Meta, MetaGroupsKey) {
+			if name != "" {
+				add(GroupID(name), t.ID)
+			}
+		}
+	}
+}
+
+// dropExcludedAndWritable removes excluded groups with their subtrees and
+// tools, and in read-only mode every tool that may write. An excluded tool is
+// dropped even where another group also holds it: exclusion is how operators
+// make sure something cannot be reached.
+func (b *builder) dropExcludedAndWritable() {
+	drop := map[ToolID]bool{}
+	var excludedRoots []*Group
+	for _, id := range sortedKeys(b.groups) {
+		g := b.groups[id]
+		if g.Default == Excluded && (g.Parent == nil || g.Parent.Default != Excluded) {
+			excludedRoots = append(excludedRoots, g)
+		}
+	}
+	removed := map[GroupID]bool{}
+	for _, root := range excludedRoots {
+		if removed[root.ID] {
+			continue
+		}
+		root.Walk(func(g *Group) {
+			removed[g.ID] = true
+			n := 0
+			for tid := range b.members[g.ID] {
+				drop[tid] = true
+				n++
+			}
+			b.excluded(g, n)
+		})
+	}
+	for id := range removed {
+		delete(b.groups, id)
+		delete(b.members, id)
+	}
+	for _, g := range b.groups {
+		if g.Parent != nil && removed[g.Parent.ID] {
+			g.Parent = nil // unreachable: a removed parent removes its subtree
+		}
+		g.Children = slices.DeleteFunc(g.Children, func(c *Group) bool { return removed[c.ID] })
+	}
+	if b.spec.ReadOnly {
+		for _, t := range b.toolOrder {
+			if !t.ReadOnly() {
+				drop[t.ID] = true
+			}
+		}
+	}
+	if len(drop) > 0 {
+		b.toolOrder = slices.DeleteFunc(b.toolOrder, func(t *Tool) bool { return drop[t.ID] })
+		for tid := range drop {
+			delete(b.tools, tid)
+		}
+	}
+}
+
+func (b *builder) excluded(g *Group, tools int) {
+	b.exclusions = append(b.exclusions, ExcludedGroup{ID: g.ID, Description: g.Description, Tools: tools})
+}
+
+func (b *builder) finish() *Catalog {
+	var roots []*Group
+	for _, g := range b.groups {
+		if g.Parent == nil {
+			roots = append(roots, g)
+		}
+	}
+	c := &Catalog{
+		tools:     b.toolOrder,
+		toolByID:  b.tools,
+		groupByID: b.groups,
+		excluded:  b.exclusions,
+	}
+	c.groups = sortTree(roots)
+	c.roots = roots
+	for i, g := range c.groups {
+		g.Index = i
+		if g.Parent != nil {
+			g.Depth = g.Parent.Depth + 1
+		}
+	}
+	for i, t := range c.tools {
+		t.Index = i
+		t.Groups = nil
+	}
+	for _, g := range c.groups {
+		for _, t := range c.tools {
+			if b.members[g.ID][t.ID] {
+				g.Tools = append(g.Tools, t)
+				t.Groups = append(t.Groups, g)
+			}
+		}
+	}
+	for _, t := range c.tools {
+		if len(t.Groups) == 0 {
+			c.ungrouped = append(c.ungrouped, t)
+		}
+	}
+	for _, g := range c.groups {
+		if len(g.Tools) == 0 && len(g.Children) == 0 {
+			b.warnings = append(b.warnings, fmt.Sprintf("group %q has no tools", g.ID))
+		}
+	}
+	slices.SortFunc(c.excluded, func(a, b ExcludedGroup) int { return cmp.Compare(a.ID, b.ID) })
+	return c
+}
+
+func toolTags(t *Tool) []string {
+	var out []string
+	for _, key := range metaTagsKeys {
+		out = append(out, metaStrings(t.Def.Meta, key)...)
+	}
+	return out
+}
+
+// metaStrings reads a list of strings from a _meta value, tolerating the
+// shapes JSON decoding produces.
+func metaStrings(meta map[string]any, key string) []string {
+	switch v := meta[key].(type) {
+	case []string:
+		return v
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	case string:
+		return []string{v}
+	}
+	return nil
+}
+
+func sortedKeys[K ~string, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func mapKeys[K ~string, V any](m map[K]V) []string {
+	keys := sortedKeys(m)
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = string(k)
+	}
+	return out
+}
+
+func minID(ids []GroupID) GroupID { return slices.Min(ids) }
+
+func didYouMean(name string, candidates []string) string {
+	near := Nearest(name, candidates, 1)
+	if len(near) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", near[0])
+}

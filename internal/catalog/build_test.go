@@ -1,0 +1,177 @@
+package catalog_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
+)
+
+func tools(ids ...string) []*catalog.Tool {
+	var out []*catalog.Tool
+	for _, id := range ids {
+		out = append(out, catalogtest.Tool(id))
+	}
+	return out
+}
+
+func TestBuildRefusesBrokenSpecs(t *testing.T) {
+	tests := []struct {
+		name string
+		spec catalog.Spec
+		want []string // every phrase must appear in the error
+	}{
+		{
+			name: "unknown parent with suggestion",
+			spec: catalog.Spec{Tools: tools("a"), Groups: []catalog.GroupSpec{{ID: "github"}, {ID: "issues", Parent: "gihub"}}},
+			want: []string{`group "issues" names parent "gihub", which does not exist (did you mean "github"?)`},
+		},
+		{
+			name: "cycle",
+			spec: catalog.Spec{Groups: []catalog.GroupSpec{{ID: "a", Parent: "c"}, {ID: "b", Parent: "a"}, {ID: "c", Parent: "b"}, {ID: "d"}}},
+			want: []string{"cycle", "a → c → b → a"},
+		},
+		{
+			name: "duplicate tool",
+			spec: catalog.Spec{Tools: append(tools("x"), &catalog.Tool{ID: "x", Source: "other", Def: &mcp.Tool{Name: "x"}, Handler: catalogtest.Echo})},
+			want: []string{`tool "x" is offered twice`},
+		},
+		{
+			name: "duplicate group and empty names, all reported",
+			spec: catalog.Spec{Tools: append(tools("a"), &catalog.Tool{Def: &mcp.Tool{Name: "nameless"}, Handler: catalogtest.Echo}), Groups: []catalog.GroupSpec{{ID: "g"}, {ID: "g"}, {ID: ""}}},
+			want: []string{`group "g" is defined twice`, "group #3 has an empty name", `tool #2 ("nameless") has an empty ID`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := catalog.Build(tt.spec)
+			if err == nil {
+				t.Fatal("Build succeeded, want an error")
+			}
+			for _, phrase := range tt.want {
+				if !strings.Contains(err.Error(), phrase) {
+					t.Errorf("error %q lacks %q", err, phrase)
+				}
+			}
+		})
+	}
+}
+
+func TestMembershipRules(t *testing.T) {
+	src := func(id, source string) *catalog.Tool {
+		tl := catalogtest.Tool(id)
+		tl.Source = source
+		return tl
+	}
+	meta := catalogtest.Tool("gh__labels")
+	meta.Source = "gh"
+	meta.Def.Meta = mcp.Meta{catalog.MetaGroupsKey: []any{"labels"}, "tags": []any{"triage"}}
+	res, err := catalog.Build(catalog.Spec{
+		Tools: []*catalog.Tool{src("gh__create_issue", "gh"), src("gh__list_issues", "gh"), src("gh__get_repo", "gh"), src("fs__read", "fs"), meta, catalogtest.Tool("loose")},
+		Groups: []catalog.GroupSpec{
+			{ID: "issues", Members: catalog.Members{Globs: []string{"gh__*issue*"}}},
+			{ID: "repos", Members: catalog.Members{Prefixes: []string{"gh__get_"}}},
+			{ID: "fs", Members: catalog.Members{Sources: []string{"fs"}}},
+			{ID: "triage", Members: catalog.Members{Tags: []string{"triage"}}},
+			{ID: "nothing", Members: catalog.Members{Globs: []string{"zz*"}, Prefixes: []string{"qq"}}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := res.Catalog
+	want := map[catalog.GroupID]string{
+		"issues": "gh__create_issue,gh__list_issues", "repos": "gh__get_repo", "fs": "fs__read",
+		"triage": "gh__labels", "labels": "gh__labels", "nothing": "",
+	}
+	for id, members := range want {
+		g, ok := cat.Group(id)
+		if !ok {
+			t.Errorf("group %q missing", id)
+			continue
+		}
+		var ids []string
+		for _, tl := range g.Tools {
+			ids = append(ids, string(tl.ID))
+		}
+		if got := strings.Join(ids, ","); got != members {
+			t.Errorf("group %q = %q, want %q", id, got, members)
+		}
+	}
+	if u := cat.Ungrouped(); len(u) != 1 || u[0].ID != "loose" {
+		t.Errorf("ungrouped = %v", u)
+	}
+	joined := strings.Join(res.Warnings, "\n")
+	for _, phrase := range []string{`tool pattern "zz*" matches no tool`, `prefix "qq" matches no tool`, `group "nothing" has no tools`} {
+		if !strings.Contains(joined, phrase) {
+			t.Errorf("warnings %q lack %q", joined, phrase)
+		}
+	}
+}
+
+func TestExcludedGroupsDropTheirTools(t *testing.T) {
+	cat := catalogtest.Build(t, catalog.Spec{
+		Tools: tools("a", "b", "c", "d"),
+		Groups: []catalog.GroupSpec{
+			{ID: "admin", Default: catalog.Excluded, Members: catalog.Members{Tools: []catalog.ToolID{"a"}}},
+			{ID: "admin.deep", Parent: "admin", Members: catalog.Members{Tools: []catalog.ToolID{"b"}}},
+			{ID: "users", Members: catalog.Members{Tools: []catalog.ToolID{"a", "c"}}},
+		},
+	})
+	if got := strings.Join(cat.ToolIDs(), ","); got != "c,d" {
+		t.Errorf("tools = %q, want c,d: an excluded tool is gone even from other groups", got)
+	}
+	if got := strings.Join(cat.GroupIDs(), ","); got != "users" {
+		t.Errorf("groups = %q", got)
+	}
+	if ex := cat.Excluded(); len(ex) != 2 || ex[0].ID != "admin" || ex[0].Tools != 1 {
+		t.Errorf("excluded = %+v", ex)
+	}
+}
+
+func TestReadOnlyKeepsOnlyReadOnlyTools(t *testing.T) {
+	ro := catalogtest.Tool("ro")
+	ro.Def.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
+	cat := catalogtest.Build(t, catalog.Spec{Tools: append(tools("rw"), ro), ReadOnly: true})
+	if got := strings.Join(cat.ToolIDs(), ","); got != "ro" {
+		t.Errorf("tools = %q, want ro", got)
+	}
+}
+
+func TestTreeOrderAndNames(t *testing.T) {
+	cat := catalogtest.Tree(t)
+	if got := strings.Join(cat.GroupIDs(), ","); got != "code,code.repos,code.repos.br,docs" {
+		t.Errorf("order = %q", got)
+	}
+	br, _ := cat.Group("code.repos.br")
+	if br.LocalName() != "br" || br.Depth != 2 || len(br.Ancestors()) != 2 {
+		t.Errorf("br: local %q depth %d", br.LocalName(), br.Depth)
+	}
+	a, _ := cat.Tool("a")
+	if len(a.Groups) != 2 {
+		t.Errorf("a is in %d groups, want 2", len(a.Groups))
+	}
+	for i, tl := range cat.Tools() {
+		if tl.Index != i {
+			t.Fatalf("tool %q has index %d at %d", tl.ID, tl.Index, i)
+		}
+	}
+}
+
+func TestNearest(t *testing.T) {
+	cands := []string{"github", "gitlab", "docs", "filesystem", "code.repos"}
+	tests := []struct{ in, want string }{
+		{"gihub", "github"},
+		{"DOCS", "docs"},
+		{"repos", "code.repos"},
+		{"zzzzzz", ""},
+	}
+	for _, tt := range tests {
+		got := catalog.Nearest(tt.in, cands, 1)
+		if strings.Join(got, "") != tt.want {
+			t.Errorf("Nearest(%q) = %v, want %q", tt.in, got, tt.want)
+		}
+	}
+}

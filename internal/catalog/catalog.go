@@ -1,0 +1,262 @@
+package catalog
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ToolID names a tool in the catalog: the namespaced name
+// ("github__create_issue") for tools of upstream servers, the plain name for
+// tools that have no namespace. It is unique in a catalog.
+type ToolID string
+
+// GroupID names a group. Nested groups written with the Go library use dotted
+// paths ("repos.branches"); groups from a config file use their key.
+type GroupID string
+
+// State is a group's starting state in every new view.
+type State int
+
+const (
+	// Available groups are hidden until a client enables them.
+	Available State = iota
+	// Enabled groups are on in every new view.
+	Enabled
+	// Excluded groups, and every tool in them, do not exist for clients.
+	Excluded
+)
+
+func (s State) String() string {
+	switch s {
+	case Enabled:
+		return "enabled"
+	case Excluded:
+		return "excluded"
+	default:
+		return "available"
+	}
+}
+
+// ParseState reads "available", "enabled" or "excluded"; "" is Available.
+func ParseState(s string) (State, error) {
+	switch s {
+	case "", "available":
+		return Available, nil
+	case "enabled":
+		return Enabled, nil
+	case "excluded":
+		return Excluded, nil
+	}
+	return Available, fmt.Errorf("unknown group state %q: use available, enabled or excluded", s)
+}
+
+// Exposition says how a group's tools appear on the wire.
+type Exposition int
+
+const (
+	// Inherit takes the catalog-wide default.
+	Inherit Exposition = iota
+	// Flat exposes one wire tool per tool.
+	Flat
+	// Grouped exposes the group as one wire tool with an "action" property.
+	Grouped
+)
+
+func (e Exposition) String() string {
+	switch e {
+	case Flat:
+		return "flat"
+	case Grouped:
+		return "grouped"
+	default:
+		return "inherit"
+	}
+}
+
+// ParseExposition reads "flat" or "grouped"; "" is Inherit.
+func ParseExposition(s string) (Exposition, error) {
+	switch s {
+	case "":
+		return Inherit, nil
+	case "flat":
+		return Flat, nil
+	case "grouped":
+		return Grouped, nil
+	}
+	return Inherit, fmt.Errorf("unknown exposition %q: use flat or grouped", s)
+}
+
+// Tool is one tool of the catalog.
+type Tool struct {
+	// ID is the tool's unique catalog name.
+	ID ToolID
+	// Name is the tool's own name at its source, which it is called by.
+	Name string
+	// Source names where the tool comes from (a server key, a program, or
+	// the Go library server's name).
+	Source string
+	// Def is the tool's definition as the source gave it. Its Name is the
+	// source's own name; exposition renames copies, never this value.
+	Def *mcp.Tool
+	// Handler runs the tool. The request's Params.Name is the tool's own
+	// Name and its Arguments are the arguments meant for the tool.
+	Handler mcp.ToolHandler
+
+	// Index is the tool's position in Catalog.Tools.
+	Index int
+	// Groups lists the groups the tool belongs to directly, in catalog order.
+	Groups []*Group
+}
+
+// ReadOnly reports whether the tool declares itself free of side effects.
+func (t *Tool) ReadOnly() bool {
+	return t.Def.Annotations != nil && t.Def.Annotations.ReadOnlyHint
+}
+
+// Destructive reports whether the tool declares that it may destroy data.
+// Only an explicit destructiveHint counts: the protocol's default of "maybe"
+// would mark nearly every upstream tool.
+func (t *Tool) Destructive() bool {
+	a := t.Def.Annotations
+	return a != nil && !a.ReadOnlyHint && a.DestructiveHint != nil && *a.DestructiveHint
+}
+
+// Group is a named bundle of tools.
+type Group struct {
+	ID           GroupID
+	Description  string
+	Instructions string
+	Tags         []string
+	Default      State
+	Exposition   Exposition
+
+	// Index is the group's position in Catalog.Groups.
+	Index int
+	// Parent is nil for a top-level group.
+	Parent *Group
+	// Children are the direct child groups, in catalog order.
+	Children []*Group
+	// Tools are the group's direct members, in catalog order.
+	Tools []*Tool
+	// Depth is 0 for a top-level group.
+	Depth int
+}
+
+// LocalName is the group's name relative to its parent: "branches" for
+// "repos.branches" under "repos", the whole ID otherwise.
+func (g *Group) LocalName() string {
+	if g.Parent != nil {
+		if rest, ok := strings.CutPrefix(string(g.ID), string(g.Parent.ID)+"."); ok && rest != "" {
+			return rest
+		}
+	}
+	return string(g.ID)
+}
+
+// Ancestors lists the group's parent, grandparent and so on, nearest first.
+func (g *Group) Ancestors() []*Group {
+	var out []*Group
+	for p := g.Parent; p != nil; p = p.Parent {
+		out = append(out, p)
+	}
+	return out
+}
+
+// Walk calls fn for the group and every descendant, depth first, parents
+// before children.
+func (g *Group) Walk(fn func(*Group)) {
+	fn(g)
+	for _, c := range g.Children {
+		c.Walk(fn)
+	}
+}
+
+// Catalog is an immutable inventory of tools and groups.
+type Catalog struct {
+	tools     []*Tool
+	groups    []*Group
+	roots     []*Group
+	ungrouped []*Tool
+	excluded  []ExcludedGroup
+	toolByID  map[ToolID]*Tool
+	groupByID map[GroupID]*Group
+}
+
+// ExcludedGroup records a group that was left out, for reports; clients never
+// see it.
+type ExcludedGroup struct {
+	ID          GroupID
+	Description string
+	// Tools counts the tools that were dropped with the group.
+	Tools int
+}
+
+// Tools returns every tool, sorted by ID. The slice must not be modified.
+func (c *Catalog) Tools() []*Tool { return c.tools }
+
+// Groups returns every group in tree order: top-level groups sorted by ID,
+// each followed by its descendants. The slice must not be modified.
+func (c *Catalog) Groups() []*Group { return c.groups }
+
+// Roots returns the top-level groups, sorted by ID.
+func (c *Catalog) Roots() []*Group { return c.roots }
+
+// Ungrouped returns the tools in no group: the always-on core.
+func (c *Catalog) Ungrouped() []*Tool { return c.ungrouped }
+
+// Excluded returns the groups that were excluded, for reports.
+func (c *Catalog) Excluded() []ExcludedGroup { return c.excluded }
+
+// Tool looks a tool up by ID.
+func (c *Catalog) Tool(id ToolID) (*Tool, bool) {
+	t, ok := c.toolByID[id]
+	return t, ok
+}
+
+// Group looks a group up by ID.
+func (c *Catalog) Group(id GroupID) (*Group, bool) {
+	g, ok := c.groupByID[id]
+	return g, ok
+}
+
+// GroupIDs returns every group's ID in catalog order.
+func (c *Catalog) GroupIDs() []string {
+	out := make([]string, len(c.groups))
+	for i, g := range c.groups {
+		out[i] = string(g.ID)
+	}
+	return out
+}
+
+// ToolIDs returns every tool's ID in catalog order.
+func (c *Catalog) ToolIDs() []string {
+	out := make([]string, len(c.tools))
+	for i, t := range c.tools {
+		out[i] = string(t.ID)
+	}
+	return out
+}
+
+// sortTree orders groups as the catalog presents them: roots by ID, each
+// followed by its subtree, children by ID.
+func sortTree(roots []*Group) []*Group {
+	byID := func(a, b *Group) int { return cmp.Compare(a.ID, b.ID) }
+	slices.SortFunc(roots, byID)
+	var out []*Group
+	var visit func(g *Group)
+	visit = func(g *Group) {
+		out = append(out, g)
+		slices.SortFunc(g.Children, byID)
+		for _, c := range g.Children {
+			visit(c)
+		}
+	}
+	for _, r := range roots {
+		visit(r)
+	}
+	return out
+}
