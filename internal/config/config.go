@@ -1,0 +1,538 @@
+package config
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Defaults applied when a key is absent. They are constants so every package that
+// needs them (the gateway, the docs, `toolfold check`) agrees.
+const (
+	// DefaultServerTimeout bounds one call to an MCP server.
+	DefaultServerTimeout = 60 * time.Second
+	// DefaultCommandTimeout bounds one run of a command-line program.
+	DefaultCommandTimeout = 30 * time.Second
+	// DefaultMaxOutput caps the captured stdout (and, separately, stderr) of a program.
+	DefaultMaxOutput ByteSize = 256 * 1024
+	// DefaultSeparator joins a server's prefix and its tool name on the wire.
+	DefaultSeparator = "__"
+)
+
+// Config is a whole toolfold config file after loading: variables expanded, defaults
+// applied, transports normalized. Only mcpServers is needed; a Claude Desktop or Cursor
+// config is a valid toolfold config.
+type Config struct {
+	// File is the path the config was loaded from ("" for a config built in code).
+	// Problems found later (by discovery) should name it; see Config.Problemf.
+	File string `json:"-"`
+
+	// MCPServers are the upstream MCP servers to fold, by key. The key is the
+	// server's default prefix and default group.
+	MCPServers map[string]ServerConfig `json:"mcpServers,omitempty"`
+	// Commands turns command-line programs into groups of tools (SPEC §7), by key.
+	// The key names the group and prefixes the tools ("git" → "git__log").
+	Commands map[string]CommandConfig `json:"commands,omitempty"`
+	// Groups declares groups or describes the implicit ones (a server's or a
+	// command's group), by name. Dots in a name mean hierarchy: "code.repos" is a
+	// child of "code".
+	Groups map[string]GroupConfig `json:"groups,omitempty"`
+	// Disclosure says how the catalog is presented to clients (SPEC §4, §6).
+	Disclosure DisclosureConfig `json:"disclosure"`
+	// Exposition says how tools appear on the wire (SPEC §5).
+	Exposition ExpositionConfig `json:"exposition"`
+	// HTTP configures the streamable HTTP front (SPEC §8).
+	HTTP HTTPConfig `json:"http"`
+	// ReadOnly hides every tool not marked read-only, in every view.
+	ReadOnly bool `json:"readOnly,omitempty"`
+
+	// positions maps key paths to lines, so problems found after loading can still
+	// point into the file.
+	positions map[string]int
+}
+
+// Transport is how toolfold talks to an upstream MCP server.
+type Transport string
+
+// Transports. A server with a command uses stdio; one with a url uses http unless
+// told "sse".
+const (
+	TransportStdio Transport = "stdio"
+	TransportHTTP  Transport = "http"
+	TransportSSE   Transport = "sse"
+)
+
+// ServerConfig is one upstream MCP server: either a program speaking stdio
+// (command) or a remote endpoint (url), never both.
+type ServerConfig struct {
+	// Name is the server's key under mcpServers, filled in by the loader.
+	Name string `json:"-"`
+
+	// Command is the program to run for a stdio server, looked up on PATH.
+	Command string `json:"command,omitempty"`
+	// Args are the program's arguments, passed as they are (no shell).
+	Args []string `json:"args,omitempty"`
+	// Env is added to the program's environment. Values are secrets: they print
+	// as "***" (see SecretMap).
+	Env SecretMap `json:"env,omitempty"`
+	// Cwd is the program's working directory; a relative path is resolved against
+	// the config file's directory.
+	Cwd string `json:"cwd,omitempty"`
+
+	// URL is a remote server's endpoint (http or https). Windsurf's "serverUrl" is
+	// accepted as another spelling.
+	URL string `json:"url,omitempty" alias:"serverUrl"`
+	// Headers are sent with every request to URL, typically Authorization. Values
+	// are secrets and print as "***".
+	Headers SecretMap `json:"headers,omitempty"`
+	// Transport is "http" (streamable HTTP, the default for url), "sse", or
+	// "stdio" (implied by command). The "type" key Cursor, VS Code and Claude Code
+	// write is accepted as another spelling, including "streamable-http". After
+	// loading it is always set.
+	Transport Transport `json:"transport,omitempty" alias:"type"`
+
+	// Prefix namespaces the server's tools on the wire ("github" →
+	// "github__create_issue"). nil means the default, the server's key; a pointer
+	// to "" means no prefix at all. Use EffectivePrefix.
+	Prefix *string `json:"prefix,omitempty"`
+	// Include keeps only the server's tools whose own (unprefixed) names match one
+	// of these globs; empty keeps all.
+	Include []string `json:"include,omitempty"`
+	// Exclude drops tools matching these globs, applied after Include.
+	Exclude []string `json:"exclude,omitempty"`
+	// Group is the group the server's tools join. nil means a group named after
+	// the server's key; a pointer to "" means the tools are ungrouped (always on).
+	// Use EffectiveGroup.
+	Group *string `json:"group,omitempty"`
+	// Lazy starts the server on first need instead of at startup. Default true.
+	Lazy bool `json:"lazy"`
+	// Timeout bounds each call ("60s"; a bare number is seconds). Default 60s.
+	Timeout Duration `json:"timeout"`
+	// Disabled keeps the server in the file but never starts it.
+	Disabled bool `json:"disabled,omitempty"`
+}
+
+func (s *ServerConfig) setDefaults() {
+	s.Lazy = true
+	s.Timeout = Duration(DefaultServerTimeout)
+}
+
+// ignoredKeys lists keys other MCP clients write into the same file that toolfold
+// accepts and ignores (with a warning), so their configs load unchanged.
+func (*ServerConfig) ignoredKeys() map[string]string {
+	return map[string]string{
+		"autoApprove": "an auto-approval list for Cline and Roo Code",
+		"alwaysAllow": "an auto-approval list for Cline and Roo Code",
+	}
+}
+
+// EffectivePrefix is the namespace of the server's tools: Prefix when set, else the
+// server's key made wire-safe (characters outside [A-Za-z0-9_-] become "_").
+func (s ServerConfig) EffectivePrefix() string {
+	if s.Prefix != nil {
+		return *s.Prefix
+	}
+	return wireSafe(s.Name)
+}
+
+// EffectiveGroup is the group the server's tools join and whether they join one at
+// all: Group when set (false when it is ""), else the server's key made wire-safe
+// (dots too become "_", so a key never implies a parent group).
+func (s ServerConfig) EffectiveGroup() (name string, grouped bool) {
+	if s.Group != nil {
+		return *s.Group, *s.Group != ""
+	}
+	return wireSafe(s.Name), true
+}
+
+// DiscoverMode says how a command's actions are found besides those declared.
+type DiscoverMode string
+
+// Discovery modes.
+const (
+	// DiscoverNone uses only the declared actions.
+	DiscoverNone DiscoverMode = ""
+	// DiscoverHelp reads the program's own help output.
+	DiscoverHelp DiscoverMode = "help"
+)
+
+// CommandConfig turns one command-line program into a group of tools (SPEC §7).
+type CommandConfig struct {
+	// Name is the entry's key under commands, filled in by the loader. It names
+	// the group and prefixes the tools.
+	Name string `json:"-"`
+
+	// Command is the program, looked up on PATH, or a path to it.
+	Command string `json:"command"`
+	// Description describes the group to the agent.
+	Description string `json:"description,omitempty"`
+	// Cwd is the fixed working directory; the model never sets it. A relative
+	// path is resolved against the config file's directory.
+	Cwd string `json:"cwd,omitempty"`
+	// Env is added to a minimal environment. Values print as "***".
+	Env SecretMap `json:"env,omitempty"`
+	// Timeout bounds one run. Default 30s.
+	Timeout Duration `json:"timeout"`
+	// MaxOutput caps the captured output ("256KiB", "1MB", or bytes). Default 256KiB.
+	MaxOutput ByteSize `json:"maxOutput"`
+	// Discover, when "help", builds actions from the program's own help text.
+	Discover DiscoverMode `json:"discover,omitempty"`
+	// Include keeps only actions (subcommand paths such as "remote add") matching
+	// one of these globs; empty keeps all.
+	Include []string `json:"include,omitempty"`
+	// Exclude drops actions matching these globs, applied after Include.
+	Exclude []string `json:"exclude,omitempty"`
+	// Actions are declared actions by name; they override or extend discovered ones.
+	Actions map[string]ActionConfig `json:"actions,omitempty"`
+	// Disabled keeps the entry in the file but offers none of its tools.
+	Disabled bool `json:"disabled,omitempty"`
+}
+
+func (c *CommandConfig) setDefaults() {
+	c.Timeout = Duration(DefaultCommandTimeout)
+	c.MaxOutput = DefaultMaxOutput
+}
+
+// ActionConfig is one declared action of a command: fixed words plus typed
+// parameters. The argv is: command, Argv, each given flag parameter, "--", then the
+// positional parameters in declared order.
+type ActionConfig struct {
+	// Name is the action's key under actions, filled in by the loader.
+	Name string `json:"-"`
+
+	// Description describes the action to the agent.
+	Description string `json:"description,omitempty"`
+	// Argv are the fixed words placed right after the command ("log", "--no-color").
+	Argv []string `json:"argv,omitempty"`
+	// Params are the parameters the model may set, in the order declared in the
+	// file (the order positionals are placed in).
+	Params Params `json:"params,omitempty"`
+	// Required names the parameters that must be given.
+	Required []string `json:"required,omitempty"`
+	// ReadOnly marks an action that changes nothing (readOnlyHint).
+	ReadOnly bool `json:"readOnly,omitempty"`
+	// Destructive marks an action that may destroy data (destructiveHint); such
+	// actions are hidden in read-only mode.
+	Destructive bool `json:"destructive,omitempty"`
+}
+
+// ParamType is the type of one action parameter.
+type ParamType string
+
+// Parameter types. An enum parameter is a string restricted to Param.Enum; an array
+// is a list of strings.
+const (
+	ParamString  ParamType = "string"
+	ParamInteger ParamType = "integer"
+	ParamNumber  ParamType = "number"
+	ParamBoolean ParamType = "boolean"
+	ParamEnum    ParamType = "enum"
+	ParamArray   ParamType = "array"
+)
+
+// Params is an ordered list of parameters, written in the file as an object whose
+// key order is kept (positional parameters are placed in that order).
+type Params []Param
+
+// Param is one parameter of an action.
+type Param struct {
+	// Name is the parameter's key, which is its property name in the input schema.
+	Name string `json:"-"`
+
+	// Type is string (the default), integer, number, boolean, enum or array.
+	Type ParamType `json:"type,omitempty"`
+	// Flag is the option the value is passed with ("--max-count"); the value goes
+	// in as "--max-count=3", a true boolean as "--oneline", an array repeats it.
+	Flag string `json:"flag,omitempty"`
+	// Positional places the value after "--" instead of behind a flag. Exactly one
+	// of Flag and Positional is set.
+	Positional bool `json:"positional,omitempty"`
+	// Description carries into the input schema.
+	Description string `json:"description,omitempty"`
+	// Enum lists the allowed values of an enum parameter (or restricts a string).
+	Enum []string `json:"enum,omitempty"`
+	// Items describes array elements; only {"type": "string"} is supported.
+	Items *ParamItems `json:"items,omitempty"`
+	// Pattern is a regular expression the value must match; carries into the schema.
+	Pattern string `json:"pattern,omitempty"`
+}
+
+// ParamItems is the element type of an array parameter.
+type ParamItems struct {
+	// Type of each element; only "string" is supported.
+	Type ParamType `json:"type"`
+}
+
+// GroupState is a group's default state in every new view.
+type GroupState string
+
+// Group states.
+const (
+	// GroupAvailable groups are hidden until a client enables them (the default).
+	GroupAvailable GroupState = "available"
+	// GroupEnabled groups are enabled in every new view.
+	GroupEnabled GroupState = "enabled"
+	// GroupExcluded groups and their tools do not exist for clients.
+	GroupExcluded GroupState = "excluded"
+)
+
+// ExpositionStyle is how one group's tools appear on the wire (SPEC §5).
+type ExpositionStyle string
+
+// Exposition styles.
+const (
+	// ExposeFlat shows one wire tool per tool ("github__create_issue").
+	ExposeFlat ExpositionStyle = "flat"
+	// ExposeGrouped shows one wire tool per group with an "action" property.
+	ExposeGrouped ExpositionStyle = "grouped"
+)
+
+// GroupConfig declares a group or adds to an implicit one.
+type GroupConfig struct {
+	// Name is the group's key under groups, filled in by the loader.
+	Name string `json:"-"`
+
+	// Description tells the agent what the group is for.
+	Description string `json:"description,omitempty"`
+	// Parent makes this group a child of another, which must be enabled first.
+	// A dotted name ("code.repos") implies its parent ("code") when Parent is unset.
+	Parent string `json:"parent,omitempty"`
+	// Tools adds tools whose namespaced names match these globs ("github__*issue*").
+	Tools []string `json:"tools,omitempty"`
+	// Prefixes adds tools whose namespaced names start with these strings;
+	// shorthand for the glob "<prefix>*".
+	Prefixes []string `json:"prefixes,omitempty"`
+	// Servers adds every tool of these servers (keys of mcpServers).
+	Servers []string `json:"servers,omitempty"`
+	// Tags adds tools whose _meta tags include one of these.
+	Tags []string `json:"tags,omitempty"`
+	// Instructions are returned to the agent when it enables the group.
+	Instructions string `json:"instructions,omitempty"`
+	// Default is the group's state in a new view: available (default), enabled or
+	// excluded. Flags and MCP_GROUP_<NAME> override it (see ResolveGroupStates).
+	Default GroupState `json:"default,omitempty"`
+	// Exposition is flat or grouped; after loading, unset means exposition.default.
+	Exposition ExpositionStyle `json:"exposition,omitempty"`
+}
+
+// Mode is how the catalog is presented (SPEC §4).
+type Mode string
+
+// Modes.
+const (
+	ModeFlat    Mode = "flat"
+	ModeGroups  Mode = "groups"
+	ModeGrouped Mode = "grouped"
+	ModeSearch  Mode = "search"
+	ModeAuto    Mode = "auto"
+)
+
+// UngroupedPolicy says whether tools in no group are shown.
+type UngroupedPolicy string
+
+// Ungrouped policies.
+const (
+	UngroupedVisible UngroupedPolicy = "visible"
+	UngroupedHidden  UngroupedPolicy = "hidden"
+)
+
+// DisclosureConfig is how the catalog is disclosed to clients.
+type DisclosureConfig struct {
+	// Mode is flat, groups, grouped, search or auto (default).
+	Mode Mode `json:"mode"`
+	// InitialGroups are enabled in every new view.
+	InitialGroups []string `json:"initialGroups,omitempty"`
+	// MaxTools caps the distinct grouped tools visible in a view; 0 means no limit.
+	MaxTools int `json:"maxTools,omitempty"`
+	// Ungrouped is visible (default) or hidden.
+	Ungrouped UngroupedPolicy `json:"ungrouped"`
+	// RefreshingClients are the clientInfo.name values (globs, case-insensitive)
+	// of clients known to honour notifications/tools/list_changed; auto mode gives
+	// them groups mode and everyone else search mode. Absent means
+	// DefaultRefreshingClients(); an empty list means none.
+	RefreshingClients []string `json:"refreshingClients"`
+	// MetaTools renames the meta-tools, for clients or agents that expect other names.
+	MetaTools MetaToolNames `json:"metaTools"`
+	// ResetTools offers the reset_tools meta-tool (off by default).
+	ResetTools bool `json:"resetTools,omitempty"`
+}
+
+// DefaultRefreshingClients returns the clientInfo.name globs of clients known to
+// re-read tools/list when notified. A fresh slice each call: callers may modify it.
+func DefaultRefreshingClients() []string {
+	return []string{"Visual Studio Code*", "claude-code*", "Claude Code*"}
+}
+
+// MetaToolNames are the wire names of the meta-tools (SPEC §6). Each defaults to
+// its key.
+type MetaToolNames struct {
+	// EnableTools names enable_tools.
+	EnableTools string `json:"enable_tools"`
+	// DisableTools names disable_tools.
+	DisableTools string `json:"disable_tools"`
+	// ResetTools names reset_tools.
+	ResetTools string `json:"reset_tools"`
+	// FindTools names find_tools.
+	FindTools string `json:"find_tools"`
+	// DescribeTools names describe_tools.
+	DescribeTools string `json:"describe_tools"`
+	// CallTool names call_tool.
+	CallTool string `json:"call_tool"`
+	// Guidance names guidance.
+	Guidance string `json:"guidance"`
+}
+
+// DefaultMetaToolNames returns the names SPEC §6 uses.
+func DefaultMetaToolNames() MetaToolNames {
+	return MetaToolNames{
+		EnableTools:   "enable_tools",
+		DisableTools:  "disable_tools",
+		ResetTools:    "reset_tools",
+		FindTools:     "find_tools",
+		DescribeTools: "describe_tools",
+		CallTool:      "call_tool",
+		Guidance:      "guidance",
+	}
+}
+
+// ExpositionConfig is how tools are named and described on the wire.
+type ExpositionConfig struct {
+	// Default is the exposition of groups that do not set their own: flat (default)
+	// or grouped.
+	Default ExpositionStyle `json:"default"`
+	// Separator joins prefix and tool name ("__"); it must itself be wire-safe.
+	Separator string `json:"separator"`
+	// AnnotateDescriptions adds [READ-ONLY] / [DESTRUCTIVE] to descriptions.
+	// Default true.
+	AnnotateDescriptions bool `json:"annotateDescriptions"`
+}
+
+// HTTPConfig is the streamable HTTP front.
+type HTTPConfig struct {
+	// Listen is the host:port to serve on when no --http flag is given; empty
+	// means serve stdio. Bind to 127.0.0.1 unless you also set auth.
+	Listen string `json:"listen,omitempty"`
+	// Stateless serves without sessions (no per-client view; groups mode refused).
+	Stateless bool `json:"stateless,omitempty"`
+	// Auth, when it has tokens, requires "Authorization: Bearer <token>".
+	Auth AuthConfig `json:"auth"`
+	// AllowedOrigins are the Origin values accepted besides same-host ones
+	// (DNS-rebinding protection), such as "https://app.example.com".
+	AllowedOrigins []string `json:"allowedOrigins,omitempty"`
+}
+
+// AuthConfig holds the bearer tokens HTTP clients may present.
+type AuthConfig struct {
+	// Tokens are the accepted bearer tokens, each possibly limited.
+	Tokens []TokenConfig `json:"tokens,omitempty"`
+}
+
+// TokenConfig is one accepted bearer token.
+type TokenConfig struct {
+	// Token is the secret itself, usually "${SOME_VAR}". It prints as "***".
+	Token Secret `json:"token"`
+	// Groups limits the token to these groups (and ungrouped tools); empty means all.
+	Groups []string `json:"groups,omitempty"`
+	// ReadOnly limits the token to read-only tools.
+	ReadOnly bool `json:"readOnly,omitempty"`
+}
+
+// newDefaultConfig is the starting point the decoder fills from the file, so every
+// absent key keeps its documented default.
+func newDefaultConfig() *Config {
+	return &Config{
+		Disclosure: DisclosureConfig{
+			Mode:              ModeAuto,
+			Ungrouped:         UngroupedVisible,
+			RefreshingClients: DefaultRefreshingClients(),
+			MetaTools:         DefaultMetaToolNames(),
+		},
+		Exposition: ExpositionConfig{
+			Default:              ExposeFlat,
+			Separator:            DefaultSeparator,
+			AnnotateDescriptions: true,
+		},
+	}
+}
+
+// GroupNames returns every group the config knows without discovery: declared
+// groups, each enabled server's group, each enabled command's group, and the
+// implied parents of dotted names. Sorted.
+func (c *Config) GroupNames() []string {
+	set := c.staticGroups()
+	names := make([]string, 0, len(set))
+	for n := range set {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// staticGroups is GroupNames as a set.
+func (c *Config) staticGroups() map[string]bool {
+	set := map[string]bool{}
+	for name := range c.Groups {
+		set[name] = true
+	}
+	for _, s := range c.MCPServers {
+		if g, ok := s.EffectiveGroup(); ok {
+			set[g] = true
+		}
+	}
+	for name := range c.Commands {
+		set[name] = true
+	}
+	return set
+}
+
+// Group returns the declared config of a group, or for an implicit group (a
+// server's, a command's, or one met only in tools' _meta) a config with defaults:
+// available, the default exposition, and a command's description.
+func (c *Config) Group(name string) GroupConfig {
+	g, ok := c.Groups[name]
+	if !ok {
+		g = GroupConfig{Name: name, Default: GroupAvailable, Exposition: c.Exposition.Default}
+		g.Parent = impliedParent(name)
+		if cmd, ok := c.Commands[name]; ok {
+			g.Description = cmd.Description
+		}
+	}
+	return g
+}
+
+// ParentOf returns a group's parent: its declared parent, else the part of a dotted
+// name before the last dot, else "".
+func (c *Config) ParentOf(name string) string {
+	if g, ok := c.Groups[name]; ok && g.Parent != "" {
+		return g.Parent
+	}
+	return impliedParent(name)
+}
+
+func impliedParent(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		return name[:i]
+	}
+	return ""
+}
+
+var (
+	// wireNamePattern is SPEC §5's rule for names on the wire.
+	wireNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	// groupNamePattern adds dots, which mean hierarchy.
+	groupNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+	// envNamePattern is what ${VAR} accepts as VAR.
+	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// wireSafe replaces every character a wire name may not hold with "_", so server
+// keys such as "My Server" still yield valid default prefixes.
+func wireSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
+			return r
+		}
+		return '_'
+	}, s)
+}

@@ -1,0 +1,437 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// decoder turns the parsed tree into Config structs, driven by the structs' json
+// tags, collecting a Problem for every mismatch instead of stopping at the first.
+type decoder struct {
+	file      string
+	lookup    LookupEnv
+	diags     Diagnostics
+	positions map[string]int
+	// unsetRefs indexes problems about unset variables, which are downgraded to
+	// warnings inside disabled servers and commands once "disabled" is known.
+	unsetRefs []int
+}
+
+var (
+	durationType = reflect.TypeFor[Duration]()
+	byteSizeType = reflect.TypeFor[ByteSize]()
+	paramsType   = reflect.TypeFor[Params]()
+)
+
+// plainKey is a key that reads well after a dot in a path.
+var plainKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// joinPath appends an object key to a key path: "mcpServers.github", or
+// `mcpServers["my server"]` when the key has characters that would confuse.
+func joinPath(path, key string) string {
+	if !plainKey.MatchString(key) {
+		return path + "[" + strconv.Quote(key) + "]"
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// indexPath appends a list index: "args[2]".
+func indexPath(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
+
+func (d *decoder) at(path string, line int) {
+	if _, ok := d.positions[path]; !ok {
+		d.positions[path] = line
+	}
+}
+
+func (d *decoder) problem(sev Severity, line int, path, format string, args ...any) {
+	d.diags = append(d.diags, Problem{Severity: sev, File: d.file, Line: line, Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func (d *decoder) errorf(n *node, path, format string, args ...any) {
+	d.problem(SeverityError, n.line, path, format, args...)
+}
+
+// decode fills v from n. v must be settable.
+func (d *decoder) decode(n *node, path string, v reflect.Value) {
+	d.at(path, n.line)
+	switch v.Type() {
+	case durationType:
+		d.decodeDuration(n, path, v)
+		return
+	case byteSizeType:
+		d.decodeByteSize(n, path, v)
+		return
+	case paramsType:
+		d.decodeParams(n, path, v)
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		if s, ok := d.scalarString(n, path, v.Type()); ok {
+			v.SetString(s)
+		}
+	case reflect.Bool:
+		d.decodeBool(n, path, v)
+	case reflect.Int, reflect.Int64:
+		d.decodeInt(n, path, v)
+	case reflect.Pointer:
+		elem := reflect.New(v.Type().Elem())
+		setDefaults(elem)
+		d.decode(n, path, elem.Elem())
+		v.Set(elem)
+	case reflect.Slice:
+		if n.kind != kindList {
+			d.typeError(n, path, v.Type())
+			return
+		}
+		out := reflect.MakeSlice(v.Type(), len(n.items), len(n.items))
+		for i, item := range n.items {
+			setDefaults(out.Index(i).Addr())
+			d.decode(item, indexPath(path, i), out.Index(i))
+		}
+		v.Set(out)
+	case reflect.Map:
+		if n.kind != kindObject {
+			d.typeError(n, path, v.Type())
+			return
+		}
+		out := reflect.MakeMapWithSize(v.Type(), len(n.entries))
+		for _, e := range n.entries {
+			elemPath := joinPath(path, e.key)
+			d.at(elemPath, e.keyLine)
+			elem := reflect.New(v.Type().Elem()).Elem()
+			setDefaults(elem.Addr())
+			setName(elem, e.key)
+			d.decode(e.value, elemPath, elem)
+			out.SetMapIndex(reflect.ValueOf(e.key).Convert(v.Type().Key()), elem)
+		}
+		v.Set(out)
+	case reflect.Struct:
+		d.decodeStruct(n, path, v)
+	default:
+		panic(fmt.Sprintf("config: no decoder for %s", v.Type())) // a programming error in this package
+	}
+}
+
+// setDefaults calls setDefaults on a freshly made element when its type has one.
+func setDefaults(ptr reflect.Value) {
+	if s, ok := ptr.Interface().(interface{ setDefaults() }); ok {
+		s.setDefaults()
+	}
+}
+
+// setName fills the Name field (json:"-") of a map element from its key.
+func setName(elem reflect.Value, key string) {
+	if elem.Kind() != reflect.Struct {
+		return
+	}
+	if f, ok := elem.Type().FieldByName("Name"); ok && f.Tag.Get("json") == "-" {
+		elem.FieldByIndex(f.Index).SetString(key)
+	}
+}
+
+// scalarString expands a string value. Numbers and booleans are refused rather than
+// converted: ["-p", 8080] is a mistake the client would refuse too.
+func (d *decoder) scalarString(n *node, path string, t reflect.Type) (string, bool) {
+	if n.kind != kindString {
+		d.typeError(n, path, t)
+		return "", false
+	}
+	return d.expand(n, path)
+}
+
+// expand runs ${VAR} expansion on a string node and reports failures at path.
+func (d *decoder) expand(n *node, path string) (string, bool) {
+	out, errs := expand(n.text, d.lookup)
+	for _, e := range errs {
+		if e.unset {
+			d.unsetRefs = append(d.unsetRefs, len(d.diags))
+		}
+		d.errorf(n, path, "%s", e.msg)
+	}
+	return out, len(errs) == 0
+}
+
+// fromVariable reports whether a string node stands in for a non-string value
+// through expansion ("${LAZY:-true}"), which is the one case a string may fill a
+// boolean, number, or duration given as a number.
+func fromVariable(n *node) bool { return n.kind == kindString && strings.Contains(n.text, "${") }
+
+func (d *decoder) decodeBool(n *node, path string, v reflect.Value) {
+	text := n.text
+	switch {
+	case n.kind == kindBool:
+	case fromVariable(n):
+		var ok bool
+		if text, ok = d.expand(n, path); !ok {
+			return
+		}
+	default:
+		d.typeError(n, path, v.Type())
+		return
+	}
+	b, err := strconv.ParseBool(strings.ToLower(strings.TrimSpace(text)))
+	if err != nil {
+		d.errorf(n, path, "expected true or false, got %q", text)
+		return
+	}
+	v.SetBool(b)
+}
+
+func (d *decoder) decodeInt(n *node, path string, v reflect.Value) {
+	text := n.text
+	switch {
+	case n.kind == kindNumber:
+	case fromVariable(n):
+		var ok bool
+		if text, ok = d.expand(n, path); !ok {
+			return
+		}
+	default:
+		d.typeError(n, path, v.Type())
+		return
+	}
+	i, err := strconv.ParseInt(strings.TrimSpace(text), 0, 32)
+	if err != nil {
+		d.errorf(n, path, "expected a whole number, got %s", text)
+		return
+	}
+	v.SetInt(i)
+}
+
+func (d *decoder) decodeDuration(n *node, path string, v reflect.Value) {
+	text := n.text
+	switch n.kind {
+	case kindNumber:
+	case kindString:
+		var ok bool
+		if text, ok = d.expand(n, path); !ok {
+			return
+		}
+	default:
+		d.typeError(n, path, v.Type())
+		return
+	}
+	dur, err := parseDuration(text)
+	if err != nil {
+		d.errorf(n, path, "%s", err)
+		return
+	}
+	if dur <= 0 {
+		d.errorf(n, path, "%s must be more than zero; remove the key to use the default", text)
+		return
+	}
+	v.SetInt(int64(dur))
+}
+
+func (d *decoder) decodeByteSize(n *node, path string, v reflect.Value) {
+	text := n.text
+	switch n.kind {
+	case kindNumber:
+	case kindString:
+		var ok bool
+		if text, ok = d.expand(n, path); !ok {
+			return
+		}
+	default:
+		d.typeError(n, path, v.Type())
+		return
+	}
+	size, err := parseByteSize(text)
+	if err != nil {
+		d.errorf(n, path, "%s", err)
+		return
+	}
+	if size <= 0 {
+		d.errorf(n, path, "%s must be more than zero; remove the key to use the default", text)
+		return
+	}
+	v.SetInt(int64(size))
+}
+
+// decodeParams keeps the file's key order, which is the order of positionals.
+func (d *decoder) decodeParams(n *node, path string, v reflect.Value) {
+	if n.kind != kindObject {
+		d.typeError(n, path, v.Type())
+		return
+	}
+	params := make(Params, len(n.entries))
+	for i, e := range n.entries {
+		p := joinPath(path, e.key)
+		d.at(p, e.keyLine)
+		params[i].Name = e.key
+		d.decode(e.value, p, reflect.ValueOf(&params[i]).Elem())
+	}
+	v.Set(reflect.ValueOf(params))
+}
+
+// structField is one key a struct accepts.
+type structField struct {
+	key   string // the canonical key
+	index []int
+}
+
+// fieldsOf maps every accepted key (canonical and alias) of a struct type to its field.
+func fieldsOf(t reflect.Type) (byKey map[string]structField, canonical []string) {
+	byKey = map[string]structField{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		sf := structField{key: name, index: f.Index}
+		byKey[name] = sf
+		canonical = append(canonical, name)
+		if alias := f.Tag.Get("alias"); alias != "" {
+			byKey[alias] = sf
+		}
+	}
+	return byKey, canonical
+}
+
+func (d *decoder) decodeStruct(n *node, path string, v reflect.Value) {
+	if n.kind != kindObject {
+		d.typeError(n, path, v.Type())
+		return
+	}
+	byKey, canonical := fieldsOf(v.Type())
+	var ignored map[string]string
+	if ig, ok := v.Addr().Interface().(interface{ ignoredKeys() map[string]string }); ok {
+		ignored = ig.ignoredKeys()
+	}
+	seenAs := map[string]string{} // canonical key → the spelling used first
+	for _, e := range n.entries {
+		keyPath := joinPath(path, e.key)
+		field, known := byKey[e.key]
+		if !known {
+			if why, ok := ignored[e.key]; ok {
+				d.problem(SeverityWarning, e.keyLine, keyPath, "ignored: %q is %s, which toolfold does not use", e.key, why)
+				continue
+			}
+			d.unknownKey(e, path, keyPath, v.Type(), canonical)
+			continue
+		}
+		if first, dup := seenAs[field.key]; dup {
+			d.problem(SeverityError, e.keyLine, keyPath, "%q and %q are two spellings of the same key; keep one", first, e.key)
+			continue
+		}
+		seenAs[field.key] = e.key
+		d.at(keyPath, e.keyLine)
+		if e.value.kind == kindNull {
+			continue // an explicit null means "use the default", as an absent key does
+		}
+		fieldPath := joinPath(path, field.key)
+		if fieldPath != keyPath {
+			d.at(fieldPath, e.keyLine)
+		}
+		d.decode(e.value, keyPath, v.FieldByIndex(field.index))
+	}
+}
+
+// misplacedKeys says where a key found at the top level belongs, for the commonest
+// slip of writing a section's key beside it rather than inside it.
+func misplacedKeys() map[string]string {
+	out := map[string]string{}
+	for _, section := range []struct {
+		where string
+		t     reflect.Type
+	}{
+		{`"mcpServers" under a server's name`, reflect.TypeFor[ServerConfig]()},
+		{`"http"`, reflect.TypeFor[HTTPConfig]()},
+		{`"exposition"`, reflect.TypeFor[ExpositionConfig]()},
+		{`"disclosure"`, reflect.TypeFor[DisclosureConfig]()},
+	} {
+		_, keys := fieldsOf(section.t)
+		for _, k := range keys {
+			out[k] = section.where
+		}
+	}
+	return out
+}
+
+func (d *decoder) unknownKey(e entry, parentPath, keyPath string, t reflect.Type, canonical []string) {
+	if t == reflect.TypeFor[Config]() {
+		if e.key == "$schema" {
+			return // editors' schema hint, harmless
+		}
+		if e.key == "servers" {
+			d.problem(SeverityError, e.keyLine, keyPath, `unknown key "servers" (VS Code's name for it); rename it to "mcpServers"`)
+			return
+		}
+		if e.key == "globalShortcut" {
+			d.problem(SeverityWarning, e.keyLine, keyPath, `ignored: "globalShortcut" is a Claude Desktop setting, which toolfold does not use`)
+			return
+		}
+		if nearest(e.key, canonical) == "" {
+			if where, ok := misplacedKeys()[e.key]; ok {
+				d.problem(SeverityError, e.keyLine, keyPath, "unknown top-level key %q; it belongs inside %s", e.key, where)
+				return
+			}
+		}
+	}
+	if hint := didYouMean(e.key, canonical); hint != "" {
+		d.problem(SeverityError, e.keyLine, keyPath, "unknown key %q%s", e.key, hint)
+		return
+	}
+	sorted := append([]string(nil), canonical...)
+	sort.Strings(sorted)
+	d.problem(SeverityError, e.keyLine, keyPath, "unknown key %q; the keys allowed here are %s", e.key, strings.Join(sorted, ", "))
+}
+
+// expectedOf describes what a Go type accepts, in the user's words.
+func expectedOf(t reflect.Type) string {
+	switch t {
+	case durationType:
+		return `a duration such as "30s"`
+	case byteSizeType:
+		return `a size such as "256KiB"`
+	case paramsType:
+		return "an object of parameters"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64:
+		return "a whole number"
+	case reflect.Pointer:
+		return expectedOf(t.Elem())
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String {
+			return "a list of strings"
+		}
+		return "a list of objects"
+	case reflect.Map:
+		if t.Elem().Kind() == reflect.String {
+			return "an object of string values"
+		}
+		return "an object"
+	}
+	return "an object"
+}
+
+func (d *decoder) typeError(n *node, path string, t reflect.Type) {
+	want := expectedOf(t)
+	hint := ""
+	switch {
+	case want == "a string" && (n.kind == kindNumber || n.kind == kindBool):
+		hint = fmt.Sprintf(`; put it in quotes: "%s"`, n.text)
+	case want == "a list of strings" && n.kind == kindString:
+		hint = fmt.Sprintf(`; write it as a list: [%q]`, n.text)
+	case want == "true or false" && n.kind == kindString:
+		hint = fmt.Sprintf(`; write true or false without quotes (got %q)`, n.text)
+	case want == "a whole number" && n.kind == kindString:
+		hint = fmt.Sprintf(`; write the number without quotes (got %q)`, n.text)
+	}
+	d.errorf(n, path, "expected %s, got %s%s", want, n.kind.describe(), hint)
+}

@@ -1,0 +1,141 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+)
+
+// Options are the loader's inputs besides the file itself. The zero value is valid
+// and sees no environment variables.
+type Options struct {
+	// LookupEnv resolves ${VAR} references; pass os.LookupEnv in production.
+	LookupEnv LookupEnv
+}
+
+// Load reads, expands and validates the config file at path. The returned config is
+// nil exactly when the diagnostics hold an error; warnings may come with a config.
+// A file that cannot be read is reported as a problem too, so the caller has one
+// path for everything that went wrong.
+func Load(path string, opts Options) (*Config, Diagnostics) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		msg := fmt.Sprintf("cannot read the config file: %v; check the path given with --config or $TOOLFOLD_CONFIG", err)
+		if os.IsNotExist(err) {
+			msg = "the config file does not exist; check the path given with --config or $TOOLFOLD_CONFIG"
+		}
+		return nil, Diagnostics{{Severity: SeverityError, File: path, Message: msg}}
+	}
+	return Parse(path, data, opts)
+}
+
+// Parse is Load for bytes already read. filename names the file in problems, picks
+// the format (.json/.jsonc → JSON with comments, .yaml/.yml → YAML, else sniffed)
+// and anchors relative cwd paths.
+func Parse(filename string, data []byte, opts Options) (*Config, Diagnostics) {
+	var root *node
+	var err error
+	if isJSON(filename, data) {
+		root, err = parseJSONC(data)
+	} else {
+		root, err = parseYAML(data)
+	}
+	if err != nil {
+		line, msg := 0, err.Error()
+		if se, ok := err.(*syntaxError); ok {
+			line = se.line
+		}
+		return nil, Diagnostics{{Severity: SeverityError, File: filename, Line: line, Message: msg}}
+	}
+
+	cfg := newDefaultConfig()
+	cfg.File = filename
+	d := &decoder{file: filename, lookup: opts.LookupEnv, positions: map[string]int{}}
+	switch root.kind {
+	case kindNull: // an empty file is an empty config
+	case kindObject:
+		d.decode(root, "", reflect.ValueOf(cfg).Elem())
+	default:
+		d.errorf(root, "", `the config must be an object with an "mcpServers" key, got %s`, root.kind.describe())
+	}
+	cfg.positions = d.positions
+	d.downgradeUnsetInDisabled(cfg)
+	resolveRelativeDirs(cfg, filename)
+
+	diags := append(d.diags, withoutFollowUps(cfg.Validate(), d.diags)...)
+	diags.sortByLocation()
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return cfg, diags
+}
+
+// downgradeUnsetInDisabled turns "variable not set" errors inside disabled servers
+// and commands into warnings: a disabled entry is kept for later, and its secrets
+// are often deliberately absent until then.
+func (d *decoder) downgradeUnsetInDisabled(cfg *Config) {
+	var disabled []string
+	for key, s := range cfg.MCPServers {
+		if s.Disabled {
+			disabled = append(disabled, joinPath("mcpServers", key))
+		}
+	}
+	for key, c := range cfg.Commands {
+		if c.Disabled {
+			disabled = append(disabled, joinPath("commands", key))
+		}
+	}
+	for _, i := range d.unsetRefs {
+		for _, prefix := range disabled {
+			p := d.diags[i].Path
+			if p == prefix || strings.HasPrefix(p, prefix+".") || strings.HasPrefix(p, prefix+"[") {
+				d.diags[i].Severity = SeverityWarning
+				d.diags[i].Message += " (the entry is disabled, so this only matters once it is enabled)"
+			}
+		}
+	}
+}
+
+// resolveRelativeDirs anchors relative cwd values at the config file's directory,
+// so a config means the same thing whichever directory toolfold is started from.
+func resolveRelativeDirs(cfg *Config, filename string) {
+	if filename == "" {
+		return
+	}
+	base := filepath.Dir(filename)
+	anchor := func(dir string) string {
+		if dir == "" || filepath.IsAbs(dir) || strings.HasPrefix(dir, "~") {
+			return dir
+		}
+		return filepath.Join(base, dir)
+	}
+	for key, s := range cfg.MCPServers {
+		s.Cwd = anchor(s.Cwd)
+		cfg.MCPServers[key] = s
+	}
+	for key, c := range cfg.Commands {
+		c.Cwd = anchor(c.Cwd)
+		cfg.Commands[key] = c
+	}
+}
+
+// withoutFollowUps drops validation problems at a key path the decoder already
+// reported: a value that failed to decode (an unset variable, a wrong type) then
+// looks empty to validation, and "the token is empty" would only repeat the cause.
+func withoutFollowUps(checks, decoded Diagnostics) Diagnostics {
+	failed := map[string]bool{}
+	for _, p := range decoded {
+		if p.Severity == SeverityError {
+			failed[p.Path] = true
+		}
+	}
+	var out Diagnostics
+	for _, p := range checks {
+		if !failed[p.Path] {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,143 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Overrides are the command line's group switches, the strongest of the three
+// sources of a group's default state.
+type Overrides struct {
+	// Enable lists the groups of --groups a,b: enabled in every view.
+	Enable []string
+	// Exclude lists the groups of --exclude-groups c: they do not exist for clients.
+	Exclude []string
+}
+
+// Where deployment-switch problems say they come from, in place of a file name.
+const (
+	SourceCommandLine = "command line"
+	SourceEnvironment = "environment"
+)
+
+// GroupEnvVar is the environment variable that switches a group:
+// "MCP_GROUP_" + the name upper-cased, with "-" and "." (and anything else that
+// cannot be in a variable name) as "_". "code.repos" → MCP_GROUP_CODE_REPOS.
+func GroupEnvVar(group string) string {
+	return "MCP_GROUP_" + strings.ToUpper(wireSafe(strings.ReplaceAll(group, "-", "_")))
+}
+
+// parseSwitch reads an MCP_GROUP_ value: true, false or available (any case, and
+// the state names enabled and excluded as synonyms).
+func parseSwitch(value string) (GroupState, bool) {
+	switch strings.ToLower(strings.TrimSpace(value)) {
+	case "true", "enabled":
+		return GroupEnabled, true
+	case "false", "excluded":
+		return GroupExcluded, true
+	case "available":
+		return GroupAvailable, true
+	}
+	return "", false
+}
+
+// ResolveGroupStates gives every group in groups its default state for new views.
+// Strongest first: overrides (flags), then MCP_GROUP_<NAME> from lookup, then the
+// config's groups.<name>.default, then available. Pass the full group list (the
+// config's GroupNames plus groups met in tools' _meta); nil means GroupNames.
+//
+// Hierarchy is applied last: an excluded group excludes its descendants (an
+// enabled descendant is then excluded too, with a warning), and an enabled group
+// enables its ancestors, since a child is reachable only through its parent.
+//
+// A flag naming an unknown group, a group both enabled and excluded on the command
+// line, and an environment value other than true/false/available are errors.
+func (c *Config) ResolveGroupStates(groups []string, o Overrides, lookup LookupEnv) (map[string]GroupState, Diagnostics) {
+	if groups == nil {
+		groups = c.GroupNames()
+	}
+	groups = append([]string(nil), groups...)
+	sort.Strings(groups)
+	known := map[string]bool{}
+	for _, g := range groups {
+		known[g] = true
+	}
+	var diags Diagnostics
+	problem := func(sev Severity, source, path, format string, args ...any) {
+		diags = append(diags, Problem{Severity: sev, File: source, Path: path, Message: fmt.Sprintf(format, args...)})
+	}
+
+	states := map[string]GroupState{}
+	for _, g := range groups {
+		states[g] = GroupAvailable
+		if gc, ok := c.Groups[g]; ok && gc.Default != "" {
+			states[g] = gc.Default
+		}
+		if lookup == nil {
+			continue
+		}
+		name := GroupEnvVar(g)
+		if raw, ok := lookup(name); ok {
+			if s, valid := parseSwitch(raw); valid {
+				states[g] = s
+			} else {
+				problem(SeverityError, SourceEnvironment, name, "%q is not a group switch; use true (enabled in every view), false (excluded) or available", raw)
+			}
+		}
+	}
+
+	flagged := map[string]string{}
+	apply := func(flag string, names []string, state GroupState) {
+		for _, n := range names {
+			if !known[n] {
+				problem(SeverityError, SourceCommandLine, flag, "group %q does not exist%s Run \"toolfold groups\" to list the groups.", n, suggestionSentence(n, groups))
+				continue
+			}
+			if other, dup := flagged[n]; dup && other != flag {
+				problem(SeverityError, SourceCommandLine, flag, "group %q is given to both %s and %s; keep it in one", n, other, flag)
+				continue
+			}
+			flagged[n] = flag
+			states[n] = state
+		}
+	}
+	apply("--groups", o.Enable, GroupEnabled)
+	apply("--exclude-groups", o.Exclude, GroupExcluded)
+
+	// Hierarchy: exclusion flows down, enabling flows up.
+	for _, g := range groups {
+		for _, anc := range c.ancestors(g) {
+			if states[anc] == GroupExcluded && states[g] != GroupExcluded {
+				if states[g] == GroupEnabled {
+					problem(SeverityWarning, "", g, "group %q is switched on but its ancestor %q is excluded, so it is excluded too; enable %q or stop excluding it", g, anc, anc)
+				}
+				states[g] = GroupExcluded
+				break
+			}
+		}
+	}
+	for _, g := range groups {
+		if states[g] != GroupEnabled {
+			continue
+		}
+		for _, anc := range c.ancestors(g) {
+			if _, ok := states[anc]; ok {
+				states[anc] = GroupEnabled
+			}
+		}
+	}
+	return states, diags
+}
+
+// ancestors lists a group's parent, grandparent and so on, stopping at a cycle
+// (which Validate reports).
+func (c *Config) ancestors(g string) []string {
+	var out []string
+	seen := map[string]bool{g: true}
+	for p := c.ParentOf(g); p != "" && !seen[p]; p = c.ParentOf(p) {
+		seen[p] = true
+		out = append(out, p)
+	}
+	return out
+}

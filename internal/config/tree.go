@@ -1,0 +1,379 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// kind is the JSON-level type of a parsed value. JSON and YAML both parse into the
+// same tree so one decoder serves both formats with the same messages.
+type kind int
+
+const (
+	kindNull kind = iota
+	kindBool
+	kindNumber
+	kindString
+	kindList
+	kindObject
+)
+
+// describe names a kind for "got ..." in type errors.
+func (k kind) describe() string {
+	switch k {
+	case kindNull:
+		return "null"
+	case kindBool:
+		return "a boolean"
+	case kindNumber:
+		return "a number"
+	case kindString:
+		return "a string"
+	case kindList:
+		return "a list"
+	}
+	return "an object"
+}
+
+// node is one parsed value with the line it starts on.
+type node struct {
+	kind    kind
+	line    int
+	text    string  // scalar text: the string, the number literal, "true"/"false"
+	items   []*node // list elements
+	entries []entry // object entries, in file order
+}
+
+// entry is one key of an object, with the key's own line.
+type entry struct {
+	key     string
+	keyLine int
+	value   *node
+}
+
+// maxNodes bounds the size of a parsed document, including YAML aliases expanded,
+// so a small hostile file (a "billion laughs") cannot exhaust memory.
+const maxNodes = 1_000_000
+
+// syntaxError is a parse failure at a line.
+type syntaxError struct {
+	line int
+	msg  string
+}
+
+func (e *syntaxError) Error() string { return e.msg }
+
+// isJSON decides the format: by extension, else by the first significant byte.
+func isJSON(filename string, data []byte) bool {
+	lower := strings.ToLower(filename)
+	switch {
+	case strings.HasSuffix(lower, ".json"), strings.HasSuffix(lower, ".jsonc"):
+		return true
+	case strings.HasSuffix(lower, ".yaml"), strings.HasSuffix(lower, ".yml"):
+		return false
+	}
+	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n")
+	return len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '/')
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// parseJSONC parses JSON with // and /* */ comments and trailing commas. Comments
+// and trailing commas are blanked out in place (newlines kept), so the byte offsets
+// encoding/json reports still map to the user's lines.
+func parseJSONC(data []byte) (*node, error) {
+	if bytes.HasPrefix(data, utf8BOM) {
+		data = append([]byte("   "), data[3:]...)
+	}
+	clean, err := blankCommentsAndTrailingCommas(data)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(clean)) == 0 {
+		return &node{kind: kindNull, line: 1}, nil
+	}
+	p := &jsonParser{dec: json.NewDecoder(bytes.NewReader(clean)), data: clean}
+	p.dec.UseNumber()
+	root, err := p.value()
+	if err != nil {
+		return nil, p.wrap(err)
+	}
+	if _, err := p.dec.Token(); err != io.EOF {
+		return nil, &syntaxError{line: lineAt(clean, int(p.dec.InputOffset())), msg: "unexpected text after the end of the top-level object; remove it"}
+	}
+	return root, nil
+}
+
+type jsonParser struct {
+	dec   *json.Decoder
+	data  []byte
+	count int
+}
+
+// lineAt is the 1-based line holding byte offset off.
+func lineAt(data []byte, off int) int {
+	off = min(max(off, 0), len(data))
+	return bytes.Count(data[:off], []byte{'\n'}) + 1
+}
+
+// tokenLine is the line of the token just read: the offset points right after it,
+// and no JSON token spans lines, so its last byte's line is its line.
+func (p *jsonParser) tokenLine() int { return lineAt(p.data, int(p.dec.InputOffset())-1) }
+
+func (p *jsonParser) wrap(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &syntaxError{line: lineAt(p.data, int(se.Offset)), msg: "JSON syntax: " + se.Error()}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return &syntaxError{line: lineAt(p.data, len(p.data)), msg: "the file ends in the middle of a value; close every { and ["}
+	}
+	var syn *syntaxError
+	if errors.As(err, &syn) {
+		return syn
+	}
+	return &syntaxError{line: lineAt(p.data, int(p.dec.InputOffset())), msg: "JSON syntax: " + err.Error()}
+}
+
+func (p *jsonParser) value() (*node, error) {
+	tok, err := p.dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	return p.fromToken(tok)
+}
+
+func (p *jsonParser) fromToken(tok json.Token) (*node, error) {
+	p.count++
+	if p.count > maxNodes {
+		return nil, &syntaxError{line: p.tokenLine(), msg: "the document is too large"}
+	}
+	n := &node{line: p.tokenLine()}
+	switch t := tok.(type) {
+	case nil:
+		n.kind = kindNull
+	case bool:
+		n.kind, n.text = kindBool, fmt.Sprint(t)
+	case json.Number:
+		n.kind, n.text = kindNumber, t.String()
+	case string:
+		n.kind, n.text = kindString, t
+	case json.Delim:
+		switch t {
+		case '[':
+			n.kind = kindList
+			for p.dec.More() {
+				item, err := p.value()
+				if err != nil {
+					return nil, err
+				}
+				n.items = append(n.items, item)
+			}
+		case '{':
+			n.kind = kindObject
+			seen := map[string]int{}
+			for p.dec.More() {
+				keyTok, err := p.dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				key, _ := keyTok.(string)
+				keyLine := p.tokenLine()
+				if first, dup := seen[key]; dup {
+					return nil, &syntaxError{line: keyLine, msg: fmt.Sprintf("key %q appears twice in the same object (first on line %d); keep one", key, first)}
+				}
+				seen[key] = keyLine
+				val, err := p.value()
+				if err != nil {
+					return nil, err
+				}
+				n.entries = append(n.entries, entry{key: key, keyLine: keyLine, value: val})
+			}
+		}
+		if _, err := p.dec.Token(); err != nil { // the closing ] or }
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// blankCommentsAndTrailingCommas turns jsonc into JSON of the same length: comment
+// bytes become spaces (newlines stay), and a comma followed only by whitespace
+// before } or ] becomes a space.
+func blankCommentsAndTrailingCommas(in []byte) ([]byte, error) {
+	out := bytes.Clone(in)
+	inString, escaped := false, false
+	lastComma := -1 // offset of a comma not yet followed by a value
+	for i := 0; i < len(out); i++ {
+		c := out[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inString, lastComma = true, -1
+		case c == '/' && i+1 < len(out) && out[i+1] == '/':
+			for i < len(out) && out[i] != '\n' {
+				out[i] = ' '
+				i++
+			}
+		case c == '/' && i+1 < len(out) && out[i+1] == '*':
+			start := i
+			out[i], out[i+1] = ' ', ' '
+			i += 2
+			for ; i < len(out); i++ {
+				if out[i] == '*' && i+1 < len(out) && out[i+1] == '/' {
+					out[i], out[i+1] = ' ', ' '
+					i++
+					break
+				}
+				if out[i] != '\n' {
+					out[i] = ' '
+				}
+			}
+			if i >= len(out) {
+				return nil, &syntaxError{line: lineAt(in, start), msg: "a /* comment is never closed; add */"}
+			}
+		case c == ',':
+			lastComma = i
+		case c == '}' || c == ']':
+			if lastComma >= 0 {
+				out[lastComma] = ' '
+			}
+			lastComma = -1
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		default:
+			lastComma = -1
+		}
+	}
+	return out, nil
+}
+
+// parseYAML parses the first YAML document into the shared tree, expanding aliases
+// within the node budget.
+func parseYAML(data []byte) (*node, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return &node{kind: kindNull, line: 1}, nil
+		}
+		return nil, yamlSyntaxError(err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &syntaxError{line: extra.Line, msg: "the file holds more than one YAML document; keep one (remove the extra ---)"}
+	}
+	conv := &yamlConverter{}
+	root := &doc
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			return &node{kind: kindNull, line: 1}, nil
+		}
+		root = root.Content[0]
+	}
+	return conv.convert(root, 0)
+}
+
+// yamlSyntaxError turns "yaml: line 3: did not find expected key" into a located error.
+func yamlSyntaxError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if num, after, ok := strings.Cut(rest, ": "); ok {
+			if _, scanErr := fmt.Sscanf(num, "%d", &line); scanErr == nil {
+				msg = after
+			}
+		}
+	}
+	return &syntaxError{line: line, msg: "YAML syntax: " + msg}
+}
+
+type yamlConverter struct{ count int }
+
+// maxYAMLDepth stops alias chains that refer back into themselves.
+const maxYAMLDepth = 200
+
+func (c *yamlConverter) convert(y *yaml.Node, depth int) (*node, error) {
+	c.count++
+	if c.count > maxNodes {
+		return nil, &syntaxError{line: y.Line, msg: "the document is too large (aliases expand to more than a million values)"}
+	}
+	if depth > maxYAMLDepth {
+		return nil, &syntaxError{line: y.Line, msg: "values are nested too deeply"}
+	}
+	n := &node{line: y.Line}
+	switch y.Kind {
+	case yaml.AliasNode:
+		if y.Alias == nil {
+			return nil, &syntaxError{line: y.Line, msg: "an alias refers to no anchor"}
+		}
+		target, err := c.convert(y.Alias, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		clone := *target
+		clone.line = y.Line
+		return &clone, nil
+	case yaml.SequenceNode:
+		n.kind = kindList
+		for _, item := range y.Content {
+			v, err := c.convert(item, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			n.items = append(n.items, v)
+		}
+	case yaml.MappingNode:
+		n.kind = kindObject
+		seen := map[string]int{}
+		for i := 0; i+1 < len(y.Content); i += 2 {
+			k, v := y.Content[i], y.Content[i+1]
+			if k.Kind != yaml.ScalarNode {
+				return nil, &syntaxError{line: k.Line, msg: "a key must be a plain name, not a list or an object"}
+			}
+			if k.Value == "<<" && k.Tag == "!!merge" {
+				return nil, &syntaxError{line: k.Line, msg: "YAML merge keys (<<) are not supported; write the keys out"}
+			}
+			if first, dup := seen[k.Value]; dup {
+				return nil, &syntaxError{line: k.Line, msg: fmt.Sprintf("key %q appears twice in the same mapping (first on line %d); keep one", k.Value, first)}
+			}
+			seen[k.Value] = k.Line
+			val, err := c.convert(v, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			n.entries = append(n.entries, entry{key: k.Value, keyLine: k.Line, value: val})
+		}
+	case yaml.ScalarNode:
+		n.text = y.Value
+		switch y.ShortTag() {
+		case "!!null":
+			n.kind = kindNull
+		case "!!bool":
+			n.kind = kindBool
+			n.text = strings.ToLower(y.Value)
+		case "!!int", "!!float":
+			n.kind = kindNumber
+		default:
+			n.kind = kindString
+		}
+	default:
+		n.kind = kindNull
+	}
+	return n, nil
+}
