@@ -65,6 +65,9 @@ func Parse(filename string, data []byte, opts Options) (*Config, Diagnostics) {
 	resolveRelativeDirs(cfg, filename)
 
 	diags := append(d.diags, withoutFollowUps(cfg.Validate(), d.diags)...)
+	if !diags.HasErrors() && len(cfg.MCPServers) == 0 && len(cfg.Commands) == 0 {
+		diags = append(diags, cfg.Problemf(SeverityWarning, "", `the config defines no "mcpServers" and no "commands", so there are no tools to serve; add a server under "mcpServers"`))
+	}
 	diags.sortByLocation()
 	if diags.HasErrors() {
 		return nil, diags

@@ -203,7 +203,7 @@ func didYouMean(word string, candidates []string) string {
 	return ""
 }
 
-// quoteList renders candidates as `"a", "b" or "c"` for messages.
+// quoteList renders items as `"a", "b" and "c"` for messages.
 func quoteList(items []string) string {
 	q := make([]string, len(items))
 	for i, s := range items {
@@ -215,5 +215,5 @@ func quoteList(items []string) string {
 	case 1:
 		return q[0]
 	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }

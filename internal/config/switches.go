@@ -91,7 +91,7 @@ func (c *Config) ResolveGroupStates(groups []string, o Overrides, lookup LookupE
 	apply := func(flag string, names []string, state GroupState) {
 		for _, n := range names {
 			if !known[n] {
-				problem(SeverityError, SourceCommandLine, flag, "group %q does not exist%s Run \"toolfold groups\" to list the groups.", n, suggestionSentence(n, groups))
+				problem(SeverityError, SourceCommandLine, flag, "%s", withFix(fmt.Sprintf("group %q does not exist", n), n, groups, `run "toolfold groups" to list the groups`))
 				continue
 			}
 			if other, dup := flagged[n]; dup && other != flag {

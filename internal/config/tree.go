@@ -129,7 +129,7 @@ func (p *jsonParser) tokenLine() int { return lineAt(p.data, int(p.dec.InputOffs
 func (p *jsonParser) wrap(err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &syntaxError{line: lineAt(p.data, int(se.Offset)), msg: "JSON syntax: " + se.Error()}
+		return &syntaxError{line: lineAt(p.data, int(se.Offset)), msg: "JSON syntax: " + se.Error() + jsonHint(se.Error())}
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return &syntaxError{line: lineAt(p.data, len(p.data)), msg: "the file ends in the middle of a value; close every { and ["}
@@ -139,6 +139,21 @@ func (p *jsonParser) wrap(err error) error {
 		return syn
 	}
 	return &syntaxError{line: lineAt(p.data, int(p.dec.InputOffset())), msg: "JSON syntax: " + err.Error()}
+}
+
+// jsonHint names the likely slip behind encoding/json's terse messages.
+func jsonHint(msg string) string {
+	switch {
+	case strings.Contains(msg, "after object key:value pair"):
+		return "; a comma is probably missing after the previous entry"
+	case strings.Contains(msg, "after array element"):
+		return "; a comma is probably missing after the previous list item"
+	case strings.Contains(msg, "looking for beginning of object key string"):
+		return "; keys must be in double quotes"
+	case strings.Contains(msg, "looking for beginning of value"):
+		return "; strings must be in double quotes"
+	}
+	return ""
 }
 
 func (p *jsonParser) value() (*node, error) {

@@ -24,9 +24,7 @@ func (c *Config) Validate() Diagnostics {
 	v.disclosure()
 	v.exposition()
 	v.http()
-	if len(c.MCPServers) == 0 && len(c.Commands) == 0 {
-		v.warnf("", `the config defines no "mcpServers" and no "commands", so there are no tools to serve; add a server under "mcpServers"`)
-	}
+	v.metaToolCollisions()
 	return v.diags
 }
 
@@ -83,16 +81,18 @@ func (v *checker) enum(keyPath, value, what string, allowed ...string) bool {
 			return true
 		}
 	}
-	v.errorf(keyPath, "%q is not %s%s Use %s.", value, what, suggestionSentence(value, allowed), orList(allowed))
+	v.errorf(keyPath, "%s", withFix(fmt.Sprintf("%q is not %s", value, what), value, allowed, "use "+orList(allowed)))
 	return false
 }
 
-// suggestionSentence is "; did you mean "x"?" or "." so a fix sentence can follow.
-func suggestionSentence(word string, candidates []string) string {
+// withFix joins what is wrong, the nearest candidate if one is close, and the fix:
+// `group "gihub" does not exist; did you mean "github"? Define it under ...` or
+// `"x" is not a mode; use flat, groups, ...`.
+func withFix(wrong, word string, candidates []string, fix string) string {
 	if s := didYouMean(word, candidates); s != "" {
-		return s
+		return wrong + s + " " + strings.ToUpper(fix[:1]) + fix[1:] + "."
 	}
-	return ";"
+	return wrong + "; " + fix + "."
 }
 
 // orList renders "a, b or c" (unquoted, for enum values that read as words).
@@ -297,7 +297,7 @@ func (v *checker) action(p string, a ActionConfig) {
 			for j, prm := range a.Params {
 				names[j] = prm.Name
 			}
-			v.errorf(indexPath(joinPath(p, "required"), i), "%q is not a parameter of this action%s Declare it under \"params\" or fix the name.", r, suggestionSentence(r, names))
+			v.errorf(indexPath(joinPath(p, "required"), i), "%s", withFix(fmt.Sprintf("%q is not a parameter of this action", r), r, names, `declare it under "params" or fix the name`))
 		}
 	}
 }
@@ -356,15 +356,16 @@ func (v *checker) groups() {
 	for _, name := range sortedKeys(c.Groups) {
 		g := c.Groups[name]
 		p := joinPath("groups", name)
-		v.groupName(p, name)
+		validName := v.groupName(p, name)
 		implied := impliedParent(name)
 		switch {
+		case !validName:
 		case g.Parent == name:
 			v.errorf(joinPath(p, "parent"), "a group cannot be its own parent; remove \"parent\" or name another group")
 		case g.Parent != "" && implied != "" && g.Parent != implied:
 			v.errorf(joinPath(p, "parent"), "the name %q already makes %q its parent, but \"parent\" says %q; drop \"parent\" or rename the group", name, implied, g.Parent)
 		case g.Parent != "" && !known[g.Parent]:
-			v.errorf(joinPath(p, "parent"), "group %q does not exist%s Define it under \"groups\" or fix the name.", g.Parent, suggestionSentence(g.Parent, knownList))
+			v.errorf(joinPath(p, "parent"), "%s", missingGroup(g.Parent, knownList))
 		case g.Parent == "" && implied != "" && !known[implied]:
 			v.errorf(p, "the name %q makes %q its parent, which does not exist; define %q under \"groups\", or name the group without a dot", name, implied, implied)
 		}
@@ -387,7 +388,7 @@ func (v *checker) groups() {
 		serverKeys := sortedKeys(c.MCPServers)
 		for i, s := range g.Servers {
 			if _, ok := c.MCPServers[s]; !ok {
-				v.errorf(indexPath(joinPath(p, "servers"), i), "server %q does not exist%s Define it under \"mcpServers\" or fix the name.", s, suggestionSentence(s, serverKeys))
+				v.errorf(indexPath(joinPath(p, "servers"), i), "%s", withFix(fmt.Sprintf("server %q does not exist", s), s, serverKeys, `define it under "mcpServers" or fix the name`))
 			}
 		}
 		for i, t := range g.Tags {
@@ -405,6 +406,11 @@ func (v *checker) groups() {
 func (v *checker) parentCycles() {
 	c := v.cfg
 	reported := map[string]bool{}
+	for name, g := range c.Groups {
+		if g.Parent == name {
+			reported[name] = true // "its own parent" is already said
+		}
+	}
 	for _, start := range sortedKeys(c.Groups) {
 		var chain []string
 		onChain := map[string]int{}
@@ -470,13 +476,33 @@ func (v *checker) disclosure() {
 	}
 }
 
+func missingGroup(name string, known []string) string {
+	return withFix(fmt.Sprintf("group %q does not exist", name), name, known, `define it under "groups" or fix the name`)
+}
+
+// metaToolCollisions refuses a top-level group named like a meta-tool: in grouped
+// exposition or grouped mode the group becomes a wire tool of that name.
+func (v *checker) metaToolCollisions() {
+	m := v.cfg.Disclosure.MetaTools
+	meta := map[string]string{}
+	for key, name := range map[string]string{"enable_tools": m.EnableTools, "disable_tools": m.DisableTools, "reset_tools": m.ResetTools,
+		"find_tools": m.FindTools, "describe_tools": m.DescribeTools, "call_tool": m.CallTool, "guidance": m.Guidance} {
+		meta[name] = key
+	}
+	for _, g := range v.cfg.GroupNames() {
+		if key, clash := meta[g]; clash && impliedParent(g) == "" {
+			v.errorf(joinPath("groups", g), "the group %q has the name of the meta-tool %s, and a grouped group is a tool of its own name; rename the group, or rename the meta-tool under disclosure.metaTools", g, key)
+		}
+	}
+}
+
 // groupRefs checks that each name refers to a group the config knows.
 func (v *checker) groupRefs(p string, names []string) {
 	known := v.cfg.staticGroups()
 	list := v.cfg.GroupNames()
 	for i, n := range names {
 		if !known[n] {
-			v.errorf(indexPath(p, i), "group %q does not exist%s Define it under \"groups\" or fix the name.", n, suggestionSentence(n, list))
+			v.errorf(indexPath(p, i), "%s", missingGroup(n, list))
 		}
 	}
 }
