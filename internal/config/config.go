@@ -76,6 +76,10 @@ type ServerConfig struct {
 	// Env is added to the program's environment. Values are secrets: they print
 	// as "***" (see SecretMap).
 	Env SecretMap `json:"env,omitempty"`
+	// EnvFile names a file of KEY=VALUE lines (Cursor's "envFile") read at load
+	// time into Env; keys set in Env win. A relative path is resolved against the
+	// config file's directory.
+	EnvFile string `json:"envFile,omitempty"`
 	// Cwd is the program's working directory; a relative path is resolved against
 	// the config file's directory.
 	Cwd string `json:"cwd,omitempty"`

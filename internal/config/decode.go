@@ -368,8 +368,7 @@ func (d *decoder) unknownKey(e entry, parentPath, keyPath string, t reflect.Type
 			return
 		}
 		if e.key == "globalShortcut" {
-			d.problem(SeverityWarning, e.keyLine, keyPath, `ignored: "globalShortcut" is a Claude Desktop setting, which toolfold does not use`)
-			return
+			return // Claude Desktop's own setting; it changes nothing a user could expect of toolfold
 		}
 		if nearest(e.key, canonical) == "" {
 			if where, ok := misplacedKeys()[e.key]; ok {

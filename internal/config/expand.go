@@ -89,9 +89,15 @@ func matchingBrace(s string, from int) int {
 	return -1
 }
 
-// resolveReference expands one reference body: "VAR" or "VAR:-default".
+// resolveReference expands one reference body: "VAR" or "VAR:-default". Cursor's
+// and VS Code's spellings "env:VAR" and "userHome" (the HOME variable) are read
+// too, so their mcp.json files load unchanged.
 func resolveReference(body string, lookup LookupEnv, depth int, errs *[]expansionError) string {
 	name, def, hasDefault := strings.Cut(body, ":-")
+	name = strings.TrimPrefix(name, "env:")
+	if name == "userHome" {
+		name = "HOME"
+	}
 	if !envNamePattern.MatchString(name) {
 		*errs = append(*errs, expansionError{msg: fmt.Sprintf("${%s} is not a variable reference; write ${NAME} or ${NAME:-default}, with NAME made of letters, digits and _ (or $${ for a literal ${)", body)})
 		return ""

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 type Options struct {
 	// LookupEnv resolves ${VAR} references; pass os.LookupEnv in production.
 	LookupEnv LookupEnv
+	// ReadFile reads a server's envFile; nil means os.ReadFile.
+	ReadFile func(path string) ([]byte, error)
 }
 
 // Load reads, expands and validates the config file at path. The returned config is
@@ -63,6 +66,7 @@ func Parse(filename string, data []byte, opts Options) (*Config, Diagnostics) {
 	cfg.positions = d.positions
 	d.downgradeUnsetInDisabled(cfg)
 	resolveRelativeDirs(cfg, filename)
+	d.readEnvFiles(cfg, opts.ReadFile)
 
 	diags := append(d.diags, withoutFollowUps(cfg.Validate(), d.diags)...)
 	if !diags.HasErrors() && len(cfg.MCPServers) == 0 && len(cfg.Commands) == 0 {
@@ -116,6 +120,7 @@ func resolveRelativeDirs(cfg *Config, filename string) {
 	}
 	for key, s := range cfg.MCPServers {
 		s.Cwd = anchor(s.Cwd)
+		s.EnvFile = anchor(s.EnvFile)
 		cfg.MCPServers[key] = s
 	}
 	for key, c := range cfg.Commands {
@@ -141,4 +146,66 @@ func withoutFollowUps(checks, decoded Diagnostics) Diagnostics {
 		}
 	}
 	return out
+}
+
+// readEnvFiles merges each server's envFile into its env, values in env winning.
+func (d *decoder) readEnvFiles(cfg *Config, readFile func(string) ([]byte, error)) {
+	if readFile == nil {
+		readFile = os.ReadFile
+	}
+	for _, key := range sortedKeys(cfg.MCPServers) {
+		s := cfg.MCPServers[key]
+		if s.EnvFile == "" {
+			continue
+		}
+		p := joinPath(joinPath("mcpServers", key), "envFile")
+		line := d.positions[p]
+		data, err := readFile(s.EnvFile)
+		if err != nil {
+			if inner := errors.Unwrap(err); inner != nil {
+				err = inner // the path is in the message already
+			}
+			d.problem(SeverityError, line, p, "cannot read %q: %v; fix the path (relative paths start at the config file's directory) or move the variables into \"env\"", s.EnvFile, err)
+			continue
+		}
+		vars, bad := parseDotEnv(data)
+		if bad > 0 {
+			d.problem(SeverityError, line, p, "line %d of %q is not KEY=VALUE; fix it or comment it out with #", bad, s.EnvFile)
+			continue
+		}
+		merged := SecretMap{}
+		for k, v := range vars {
+			merged[k] = v
+		}
+		for k, v := range s.Env {
+			merged[k] = v
+		}
+		s.Env = merged
+		cfg.MCPServers[key] = s
+	}
+}
+
+// parseDotEnv reads KEY=VALUE lines: blank lines and # comments skipped, an
+// optional "export " prefix, values optionally in matching quotes. It returns the
+// 1-based number of the first bad line, or 0.
+func parseDotEnv(data []byte) (map[string]string, int) {
+	vars := map[string]string{}
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		k, v, ok := strings.Cut(line, "=")
+		k = strings.TrimSpace(k)
+		if !ok || !envNamePattern.MatchString(k) {
+			return nil, i + 1
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		vars[k] = v
+	}
+	return vars, 0
 }

@@ -145,7 +145,7 @@ func (v *checker) servers() {
 			for _, k := range []struct {
 				key string
 				set bool
-			}{{"args", len(s.Args) > 0}, {"env", len(s.Env) > 0}, {"cwd", s.Cwd != ""}} {
+			}{{"args", len(s.Args) > 0}, {"env", len(s.Env) > 0}, {"envFile", s.EnvFile != ""}, {"cwd", s.Cwd != ""}} {
 				if k.set && s.Command == "" {
 					v.errorf(joinPath(p, k.key), "%q only applies to servers started with \"command\"; remove it (a remote server at \"url\" runs elsewhere)", k.key)
 				}
