@@ -250,6 +250,9 @@ func (e *Exposure) Reachable(s view.Snapshot, w *Wire) bool {
 func (e *Exposure) flatWire(t *catalog.Tool, info *schemaInfo, annotate bool) *Wire {
 	def := *t.Def
 	def.Name = WireName(string(t.ID))
+	if _, isRaw := def.InputSchema.(json.RawMessage); isRaw || def.InputSchema == nil {
+		def.InputSchema = info.raw // normalised to an object schema
+	}
 	if annotate {
 		def.Description = marker(t) + def.Description
 	}

@@ -245,3 +245,19 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+func TestSchemasWithoutTypeBecomeObjects(t *testing.T) {
+	tl := catalogtest.Tool("loose")
+	tl.Def.InputSchema = json.RawMessage(`{"properties":{"q":{"type":"string"}}}`)
+	bad := catalogtest.Tool("bad")
+	bad.Def.InputSchema = json.RawMessage(`{"type":"string"}`)
+	e, _ := build(t, catalogtest.Build(t, catalog.Spec{Tools: []*catalog.Tool{tl}}), expose.Options{Mode: expose.Flat})
+	w, _ := e.Route("loose")
+	if got := string(w.InputSchema()); got != `{"type":"object","properties":{"q":{"type":"string"}}}` {
+		t.Errorf("schema = %s", got)
+	}
+	space, _ := view.NewSpace(catalogtest.Build(t, catalog.Spec{Tools: []*catalog.Tool{bad}}), nil)
+	if _, err := expose.Build(space, &expose.Options{Mode: expose.Flat}); err == nil || !strings.Contains(err.Error(), `tool "bad": input schema has type string`) {
+		t.Errorf("err = %v", err)
+	}
+}

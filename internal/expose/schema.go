@@ -32,11 +32,24 @@ func readSchema(s any) (*schemaInfo, error) {
 	}
 	info := &schemaInfo{raw: raw}
 	var top struct {
+		Type       any             `json:"type"`
 		Properties json.RawMessage `json:"properties"`
 		Required   []string        `json:"required"`
 	}
 	if err := json.Unmarshal(raw, &top); err != nil {
 		return nil, fmt.Errorf("input schema is not a JSON object: %w", err)
+	}
+	switch top.Type {
+	case "object":
+	case nil:
+		// Some servers leave "type" out; clients (and the Go SDK) insist on
+		// an object schema, and arguments are an object anyway.
+		info.raw = append(json.RawMessage(`{"type":"object",`), bytes.TrimPrefix(bytes.TrimSpace(raw), []byte("{"))...)
+		if string(bytes.TrimSpace(raw)) == "{}" {
+			info.raw = json.RawMessage(`{"type":"object"}`)
+		}
+	default:
+		return nil, fmt.Errorf("input schema has type %v, but tool arguments are always an object", top.Type)
 	}
 	info.required = top.Required
 	if len(top.Properties) == 0 || string(top.Properties) == "null" {

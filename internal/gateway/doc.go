@@ -1,0 +1,26 @@
+// Package gateway serves a catalog to MCP clients: it owns the sessions, a
+// view per client, the meta-tools' effects, calls into sources and the
+// notifications that tell a client its list changed.
+//
+// # One server per view
+//
+// The Go SDK keeps one tool list per *mcp.Server and sends
+// notifications/tools/list_changed to every session of that server. A
+// client whose list depends on its own view therefore gets a server of its
+// own, reconciled from the view after each change: the SDK then paginates,
+// debounces and delivers list_changed (including to 2026-07-28 clients
+// subscribed through subscriptions/listen) exactly as it would for a hand-
+// written server, and nobody else hears it. Rewriting tools/list in a
+// middleware on a shared server was the alternative; it cannot send a
+// notification to one session, because the SDK exposes no such call.
+//
+// Clients whose list never changes (flat, grouped and search modes) share
+// one server per mode, so a thousand search-mode sessions cost a thousand
+// SDK sessions and nothing more.
+//
+// The mode of an auto client depends on its clientInfo, which arrives in its
+// first message. The gateway reads that message before it picks the
+// client's server (from stdin on stdio, from the request body on HTTP), so
+// a server's tool list is complete before its session starts and no
+// spurious list_changed is ever sent.
+package gateway

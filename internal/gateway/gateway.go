@@ -1,0 +1,166 @@
+package gateway
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/meta"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+// DefaultRefreshingClients are the clientInfo.name values of clients known
+// to act on notifications/tools/list_changed by fetching the list again, so
+// that auto mode can give them the groups mode. Names are compared without
+// regard to case. A client missing here still works: it gets the search
+// mode, whose list never changes.
+var DefaultRefreshingClients = []string{
+	"claude-code", // Claude Code refreshes its tool list on list_changed
+	"vscode", "Visual Studio Code", // VS Code's MCP client
+	"fast-agent",      // fast-agent honours list_changed
+	"toolfold-client", // toolfold clients and examples
+}
+
+// Options configure a gateway.
+type Options struct {
+	// Name and Version identify the server to clients.
+	Name, Version string
+	// Instructions are sent to clients at initialization.
+	Instructions string
+	// Mode is the presentation; the zero value is auto.
+	Mode expose.Mode
+	// Exposition is the default for groups that do not choose their own.
+	Exposition catalog.Exposition
+	// AnnotateDescriptions marks read-only and destructive tools.
+	AnnotateDescriptions bool
+	// Meta renames the meta-tools; empty names keep their defaults.
+	Meta meta.Names
+	// ResetTools offers reset_tools in the groups mode.
+	ResetTools bool
+	// RefreshingClients overrides DefaultRefreshingClients for auto mode.
+	RefreshingClients []string
+	// Logger receives the gateway's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Gateway serves one catalog to any number of clients.
+type Gateway struct {
+	opts   Options
+	names  meta.Names
+	space  *view.Space
+	expo   map[expose.Mode]*expose.Exposure
+	shared map[expose.Mode]*mcp.Server
+	log    *slog.Logger
+}
+
+// New prepares a gateway over space. It builds the exposures the mode can
+// need up front, so naming problems surface before any client connects.
+func New(space *view.Space, opts *Options) (*Gateway, error) {
+	g := &Gateway{space: space, expo: map[expose.Mode]*expose.Exposure{}, shared: map[expose.Mode]*mcp.Server{}}
+	if opts != nil {
+		g.opts = *opts
+	}
+	if g.opts.Mode == "" {
+		g.opts.Mode = expose.Auto
+	}
+	if g.opts.Name == "" {
+		g.opts.Name = "toolfold"
+	}
+	g.names = g.opts.Meta.WithDefaults()
+	g.log = g.opts.Logger
+	if g.log == nil {
+		g.log = slog.New(slog.DiscardHandler)
+	}
+	modes := []expose.Mode{g.opts.Mode}
+	if g.opts.Mode == expose.Auto {
+		modes = []expose.Mode{expose.Groups, expose.Search}
+	}
+	for _, m := range modes {
+		e, err := expose.Build(space, &expose.Options{
+			Mode: m, Exposition: g.opts.Exposition,
+			AnnotateDescriptions: g.opts.AnnotateDescriptions,
+			Reserved:             g.metaNamesFor(m),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("building the %s mode: %w", m, err)
+		}
+		g.expo[m] = e
+		if m != expose.Groups {
+			g.shared[m] = g.newServer(m, nil)
+		}
+	}
+	return g, nil
+}
+
+// Mode returns the configured mode (possibly auto).
+func (g *Gateway) Mode() expose.Mode { return g.opts.Mode }
+
+// Exposure returns the exposure for a concrete mode, if the gateway serves it.
+func (g *Gateway) Exposure(m expose.Mode) (*expose.Exposure, bool) {
+	e, ok := g.expo[m]
+	return e, ok
+}
+
+// Names returns the meta-tools' wire names.
+func (g *Gateway) Names() meta.Names { return g.names }
+
+// metaNamesFor lists the meta-tools a mode shows, which must not collide
+// with tool or group names.
+func (g *Gateway) metaNamesFor(m expose.Mode) []string {
+	switch m {
+	case expose.Groups:
+		names := []string{g.names.Enable, g.names.Disable, g.names.Call}
+		if g.opts.ResetTools {
+			names = append(names, g.names.Reset)
+		}
+		return names
+	case expose.Search:
+		return []string{g.names.Call}
+	}
+	return nil
+}
+
+// ClientInfo is what the gateway knows of a client before serving it.
+type ClientInfo struct {
+	Name            string
+	ProtocolVersion string
+	// Stateless is set for clients of the 2026-07-28 protocol, and on an
+	// HTTP endpoint configured as stateless: there is no session to hold a
+	// view.
+	Stateless bool
+}
+
+// statelessProtocol is the first protocol version without sessions.
+const statelessProtocol = "2026-07-28"
+
+// ModeFor decides the concrete mode for a client.
+func (g *Gateway) ModeFor(c ClientInfo) expose.Mode {
+	if g.opts.Mode != expose.Auto {
+		return g.opts.Mode
+	}
+	if c.Stateless || c.ProtocolVersion >= statelessProtocol {
+		return expose.Search
+	}
+	refreshing := g.opts.RefreshingClients
+	if refreshing == nil {
+		refreshing = DefaultRefreshingClients
+	}
+	if slices.ContainsFunc(refreshing, func(n string) bool { return strings.EqualFold(n, c.Name) }) {
+		return expose.Groups
+	}
+	return expose.Search
+}
+
+// ServerFor returns the server that serves a client: the shared server of
+// a static mode, or a new server with a view of its own for the groups mode.
+func (g *Gateway) ServerFor(c ClientInfo) *mcp.Server {
+	m := g.ModeFor(c)
+	if s, ok := g.shared[m]; ok {
+		return s
+	}
+	return g.newServer(m, g.space.New())
+}

@@ -1,0 +1,244 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/meta"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+// session is what a server knows of the clients it serves: for the groups
+// mode one client and its view; for a static mode every client of that mode,
+// with a view that never changes.
+type session struct {
+	g      *Gateway
+	mode   expose.Mode
+	expo   *expose.Exposure
+	view   *view.View
+	server *mcp.Server
+
+	// mu serialises reconciliations so that two concurrent enable calls
+	// cannot interleave their additions and removals.
+	mu        sync.Mutex
+	installed map[string]*mcp.Tool
+}
+
+// newServer builds the MCP server for one mode. v is the client's own view
+// in the groups mode, nil for a shared server.
+func (g *Gateway) newServer(m expose.Mode, v *view.View) *mcp.Server {
+	s := &session{g: g, mode: m, expo: g.expo[m], view: v, installed: map[string]*mcp.Tool{}}
+	if s.view == nil {
+		s.view = g.space.New()
+	}
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: m == expose.Groups}}
+	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, &mcp.ServerOptions{
+		Instructions: g.opts.Instructions,
+		Logger:       g.log,
+		Capabilities: caps,
+	})
+	s.server.AddReceivingMiddleware(s.middleware)
+	s.reconcile()
+	return s.server
+}
+
+// desired is the tool list the client should see now.
+func (s *session) desired() map[string]*mcp.Tool {
+	snap := s.view.Snapshot()
+	want := map[string]*mcp.Tool{}
+	for _, w := range s.expo.Listed(snap) {
+		want[w.Name] = w.Tool
+	}
+	n := s.g.names
+	switch s.mode {
+	case expose.Groups:
+		want[n.Enable] = meta.EnableTool(n, s.view)
+		want[n.Disable] = meta.DisableTool(n)
+		want[n.Call] = meta.CallTool(n)
+		if s.g.opts.ResetTools {
+			want[n.Reset] = meta.ResetTool(n, s.expo.Catalog())
+		}
+	case expose.Search:
+		want[n.Call] = meta.CallTool(n)
+	}
+	return want
+}
+
+// reconcile brings the server's tool list in line with the view. The SDK
+// debounces the notifications of changes made together into one
+// list_changed, and sends none when nothing changed.
+func (s *session) reconcile() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	want := s.desired()
+	var removed []string
+	for name := range s.installed {
+		if _, keep := want[name]; !keep {
+			removed = append(removed, name)
+		}
+	}
+	if len(removed) > 0 {
+		s.server.RemoveTools(removed...)
+		for _, name := range removed {
+			delete(s.installed, name)
+		}
+	}
+	for name, tool := range want {
+		if prev, ok := s.installed[name]; ok && (prev == tool || sameTool(prev, tool)) {
+			continue
+		}
+		s.server.AddTool(tool, s.unreachable)
+		s.installed[name] = tool
+	}
+}
+
+// sameTool compares the meta-tools that are rebuilt on every reconcile.
+func sameTool(a, b *mcp.Tool) bool {
+	return a.Name == b.Name && a.Description == b.Description
+}
+
+// unreachable is the handler registered with the SDK. Every tools/call is
+// answered by the middleware first, so it runs only if the SDK grows a new
+// path into tools; it then routes like the middleware does.
+func (s *session) unreachable(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return s.callTool(ctx, req)
+}
+
+func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			if r, ok := req.(*mcp.CallToolRequest); ok {
+				return s.callTool(ctx, r)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// callTool answers tools/call: a meta-tool, or a wire tool the client can
+// reach, or a clear refusal.
+func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	name := req.Params.Name
+	n := s.g.names
+	if kind := n.Kind(name); kind != meta.NotMeta && s.offersMeta(name) {
+		return s.callMeta(ctx, req, kind)
+	}
+	w, ok := s.expo.Route(name)
+	if !ok {
+		return meta.ErrorResult(meta.UnknownToolMessage(n, s.expo, name, s.metaNames())), nil
+	}
+	snap := s.view.Snapshot()
+	if !s.expo.Reachable(snap, w) {
+		return meta.ErrorResult(meta.HiddenToolMessage(n, w, snap)), nil
+	}
+	return s.run(ctx, req, w, req.Params.Arguments)
+}
+
+func (s *session) offersMeta(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.installed[name]
+	return ok
+}
+
+func (s *session) metaNames() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for name := range s.installed {
+		if s.g.names.Kind(name) != meta.NotMeta {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// run resolves a wire tool's arguments and calls the catalog tool.
+func (s *session) run(ctx context.Context, req *mcp.CallToolRequest, w *expose.Wire, args json.RawMessage) (*mcp.CallToolResult, error) {
+	tool, toolArgs, err := w.Resolve(args)
+	if err != nil {
+		return meta.ErrorResult(err.Error()), nil
+	}
+	inner := &mcp.CallToolRequest{
+		Session: req.Session,
+		Extra:   req.Extra,
+		Params:  &mcp.CallToolParamsRaw{Meta: req.Params.Meta, Name: tool.Name, Arguments: toolArgs},
+	}
+	res, err := tool.Handler(ctx, inner)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return meta.ErrorResult(fmt.Sprintf("%s failed: %v", w.Name, err)), nil
+	}
+	if res == nil {
+		res = &mcp.CallToolResult{}
+	}
+	if res.Content == nil {
+		res.Content = []mcp.Content{} // the protocol requires the field
+	}
+	return res, nil
+}
+
+type callArgs struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind meta.Kind) (*mcp.CallToolResult, error) {
+	raw := req.Params.Arguments
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage(`{}`)
+	}
+	n := s.g.names
+	switch kind {
+	case meta.Enable, meta.Disable:
+		var args meta.GroupsArgs
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return meta.ErrorResult(fmt.Sprintf(`%s takes {"groups": ["<group>", ...]}: %v`, req.Params.Name, err)), nil
+		}
+		var result any
+		var ch *view.Change
+		if kind == meta.Enable {
+			result, ch = meta.DoEnable(s.view, s.expo, args)
+		} else {
+			result, ch = meta.DoDisable(s.view, s.expo, args)
+		}
+		s.afterChange(ch)
+		return meta.Result(result, len(ch.Errors) > 0 && len(ch.Enabled)+len(ch.Disabled) == 0), nil
+	case meta.Reset:
+		var args map[string]bool
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return meta.ErrorResult(fmt.Sprintf(`%s takes one boolean per group, e.g. {"docs": true}: %v`, n.Reset, err)), nil
+		}
+		result, ch := meta.DoReset(s.view, s.expo, args)
+		s.afterChange(ch)
+		return meta.Result(result, false), nil
+	case meta.Call:
+		var args callArgs
+		if err := json.Unmarshal(raw, &args); err != nil || args.Name == "" {
+			return meta.ErrorResult(fmt.Sprintf(`%s takes {"name": "<tool>", "arguments": {...}}; "name" is required`, n.Call)), nil
+		}
+		if n.Kind(args.Name) != meta.NotMeta {
+			return meta.ErrorResult(fmt.Sprintf("%s calls catalog tools; call %s directly", n.Call, args.Name)), nil
+		}
+		w, ok := s.expo.Route(args.Name)
+		if !ok {
+			return meta.ErrorResult(meta.UnknownToolMessage(n, s.expo, args.Name, nil)), nil
+		}
+		// call_tool reaches every tool the client may use, enabled or not,
+		// and changes no list.
+		return s.run(ctx, req, w, args.Arguments)
+	}
+	return meta.ErrorResult(fmt.Sprintf("%s is not available in the %s mode", req.Params.Name, s.mode)), nil
+}
+
+func (s *session) afterChange(ch *view.Change) {
+	if ch.Before.Version != ch.After.Version {
+		s.reconcile()
+	}
+}

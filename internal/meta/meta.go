@@ -1,0 +1,325 @@
+package meta
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+// Names are the meta-tools' wire names; config may rename them.
+type Names struct {
+	Enable   string
+	Disable  string
+	Reset    string
+	Find     string
+	Describe string
+	Call     string
+	Guidance string
+}
+
+// DefaultNames are the names SPEC §6 gives the meta-tools.
+func DefaultNames() Names {
+	return Names{Enable: "enable_tools", Disable: "disable_tools", Reset: "reset_tools",
+		Find: "find_tools", Describe: "describe_tools", Call: "call_tool", Guidance: "guidance"}
+}
+
+// WithDefaults fills empty names with the defaults.
+func (n Names) WithDefaults() Names {
+	d := DefaultNames()
+	fill := func(v *string, def string) {
+		if *v == "" {
+			*v = def
+		}
+	}
+	fill(&n.Enable, d.Enable)
+	fill(&n.Disable, d.Disable)
+	fill(&n.Reset, d.Reset)
+	fill(&n.Find, d.Find)
+	fill(&n.Describe, d.Describe)
+	fill(&n.Call, d.Call)
+	fill(&n.Guidance, d.Guidance)
+	return n
+}
+
+// All lists every meta-tool name, for collision checks.
+func (n Names) All() []string {
+	return []string{n.Enable, n.Disable, n.Reset, n.Find, n.Describe, n.Call, n.Guidance}
+}
+
+// Kind identifies a meta-tool independent of its wire name.
+type Kind int
+
+const (
+	NotMeta Kind = iota
+	Enable
+	Disable
+	Reset
+	Find
+	Describe
+	Call
+	Guidance
+)
+
+// Kind tells which meta-tool a wire name is.
+func (n Names) Kind(name string) Kind {
+	switch name {
+	case n.Enable:
+		return Enable
+	case n.Disable:
+		return Disable
+	case n.Reset:
+		return Reset
+	case n.Find:
+		return Find
+	case n.Describe:
+		return Describe
+	case n.Call:
+		return Call
+	case n.Guidance:
+		return Guidance
+	}
+	return NotMeta
+}
+
+// GroupInfo describes a group in results and descriptions.
+type GroupInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Tools       int    `json:"tools"`
+}
+
+// ToolInfo describes a newly visible wire tool, so a client that never
+// refreshes its list can still call it through call_tool.
+type ToolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// EnableResult is what enable_tools returns.
+type EnableResult struct {
+	Enabled         []string          `json:"enabled"`
+	EnabledGroups   []string          `json:"enabled_groups"`
+	AvailableTools  []string          `json:"available_tools"`
+	AvailableGroups []GroupInfo       `json:"available_groups"`
+	Errors          []view.GroupError `json:"errors"`
+	Instructions    map[string]string `json:"instructions,omitempty"`
+	Tools           []ToolInfo        `json:"tools"`
+	Note            string            `json:"note,omitempty"`
+}
+
+// DisableResult is what disable_tools returns.
+type DisableResult struct {
+	Disabled       []string          `json:"disabled"`
+	EnabledGroups  []string          `json:"enabled_groups"`
+	AvailableTools []string          `json:"available_tools"`
+	Errors         []view.GroupError `json:"errors"`
+}
+
+// ResetResult is what reset_tools returns.
+type ResetResult struct {
+	Enabled        []string          `json:"enabled"`
+	Disabled       []string          `json:"disabled"`
+	EnabledGroups  []string          `json:"enabled_groups"`
+	AvailableTools []string          `json:"available_tools"`
+	Errors         []view.GroupError `json:"errors"`
+	Instructions   map[string]string `json:"instructions,omitempty"`
+	Tools          []ToolInfo        `json:"tools"`
+}
+
+// GroupsArgs are the arguments of enable_tools and disable_tools.
+type GroupsArgs struct {
+	Groups []string `json:"groups"`
+}
+
+// DoEnable runs enable_tools on v.
+func DoEnable(v *view.View, e *expose.Exposure, args GroupsArgs) (*EnableResult, *view.Change) {
+	ch := v.Enable(args.Groups)
+	res := &EnableResult{
+		Enabled:         groupNames(ch.Enabled),
+		EnabledGroups:   enabledNames(e.Catalog(), ch.After),
+		AvailableTools:  wireNames(e.Listed(ch.After)),
+		AvailableGroups: groupInfos(e, v.Enableable()),
+		Errors:          nonNil(ch.Errors),
+		Instructions:    instructions(ch.Enabled),
+		Tools:           newlyListed(e, ch),
+	}
+	if len(args.Groups) == 0 {
+		res.Note = "No groups given: pass {\"groups\": [\"<name>\"]} with names from available_groups."
+	}
+	return res, ch
+}
+
+// DoDisable runs disable_tools on v.
+func DoDisable(v *view.View, e *expose.Exposure, args GroupsArgs) (*DisableResult, *view.Change) {
+	ch := v.Disable(args.Groups)
+	return &DisableResult{
+		Disabled:       groupNames(ch.Disabled),
+		EnabledGroups:  enabledNames(e.Catalog(), ch.After),
+		AvailableTools: wireNames(e.Listed(ch.After)),
+		Errors:         nonNil(ch.Errors),
+	}, ch
+}
+
+// DoReset runs reset_tools on v: args maps group names to their final state.
+func DoReset(v *view.View, e *expose.Exposure, args map[string]bool) (*ResetResult, *view.Change) {
+	ch := v.Reset(args)
+	return &ResetResult{
+		Enabled:        groupNames(ch.Enabled),
+		Disabled:       groupNames(ch.Disabled),
+		EnabledGroups:  enabledNames(e.Catalog(), ch.After),
+		AvailableTools: wireNames(e.Listed(ch.After)),
+		Errors:         nonNil(ch.Errors),
+		Instructions:   instructions(ch.Enabled),
+		Tools:          newlyListed(e, ch),
+	}, ch
+}
+
+// HiddenToolMessage explains why a tool in a disabled group cannot be
+// called directly, naming the groups that hold it and the exact
+// enable_tools call that makes it available.
+func HiddenToolMessage(n Names, w *expose.Wire, s view.Snapshot) string {
+	var holders []*catalog.Group
+	if w.Group != nil {
+		holders = []*catalog.Group{w.Group}
+	} else {
+		holders = w.Target.Groups
+	}
+	// The cheapest fix enables the fewest groups: the holder with the most
+	// ancestors already enabled.
+	var best []string
+	var names []string
+	for _, g := range holders {
+		names = append(names, fmt.Sprintf("%q", g.ID))
+		var chain []string
+		for cur := g; cur != nil; cur = cur.Parent {
+			if !s.Enabled.Has(cur.Index) {
+				chain = append([]string{string(cur.ID)}, chain...)
+			}
+		}
+		if best == nil || len(chain) < len(best) {
+			best = chain
+		}
+	}
+	call, _ := json.Marshal(GroupsArgs{Groups: best})
+	what := "group"
+	if len(holders) > 1 {
+		what = "groups"
+	}
+	return fmt.Sprintf("%s is in the %s %s, which is not enabled. Call %s with %s to make it available, or call it once without enabling anything through %s with {\"name\": %q, \"arguments\": {...}}.",
+		w.Name, what, strings.Join(names, ", "), n.Enable, call, n.Call, w.Name)
+}
+
+// UnknownToolMessage names the nearest known tools.
+func UnknownToolMessage(n Names, e *expose.Exposure, name string, extra []string) string {
+	candidates := slices.Clone(extra)
+	for _, t := range e.Catalog().Tools() {
+		candidates = append(candidates, e.FlatWire(t).Name)
+	}
+	for _, g := range e.Catalog().Groups() {
+		if w, ok := e.GroupWire(g); ok {
+			candidates = append(candidates, w.Name)
+		}
+	}
+	msg := fmt.Sprintf("there is no tool %q", name)
+	if near := catalog.Nearest(name, candidates, 3); len(near) > 0 {
+		quoted := make([]string, len(near))
+		for i, s := range near {
+			quoted[i] = fmt.Sprintf("%q", s)
+		}
+		msg += "; the nearest are " + strings.Join(quoted, ", ")
+	}
+	if n.Find != "" && e.Mode() != expose.Flat {
+		msg += fmt.Sprintf(". %s searches every tool by what it does", n.Find)
+	}
+	return msg + "."
+}
+
+func newlyListed(e *expose.Exposure, ch *view.Change) []ToolInfo {
+	before := map[string]bool{}
+	for _, w := range e.Listed(ch.Before) {
+		before[w.Name] = true
+	}
+	out := []ToolInfo{}
+	for _, w := range e.Listed(ch.After) {
+		if !before[w.Name] {
+			out = append(out, ToolInfo{Name: w.Name, Description: w.Tool.Description, InputSchema: w.InputSchema()})
+		}
+	}
+	return out
+}
+
+func instructions(groups []*catalog.Group) map[string]string {
+	var out map[string]string
+	for _, g := range groups {
+		if g.Instructions != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[string(g.ID)] = g.Instructions
+		}
+	}
+	return out
+}
+
+func groupNames(gs []*catalog.Group) []string {
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		out[i] = string(g.ID)
+	}
+	return out
+}
+
+func enabledNames(cat *catalog.Catalog, s view.Snapshot) []string {
+	out := []string{}
+	s.Enabled.Each(func(i int) { out = append(out, string(cat.Groups()[i].ID)) })
+	return out
+}
+
+func wireNames(ws []*expose.Wire) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.Name
+	}
+	return out
+}
+
+func groupInfos(e *expose.Exposure, gs []*catalog.Group) []GroupInfo {
+	out := make([]GroupInfo, len(gs))
+	for i, g := range gs {
+		out[i] = GroupInfo{Name: string(g.ID), Description: g.Description, Tools: len(g.Tools)}
+	}
+	return out
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// Result wraps a value as a tool result: structuredContent and the same
+// JSON as text, as SPEC §6 asks of every meta-tool.
+func Result(v any, isError bool) *mcp.CallToolResult {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ErrorResult("encoding the result failed: " + err.Error())
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+		IsError:           isError,
+	}
+}
+
+// ErrorResult is a tool error whose text tells the agent what to do.
+func ErrorResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
+}

@@ -1,0 +1,96 @@
+package meta
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+var groupsSchema = json.RawMessage(`{"type":"object","properties":{"groups":{"type":"array","items":{"type":"string"},"description":"Group names, parents before their children."}},"required":["groups"]}`)
+
+var callSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The tool's name as find_tools or enable_tools gave it."},"arguments":{"type":"object","description":"The tool's own arguments; for a grouped tool include \"action\"."}},"required":["name"]}`)
+
+func readOnly(idempotent bool) *mcp.ToolAnnotations {
+	no := false
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: idempotent, OpenWorldHint: &no}
+}
+
+// EnableTool is enable_tools' definition for a view: its description lists
+// what can be enabled now, so it changes as the view does.
+func EnableTool(n Names, v *view.View) *mcp.Tool {
+	var b strings.Builder
+	b.WriteString("Make more tools available by enabling groups. Your tool list shows only ungrouped tools and those of enabled groups; enabling a group adds its tools (and lets you enable its child groups). The result also lists the new tools with their parameters, which you can call through ")
+	b.WriteString(n.Call)
+	b.WriteString(" right away.")
+	groups := v.Enableable()
+	if len(groups) == 0 {
+		b.WriteString("\n\nEvery group is enabled.")
+	} else {
+		b.WriteString("\n\nGroups you can enable now:")
+		for _, g := range groups {
+			fmt.Fprintf(&b, "\n- %s (%s)", g.ID, count(len(g.Tools), "tool"))
+			if len(g.Children) > 0 {
+				fmt.Fprintf(&b, ", %s inside", count(len(g.Children), "group"))
+			}
+			if d := firstLine(g.Description); d != "" {
+				b.WriteString(": " + d)
+			}
+		}
+	}
+	if limit := v.Space().Options().MaxTools; limit > 0 {
+		fmt.Fprintf(&b, "\n\nAt most %d grouped tools can be enabled at once; %d are now. Disable groups you no longer need with %s.", limit, v.GroupedCount(), n.Disable)
+	}
+	return &mcp.Tool{Name: n.Enable, Description: b.String(), InputSchema: groupsSchema,
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, OpenWorldHint: new(bool)}}
+}
+
+// DisableTool is disable_tools' definition.
+func DisableTool(n Names) *mcp.Tool {
+	return &mcp.Tool{Name: n.Disable, InputSchema: groupsSchema,
+		Description: "Remove groups' tools from your tool list when you no longer need them, to keep the list short. Disabling a group also disables the groups inside it.",
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, OpenWorldHint: new(bool)}}
+}
+
+// ResetTool is reset_tools' definition: one boolean per group, the final
+// state of each.
+func ResetTool(n Names, cat *catalog.Catalog) *mcp.Tool {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{`)
+	for i, g := range cat.Groups() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(string(g.ID))
+		desc, _ := json.Marshal(firstLine(g.Description))
+		fmt.Fprintf(&b, `%s:{"type":"boolean","description":%s}`, name, desc)
+	}
+	b.WriteString(`},"additionalProperties":false}`)
+	return &mcp.Tool{Name: n.Reset, InputSchema: json.RawMessage(b.String()),
+		Description: "Set exactly which groups are enabled: groups set to true are enabled, every other group is disabled. A child group needs its parent set to true too.",
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, OpenWorldHint: new(bool)}}
+}
+
+// CallTool is call_tool's definition.
+func CallTool(n Names) *mcp.Tool {
+	return &mcp.Tool{Name: n.Call, InputSchema: callSchema,
+		Description: "Call any tool by name, including tools of groups that are not enabled and tools missing from your list. Returns the tool's own result unchanged."}
+}
+
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
