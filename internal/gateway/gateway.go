@@ -19,7 +19,7 @@ import (
 // regard to case. A client missing here still works: it gets the search
 // mode, whose list never changes.
 var DefaultRefreshingClients = []string{
-	"claude-code", // Claude Code refreshes its tool list on list_changed
+	"claude-code",                  // Claude Code refreshes its tool list on list_changed
 	"vscode", "Visual Studio Code", // VS Code's MCP client
 	"fast-agent",      // fast-agent honours list_changed
 	"toolfold-client", // toolfold clients and examples
