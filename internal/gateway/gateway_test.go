@@ -1,0 +1,302 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+// client is a connected test client that counts list_changed notifications.
+type client struct {
+	*mcp.ClientSession
+	changed chan struct{}
+	count   atomic.Int32
+}
+
+func newGateway(t *testing.T, opts gateway.Options, vopts *view.Options) *gateway.Gateway {
+	t.Helper()
+	space, err := view.NewSpace(catalogtest.Tree(t), vopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gateway.New(space, &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func connect(t *testing.T, g *gateway.Gateway, name string) *client {
+	t.Helper()
+	ctx := context.Background()
+	c := &client{changed: make(chan struct{}, 16)}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := g.ServerFor(gateway.ClientInfo{Name: name}).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	mc := mcp.NewClient(&mcp.Implementation{Name: name}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			c.count.Add(1)
+			c.changed <- struct{}{}
+		},
+	})
+	cs, err := mc.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	c.ClientSession = cs
+	return c
+}
+
+func (c *client) names(t *testing.T) string {
+	t.Helper()
+	res, err := c.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tl := range res.Tools {
+		out = append(out, tl.Name)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
+
+func (c *client) call(t *testing.T, name string, args any) (*mcp.CallToolResult, string) {
+	t.Helper()
+	res, err := c.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: %v", name, err)
+	}
+	var text []string
+	for _, ct := range res.Content {
+		if tc, ok := ct.(*mcp.TextContent); ok {
+			text = append(text, tc.Text)
+		}
+	}
+	return res, strings.Join(text, "\n")
+}
+
+// waitChanged waits for one notification and then makes sure no second
+// one follows for the same change.
+func (c *client) waitChanged(t *testing.T) {
+	t.Helper()
+	select {
+	case <-c.changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notifications/tools/list_changed arrived")
+	}
+	c.quiet(t)
+}
+
+// quiet asserts that no notification arrives for a while. The SDK debounces
+// notifications by 10ms; 200ms is ample for a stray one to show.
+func (c *client) quiet(t *testing.T) {
+	t.Helper()
+	select {
+	case <-c.changed:
+		t.Fatal("an unexpected notifications/tools/list_changed arrived")
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+func TestGroupsModeUnfoldsPerClient(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
+	one, two := connect(t, g, "one"), connect(t, g, "two")
+	const initial = "call_tool,disable_tools,enable_tools,u"
+	if got := one.names(t); got != initial {
+		t.Fatalf("initial list = %q, want %q", got, initial)
+	}
+
+	res, text := one.call(t, "enable_tools", map[string]any{"groups": []string{"code", "code.repos"}})
+	if res.IsError {
+		t.Fatalf("enable failed: %s", text)
+	}
+	var er struct {
+		Enabled      []string          `json:"enabled"`
+		Instructions map[string]string `json:"instructions"`
+		Tools        []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+		AvailableGroups []struct{ Name string } `json:"available_groups"`
+	}
+	if err := json.Unmarshal([]byte(text), &er); err != nil {
+		t.Fatalf("result is not the JSON of structuredContent: %v\n%s", err, text)
+	}
+	var fromText any
+	_ = json.Unmarshal([]byte(text), &fromText)
+	if !reflect.DeepEqual(res.StructuredContent, fromText) {
+		t.Errorf("structuredContent %v differs from the text %s", res.StructuredContent, text)
+	}
+	if strings.Join(er.Enabled, ",") != "code,code.repos" || er.Instructions["code.repos"] != "Mind the default branch." || len(er.Tools) != 4 {
+		t.Errorf("enable result = %+v", er)
+	}
+	one.waitChanged(t)
+	two.quiet(t)
+	if got := one.names(t); got != "a,b,c,call_tool,d,disable_tools,enable_tools,u" {
+		t.Errorf("after enable: %q", got)
+	}
+	if got := two.names(t); got != initial {
+		t.Errorf("the other client's list changed: %q", got)
+	}
+
+	// Nothing changes: no notification.
+	res, text = one.call(t, "enable_tools", map[string]any{"groups": []string{"code"}})
+	if !res.IsError || !strings.Contains(text, "already_enabled") {
+		t.Errorf("re-enable: %v %s", res.IsError, text)
+	}
+	one.quiet(t)
+
+	// Disable cascades and notifies once.
+	_, text = one.call(t, "disable_tools", map[string]any{"groups": []string{"code"}})
+	if !strings.Contains(text, `"disabled":["code","code.repos"]`) {
+		t.Errorf("disable: %s", text)
+	}
+	one.waitChanged(t)
+	if got := one.names(t); got != initial {
+		t.Errorf("after disable: %q", got)
+	}
+}
+
+func TestHiddenToolNamesTheFix(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
+	c := connect(t, g, "x")
+	res, text := c.call(t, "e", map[string]any{})
+	if !res.IsError {
+		t.Fatal("calling a hidden tool succeeded")
+	}
+	for _, want := range []string{`e is in the group "code.repos.br", which is not enabled`, `Call enable_tools with {"groups":["code","code.repos","code.repos.br"]}`, "call_tool"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("message lacks %q:\n%s", want, text)
+		}
+	}
+	// With the parent enabled the fix is shorter.
+	c.call(t, "enable_tools", map[string]any{"groups": []string{"code", "code.repos"}})
+	c.waitChanged(t)
+	_, text = c.call(t, "e", map[string]any{})
+	if !strings.Contains(text, `{"groups":["code.repos.br"]}`) {
+		t.Errorf("message does not reuse enabled parents:\n%s", text)
+	}
+}
+
+func TestCallToolWorksWithoutEnabling(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
+	c := connect(t, g, "x")
+	res, text := c.call(t, "call_tool", map[string]any{"name": "e", "arguments": map[string]any{"x": "hi"}})
+	if res.IsError || text != `e {"x":"hi"}` {
+		t.Fatalf("call_tool: %v %q", res.IsError, text)
+	}
+	c.quiet(t)
+	if got := c.names(t); got != "call_tool,disable_tools,enable_tools,u" {
+		t.Errorf("call_tool changed the list: %q", got)
+	}
+	res, text = c.call(t, "call_tool", map[string]any{"name": "e", "arguments": map[string]any{"x": 5}})
+	if !res.IsError || !strings.Contains(text, "argument x") {
+		t.Errorf("bad arguments through call_tool: %v %q", res.IsError, text)
+	}
+}
+
+func TestUnknownToolNamesNearest(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
+	c := connect(t, g, "x")
+	res, text := c.call(t, "enable_tool", map[string]any{})
+	if !res.IsError || !strings.Contains(text, `there is no tool "enable_tool"; the nearest are "enable_tools"`) {
+		t.Errorf("%v %q", res.IsError, text)
+	}
+}
+
+func TestMaxToolsInDescriptionAndErrors(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Groups}, &view.Options{MaxTools: 3})
+	c := connect(t, g, "x")
+	res, err := c.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var desc string
+	for _, tl := range res.Tools {
+		if tl.Name == "enable_tools" {
+			desc = tl.Description
+		}
+	}
+	for _, want := range []string{"- code (2 tools), 1 group inside: Code", "- docs (2 tools): Documents", "At most 3 grouped tools can be enabled at once; 0 are now."} {
+		if !strings.Contains(desc, want) {
+			t.Errorf("enable_tools description lacks %q:\n%s", want, desc)
+		}
+	}
+	_, text := c.call(t, "enable_tools", map[string]any{"groups": []string{"code", "code.repos"}})
+	if !strings.Contains(text, `"reason":"over_limit"`) || !strings.Contains(text, `"count":4,"limit":3`) {
+		t.Errorf("over limit: %s", text)
+	}
+}
+
+func TestStaticModes(t *testing.T) {
+	tests := []struct {
+		mode expose.Mode
+		list string
+	}{
+		{expose.Flat, "a,b,c,d,e,f,u"},
+		{expose.Grouped, "code,docs,u"},
+		{expose.Search, "call_tool,u"},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.mode), func(t *testing.T) {
+			g := newGateway(t, gateway.Options{Mode: tt.mode}, nil)
+			c := connect(t, g, "x")
+			if got := c.names(t); got != tt.list {
+				t.Errorf("list = %q, want %q", got, tt.list)
+			}
+			if c.InitializeResult().Capabilities.Tools.ListChanged {
+				t.Error("a static mode must not promise list_changed")
+			}
+		})
+	}
+	g := newGateway(t, gateway.Options{Mode: expose.Grouped}, nil)
+	c := connect(t, g, "x")
+	res, text := c.call(t, "code", map[string]any{"action": "repos.br.e", "x": "y"})
+	if res.IsError || text != `e {"x":"y"}` {
+		t.Errorf("grouped call: %v %q", res.IsError, text)
+	}
+	res, text = c.call(t, "code", map[string]any{"action": "nope"})
+	if !res.IsError || !strings.Contains(text, `Set "action" to one of: a, b, repos.c, repos.d, repos.br.e`) {
+		t.Errorf("unknown action: %v %q", res.IsError, text)
+	}
+}
+
+func TestAutoModeByClientName(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Auto, RefreshingClients: []string{"Refresher"}}, nil)
+	tests := []struct {
+		info gateway.ClientInfo
+		want expose.Mode
+	}{
+		{gateway.ClientInfo{Name: "refresher"}, expose.Groups},
+		{gateway.ClientInfo{Name: "claude-ai"}, expose.Search},
+		{gateway.ClientInfo{Name: "refresher", ProtocolVersion: "2026-07-28"}, expose.Search},
+		{gateway.ClientInfo{Name: "refresher", Stateless: true}, expose.Search},
+	}
+	for _, tt := range tests {
+		if got := g.ModeFor(tt.info); got != tt.want {
+			t.Errorf("ModeFor(%+v) = %s, want %s", tt.info, got, tt.want)
+		}
+	}
+	if got := connect(t, g, "Refresher").names(t); got != "call_tool,disable_tools,enable_tools,u" {
+		t.Errorf("refreshing client got %q", got)
+	}
+	if got := connect(t, g, "other").names(t); got != "call_tool,u" {
+		t.Errorf("other client got %q", got)
+	}
+}
