@@ -57,9 +57,10 @@ type entry struct {
 	value   *node
 }
 
-// maxNodes bounds the size of a parsed document, including YAML aliases expanded,
-// so a small hostile file (a "billion laughs") cannot exhaust memory.
-const maxNodes = 1_000_000
+// maxNodes bounds the size of a parsed document, counting YAML aliases as the
+// values they stand for, so a small hostile file (a "billion laughs") cannot make
+// the loader walk billions of values. Real configs hold hundreds.
+const maxNodes = 100_000
 
 // syntaxError is a parse failure at a line.
 type syntaxError struct {
@@ -293,7 +294,7 @@ func parseYAML(data []byte) (*node, error) {
 	if err := dec.Decode(&extra); err == nil {
 		return nil, &syntaxError{line: extra.Line, msg: "the file holds more than one YAML document; keep one (remove the extra ---)"}
 	}
-	conv := &yamlConverter{}
+	conv := &yamlConverter{done: map[*yaml.Node]converted{}}
 	root := &doc
 	if root.Kind == yaml.DocumentNode {
 		if len(root.Content) == 0 {
@@ -318,40 +319,62 @@ func yamlSyntaxError(err error) error {
 	return &syntaxError{line: line, msg: "YAML syntax: " + msg}
 }
 
-type yamlConverter struct{ count int }
+// yamlConverter converts each yaml.Node once (an alias shares the converted
+// target) while counting the expanded size against maxNodes.
+type yamlConverter struct {
+	count int
+	done  map[*yaml.Node]converted
+}
+
+type converted struct {
+	node *node
+	size int // values in the subtree with aliases expanded
+}
 
 // maxYAMLDepth stops alias chains that refer back into themselves.
 const maxYAMLDepth = 200
 
 func (c *yamlConverter) convert(y *yaml.Node, depth int) (*node, error) {
-	c.count++
-	if c.count > maxNodes {
-		return nil, &syntaxError{line: y.Line, msg: "the document is too large (aliases expand to more than a million values)"}
-	}
+	n, _, err := c.convertSized(y, depth)
+	return n, err
+}
+
+func (c *yamlConverter) convertSized(y *yaml.Node, depth int) (*node, int, error) {
 	if depth > maxYAMLDepth {
-		return nil, &syntaxError{line: y.Line, msg: "values are nested too deeply"}
+		return nil, 0, &syntaxError{line: y.Line, msg: "values are nested too deeply"}
 	}
-	n := &node{line: y.Line}
-	switch y.Kind {
-	case yaml.AliasNode:
+	if y.Kind == yaml.AliasNode {
 		if y.Alias == nil {
-			return nil, &syntaxError{line: y.Line, msg: "an alias refers to no anchor"}
+			return nil, 0, &syntaxError{line: y.Line, msg: "an alias refers to no anchor"}
 		}
-		target, err := c.convert(y.Alias, depth+1)
+		target, size, err := c.convertSized(y.Alias, depth+1)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
+		}
+		if err := c.add(size, y.Line); err != nil {
+			return nil, 0, err
 		}
 		clone := *target
 		clone.line = y.Line
-		return &clone, nil
+		return &clone, size, nil
+	}
+	if done, ok := c.done[y]; ok {
+		return done.node, done.size, nil
+	}
+	if err := c.add(1, y.Line); err != nil {
+		return nil, 0, err
+	}
+	n, size := &node{line: y.Line}, 1
+	switch y.Kind {
 	case yaml.SequenceNode:
 		n.kind = kindList
 		for _, item := range y.Content {
-			v, err := c.convert(item, depth+1)
+			v, s, err := c.convertSized(item, depth+1)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			n.items = append(n.items, v)
+			size += s
 		}
 	case yaml.MappingNode:
 		n.kind = kindObject
@@ -359,20 +382,21 @@ func (c *yamlConverter) convert(y *yaml.Node, depth int) (*node, error) {
 		for i := 0; i+1 < len(y.Content); i += 2 {
 			k, v := y.Content[i], y.Content[i+1]
 			if k.Kind != yaml.ScalarNode {
-				return nil, &syntaxError{line: k.Line, msg: "a key must be a plain name, not a list or an object"}
+				return nil, 0, &syntaxError{line: k.Line, msg: "a key must be a plain name, not a list or an object"}
 			}
 			if k.Value == "<<" && k.Tag == "!!merge" {
-				return nil, &syntaxError{line: k.Line, msg: "YAML merge keys (<<) are not supported; write the keys out"}
+				return nil, 0, &syntaxError{line: k.Line, msg: "YAML merge keys (<<) are not supported; write the keys out"}
 			}
 			if first, dup := seen[k.Value]; dup {
-				return nil, &syntaxError{line: k.Line, msg: fmt.Sprintf("key %q appears twice in the same mapping (first on line %d); keep one", k.Value, first)}
+				return nil, 0, &syntaxError{line: k.Line, msg: fmt.Sprintf("key %q appears twice in the same mapping (first on line %d); keep one", k.Value, first)}
 			}
 			seen[k.Value] = k.Line
-			val, err := c.convert(v, depth+1)
+			val, s, err := c.convertSized(v, depth+1)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			n.entries = append(n.entries, entry{key: k.Value, keyLine: k.Line, value: val})
+			size += s
 		}
 	case yaml.ScalarNode:
 		n.text = y.Value
@@ -390,5 +414,15 @@ func (c *yamlConverter) convert(y *yaml.Node, depth int) (*node, error) {
 	default:
 		n.kind = kindNull
 	}
-	return n, nil
+	c.done[y] = converted{node: n, size: size}
+	return n, size, nil
+}
+
+// add counts values against maxNodes.
+func (c *yamlConverter) add(values, line int) error {
+	c.count += values
+	if c.count > maxNodes {
+		return &syntaxError{line: line, msg: fmt.Sprintf("the document is too large (more than %d values once aliases are expanded); write it out plainly", maxNodes)}
+	}
+	return nil
 }
