@@ -461,8 +461,8 @@ func newDefaultConfig() *Config {
 }
 
 // GroupNames returns every group the config knows without discovery: declared
-// groups, each enabled server's group, each enabled command's group, and the
-// implied parents of dotted names. Sorted.
+// groups, every server's group and every command's group (disabled ones too, so
+// references to them stay valid). Sorted.
 func (c *Config) GroupNames() []string {
 	set := c.staticGroups()
 	names := make([]string, 0, len(set))
