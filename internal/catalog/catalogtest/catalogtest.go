@@ -5,6 +5,7 @@ package catalogtest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,4 +66,29 @@ func Tree(t testing.TB) *catalog.Catalog {
 			{ID: "docs", Description: "Documents", Members: catalog.Members{Tools: []catalog.ToolID{"a", "f"}}},
 		},
 	})
+}
+
+// Synthetic builds a catalog of n tools spread evenly over g top-level
+// groups, each tool with a small realistic schema, for benchmarks.
+func Synthetic(t testing.TB, n, g int) *catalog.Catalog {
+	t.Helper()
+	tools := make([]*catalog.Tool, n)
+	for i := range tools {
+		id := fmt.Sprintf("server%02d__tool_%04d", i%g, i)
+		tools[i] = &catalog.Tool{
+			ID: catalog.ToolID(id), Name: fmt.Sprintf("tool_%04d", i), Source: fmt.Sprintf("server%02d", i%g),
+			Def: &mcp.Tool{
+				Name:        fmt.Sprintf("tool_%04d", i),
+				Description: "Does one numbered thing with a repository, an issue or a file, and returns what happened.",
+				InputSchema: json.RawMessage(`{"type":"object","properties":{"owner":{"type":"string","description":"Account that owns it"},"repo":{"type":"string","description":"Repository name"},"limit":{"type":"integer","minimum":1}},"required":["owner","repo"]}`),
+			},
+			Handler: Echo,
+		}
+	}
+	groups := make([]catalog.GroupSpec, g)
+	for i := range groups {
+		src := fmt.Sprintf("server%02d", i)
+		groups[i] = catalog.GroupSpec{ID: catalog.GroupID(src), Description: "Tools of " + src, Members: catalog.Members{Sources: []string{src}}}
+	}
+	return Build(t, catalog.Spec{Tools: tools, Groups: groups})
 }

@@ -1,0 +1,97 @@
+package gateway_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+func benchGateway(b *testing.B, mode expose.Mode) *gateway.Gateway {
+	space, err := view.NewSpace(catalogtest.Synthetic(b, 1000, 50), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := gateway.New(space, &gateway.Options{Mode: mode})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return g
+}
+
+// BenchmarkEnableRoundTrip is an enable_tools call, the reconciliation of
+// the client's server, and the tools/list that follows, over an in-memory
+// connection, for 1,000 tools in 50 groups.
+func BenchmarkEnableRoundTrip(b *testing.B) {
+	g := benchGateway(b, expose.Groups)
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := g.ServerFor(gateway.ClientInfo{}).Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	for i := 0; b.Loop(); i++ {
+		method := "enable_tools"
+		if i%2 == 1 {
+			method = "disable_tools"
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: method, Arguments: map[string]any{"groups": []string{"server07"}}})
+		if err != nil || res.IsError {
+			b.Fatalf("%s: %v %v", method, err, res)
+		}
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkIdleSession reports the memory one connected, idle groups-mode
+// client holds on the server side (goal: under 50 KB), as bytes/session.
+func BenchmarkIdleSession(b *testing.B) {
+	g := benchGateway(b, expose.Groups)
+	ctx := context.Background()
+	const sessions = 200
+	var sessionsHeld []*mcp.ServerSession
+	var clientConns []mcp.Transport
+	measure := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	var perSession float64
+	for b.Loop() {
+		before := measure()
+		for range sessions {
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := g.ServerFor(gateway.ClientInfo{}).Connect(ctx, st, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sessionsHeld = append(sessionsHeld, ss)
+			clientConns = append(clientConns, ct)
+		}
+		after := measure()
+		perSession = float64(after-before) / sessions
+		b.StopTimer()
+		for _, ss := range sessionsHeld {
+			ss.Close()
+		}
+		sessionsHeld, clientConns = nil, nil
+		b.StartTimer()
+	}
+	runtime.KeepAlive(clientConns)
+	b.ReportMetric(perSession, "bytes/session")
+}
