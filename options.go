@@ -56,6 +56,11 @@ type Options struct {
 	MaxTools int
 	// InitialGroups are enabled for every new client, with their parents.
 	InitialGroups []string
+	// ExcludeGroups removes groups, their subgroups and every tool in them:
+	// clients never see them, even through call_tool.
+	ExcludeGroups []string
+	// ReadOnly serves only tools that declare readOnlyHint.
+	ReadOnly bool
 	// HideUngrouped hides tools that are in no group.
 	HideUngrouped bool
 	// PlainDescriptions turns off the [READ-ONLY] and [DESTRUCTIVE] markers

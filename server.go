@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -215,12 +216,13 @@ func errorResult(err error) *mcp.CallToolResult {
 	return r
 }
 
-// Spec describes the server's tools and groups for the gateway, which
-// mounts library servers in-process. Most programs do not need it.
-func (s *Server) Spec() catalog.Spec {
+// Spec describes the server's tools and groups, with ReadOnly and
+// ExcludeGroups applied, for the toolfold command, which inspects library
+// servers and mounts them in-process. Most programs do not need it.
+func (s *Server) Spec() (catalog.Spec, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	spec := catalog.Spec{Tools: make([]*catalog.Tool, len(s.tools))}
+	spec := catalog.Spec{Tools: make([]*catalog.Tool, len(s.tools)), ReadOnly: s.opts.ReadOnly}
 	for i, t := range s.tools {
 		c := *t
 		spec.Tools[i] = &c
@@ -240,7 +242,22 @@ func (s *Server) Spec() catalog.Spec {
 		}
 		spec.Groups = append(spec.Groups, gs)
 	}
-	return spec
+	for _, name := range s.opts.ExcludeGroups {
+		i := slices.IndexFunc(spec.Groups, func(g catalog.GroupSpec) bool { return string(g.ID) == name })
+		if i < 0 {
+			ids := make([]string, len(spec.Groups))
+			for j, g := range spec.Groups {
+				ids[j] = string(g.ID)
+			}
+			hint := ""
+			if near := catalog.Nearest(name, ids, 1); len(near) > 0 {
+				hint = fmt.Sprintf(" (did you mean %q?)", near[0])
+			}
+			return spec, fmt.Errorf("toolfold: cannot exclude group %q: there is no such group%s", name, hint)
+		}
+		spec.Groups[i].Default = catalog.Excluded
+	}
+	return spec, nil
 }
 
 // gateway builds the serving machinery once, on first use.
@@ -258,7 +275,11 @@ func (s *Server) build() (*gateway.Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toolfold: %w", err)
 	}
-	built, err := catalog.Build(s.Spec())
+	spec, err := s.Spec()
+	if err != nil {
+		return nil, err
+	}
+	built, err := catalog.Build(spec)
 	if err != nil {
 		return nil, fmt.Errorf("toolfold: the server's tools and groups do not fit together: %w", err)
 	}
@@ -284,16 +305,19 @@ func (s *Server) build() (*gateway.Gateway, error) {
 }
 
 // Run serves one client over t until the client disconnects or ctx ends.
-// With *mcp.StdioTransport it reads the client's first message before
-// choosing its mode, as the gateway does; other transports serve the mode
-// an unnamed client would get.
+// With *mcp.StdioTransport or *mcp.IOTransport it reads the client's first
+// message before choosing its mode, as the gateway does; other transports
+// serve the mode an unnamed client would get.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	gw, err := s.gateway()
 	if err != nil {
 		return err
 	}
-	if _, ok := t.(*mcp.StdioTransport); ok {
+	switch t := t.(type) {
+	case *mcp.StdioTransport:
 		return gw.ServeStdio(ctx, stdin{}, stdout{})
+	case *mcp.IOTransport:
+		return gw.ServeStdio(ctx, t.Reader, t.Writer)
 	}
 	session, err := gw.ServerFor(gateway.ClientInfo{}).Connect(ctx, t, nil)
 	if err != nil {

@@ -1,0 +1,142 @@
+package toolfold_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold"
+)
+
+type addIn struct {
+	A int `json:"a" jsonschema:"the first addend"`
+	B int `json:"b" jsonschema:"the second addend"`
+}
+
+type addOut struct {
+	Sum int `json:"sum"`
+}
+
+func add(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, addOut, error) {
+	return nil, addOut{Sum: in.A + in.B}, nil
+}
+
+// connect serves srv to one in-memory client named name.
+func connect(t testing.TB, srv *toolfold.Server, name string) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestTypedToolsInferSchemasAndStructureResults(t *testing.T) {
+	srv := toolfold.NewServer(&toolfold.Options{Mode: toolfold.ModeFlat})
+	math := srv.Group("math", &toolfold.GroupOptions{Description: "Arithmetic"})
+	toolfold.AddTool(math, &mcp.Tool{Name: "add", Description: "Add two integers."}, add)
+	toolfold.AddTool(srv, &mcp.Tool{Name: "fail", Description: "Always fails."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return nil, nil, errFailed
+		})
+	cs := connect(t, srv, "test")
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var addTool *mcp.Tool
+	for _, tl := range list.Tools {
+		if tl.Name == "add" {
+			addTool = tl
+		}
+	}
+	if addTool == nil {
+		t.Fatalf("add is not listed: %v", list.Tools)
+	}
+	in, _ := json.Marshal(addTool.InputSchema)
+	for _, want := range []string{`"a":{"description":"the first addend","type":"integer"}`, `"required":["a","b"]`} {
+		if !strings.Contains(string(in), want) {
+			t.Errorf("input schema lacks %s: %s", want, in)
+		}
+	}
+	if out, _ := json.Marshal(addTool.OutputSchema); !strings.Contains(string(out), `"sum"`) {
+		t.Errorf("output schema = %s", out)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 2, "b": 40}})
+	if err != nil || res.IsError {
+		t.Fatalf("add: %v %v", err, res)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != `{"sum":42}` {
+		t.Errorf("text = %s", got)
+	}
+	if sc, _ := json.Marshal(res.StructuredContent); string(sc) != `{"sum":42}` {
+		t.Errorf("structuredContent = %s", sc)
+	}
+	res, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": "two"}})
+	if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "argument a") {
+		t.Errorf("bad arguments were not refused: %+v", res.Content[0])
+	}
+	res, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fail"})
+	if !res.IsError || res.Content[0].(*mcp.TextContent).Text != errFailed.Error() {
+		t.Errorf("a handler's error must become a tool error: %+v", res.Content[0])
+	}
+}
+
+type failure string
+
+func (f failure) Error() string { return string(f) }
+
+const errFailed = failure("the backend is down; try again later")
+
+func TestGroupsNestIncludeAndExclude(t *testing.T) {
+	srv := toolfold.NewServer(&toolfold.Options{ExcludeGroups: []string{"admin"}})
+	repos := srv.Group("repos", &toolfold.GroupOptions{Description: "Repositories"})
+	branches := repos.Group("branches", &toolfold.GroupOptions{Description: "Branches"})
+	if branches.Name() != "repos.branches" {
+		t.Errorf("child name = %q", branches.Name())
+	}
+	toolfold.AddTool(repos, &mcp.Tool{Name: "add"}, add)
+	branches.Include("add")
+	admin := srv.Group("admin", &toolfold.GroupOptions{Description: "Dangerous"})
+	toolfold.AddTool(admin, &mcp.Tool{Name: "wipe"}, add)
+	spec, err := srv.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.Groups) != 3 || spec.Groups[1].Parent != "repos" || len(spec.Groups[1].Members.Tools) != 1 {
+		t.Errorf("spec groups = %+v", spec.Groups)
+	}
+	cs := connect(t, srv, "x")
+	res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "call_tool", Arguments: map[string]any{"name": "wipe"}})
+	if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `there is no tool "wipe"`) {
+		t.Errorf("an excluded tool must not exist: %+v", res.Content[0])
+	}
+
+	bad := toolfold.NewServer(&toolfold.Options{ExcludeGroups: []string{"repo"}})
+	bad.Group("repos", nil)
+	if _, err := bad.Handler(nil); err == nil || !strings.Contains(err.Error(), `cannot exclude group "repo": there is no such group (did you mean "repos"?)`) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestBadOptionsAreReported(t *testing.T) {
+	srv := toolfold.NewServer(&toolfold.Options{Mode: "fancy"})
+	if _, err := srv.Handler(nil); err == nil || !strings.Contains(err.Error(), `unknown mode "fancy"`) {
+		t.Errorf("err = %v", err)
+	}
+	srv = toolfold.NewServer(&toolfold.Options{InitialGroups: []string{"nope"}})
+	srv.Group("nop", nil)
+	if _, err := srv.Handler(nil); err == nil || !strings.Contains(err.Error(), `initial group "nope" does not exist (did you mean "nop"?)`) {
+		t.Errorf("err = %v", err)
+	}
+}
