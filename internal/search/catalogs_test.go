@@ -35,6 +35,7 @@ type catalogTool struct {
 	InputSchema struct {
 		Properties map[string]struct {
 			Description string `json:"description"`
+			Enum        []any  `json:"enum"`
 		} `json:"properties"`
 	} `json:"inputSchema"`
 	Annotations struct {
@@ -95,7 +96,14 @@ func docFromTool(prefix, group string, t catalogTool) Doc {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		d.Params = append(d.Params, Param{Name: name, Description: t.InputSchema.Properties[name].Description})
+		prop := t.InputSchema.Properties[name]
+		p := Param{Name: name, Description: prop.Description}
+		for _, v := range prop.Enum {
+			if s, ok := v.(string); ok {
+				p.Values = append(p.Values, s)
+			}
+		}
+		d.Params = append(d.Params, p)
 	}
 	return d
 }

@@ -207,17 +207,27 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		if name == "" {
 			name = d.ID
 		}
-		var nameStems, server []string
-		for _, s := range analyze(name) {
-			if namespaceWords[d.Prefix][s] {
+		var nameStems, nameField, server []string
+		splitWords(name, func(w string) {
+			s := stem(w)
+			switch {
+			case namespaceWords[d.Prefix][s]:
 				server = append(server, s)
-			} else {
+			case isStopWord(w):
+				// Kept in the name field, where a query's "this" can
+				// tell ListUsageRecordThisMonth from ...Monthly, but
+				// not among the words the name bonuses count.
+				if len(w) > 1 {
+					nameField = append(nameField, s)
+				}
+			default:
 				nameStems = append(nameStems, s)
+				nameField = append(nameField, s)
 			}
-		}
+		})
 		server = append(server, analyze(d.Prefix)...)
 		f := &fieldStems[i]
-		f[fieldName] = nameStems
+		f[fieldName] = nameField
 		f[fieldServer] = server
 		f[fieldTitle] = analyze(d.Title)
 		f[fieldDescription] = analyze(d.Description)
@@ -256,7 +266,17 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	}
 
 	splitRareCompounds(ix.docs, fieldStems)
-	ix.postings = buildPostings(fieldStems, &weights, tune.k1)
+	clusters := make([]int, len(unique))
+	clusterIDs := map[string]int{}
+	for i, d := range unique {
+		id, ok := clusterIDs[d.Prefix]
+		if !ok {
+			id = len(clusterIDs)
+			clusterIDs[d.Prefix] = id
+		}
+		clusters[i] = id
+	}
+	ix.postings = buildPostings(fieldStems, clusters, &weights, tune.k1)
 
 	// Groups are ranked on their own words too: a one-field BM25 over
 	// name and description, the name counted twice.
@@ -266,7 +286,7 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		groupFields[gi][fieldName] = name
 		groupFields[gi][fieldDescription] = analyze(groupDescriptions[int32(gi)])
 	}
-	ix.groupPostings = buildPostings(groupFields, &FieldWeights{Name: 2, Description: 1}, tune.k1)
+	ix.groupPostings = buildPostings(groupFields, nil, &FieldWeights{Name: 2, Description: 1}, tune.k1)
 
 	n := len(ix.docs)
 	ix.scratch.New = func() any { return newScratch(n) }
@@ -275,8 +295,15 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 
 // buildPostings computes BM25F: per doc and stem, the field frequencies
 // are length-normalised per field, weighted and summed, then saturated and
-// multiplied by the stem's IDF over the whole collection.
-func buildPostings(fieldStems [][numFields][]string, weights *FieldWeights, k1 float64) map[string][]posting {
+// multiplied by the stem's IDF.
+//
+// The IDF counts documents by cluster (a server's tools; cluster may be
+// nil for none): a cluster of n docs counts √n, and a word in k of them
+// counts √k. A catalog is made of servers that repeat their own phrasing
+// in every tool ("Make a GET request to /2010-04-01/...", 197 times in
+// Twilio), and plain document frequency would let one verbose server make
+// "request" or "make" worthless for every other server's tools.
+func buildPostings(fieldStems [][numFields][]string, cluster []int, weights *FieldWeights, k1 float64) map[string][]posting {
 	var avgLen [numFields]float64
 	for _, fs := range fieldStems {
 		for f := range numFields {
@@ -292,8 +319,26 @@ func buildPostings(fieldStems [][numFields][]string, weights *FieldWeights, k1 f
 		tf   float64
 	}
 	perDoc := make([][]weighted, len(fieldStems))
-	docFreq := map[string]int{}
+	clusterOf := func(di int) int {
+		if cluster == nil {
+			return di
+		}
+		return cluster[di]
+	}
+	// Per stem, the clusters it occurs in (in first-seen order) and how
+	// many of each cluster's docs hold it. Sums below run in this fixed
+	// order: float addition is not associative, and map order would make
+	// two builds of the same catalog rank ties differently.
+	type clusterCount struct{ cluster, docs int }
+	occurrences := map[string][]clusterCount{}
+	occurrenceIndex := map[string]map[int]int{} // stem → cluster → index in occurrences
+	var clusterSizes []int
 	for di, fs := range fieldStems {
+		c := clusterOf(di)
+		for len(clusterSizes) <= c {
+			clusterSizes = append(clusterSizes, 0)
+		}
+		clusterSizes[c]++
 		tf := map[string]float64{}
 		for f := range numFields {
 			w := weights.of(f)
@@ -309,18 +354,40 @@ func buildPostings(fieldStems [][numFields][]string, weights *FieldWeights, k1 f
 		list := make([]weighted, 0, len(tf))
 		for s, v := range tf {
 			list = append(list, weighted{s, v})
-			docFreq[s]++
 		}
-		// Map order is random; postings must not be.
 		sort.Slice(list, func(a, b int) bool { return list[a].stem < list[b].stem })
+		for _, w := range list {
+			idx := occurrenceIndex[w.stem]
+			if idx == nil {
+				idx = map[int]int{}
+				occurrenceIndex[w.stem] = idx
+			}
+			if i, ok := idx[c]; ok {
+				occurrences[w.stem][i].docs++
+			} else {
+				idx[c] = len(occurrences[w.stem])
+				occurrences[w.stem] = append(occurrences[w.stem], clusterCount{cluster: c, docs: 1})
+			}
+		}
 		perDoc[di] = list
 	}
 
-	n := float64(len(fieldStems))
+	n := 0.0
+	for _, size := range clusterSizes {
+		n += math.Sqrt(float64(size))
+	}
+	docFreq := make(map[string]float64, len(occurrences))
+	for stem, occ := range occurrences {
+		df := 0.0
+		for _, o := range occ {
+			df += math.Sqrt(float64(o.docs))
+		}
+		docFreq[stem] = df
+	}
 	postings := make(map[string][]posting, len(docFreq))
 	for di, list := range perDoc {
 		for _, w := range list {
-			df := float64(docFreq[w.stem])
+			df := docFreq[w.stem]
 			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 			postings[w.stem] = append(postings[w.stem], posting{
 				doc:    int32(di),
@@ -368,8 +435,8 @@ func splitRareCompounds(docs []docEntry, fieldStems [][numFields][]string) {
 	}
 }
 
-// namespaceWordsByPrefix finds, per server prefix, the name words that more
-// than half of that server's tools share ("browser" in playwright's
+// namespaceWordsByPrefix finds, per server prefix, the name words that at
+// least four in five of that server's tools share ("browser" in playwright's
 // browser_click, "twilio api v2010" in TwilioApiV2010--CreateCall). They
 // name the server, not the action, so they are indexed with the prefix
 // and left out of the name bonuses.
@@ -404,7 +471,7 @@ func namespaceWordsByPrefix(docs []*Doc) map[string]map[string]bool {
 			continue // too few tools to tell a namespace from a theme
 		}
 		for w, c := range t.words {
-			if 2*c > t.tools {
+			if 5*c >= 4*t.tools {
 				if out[prefix] == nil {
 					out[prefix] = map[string]bool{}
 				}

@@ -59,8 +59,8 @@ type queryWord struct {
 //     "make a new folder" does not count "create" twice;
 //   - stop words are dropped unless the synonym table gives them meaning
 //     ("which" asks for a list, "who" for users);
-//   - tokens shaped like URLs, file names, paths or phone numbers add a
-//     hint; a plural noun adds a weak "list" hint.
+//   - tokens shaped like URLs, file names or paths add a hint; a plural
+//     noun adds a weak "list" hint, a question a weak "read" hint.
 func (ix *Index) parseQuery(query string) parsedQuery {
 	var words []queryWord
 	splitWords(query, func(w string) {
@@ -81,6 +81,10 @@ func (ix *Index) parseQuery(query string) parsedQuery {
 		if w.stop {
 			if alts := ix.synonyms.alternatives[w.stem]; len(alts) > 0 {
 				b.add(nil, alts, true)
+			} else if _, inNames := ix.postings[w.stem]; inNames && len(w.raw) > 1 {
+				// Stop words are indexed only in names; there they
+				// may tell two tools apart ("this month").
+				b.addAlternatives(true, alternative{stems: []string{w.stem}, weight: ix.tune.stopWordWeight})
 			}
 			continue
 		}
@@ -107,6 +111,13 @@ func (ix *Index) parseQuery(query string) parsedQuery {
 	}
 	if hasPlural(words) {
 		b.addAlternatives(true, alternative{stems: []string{"list"}, weight: ix.tune.pluralListWeight})
+	}
+	if isQuestion(words) {
+		var alts []alternative
+		for _, verb := range readVerbs {
+			alts = append(alts, alternative{stems: []string{verb}, weight: ix.tune.questionReadWeight})
+		}
+		b.addAlternatives(true, alts...)
 	}
 	return b.q
 }
@@ -192,7 +203,13 @@ func (b *queryBuilder) phraseAt(words []queryWord, i int) int {
 			continue
 		}
 		if idiom {
-			b.add(nil, alts, false)
+			// An idiom is more specific than a single word ("money back"
+			// means refund), so its synonyms weigh more.
+			var weighted []alternative
+			for _, a := range alts {
+				weighted = append(weighted, alternative{stems: a, weight: (1 + b.ix.synonymWeight) / 2})
+			}
+			b.addAlternatives(false, weighted...)
 			return n
 		}
 		b.add(stems, alts, false)
@@ -251,6 +268,22 @@ func isNumber(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return !unicode.IsDigit(r) }) < 0
 }
 
+// readVerbs are the stems of the verbs read-only tools are named with; a
+// question ("which databases exist?") asks for one of them.
+var readVerbs = []string{"list", "get", "describ", "show", "search", "find", "read", "view"}
+
+// isQuestion reports whether the query opens with a question word.
+func isQuestion(words []queryWord) bool {
+	if len(words) == 0 {
+		return false
+	}
+	switch words[0].raw {
+	case "what", "which", "who", "whose", "where", "when", "how", "is", "are", "does", "do", "did", "was", "were", "has", "have", "any":
+		return true
+	}
+	return false
+}
+
 // hasPlural reports whether a meaningful query word is a regular plural.
 func hasPlural(words []queryWord) bool {
 	for _, w := range words {
@@ -267,12 +300,12 @@ var (
 	emailPattern  = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[a-zA-Z]{2,}$`)
 	filePattern   = regexp.MustCompile(`^[\w.~/-]*[\w-]\.[a-zA-Z][a-zA-Z0-9]{0,4}$`)
 	pathPattern   = regexp.MustCompile(`^(~|\.{1,2})?/?[\w.-]+(/[\w.*-]*)+$|^~`)
-	phonePattern  = regexp.MustCompile(`^\+?[0-9][0-9 ().-]{6,}$`)
 )
 
 // tokenHints reads the shape of each whitespace-separated token: what kind
-// of thing a URL, a domain, an email address, a file name, a path or a
-// phone number refers to, as words the catalog's descriptions use.
+// of thing a URL, a domain, an email address, a file name or a path refers
+// to, as words the catalog's descriptions use. (A phone number is left
+// alone: it names the recipient, not the tool.)
 func tokenHints(query string) [][]string {
 	var hints [][]string
 	seen := map[string]bool{}
@@ -294,8 +327,6 @@ func tokenHints(query string) [][]string {
 			addHint("file")
 		case pathPattern.MatchString(tok):
 			addHint("directory", "path", "file")
-		case phonePattern.MatchString(tok):
-			addHint("phone")
 		}
 	}
 	return hints

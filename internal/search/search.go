@@ -53,25 +53,36 @@ type tuning struct {
 	// adjacencyBonus adds this share per pair of query words that appear
 	// next to each other, in order, in the tool's name.
 	adjacencyBonus float64
+	// coverageBoost scales what a synonym counts for in name coverage.
+	coverageBoost float64
 	// hintWeight weighs a term inferred from a token's shape: a URL or a
 	// domain suggests a web page, "notes.md" a file, "~/src" a directory.
 	hintWeight float64
 	// pluralListWeight weighs the "list" intent of a plural noun ("show
 	// open pull requests" wants the list, not one).
 	pluralListWeight float64
+	// questionReadWeight weighs the read intent of a question ("which
+	// databases exist" wants list_databases, not create_database).
+	questionReadWeight float64
+	// stopWordWeight weighs a query's stop word that occurs in tool
+	// names ("this" in ListUsageRecordThisMonth).
+	stopWordWeight float64
 	// groupToolShare is how much a group's best matching tool adds to the
 	// group's own score (the second adds half, the third a quarter).
 	groupToolShare float64
 }
 
 var defaultTuning = tuning{
-	k1:                1.2,
-	coordinationFloor: 0.35,
-	nameCoverageBonus: 0.5,
-	adjacencyBonus:    0.15,
-	hintWeight:        0.4,
-	pluralListWeight:  0.3,
-	groupToolShare:    1.0,
+	k1:                 1.2,
+	coordinationFloor:  0.35,
+	nameCoverageBonus:  0.5,
+	adjacencyBonus:     0.15,
+	coverageBoost:      2,
+	hintWeight:         0.4,
+	pluralListWeight:   0.3,
+	questionReadWeight: 0.3,
+	stopWordWeight:     0.3,
+	groupToolShare:     1.0,
 }
 
 // scratch holds per-query dense arrays, reused through a pool so that a
@@ -179,7 +190,7 @@ func (ix *Index) nameBonus(d int32, q parsedQuery) float64 {
 	}
 	covered := 0.0
 	for _, s := range name {
-		covered += q.stemWeights[s]
+		covered += min(1, q.stemWeights[s]*ix.tune.coverageBoost)
 	}
 	bonus := ix.tune.nameCoverageBonus * covered / float64(len(name))
 	for i := 0; i+1 < len(q.exact); i++ {

@@ -32,6 +32,9 @@ func TestTuningSweep(t *testing.T) {
 	for _, v := range []float64{0, 0.25, 0.5, 0.8, 1.2} {
 		variants = append(variants, variant{name: "nameCov=" + ftoa(v), tune: func(t *tuning) { t.nameCoverageBonus = v }})
 	}
+	for _, v := range []float64{1, 1.5, 2} {
+		variants = append(variants, variant{name: "covBoost=" + ftoa(v), tune: func(t *tuning) { t.coverageBoost = v }})
+	}
 	for _, v := range []float64{0, 0.15, 0.3} {
 		variants = append(variants, variant{name: "adj=" + ftoa(v), tune: func(t *tuning) { t.adjacencyBonus = v }})
 	}
