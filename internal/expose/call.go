@@ -3,6 +3,7 @@ package expose
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -108,3 +109,36 @@ func (w *Wire) InputSchema() json.RawMessage {
 	raw, _ := toRaw(w.Tool.InputSchema)
 	return raw
 }
+
+// Param describes one input parameter of a tool, for search and guidance.
+type Param struct {
+	Name        string
+	Type        string // "string", "array of string", "one of a|b", ...
+	Required    bool
+	Description string
+	Enum        []string
+}
+
+// Params lists a flat wire tool's parameters in their declared order; a
+// grouped wire has none of its own (its actions have theirs).
+func (w *Wire) Params() []Param {
+	if w.check == nil {
+		return nil
+	}
+	info := w.check.info
+	out := make([]Param, 0, len(info.props))
+	for _, p := range info.props {
+		d, _ := p.schema["description"].(string)
+		var enum []string
+		if vals, ok := p.schema["enum"].([]any); ok {
+			for _, v := range vals {
+				enum = append(enum, fmt.Sprint(v))
+			}
+		}
+		out = append(out, Param{Name: p.name, Type: typeOf(p.schema), Required: slices.Contains(info.required, p.name), Description: strings.TrimSpace(d), Enum: enum})
+	}
+	return out
+}
+
+// Summary is the first sentence of a description, at most n bytes.
+func Summary(description string, n int) string { return firstSentence(description, n) }

@@ -53,6 +53,7 @@ type Gateway struct {
 	names  meta.Names
 	space  *view.Space
 	expo   map[expose.Mode]*expose.Exposure
+	disc   map[expose.Mode]*meta.Discovery
 	shared map[expose.Mode]*mcp.Server
 	log    *slog.Logger
 }
@@ -60,7 +61,7 @@ type Gateway struct {
 // New prepares a gateway over space. It builds the exposures the mode can
 // need up front, so naming problems surface before any client connects.
 func New(space *view.Space, opts *Options) (*Gateway, error) {
-	g := &Gateway{space: space, expo: map[expose.Mode]*expose.Exposure{}, shared: map[expose.Mode]*mcp.Server{}}
+	g := &Gateway{space: space, expo: map[expose.Mode]*expose.Exposure{}, disc: map[expose.Mode]*meta.Discovery{}, shared: map[expose.Mode]*mcp.Server{}}
 	if opts != nil {
 		g.opts = *opts
 	}
@@ -89,6 +90,9 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 			return nil, fmt.Errorf("building the %s mode: %w", m, err)
 		}
 		g.expo[m] = e
+		if m == expose.Groups || m == expose.Search {
+			g.disc[m] = meta.NewDiscovery(g.names, e)
+		}
 		if m != expose.Groups {
 			g.shared[m] = g.newServer(m, nil)
 		}
@@ -113,13 +117,13 @@ func (g *Gateway) Names() meta.Names { return g.names }
 func (g *Gateway) metaNamesFor(m expose.Mode) []string {
 	switch m {
 	case expose.Groups:
-		names := []string{g.names.Enable, g.names.Disable, g.names.Call}
+		names := []string{g.names.Enable, g.names.Disable, g.names.Find, g.names.Call}
 		if g.opts.ResetTools {
 			names = append(names, g.names.Reset)
 		}
 		return names
 	case expose.Search:
-		return []string{g.names.Call}
+		return []string{g.names.Find, g.names.Describe, g.names.Call, g.names.Guidance}
 	}
 	return nil
 }

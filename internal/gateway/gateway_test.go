@@ -117,7 +117,7 @@ func (c *client) quiet(t *testing.T) {
 func TestGroupsModeUnfoldsPerClient(t *testing.T) {
 	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
 	one, two := connect(t, g, "one"), connect(t, g, "two")
-	const initial = "call_tool,disable_tools,enable_tools,u"
+	const initial = "call_tool,disable_tools,enable_tools,find_tools,u"
 	if got := one.names(t); got != initial {
 		t.Fatalf("initial list = %q, want %q", got, initial)
 	}
@@ -148,7 +148,7 @@ func TestGroupsModeUnfoldsPerClient(t *testing.T) {
 	}
 	one.waitChanged(t)
 	two.quiet(t)
-	if got := one.names(t); got != "a,b,c,call_tool,d,disable_tools,enable_tools,u" {
+	if got := one.names(t); got != "a,b,c,call_tool,d,disable_tools,enable_tools,find_tools,u" {
 		t.Errorf("after enable: %q", got)
 	}
 	if got := two.names(t); got != initial {
@@ -202,7 +202,7 @@ func TestCallToolWorksWithoutEnabling(t *testing.T) {
 		t.Fatalf("call_tool: %v %q", res.IsError, text)
 	}
 	c.quiet(t)
-	if got := c.names(t); got != "call_tool,disable_tools,enable_tools,u" {
+	if got := c.names(t); got != "call_tool,disable_tools,enable_tools,find_tools,u" {
 		t.Errorf("call_tool changed the list: %q", got)
 	}
 	res, text = c.call(t, "call_tool", map[string]any{"name": "e", "arguments": map[string]any{"x": 5}})
@@ -251,7 +251,7 @@ func TestStaticModes(t *testing.T) {
 	}{
 		{expose.Flat, "a,b,c,d,e,f,u"},
 		{expose.Grouped, "code,docs,u"},
-		{expose.Search, "call_tool,u"},
+		{expose.Search, "call_tool,describe_tools,find_tools,guidance,u"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.mode), func(t *testing.T) {
@@ -293,10 +293,74 @@ func TestAutoModeByClientName(t *testing.T) {
 			t.Errorf("ModeFor(%+v) = %s, want %s", tt.info, got, tt.want)
 		}
 	}
-	if got := connect(t, g, "Refresher").names(t); got != "call_tool,disable_tools,enable_tools,u" {
+	if got := connect(t, g, "Refresher").names(t); got != "call_tool,disable_tools,enable_tools,find_tools,u" {
 		t.Errorf("refreshing client got %q", got)
 	}
-	if got := connect(t, g, "other").names(t); got != "call_tool,u" {
+	if got := connect(t, g, "other").names(t); got != "call_tool,describe_tools,find_tools,guidance,u" {
 		t.Errorf("other client got %q", got)
+	}
+}
+
+func TestSearchModeFindDescribeCall(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Search}, nil)
+	c := connect(t, g, "x")
+	res, text := c.call(t, "find_tools", map[string]any{"query": "branches", "limit": 3})
+	if res.IsError {
+		t.Fatalf("find: %s", text)
+	}
+	var found struct {
+		Tools []struct {
+			Name, Group string
+		} `json:"tools"`
+		Groups []struct{ Name string } `json:"groups"`
+	}
+	if err := json.Unmarshal([]byte(text), &found); err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Tools) == 0 || found.Tools[0].Name != "e" || found.Tools[0].Group != "code.repos.br" {
+		t.Fatalf("find result = %s", text)
+	}
+	_, text = c.call(t, "describe_tools", map[string]any{"names": []string{"e", "nope"}})
+	if !strings.Contains(text, `"name":"e"`) || !strings.Contains(text, `"inputSchema":{"type":"object"`) || !strings.Contains(text, `there is no tool \"nope\"`) {
+		t.Errorf("describe = %s", text)
+	}
+	res, text = c.call(t, "call_tool", map[string]any{"name": "e", "arguments": map[string]any{"x": "1"}})
+	if res.IsError || text != `e {"x":"1"}` {
+		t.Errorf("call = %v %s", res.IsError, text)
+	}
+	res, text = c.call(t, "find_tools", map[string]any{"query": "  "})
+	if !res.IsError || !strings.Contains(text, "needs a query") {
+		t.Errorf("empty query: %v %s", res.IsError, text)
+	}
+	res, text = c.call(t, "find_tools", map[string]any{"query": "x", "group": "cod"})
+	if !res.IsError || !strings.Contains(text, `there is no group "cod" (did you mean "code"?)`) {
+		t.Errorf("bad group: %v %s", res.IsError, text)
+	}
+}
+
+func TestGuidanceTopics(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Search}, nil)
+	c := connect(t, g, "x")
+	tests := []struct {
+		args map[string]any
+		want []string
+		err  bool
+	}{
+		{args: map[string]any{}, want: []string{"# Tools available", "6 tools in 4 groups, plus 1 always available", "- **code** (2 tools, 1 group inside): Code"}},
+		{args: map[string]any{"topic": "groups"}, want: []string{"| group | state | tools | context tokens | description |", "|     code.repos.br | available | 1 |"}},
+		{args: map[string]any{"topic": "code.repos"}, want: []string{"# Group code.repos", "## Instructions\n\nMind the default branch.", "| c | Tool c |", "- **code.repos.br** (1 tool): Branches"}},
+		{args: map[string]any{"topic": "tool", "tool_name": "a"}, want: []string{"# a", "| x | string | no |", "In group code, docs."}},
+		{args: map[string]any{"topic": "cod"}, err: true, want: []string{`there is no topic "cod" (did you mean "code"?)`}},
+	}
+	for _, tt := range tests {
+		res, text := c.call(t, "guidance", tt.args)
+		if res.IsError != tt.err {
+			t.Errorf("guidance %v: isError = %v: %s", tt.args, res.IsError, text)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("guidance %v lacks %q:\n%s", tt.args, w, text)
+			}
+		}
 	}
 }

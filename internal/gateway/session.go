@@ -58,12 +58,16 @@ func (s *session) desired() map[string]*mcp.Tool {
 	case expose.Groups:
 		want[n.Enable] = meta.EnableTool(n, s.view)
 		want[n.Disable] = meta.DisableTool(n)
+		want[n.Find] = meta.FindTool(n)
 		want[n.Call] = meta.CallTool(n)
 		if s.g.opts.ResetTools {
 			want[n.Reset] = meta.ResetTool(n, s.expo.Catalog())
 		}
 	case expose.Search:
+		want[n.Find] = meta.FindTool(n)
+		want[n.Describe] = meta.DescribeTool(n)
 		want[n.Call] = meta.CallTool(n)
+		want[n.Guidance] = meta.GuidanceTool(n)
 	}
 	return want
 }
@@ -233,9 +237,40 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		// call_tool reaches every tool the client may use, enabled or not,
 		// and changes no list.
 		return s.run(ctx, req, w, args.Arguments)
+	case meta.Find:
+		var args meta.FindArgs
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return meta.ErrorResult(fmt.Sprintf(`%s takes {"query": "...", "limit": 5, "group": "..."}: %v`, n.Find, err)), nil
+		}
+		res, err := s.disc().Find(args, s.view.Snapshot())
+		if err != nil {
+			return meta.ErrorResult(err.Error()), nil
+		}
+		return meta.Result(res, false), nil
+	case meta.Describe:
+		var args meta.DescribeArgs
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return meta.ErrorResult(fmt.Sprintf(`%s takes {"names": ["<tool>", ...]}: %v`, n.Describe, err)), nil
+		}
+		res := s.disc().Describe(args)
+		return meta.Result(res, len(res.Tools) == 0), nil
+	case meta.Guidance:
+		var args meta.GuidanceArgs
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return meta.ErrorResult(fmt.Sprintf(`%s takes {"topic": "overview" | "groups" | "<group>" | "tool", "tool_name": "..."}: %v`, n.Guidance, err)), nil
+		}
+		res, err := s.disc().Guidance(args, s.view.Snapshot())
+		if err != nil {
+			return meta.ErrorResult(err.Error()), nil
+		}
+		out := meta.Result(res, false)
+		out.Content = []mcp.Content{&mcp.TextContent{Text: res.Markdown}}
+		return out, nil
 	}
 	return meta.ErrorResult(fmt.Sprintf("%s is not available in the %s mode", req.Params.Name, s.mode)), nil
 }
+
+func (s *session) disc() *meta.Discovery { return s.g.disc[s.mode] }
 
 func (s *session) afterChange(ch *view.Change) {
 	if ch.Before.Version != ch.After.Version {

@@ -1,0 +1,235 @@
+package meta
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/search"
+	"github.com/toolfold/toolfold/internal/tokens"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+// Discovery answers find_tools, describe_tools and guidance over one
+// exposure. It is built once per exposure and shared by every session.
+type Discovery struct {
+	names Names
+	expo  *expose.Exposure
+	index *search.Index
+
+	costOnce sync.Once
+	cost     []int // by group index: tokens its tools add when enabled
+}
+
+// NewDiscovery indexes every tool of e's catalog under its flat wire name,
+// the name call_tool accepts in every mode.
+func NewDiscovery(n Names, e *expose.Exposure) *Discovery {
+	cat := e.Catalog()
+	docs := make([]search.Doc, 0, len(cat.Tools()))
+	parents := map[string]string{}
+	for _, g := range cat.Groups() {
+		if g.Parent != nil {
+			parents[string(g.ID)] = string(g.Parent.ID)
+		}
+	}
+	for _, t := range cat.Tools() {
+		w := e.FlatWire(t)
+		doc := search.Doc{ID: w.Name, Name: t.Name, Prefix: prefixOf(t), Title: t.Def.Title, Description: t.Def.Description}
+		if t.Def.Annotations != nil && doc.Title == "" {
+			doc.Title = t.Def.Annotations.Title
+		}
+		for _, p := range w.Params() {
+			doc.Params = append(doc.Params, search.Param{Name: p.Name, Description: p.Description, Values: p.Enum})
+		}
+		for _, g := range t.Groups {
+			for cur := g; cur != nil; cur = cur.Parent {
+				doc.Groups = append(doc.Groups, search.GroupInfo{Name: string(cur.ID), Description: cur.Description})
+			}
+		}
+		docs = append(docs, doc)
+	}
+	return &Discovery{names: n, expo: e, index: search.New(docs, &search.Options{GroupParents: parents})}
+}
+
+// prefixOf is the namespace part of a tool's ID ("github" for
+// "github__create_issue"), or "" for tools without one.
+func prefixOf(t *catalog.Tool) string {
+	id := string(t.ID)
+	if id == t.Name || !strings.HasSuffix(id, t.Name) {
+		return ""
+	}
+	return strings.TrimRight(id[:len(id)-len(t.Name)], "_-.:/")
+}
+
+// FindArgs are find_tools' arguments.
+type FindArgs struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit,omitempty"`
+	Group string `json:"group,omitempty"`
+}
+
+// FoundTool is one ranked tool.
+type FoundTool struct {
+	Name        string  `json:"name"`
+	Group       string  `json:"group,omitempty"`
+	Description string  `json:"description"`
+	Score       float64 `json:"score"`
+}
+
+// FoundGroup is one ranked group.
+type FoundGroup struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description,omitempty"`
+	Tools       int     `json:"tools"`
+	Enabled     bool    `json:"enabled"`
+	Score       float64 `json:"score"`
+}
+
+// FindResult is what find_tools returns.
+type FindResult struct {
+	Tools  []FoundTool  `json:"tools"`
+	Groups []FoundGroup `json:"groups"`
+	Next   string       `json:"next"`
+}
+
+// maxFindLimit keeps one search from flooding the context.
+const maxFindLimit = 50
+
+// Find runs find_tools.
+func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
+	if strings.TrimSpace(args.Query) == "" {
+		return nil, fmt.Errorf(`%s needs a query: say what you want to do, e.g. {"query": "create an issue"}`, d.names.Find)
+	}
+	cat := d.expo.Catalog()
+	if args.Group != "" {
+		if _, ok := cat.Group(catalog.GroupID(args.Group)); !ok {
+			return nil, fmt.Errorf("there is no group %q%s; leave \"group\" out to search everything", args.Group, didYouMean(args.Group, cat.GroupIDs()))
+		}
+	}
+	limit := args.Limit
+	if limit <= 0 {
+		limit = search.DefaultLimit
+	}
+	limit = min(limit, maxFindLimit)
+	hits, groups := d.index.Find(args.Query, &search.SearchOptions{Limit: limit, Group: args.Group})
+	res := &FindResult{Tools: []FoundTool{}, Groups: []FoundGroup{}}
+	for _, h := range hits {
+		w, ok := d.expo.Route(h.ID)
+		if !ok || w.Target == nil {
+			continue
+		}
+		ft := FoundTool{Name: w.Name, Description: expose.Summary(w.Target.Def.Description, 160), Score: round(h.Score)}
+		if len(w.Target.Groups) > 0 {
+			ft.Group = string(w.Target.Groups[0].ID)
+		}
+		res.Tools = append(res.Tools, ft)
+	}
+	for _, gh := range groups {
+		g, ok := cat.Group(catalog.GroupID(gh.Name))
+		if !ok {
+			continue
+		}
+		res.Groups = append(res.Groups, FoundGroup{Name: gh.Name, Description: firstLine(g.Description), Tools: len(g.Tools), Enabled: s.Enabled.Has(g.Index), Score: round(gh.Score)})
+	}
+	switch {
+	case len(res.Tools) == 0:
+		res.Next = fmt.Sprintf("Nothing matched. Try other words, or %s {\"topic\": \"groups\"} to browse.", d.names.Guidance)
+	default:
+		res.Next = fmt.Sprintf("Call %s {\"names\": [...]} for a tool's parameters, then %s {\"name\": ..., \"arguments\": {...}}.", d.names.Describe, d.names.Call)
+	}
+	return res, nil
+}
+
+func round(f float64) float64 { return math.Round(f*100) / 100 }
+
+// DescribeArgs are describe_tools' arguments.
+type DescribeArgs struct {
+	Names []string `json:"names"`
+}
+
+// DescribedTool is a tool's full wire definition plus its groups.
+type DescribedTool struct {
+	*mcp.Tool
+	Groups []string `json:"groups,omitempty"`
+}
+
+// DescribeResult is what describe_tools returns.
+type DescribeResult struct {
+	Tools  []DescribedTool `json:"tools"`
+	Errors []string        `json:"errors"`
+}
+
+// Describe runs describe_tools.
+func (d *Discovery) Describe(args DescribeArgs) *DescribeResult {
+	res := &DescribeResult{Tools: []DescribedTool{}, Errors: []string{}}
+	for _, name := range args.Names {
+		w, ok := d.expo.Route(name)
+		if !ok {
+			res.Errors = append(res.Errors, UnknownToolMessage(d.names, d.expo, name, nil))
+			continue
+		}
+		dt := DescribedTool{Tool: w.Tool}
+		if w.Target != nil {
+			for _, g := range w.Target.Groups {
+				dt.Groups = append(dt.Groups, string(g.ID))
+			}
+		}
+		res.Tools = append(res.Tools, dt)
+	}
+	if len(args.Names) == 0 {
+		res.Errors = append(res.Errors, fmt.Sprintf(`%s needs tool names: {"names": ["<tool>"]}, as %s returns them`, d.names.Describe, d.names.Find))
+	}
+	return res
+}
+
+// groupCost is what each group's tools cost in context, measured once.
+func (d *Discovery) groupCost(g *catalog.Group) int {
+	d.costOnce.Do(func() {
+		cat := d.expo.Catalog()
+		d.cost = make([]int, len(cat.Groups()))
+		for _, grp := range cat.Groups() {
+			defs := make([]*mcp.Tool, len(grp.Tools))
+			for i, t := range grp.Tools {
+				defs[i] = d.expo.FlatWire(t).Tool
+			}
+			d.cost[grp.Index], _ = tokens.ToolsCost(defs)
+		}
+	})
+	return d.cost[g.Index]
+}
+
+func didYouMean(name string, candidates []string) string {
+	if near := catalog.Nearest(name, candidates, 1); len(near) > 0 {
+		return fmt.Sprintf(" (did you mean %q?)", near[0])
+	}
+	return ""
+}
+
+var findSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"What you want to do, in your own words."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"How many tools to return (default 5)."},"group":{"type":"string","description":"Search only this group and the groups inside it."}},"required":["query"]}`)
+
+var describeSchema = json.RawMessage(`{"type":"object","properties":{"names":{"type":"array","items":{"type":"string"},"description":"Tool names as find_tools returned them."}},"required":["names"]}`)
+
+var guidanceSchema = json.RawMessage(`{"type":"object","properties":{"topic":{"type":"string","description":"\"overview\" (default), \"groups\", a group's name, or \"tool\" with tool_name."},"tool_name":{"type":"string","description":"With topic \"tool\": the tool whose parameters to explain."}}}`)
+
+// FindTool is find_tools' definition.
+func FindTool(n Names) *mcp.Tool {
+	return &mcp.Tool{Name: n.Find, InputSchema: findSchema, Annotations: readOnly(true),
+		Description: fmt.Sprintf("Search every available tool by what it does, including tools not in your list. Returns the best matches with the name to pass to %s and %s.", n.Describe, n.Call)}
+}
+
+// DescribeTool is describe_tools' definition.
+func DescribeTool(n Names) *mcp.Tool {
+	return &mcp.Tool{Name: n.Describe, InputSchema: describeSchema, Annotations: readOnly(true),
+		Description: fmt.Sprintf("Get the full definition of tools by name (description, input schema, annotations) before calling them with %s.", n.Call)}
+}
+
+// GuidanceTool is guidance's definition.
+func GuidanceTool(n Names) *mcp.Tool {
+	return &mcp.Tool{Name: n.Guidance, InputSchema: guidanceSchema, Annotations: readOnly(true),
+		Description: "Explains what tools are available and how to reach them: an overview, the groups with their size, one group's tools, or one tool's parameters."}
+}
