@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs every test toolfold has, on a fresh machine as on a developer's.
+# It installs what the tests need first: Go modules, the pinned npm packages
+# of the real MCP clients and servers the end-to-end tests drive, and the
+# Debian packages of the programs the command-line tests discover.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\n==> %s\n' "$*" >&2; }
+
+log "Go modules"
+go mod download
+
+log "npm packages for the end-to-end tests (pinned in e2e/node/package-lock.json)"
+npm ci --prefix e2e/node --no-audit --no-fund --loglevel=error
+
+# Tests that need an outside part (node, the shared catalogs) skip when it is
+# missing on a developer's machine; here every part is installed, so a skip
+# would hide a broken setup: make those tests fail instead.
+export TOOLFOLD_REQUIRE_NODE=1
+if [ -d ../shared/catalogs ]; then
+  export TOOLFOLD_REQUIRE_CATALOGS=1
+  export TOOLFOLD_CATALOGS="$(cd ../shared/catalogs && pwd)"
+fi
+
+log "go vet"
+go vet ./...
+
+log "go test -race"
+go test -race -count=1 -timeout 30m ./...
+
+log "benchmarks (one short run each, so they stay runnable)"
+go test -run='^$' -bench=. -benchtime=1x -count=1 ./... > /dev/null
+
+log "done"
