@@ -138,8 +138,7 @@ func runGroups(ctx context.Context, e env, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "GROUP\tTOOLS\tTOKENS\tDEFAULT\tDESCRIPTION")
 	for i, r := range rows {
-		indent := strings.Repeat("  ", cat.Groups()[i].Depth)
-		fmt.Fprintf(tw, "%s%s\t%d\t%d\t%s\t%s\n", indent, r.Name, r.Tools, r.Tokens, r.Default, firstLine(r.Description))
+		fmt.Fprintf(tw, "%s%s\t%d\t%d\t%s\t%s\n", indent(cat.Groups()[i].Depth), r.Name, r.Tools, r.Tokens, r.Default, firstLine(r.Description))
 	}
 	if n := len(cat.Ungrouped()); n > 0 {
 		fmt.Fprintf(tw, "(ungrouped)\t%d\t%d\talways\tvisible in every view\n", n, ungroupedCost)

@@ -50,6 +50,7 @@ func commands() []command {
 		{"serve", "serve the folded catalog over stdio, or streamable HTTP with --http", runServe},
 		{"tools", "list every tool with its groups, source and annotations", runTools},
 		{"groups", "show the group tree with tool counts, context cost and default state", runGroups},
+		{"tokens", "compare the context cost of the first tools/list in every mode, and per group", runTokens},
 		{"version", "print the version and the MCP protocol versions supported", runVersion},
 	}
 }

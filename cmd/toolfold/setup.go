@@ -70,6 +70,15 @@ func (s *setup) catalog() (*catalog.Catalog, error) {
 	return res.Catalog, nil
 }
 
+// initialGroups are the --groups names as catalog IDs.
+func (s *setup) initialGroups() []catalog.GroupID {
+	out := make([]catalog.GroupID, len(s.opts.InitialGroups))
+	for i, g := range s.opts.InitialGroups {
+		out[i] = catalog.GroupID(g)
+	}
+	return out
+}
+
 // flatExposure renders every tool flat, which is what costs are measured on.
 func flatExposure(cat *catalog.Catalog) (*expose.Exposure, error) {
 	space, err := view.NewSpace(cat, nil)

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/tokens"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+// modeCost is one row of `toolfold tokens`.
+type modeCost struct {
+	Mode   string  `json:"mode"`
+	Tools  int     `json:"tools"`
+	Tokens int     `json:"tokens"`
+	OfFlat float64 `json:"of_flat"` // share of the flat baseline, 0..1
+}
+
+// contextReport is `toolfold tokens --json`.
+type contextReport struct {
+	Tokenizer string     `json:"tokenizer"`
+	Modes     []modeCost `json:"modes"`
+	Groups    []groupRow `json:"groups"`
+	Ungrouped int        `json:"ungrouped_tokens"`
+}
+
+func runTokens(ctx context.Context, e env, args []string) error {
+	fs := newFlags(e, "tokens", "[--config F] [--json]")
+	var d deployment
+	d.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON instead of tables")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	s, err := load(d, nil)
+	if err != nil {
+		return err
+	}
+	cat, err := s.catalog()
+	if err != nil {
+		return err
+	}
+	space, err := view.NewSpace(cat, &view.Options{InitialGroups: s.initialGroups(), MaxTools: s.opts.MaxTools, HideUngrouped: s.opts.HideUngrouped})
+	if err != nil {
+		return err
+	}
+	gw, err := gateway.New(space, &gateway.Options{Mode: expose.Flat, AnnotateDescriptions: !s.opts.PlainDescriptions, ResetTools: s.opts.ResetTools})
+	if err != nil {
+		return err
+	}
+	rep := contextReport{Tokenizer: "o200k_base, on the compact JSON of the tools array"}
+	var flat int
+	for _, m := range []expose.Mode{expose.Flat, expose.Groups, expose.Grouped, expose.Search} {
+		tools, err := gw.InitialTools(m)
+		if err != nil {
+			return fmt.Errorf("rendering the %s mode: %w", m, err)
+		}
+		n, err := tokens.ToolsCost(tools)
+		if err != nil {
+			return fmt.Errorf("measuring the %s mode: %w", m, err)
+		}
+		if m == expose.Flat {
+			flat = n
+		}
+		rep.Modes = append(rep.Modes, modeCost{Mode: string(m), Tools: len(tools), Tokens: n, OfFlat: float64(n) / float64(max(flat, 1))})
+	}
+	expo, err := flatExposure(cat)
+	if err != nil {
+		return err
+	}
+	for _, g := range cat.Groups() {
+		cost, err := groupCost(expo, g)
+		if err != nil {
+			return err
+		}
+		rep.Groups = append(rep.Groups, groupRow{Name: string(g.ID), Description: g.Description, Tools: len(g.Tools), Tokens: cost, Default: g.Default.String()})
+	}
+	if rep.Ungrouped, err = toolsCost(expo, cat.Ungrouped()); err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, rep)
+	}
+	fmt.Fprintf(e.stdout, "Context cost of the first tools/list for %s (%s):\n\n", s.origin, rep.Tokenizer)
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODE\tTOOLS\tTOKENS\tOF FLAT\tSAVED\t")
+	for _, m := range rep.Modes {
+		saved := "-"
+		if m.Mode != string(expose.Flat) {
+			saved = fmt.Sprintf("%d", flat-m.Tokens)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f%%\t%s\t\n", m.Mode, m.Tools, m.Tokens, 100*m.OfFlat, saved)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, "\nauto serves groups to clients known to refresh their tool list and search to the others.")
+	fmt.Fprintln(e.stdout, "\nWhat enabling each group adds:")
+	fmt.Fprintln(e.stdout)
+	tw = tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "GROUP\tTOOLS\tTOKENS")
+	for i, r := range rep.Groups {
+		fmt.Fprintf(tw, "%s%s\t%d\t%d\n", indent(cat.Groups()[i].Depth), r.Name, r.Tools, r.Tokens)
+	}
+	if n := len(cat.Ungrouped()); n > 0 {
+		fmt.Fprintf(tw, "(ungrouped, always listed)\t%d\t%d\n", n, rep.Ungrouped)
+	}
+	return tw.Flush()
+}
+
+func indent(depth int) string {
+	out := ""
+	for range depth {
+		out += "  "
+	}
+	return out
+}
