@@ -21,14 +21,18 @@ func (ix *Index) explain(query, id string) string {
 	}
 	q := ix.parseQuery(query)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s name=%v\n", id, ix.docs[d].nameStems)
+	fmt.Fprintf(&b, "%s name=%v\n", id, ix.docs[d].nameTerms)
 	for _, t := range q.terms {
 		best := 0.0
 		var parts []string
 		for _, a := range t.alternatives {
 			sc := 0.0
 			for _, s := range a.stems {
-				for _, p := range ix.postings[s] {
+				t, ok := ix.terms[s]
+				if !ok {
+					continue
+				}
+				for _, p := range ix.postings[t] {
 					if p.doc == d {
 						sc += float64(p.weight) / float64(len(a.stems))
 					}
@@ -39,7 +43,8 @@ func (ix *Index) explain(query, id string) string {
 		}
 		fmt.Fprintf(&b, "  term opt=%v best=%.2f  %s\n", t.optional, best, strings.Join(parts, " "))
 	}
-	fmt.Fprintf(&b, "  nameBonus=%.2f required=%d\n", ix.nameBonus(d, q), q.required)
+	s := newScratch(len(ix.docs), len(ix.postings), len(ix.groups))
+	fmt.Fprintf(&b, "  nameBonus=%.2f required=%d\n", ix.nameBonus(d, ix.prepareCoverage(&q, s), s), q.required)
 	return b.String()
 }
 

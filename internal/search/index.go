@@ -2,7 +2,7 @@ package search
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -135,9 +135,9 @@ type posting struct {
 type docEntry struct {
 	id     string
 	groups []int32 // indexes into Index.groups
-	// nameStems are the distinctive words of the tool's name in order, for
+	// nameTerms are the distinctive words of the tool's name in order, for
 	// the adjacency and coverage bonuses.
-	nameStems []string
+	nameTerms []int32
 }
 
 type groupEntry struct {
@@ -150,9 +150,12 @@ type groupEntry struct {
 // New; it is safe for concurrent use.
 type Index struct {
 	docs          []docEntry
-	postings      map[string][]posting
+	byID          []int32          // doc indexes in ID order
+	terms         map[string]int32 // stem → term ID
+	postings      [][]posting      // by term ID
 	groups        []groupEntry
-	groupPostings map[string][]posting // over groups' own names and descriptions
+	groupTerms    map[string]int32 // over groups' own names and descriptions
+	groupPostings [][]posting
 	synonyms      *synonymTable
 	synonymWeight float64
 	tune          tuning
@@ -174,8 +177,6 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		weights = *opts.Weights
 	}
 	ix := &Index{
-		postings:      map[string][]posting{},
-		groupPostings: map[string][]posting{},
 		synonymWeight: opts.SynonymWeight,
 		tune:          tune,
 	}
@@ -197,48 +198,50 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		}
 	}
 
-	namespaceWords := namespaceWordsByPrefix(unique)
+	an := newAnalyzer()
+	namespaceWords := namespaceWordsByPrefix(unique, an)
 	groupIndex := map[string]int32{}
 	groupDescriptions := map[int32]string{}
-	fieldStems := make([][numFields][]string, len(unique))
+	fields := make([][numFields][]int32, len(unique))
+	nameTerms := make([][]int32, len(unique))
 	ix.docs = make([]docEntry, len(unique))
 	for i, d := range unique {
 		name := d.Name
 		if name == "" {
 			name = d.ID
 		}
-		var nameStems, nameField, server []string
+		f := &fields[i]
 		splitWords(name, func(w string) {
-			s := stem(w)
+			aw := an.word(w)
 			switch {
-			case namespaceWords[d.Prefix][s]:
-				server = append(server, s)
-			case isStopWord(w):
+			case namespaceWords[d.Prefix][aw.stem]:
+				_, t := an.termOf(w)
+				f[fieldServer] = append(f[fieldServer], t)
+			case aw.stop:
 				// Kept in the name field, where a query's "this" can
 				// tell ListUsageRecordThisMonth from ...Monthly, but
 				// not among the words the name bonuses count.
 				if len(w) > 1 {
-					nameField = append(nameField, s)
+					_, t := an.termOf(w)
+					f[fieldName] = append(f[fieldName], t)
 				}
 			default:
-				nameStems = append(nameStems, s)
-				nameField = append(nameField, s)
+				_, t := an.termOf(w)
+				nameTerms[i] = append(nameTerms[i], t)
+				f[fieldName] = append(f[fieldName], t)
 			}
 		})
-		server = append(server, analyze(d.Prefix)...)
-		f := &fieldStems[i]
-		f[fieldName] = nameField
-		f[fieldServer] = server
-		f[fieldTitle] = analyze(d.Title)
-		f[fieldDescription] = analyze(d.Description)
+		f[fieldServer] = an.analyze(d.Prefix, f[fieldServer])
+		f[fieldTitle] = an.analyze(d.Title, nil)
+		f[fieldDescription] = an.analyze(d.Description, nil)
 		for _, p := range d.Params {
-			f[fieldParamName] = append(f[fieldParamName], analyze(p.Name)...)
-			f[fieldParamDescription] = append(f[fieldParamDescription], analyze(p.Description)...)
+			f[fieldParamName] = an.analyze(p.Name, f[fieldParamName])
+			f[fieldParamDescription] = an.analyze(p.Description, f[fieldParamDescription])
 			for _, v := range p.Values {
-				f[fieldParamDescription] = append(f[fieldParamDescription], analyze(v)...)
+				f[fieldParamDescription] = an.analyze(v, f[fieldParamDescription])
 			}
 		}
-		entry := docEntry{id: d.ID, nameStems: nameStems}
+		entry := docEntry{id: d.ID}
 		for _, g := range d.Groups {
 			gi, ok := groupIndex[g.Name]
 			if !ok {
@@ -249,7 +252,7 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 			if groupDescriptions[gi] == "" {
 				groupDescriptions[gi] = g.Description
 			}
-			if !containsInt32(entry.groups, gi) {
+			if !slices.Contains(entry.groups, gi) {
 				entry.groups = append(entry.groups, gi)
 				ix.groups[gi].tools = append(ix.groups[gi].tools, int32(i))
 			}
@@ -259,43 +262,57 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	for gi := range ix.groups {
 		g := &ix.groups[gi]
 		g.ancestors = ancestry(g.name, opts.GroupParents)
-		groupText := analyze(g.name + " " + groupDescriptions[int32(gi)])
+		groupText := an.analyze(g.name+" "+groupDescriptions[int32(gi)], nil)
 		for _, di := range g.tools {
-			fieldStems[di][fieldGroup] = append(fieldStems[di][fieldGroup], groupText...)
+			fields[di][fieldGroup] = append(fields[di][fieldGroup], groupText...)
 		}
 	}
 
-	splitRareCompounds(ix.docs, fieldStems)
-	clusters := make([]int, len(unique))
-	clusterIDs := map[string]int{}
+	splitRareCompounds(nameTerms, fields, an)
+	clusters := make([]int32, len(unique))
+	clusterIDs := map[string]int32{}
 	for i, d := range unique {
 		id, ok := clusterIDs[d.Prefix]
 		if !ok {
-			id = len(clusterIDs)
+			id = int32(len(clusterIDs))
 			clusterIDs[d.Prefix] = id
 		}
 		clusters[i] = id
 	}
-	ix.postings = buildPostings(fieldStems, clusters, &weights, tune.k1)
-
-	// Groups are ranked on their own words too: a one-field BM25 over
-	// name and description, the name counted twice.
-	groupFields := make([][numFields][]string, len(ix.groups))
-	for gi, g := range ix.groups {
-		name := analyze(g.name)
-		groupFields[gi][fieldName] = name
-		groupFields[gi][fieldDescription] = analyze(groupDescriptions[int32(gi)])
+	ix.terms = an.terms
+	ix.postings = buildPostings(fields, len(an.terms), clusters, &weights, tune.k1)
+	for i := range ix.docs {
+		ix.docs[i].nameTerms = nameTerms[i]
 	}
-	ix.groupPostings = buildPostings(groupFields, nil, &FieldWeights{Name: 2, Description: 1}, tune.k1)
+	ix.byID = make([]int32, len(ix.docs))
+	for i := range ix.byID {
+		ix.byID[i] = int32(i)
+	}
+	slices.SortFunc(ix.byID, func(a, b int32) int { return strings.Compare(ix.docs[a].id, ix.docs[b].id) })
 
-	n := len(ix.docs)
-	ix.scratch.New = func() any { return newScratch(n) }
+	// Groups are ranked on their own words too: a BM25 over name and
+	// description, the name weighing double.
+	groupAnalyzer := newAnalyzer()
+	groupFields := make([][numFields][]int32, len(ix.groups))
+	for gi, g := range ix.groups {
+		groupFields[gi][fieldName] = groupAnalyzer.analyze(g.name, nil)
+		groupFields[gi][fieldDescription] = groupAnalyzer.analyze(groupDescriptions[int32(gi)], nil)
+	}
+	ix.groupTerms = groupAnalyzer.terms
+	ix.groupPostings = buildPostings(groupFields, len(groupAnalyzer.terms), nil, &FieldWeights{Name: 2, Description: 1}, tune.k1)
+
+	n, vocabulary, groups := len(ix.docs), len(ix.postings), len(ix.groups)
+	ix.scratch.New = func() any { return newScratch(n, vocabulary, groups) }
 	return ix
 }
 
-// buildPostings computes BM25F: per doc and stem, the field frequencies
+// fixedPoint scales document frequencies to integers while summing them,
+// so that the sum is exact and does not depend on the order of addition.
+const fixedPoint = 1 << 20
+
+// buildPostings computes BM25F: per doc and term, the field frequencies
 // are length-normalised per field, weighted and summed, then saturated and
-// multiplied by the stem's IDF.
+// multiplied by the term's IDF. It returns the postings by term ID.
 //
 // The IDF counts documents by cluster (a server's tools; cluster may be
 // nil for none): a cluster of n docs counts √n, and a word in k of them
@@ -303,95 +320,132 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 // in every tool ("Make a GET request to /2010-04-01/...", 197 times in
 // Twilio), and plain document frequency would let one verbose server make
 // "request" or "make" worthless for every other server's tools.
-func buildPostings(fieldStems [][numFields][]string, cluster []int, weights *FieldWeights, k1 float64) map[string][]posting {
+func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32, weights *FieldWeights, k1 float64) [][]posting {
 	var avgLen [numFields]float64
-	for _, fs := range fieldStems {
+	for _, fs := range fields {
 		for f := range numFields {
 			avgLen[f] += float64(len(fs[f]))
 		}
 	}
 	for f := range numFields {
-		avgLen[f] = max(avgLen[f]/float64(max(len(fieldStems), 1)), 1)
+		avgLen[f] = max(avgLen[f]/float64(max(len(fields), 1)), 1)
 	}
-
-	type weighted struct {
-		stem string
-		tf   float64
-	}
-	perDoc := make([][]weighted, len(fieldStems))
-	clusterOf := func(di int) int {
+	clusterOf := func(di int) int32 {
 		if cluster == nil {
-			return di
+			return int32(di)
 		}
 		return cluster[di]
 	}
-	// Per stem, the clusters it occurs in (in first-seen order) and how
-	// many of each cluster's docs hold it. Sums below run in this fixed
-	// order: float addition is not associative, and map order would make
-	// two builds of the same catalog rank ties differently.
-	type clusterCount struct{ cluster, docs int }
-	occurrences := map[string][]clusterCount{}
-	occurrenceIndex := map[string]map[int]int{} // stem → cluster → index in occurrences
-	var clusterSizes []int
-	for di, fs := range fieldStems {
-		c := clusterOf(di)
-		for len(clusterSizes) <= c {
-			clusterSizes = append(clusterSizes, 0)
-		}
-		clusterSizes[c]++
-		tf := map[string]float64{}
+
+	// Pass 1: weighted, length-normalised frequency of each term per doc.
+	type termFreq struct {
+		term int32
+		tf   float64
+	}
+	perDoc := make([][]termFreq, len(fields))
+	var flat []termFreq               // backing store of perDoc, grown in chunks
+	tf := make([]float64, vocabulary) // reset after each doc
+	var touched []int32
+	counts := make([]int32, vocabulary)
+	for di, fs := range fields {
 		for f := range numFields {
 			w := weights.of(f)
 			if w == 0 || len(fs[f]) == 0 {
 				continue
 			}
 			b := lengthNormalization[f]
-			norm := 1 - b + b*float64(len(fs[f]))/avgLen[f]
-			for _, s := range fs[f] {
-				tf[s] += w / norm
+			share := w / (1 - b + b*float64(len(fs[f]))/avgLen[f])
+			for _, t := range fs[f] {
+				if tf[t] == 0 {
+					touched = append(touched, t)
+				}
+				tf[t] += share
 			}
 		}
-		list := make([]weighted, 0, len(tf))
-		for s, v := range tf {
-			list = append(list, weighted{s, v})
+		// touched is in first-occurrence order, which is deterministic;
+		// postings come out in doc order whatever the order here.
+		if cap(flat)-len(flat) < len(touched) {
+			flat = make([]termFreq, 0, max(1<<14, len(touched)))
 		}
-		sort.Slice(list, func(a, b int) bool { return list[a].stem < list[b].stem })
-		for _, w := range list {
-			idx := occurrenceIndex[w.stem]
-			if idx == nil {
-				idx = map[int]int{}
-				occurrenceIndex[w.stem] = idx
-			}
-			if i, ok := idx[c]; ok {
-				occurrences[w.stem][i].docs++
-			} else {
-				idx[c] = len(occurrences[w.stem])
-				occurrences[w.stem] = append(occurrences[w.stem], clusterCount{cluster: c, docs: 1})
-			}
+		start := len(flat)
+		for _, t := range touched {
+			flat = append(flat, termFreq{t, tf[t]})
+			tf[t] = 0
+			counts[t]++
 		}
+		list := flat[start:len(flat):len(flat)]
+		touched = touched[:0]
 		perDoc[di] = list
 	}
 
-	n := 0.0
-	for _, size := range clusterSizes {
-		n += math.Sqrt(float64(size))
+	// Pass 2: cluster-damped document frequency, visiting docs cluster by
+	// cluster so that each term's count per cluster is contiguous.
+	order := make([]int, len(fields))
+	for i := range order {
+		order[i] = i
 	}
-	docFreq := make(map[string]float64, len(occurrences))
-	for stem, occ := range occurrences {
-		df := 0.0
-		for _, o := range occ {
-			df += math.Sqrt(float64(o.docs))
+	slices.SortStableFunc(order, func(a, b int) int { return int(clusterOf(a) - clusterOf(b)) })
+	df := make([]int64, vocabulary)
+	lastCluster := make([]int32, vocabulary)
+	inCluster := make([]int32, vocabulary)
+	for t := range lastCluster {
+		lastCluster[t] = -1
+	}
+	sqrtFixed := func(k int32) int64 { return int64(math.Round(math.Sqrt(float64(k)) * fixedPoint)) }
+	var n int64
+	prevCluster, clusterSize := int32(-1), int32(0)
+	for _, di := range order {
+		c := clusterOf(di)
+		if c != prevCluster {
+			if clusterSize > 0 {
+				n += sqrtFixed(clusterSize)
+			}
+			prevCluster, clusterSize = c, 0
 		}
-		docFreq[stem] = df
+		clusterSize++
+		for _, e := range perDoc[di] {
+			if lastCluster[e.term] != c {
+				if inCluster[e.term] > 0 {
+					df[e.term] += sqrtFixed(inCluster[e.term])
+				}
+				lastCluster[e.term], inCluster[e.term] = c, 0
+			}
+			inCluster[e.term]++
+		}
 	}
-	postings := make(map[string][]posting, len(docFreq))
+	if clusterSize > 0 {
+		n += sqrtFixed(clusterSize)
+	}
+	for t := range vocabulary {
+		if inCluster[t] > 0 {
+			df[t] += sqrtFixed(inCluster[t])
+		}
+	}
+
+	// Pass 3: postings, in doc order, with the whole BM25F contribution.
+	total := float64(n) / fixedPoint
+	idf := make([]float64, vocabulary)
+	for t := range vocabulary {
+		d := float64(df[t]) / fixedPoint
+		idf[t] = math.Log(1 + (total-d+0.5)/(d+0.5))
+	}
+	// One backing array for all postings, each term a window of it.
+	totalPostings := 0
+	for _, c := range counts {
+		totalPostings += int(c)
+	}
+	all := make([]posting, totalPostings)
+	postings := make([][]posting, vocabulary)
+	offset := 0
+	for t := range postings {
+		postings[t] = all[offset : offset : offset+int(counts[t])]
+		offset += int(counts[t])
+	}
 	for di, list := range perDoc {
-		for _, w := range list {
-			df := docFreq[w.stem]
-			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-			postings[w.stem] = append(postings[w.stem], posting{
+		for _, e := range list {
+			postings[e.term] = append(postings[e.term], posting{
 				doc:    int32(di),
-				weight: float32(idf * w.tf / (k1 + w.tf)),
+				weight: float32(idf[e.term] * e.tf / (k1 + e.tf)),
 			})
 		}
 	}
@@ -403,44 +457,54 @@ func buildPostings(fieldStems [][numFields][]string, cluster []int, weights *Fie
 // parts as name words too, so "heap snapshot" and "key vault" find them.
 // Only rare words (in at most two tools) are split: a common word such as
 // "database" is a word in its own right, not "data" + "base".
-func splitRareCompounds(docs []docEntry, fieldStems [][numFields][]string) {
-	docFreq := map[string]int{}
-	for _, fs := range fieldStems {
-		seen := map[string]bool{}
+func splitRareCompounds(nameTerms [][]int32, fields [][numFields][]int32, an *analyzer) {
+	vocabulary := len(an.terms)
+	docFreq := make([]int32, vocabulary)
+	lastDoc := make([]int32, vocabulary)
+	for t := range lastDoc {
+		lastDoc[t] = -1
+	}
+	for di, fs := range fields {
 		for f := range numFields {
-			for _, s := range fs[f] {
-				if !seen[s] {
-					seen[s] = true
-					docFreq[s]++
+			for _, t := range fs[f] {
+				if lastDoc[t] != int32(di) {
+					lastDoc[t] = int32(di)
+					docFreq[t]++
 				}
 			}
 		}
 	}
-	for di := range fieldStems {
-		name := fieldStems[di][fieldName]
-		var parts []string
-		var core []string
-		for _, s := range docs[di].nameStems {
-			if docFreq[s] <= 2 {
-				if left, right, ok := splitCompound(s, docFreq); ok {
-					parts = append(parts, left, right)
-					core = append(core, left, right)
+	stems := make([]string, vocabulary)
+	for s, t := range an.terms {
+		stems[t] = s
+	}
+	known := func(stem string) bool {
+		t, ok := an.terms[stem]
+		return ok && int(t) < vocabulary && docFreq[t] > 0
+	}
+	for di := range fields {
+		var core []int32
+		for _, t := range nameTerms[di] {
+			if s := stems[t]; len(s) >= 6 && docFreq[t] <= 2 {
+				if left, right, ok := splitCompound(s, known, an.stem); ok {
+					l, r := an.intern(left), an.intern(right)
+					fields[di][fieldName] = append(fields[di][fieldName], l, r)
+					core = append(core, l, r)
 					continue
 				}
 			}
-			core = append(core, s)
+			core = append(core, t)
 		}
-		fieldStems[di][fieldName] = append(name, parts...)
-		docs[di].nameStems = core
+		nameTerms[di] = core
 	}
 }
 
 // namespaceWordsByPrefix finds, per server prefix, the name words that at
-// least four in five of that server's tools share ("browser" in playwright's
-// browser_click, "twilio api v2010" in TwilioApiV2010--CreateCall). They
-// name the server, not the action, so they are indexed with the prefix
-// and left out of the name bonuses.
-func namespaceWordsByPrefix(docs []*Doc) map[string]map[string]bool {
+// least four in five of that server's tools share ("browser" in
+// playwright's browser_click, "twilio api v2010" in
+// TwilioApiV2010--CreateCall). They name the server, not the action, so
+// they are indexed with the prefix and left out of the name bonuses.
+func namespaceWordsByPrefix(docs []*Doc, an *analyzer) map[string]map[string]bool {
 	type tally struct {
 		tools int
 		words map[string]int
@@ -457,13 +521,13 @@ func namespaceWordsByPrefix(docs []*Doc) map[string]map[string]bool {
 		if name == "" {
 			name = d.ID
 		}
-		seen := map[string]bool{}
-		for _, s := range analyze(name) {
-			if !seen[s] {
-				seen[s] = true
-				t.words[s]++
+		var seen []string
+		splitWords(name, func(w string) {
+			if aw := an.word(w); !aw.stop && !slices.Contains(seen, aw.stem) {
+				seen = append(seen, aw.stem)
+				t.words[aw.stem]++
 			}
-		}
+		})
 	}
 	out := map[string]map[string]bool{}
 	for prefix, t := range byPrefix {
@@ -501,15 +565,6 @@ func ancestry(name string, parents map[string]string) []string {
 		out = append(out, next)
 		cur = next
 	}
-}
-
-func containsInt32(list []int32, v int32) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // Len returns the number of tools in the index.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // queryTerm is one thing the query asks for, with what may stand for it:
@@ -62,9 +63,12 @@ type queryWord struct {
 //   - tokens shaped like URLs, file names or paths add a hint; a plural
 //     noun adds a weak "list" hint, a question a weak "read" hint.
 func (ix *Index) parseQuery(query string) parsedQuery {
+	query = truncateQuery(query)
 	var words []queryWord
 	splitWords(query, func(w string) {
-		words = append(words, queryWord{raw: w, stem: stem(w), stop: isStopWord(w)})
+		if len(words) < maxQueryWords && len(w) <= maxWordBytes {
+			words = append(words, queryWord{raw: w, stem: stem(w), stop: isStopWord(w)})
+		}
 	})
 	b := queryBuilder{ix: ix, q: parsedQuery{stemWeights: map[string]float64{}}}
 
@@ -81,7 +85,7 @@ func (ix *Index) parseQuery(query string) parsedQuery {
 		if w.stop {
 			if alts := ix.synonyms.alternatives[w.stem]; len(alts) > 0 {
 				b.add(nil, alts, true)
-			} else if _, inNames := ix.postings[w.stem]; inNames && len(w.raw) > 1 {
+			} else if ix.known(w.stem) && len(w.raw) > 1 {
 				// Stop words are indexed only in names; there they
 				// may tell two tools apart ("this month").
 				b.addAlternatives(true, alternative{stems: []string{w.stem}, weight: ix.tune.stopWordWeight})
@@ -92,8 +96,8 @@ func (ix *Index) parseQuery(query string) parsedQuery {
 		if b.mergeSynonym(w.stem) {
 			continue
 		}
-		if _, known := ix.postings[w.stem]; !known {
-			if left, right, ok := splitCompound(w.raw, ix.postings); ok {
+		if !ix.known(w.stem) {
+			if left, right, ok := splitCompound(w.raw, ix.known, stem); ok {
 				b.addAlternatives(false, alternative{stems: []string{w.stem}, weight: 1},
 					alternative{stems: []string{left, right}, weight: 1})
 				continue
@@ -120,6 +124,26 @@ func (ix *Index) parseQuery(query string) parsedQuery {
 		b.addAlternatives(true, alts...)
 	}
 	return b.q
+}
+
+// Limits on what a query may cost. A request to find a tool is a sentence;
+// anything longer is cut, so a pasted document cannot make a search slow.
+const (
+	maxQueryBytes = 1024
+	maxQueryWords = 48
+	maxWordBytes  = 64
+)
+
+// truncateQuery cuts a query to maxQueryBytes on a UTF-8 boundary.
+func truncateQuery(q string) string {
+	if len(q) <= maxQueryBytes {
+		return q
+	}
+	cut := maxQueryBytes
+	for cut > 0 && !utf8.RuneStart(q[cut]) {
+		cut--
+	}
+	return q[:cut]
 }
 
 type queryBuilder struct {
@@ -227,7 +251,7 @@ func (b *queryBuilder) joinedAt(words []queryWord, i int) bool {
 		return false
 	}
 	joined := stem(a.raw + c.raw)
-	if _, ok := b.ix.postings[joined]; !ok {
+	if !b.ix.known(joined) {
 		return false
 	}
 	pair := []string{}
@@ -248,20 +272,24 @@ func (b *queryBuilder) joinedAt(words []queryWord, i int) bool {
 // splitCompound splits a word into two words (of three letters or more) a
 // vocabulary knows, preferring the most balanced split: "heapsnapshot" →
 // heap snapshot, "localhost" → local host. It returns the parts' stems.
-func splitCompound[V any](word string, vocabulary map[string]V) (left, right string, ok bool) {
+func splitCompound(word string, known func(stem string) bool, stem func(string) string) (left, right string, ok bool) {
 	if len(word) < 6 || strings.IndexFunc(word, func(r rune) bool { return r > unicode.MaxASCII || !unicode.IsLetter(r) }) >= 0 {
 		return "", "", false
 	}
 	bestBalance := 0
 	for i := 3; i <= len(word)-3; i++ {
 		l, r := stem(word[:i]), stem(word[i:])
-		_, okL := vocabulary[l]
-		_, okR := vocabulary[r]
-		if okL && okR && min(i, len(word)-i) > bestBalance {
+		if known(l) && known(r) && min(i, len(word)-i) > bestBalance {
 			left, right, ok, bestBalance = l, r, true, min(i, len(word)-i)
 		}
 	}
 	return left, right, ok
+}
+
+// known reports whether a stem occurs in some tool.
+func (ix *Index) known(stem string) bool {
+	t, ok := ix.terms[stem]
+	return ok && len(ix.postings[t]) > 0
 }
 
 func isNumber(s string) bool {

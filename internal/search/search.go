@@ -86,29 +86,43 @@ var defaultTuning = tuning{
 }
 
 // scratch holds per-query dense arrays, reused through a pool so that a
-// search allocates little.
+// search allocates little. Every array is returned to zero after use.
 type scratch struct {
 	total    []float64 // summed term scores per doc
-	matched  []int32   // number of query terms that matched per doc
+	matched  []int32   // number of required query terms matched per doc
 	best     []float64 // best alternative score of the current term
 	phrase   []float64 // running sum for a multi-word alternative
-	touched  []int32   // docs with total > 0
+	touched  []int32   // docs with some evidence
 	termDocs []int32   // docs touched by the current term
 	altDocs  []int32   // docs touched by the current alternative
+	// coverage holds, by term ID, what each query stem counts for in the
+	// name coverage bonus; coverageTerms lists the IDs set.
+	coverage      []float64
+	coverageTerms []int32
+	top           []scored     // the best hits so far, a min-heap
+	groupTop      [][3]float64 // per group, its three best tool scores
+	groupMatches  []int32
 }
 
-func newScratch(n int) *scratch {
+func newScratch(docs, vocabulary, groups int) *scratch {
 	return &scratch{
-		total:   make([]float64, n),
-		matched: make([]int32, n),
-		best:    make([]float64, n),
-		phrase:  make([]float64, n),
+		total:        make([]float64, docs),
+		matched:      make([]int32, docs),
+		best:         make([]float64, docs),
+		phrase:       make([]float64, docs),
+		coverage:     make([]float64, vocabulary),
+		groupTop:     make([][3]float64, groups),
+		groupMatches: make([]int32, groups),
 	}
 }
 
-// scoreDocs returns every doc matching the query that keep accepts, with
-// its final score.
-func (ix *Index) scoreDocs(q parsedQuery, s *scratch, keep func(int32) bool) []scored {
+type scored struct {
+	doc   int32
+	score float64
+}
+
+// accumulate adds every term's best alternative per doc into s.total.
+func (ix *Index) accumulate(q *parsedQuery, s *scratch) {
 	for _, term := range q.terms {
 		for _, alt := range term.alternatives {
 			ix.scoreAlternative(alt, s)
@@ -125,23 +139,6 @@ func (ix *Index) scoreDocs(q parsedQuery, s *scratch, keep func(int32) bool) []s
 		}
 		s.termDocs = s.termDocs[:0]
 	}
-
-	hits := make([]scored, 0, len(s.touched))
-	nTerms := float64(max(q.required, 1))
-	for _, d := range s.touched {
-		score := s.total[d]
-		coverage := min(float64(s.matched[d])/nTerms, 1)
-		s.total[d] = 0
-		s.matched[d] = 0
-		if !keep(d) {
-			continue
-		}
-		score *= ix.tune.coordinationFloor + (1-ix.tune.coordinationFloor)*coverage
-		score *= 1 + ix.nameBonus(d, q)
-		hits = append(hits, scored{doc: d, score: score})
-	}
-	s.touched = s.touched[:0]
-	return hits
 }
 
 // scoreAlternative folds one alternative's score into the current term's
@@ -149,14 +146,22 @@ func (ix *Index) scoreDocs(q parsedQuery, s *scratch, keep func(int32) bool) []s
 // "pull request" weighs like one word, not two.
 func (ix *Index) scoreAlternative(alt alternative, s *scratch) {
 	if len(alt.stems) == 1 {
-		for _, p := range ix.postings[alt.stems[0]] {
+		t, ok := ix.terms[alt.stems[0]]
+		if !ok {
+			return
+		}
+		for _, p := range ix.postings[t] {
 			ix.offer(p.doc, alt.weight*float64(p.weight), s)
 		}
 		return
 	}
 	share := alt.weight / float64(len(alt.stems))
 	for _, st := range alt.stems {
-		for _, p := range ix.postings[st] {
+		t, ok := ix.terms[st]
+		if !ok {
+			continue
+		}
+		for _, p := range ix.postings[t] {
 			if s.phrase[p.doc] == 0 {
 				s.altDocs = append(s.altDocs, p.doc)
 			}
@@ -180,22 +185,45 @@ func (ix *Index) offer(d int32, score float64, s *scratch) {
 	s.best[d] = max(s.best[d], score)
 }
 
+// prepareCoverage fills s.coverage for the query's stems: a stem the query
+// typed counts fully, a synonym or hint counts coverageBoost times its
+// weight, capped at one.
+func (ix *Index) prepareCoverage(q *parsedQuery, s *scratch) (exact []int32) {
+	for stem, w := range q.stemWeights {
+		if t, ok := ix.terms[stem]; ok {
+			s.coverage[t] = min(1, w*ix.tune.coverageBoost)
+			s.coverageTerms = append(s.coverageTerms, t)
+		}
+	}
+	exact = make([]int32, len(q.exact))
+	for i, st := range q.exact {
+		exact[i] = -1
+		if t, ok := ix.terms[st]; ok {
+			exact[i] = t
+		}
+	}
+	return exact
+}
+
 // nameBonus rewards tools whose own name the query spells out: the share
 // of the name's distinctive words the query (or its synonyms) covers, and
 // query words that sit next to each other in the name.
-func (ix *Index) nameBonus(d int32, q parsedQuery) float64 {
-	name := ix.docs[d].nameStems
+func (ix *Index) nameBonus(d int32, exact []int32, s *scratch) float64 {
+	name := ix.docs[d].nameTerms
 	if len(name) == 0 {
 		return 0
 	}
 	covered := 0.0
-	for _, s := range name {
-		covered += min(1, q.stemWeights[s]*ix.tune.coverageBoost)
+	for _, t := range name {
+		covered += s.coverage[t]
 	}
 	bonus := ix.tune.nameCoverageBonus * covered / float64(len(name))
-	for i := 0; i+1 < len(q.exact); i++ {
+	for i := 0; i+1 < len(exact); i++ {
+		if exact[i] < 0 || exact[i+1] < 0 {
+			continue
+		}
 		for j := 0; j+1 < len(name); j++ {
-			if name[j] == q.exact[i] && name[j+1] == q.exact[i+1] {
+			if name[j] == exact[i] && name[j+1] == exact[i+1] {
 				bonus += ix.tune.adjacencyBonus
 				break
 			}
@@ -204,10 +232,56 @@ func (ix *Index) nameBonus(d int32, q parsedQuery) float64 {
 	return bonus
 }
 
+// ranksBefore orders hits: higher score first, then smaller ID.
+func (ix *Index) ranksBefore(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return ix.docs[a.doc].id < ix.docs[b.doc].id
+}
+
+// pushTop keeps the limit best hits in s.top, a heap whose root is the
+// worst of them, so a search never sorts more than limit hits.
+func (ix *Index) pushTop(h scored, limit int, s *scratch) {
+	top := s.top
+	if len(top) < limit {
+		top = append(top, h)
+		for i := len(top) - 1; i > 0; {
+			parent := (i - 1) / 2
+			if !ix.ranksBefore(top[parent], top[i]) {
+				break
+			}
+			top[parent], top[i] = top[i], top[parent]
+			i = parent
+		}
+		s.top = top
+		return
+	}
+	if !ix.ranksBefore(h, top[0]) {
+		return
+	}
+	top[0] = h
+	for i := 0; ; {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(top) && ix.ranksBefore(top[worst], top[l]) {
+			worst = l
+		}
+		if r < len(top) && ix.ranksBefore(top[worst], top[r]) {
+			worst = r
+		}
+		if worst == i {
+			break
+		}
+		top[i], top[worst] = top[worst], top[i]
+		i = worst
+	}
+}
+
 // Search ranks the tools for a query, best first; equal scores are ordered
 // by ID, so the same catalog and query always give the same list. A query
 // with no searchable words returns the tools the filters allow, by ID, with
-// score 0 (so an empty query with a group lists that group).
+// score 0 (so an empty query with a group lists that group). Only the
+// first 1 KiB and 48 words of a query are read.
 func (ix *Index) Search(query string, opts *SearchOptions) []Hit {
 	hits, _ := ix.find(query, opts, false)
 	return hits
@@ -239,56 +313,86 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 	}
 	keep := ix.filter(opts)
 	q := ix.parseQuery(query)
-	var all []scored
 	if len(q.terms) == 0 {
-		if opts.Group == "" && opts.Allow == nil {
+		if keep == nil {
 			return nil, nil
 		}
-		for d := range ix.docs {
-			if keep(int32(d)) {
-				all = append(all, scored{doc: int32(d)})
+		var hits []Hit
+		for _, d := range ix.byID {
+			if len(hits) == limit {
+				break
+			}
+			if keep(d) {
+				hits = append(hits, Hit{ID: ix.docs[d].id})
 			}
 		}
-	} else {
-		s := ix.scratch.Get().(*scratch)
-		all = ix.scoreDocs(q, s, keep)
-		ix.scratch.Put(s)
+		return hits, nil
 	}
-	slices.SortFunc(all, func(a, b scored) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
+
+	s := ix.scratch.Get().(*scratch)
+	defer ix.scratch.Put(s)
+	ix.accumulate(&q, s)
+	exact := ix.prepareCoverage(&q, s)
+	required := float64(max(q.required, 1))
+	for _, d := range s.touched {
+		score := s.total[d]
+		coverage := min(float64(s.matched[d])/required, 1)
+		s.total[d], s.matched[d] = 0, 0
+		if keep != nil && !keep(d) {
+			continue
 		}
-		return strings.Compare(ix.docs[a.doc].id, ix.docs[b.doc].id)
+		score *= ix.tune.coordinationFloor + (1-ix.tune.coordinationFloor)*coverage
+		score *= 1 + ix.nameBonus(d, exact, s)
+		ix.pushTop(scored{doc: d, score: score}, limit, s)
+		if wantGroups {
+			for _, g := range ix.docs[d].groups {
+				s.groupMatches[g]++
+				top := &s.groupTop[g]
+				switch {
+				case score > top[0]:
+					top[0], top[1], top[2] = score, top[0], top[1]
+				case score > top[1]:
+					top[1], top[2] = score, top[1]
+				case score > top[2]:
+					top[2] = score
+				}
+			}
+		}
+	}
+	s.touched = s.touched[:0]
+	for _, t := range s.coverageTerms {
+		s.coverage[t] = 0
+	}
+	s.coverageTerms = s.coverageTerms[:0]
+
+	slices.SortFunc(s.top, func(a, b scored) int {
+		if ix.ranksBefore(a, b) {
+			return -1
+		}
+		return 1
 	})
+	hits := make([]Hit, len(s.top))
+	for i, h := range s.top {
+		hits[i] = Hit{ID: ix.docs[h.doc].id, Score: h.score}
+	}
+	s.top = s.top[:0]
 
 	var groups []GroupHit
-	if wantGroups && len(q.terms) > 0 {
-		groups = ix.rankGroups(q, all, opts.Group)
+	if wantGroups {
+		groups = ix.rankGroups(&q, s, opts.Group)
 		if len(groups) > limit {
 			groups = groups[:limit]
 		}
 	}
-	hits := make([]Hit, 0, min(limit, len(all)))
-	for _, h := range all[:min(limit, len(all))] {
-		hits = append(hits, Hit{ID: ix.docs[h.doc].id, Score: h.score})
-	}
 	return hits, groups
 }
 
-type scored struct {
-	doc   int32
-	score float64
-}
-
-func compareHits(a, b Hit) int {
-	if c := cmp.Compare(b.Score, a.Score); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID, b.ID)
-}
-
-// filter returns the predicate for opts.Group and opts.Allow over docs.
+// filter returns the predicate for opts.Group and opts.Allow over docs,
+// or nil when every doc passes.
 func (ix *Index) filter(opts *SearchOptions) func(doc int32) bool {
+	if opts.Group == "" && opts.Allow == nil {
+		return nil
+	}
 	var inGroup []bool // per group: is it opts.Group or below it
 	if opts.Group != "" {
 		inGroup = make([]bool, len(ix.groups))
@@ -313,17 +417,23 @@ func (ix *Index) filter(opts *SearchOptions) func(doc int32) bool {
 	}
 }
 
-// rankGroups scores groups by their own words plus their best tools among
-// the (already filtered, sorted) tool hits.
-func (ix *Index) rankGroups(q parsedQuery, tools []scored, within string) []GroupHit {
-	own := map[int32]float64{}
+// rankGroups scores groups by their own words plus their best tools (the
+// best adds groupToolShare of its score, the second half that, the third
+// a quarter), and resets the per-group scratch.
+func (ix *Index) rankGroups(q *parsedQuery, s *scratch, within string) []GroupHit {
+	own := make([]float64, len(ix.groups))
+	best := make([]float64, len(ix.groups))
 	for _, term := range q.terms {
-		best := map[int32]float64{}
+		clear(best)
 		for _, alt := range term.alternatives {
 			if len(alt.stems) != 1 {
 				continue
 			}
-			for _, p := range ix.groupPostings[alt.stems[0]] {
+			t, ok := ix.groupTerms[alt.stems[0]]
+			if !ok {
+				continue
+			}
+			for _, p := range ix.groupPostings[t] {
 				best[p.doc] = max(best[p.doc], alt.weight*float64(p.weight))
 			}
 		}
@@ -331,39 +441,18 @@ func (ix *Index) rankGroups(q parsedQuery, tools []scored, within string) []Grou
 			own[g] += v
 		}
 	}
-	byGroup := map[int32]*GroupHit{}
-	taken := map[int32]int{}
-	get := func(g int32) *GroupHit {
-		h := byGroup[g]
-		if h == nil {
-			h = &GroupHit{Name: ix.groups[g].name, Score: own[g]}
-			byGroup[g] = h
-		}
-		return h
-	}
-	for g := range own {
-		get(g)
-	}
-	// tools is sorted best first, so each group's first three are its best.
 	share := ix.tune.groupToolShare
-	toolShares := [3]float64{share, share / 2, share / 4}
-	for _, t := range tools {
-		for _, g := range ix.docs[t.doc].groups {
-			h := get(g)
-			h.Matches++
-			if n := taken[g]; n < len(toolShares) {
-				h.Score += toolShares[n] * t.score
-				taken[g] = n + 1
-			}
+	var out []GroupHit
+	for g := range ix.groups {
+		top := s.groupTop[g]
+		h := GroupHit{
+			Name:    ix.groups[g].name,
+			Score:   own[g] + share*(top[0]+top[1]/2+top[2]/4),
+			Matches: int(s.groupMatches[g]),
 		}
-	}
-	out := make([]GroupHit, 0, len(byGroup))
-	for g, h := range byGroup {
-		if within != "" && !slices.Contains(ix.groups[g].ancestors, within) {
-			continue
-		}
-		if h.Score > 0 {
-			out = append(out, *h)
+		s.groupTop[g], s.groupMatches[g] = [3]float64{}, 0
+		if h.Score > 0 && (within == "" || slices.Contains(ix.groups[g].ancestors, within)) {
+			out = append(out, h)
 		}
 	}
 	slices.SortFunc(out, func(a, b GroupHit) int {

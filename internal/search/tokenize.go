@@ -17,52 +17,86 @@ import (
 // and digit parts of two or more characters follow it, so "base64" also
 // matches "base" and "v2010" also matches "2010".
 func splitWords(text string, emit func(word string)) {
+	const (
+		other = iota
+		lowerCase
+		upperCase
+		digit
+	)
 	start := -1 // byte offset where the current hump starts
-	var prev rune
+	prev, prevSize := other, 0
 	flush := func(end int) {
 		if start >= 0 && end > start {
-			emitWord(strings.ToLower(text[start:end]), emit)
+			emitWord(lower(text[start:end]), emit)
 		}
 		start = -1
 	}
-	for i, r := range text {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush(i)
-			prev = r
-			continue
-		}
-		if start < 0 {
-			start = i
-			prev = r
-			continue
+	for i := 0; i < len(text); {
+		c, size, class := text[i], 1, other
+		if c < utf8.RuneSelf {
+			// Fast path: most catalog text is ASCII.
+			switch {
+			case 'a' <= c && c <= 'z':
+				class = lowerCase
+			case 'A' <= c && c <= 'Z':
+				class = upperCase
+			case '0' <= c && c <= '9':
+				class = digit
+			}
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			switch {
+			case unicode.IsUpper(r):
+				class = upperCase
+			case unicode.IsLetter(r):
+				class = lowerCase // lowercase, or a script without case
+			case unicode.IsDigit(r):
+				class = digit
+			}
 		}
 		switch {
-		case unicode.IsUpper(r) && unicode.IsLower(prev):
+		case class == other:
+			flush(i)
+		case start < 0:
+			start = i
+		case class == upperCase && prev == lowerCase:
 			// camelCase: "getUser" splits before "U".
 			flush(i)
 			start = i
-		case unicode.IsLower(r) && unicode.IsUpper(prev) && i-start > utf8.RuneLen(prev):
-			// Acronym followed by a word: "HTTPServer" splits before "S",
-			// so the hump that started at "H" ends at the previous rune.
-			prevStart := i - utf8.RuneLen(prev)
-			flush(prevStart)
-			start = prevStart
-		case unicode.IsUpper(r) && unicode.IsDigit(prev):
+		case class == lowerCase && prev == upperCase && i-start > prevSize:
+			// Acronym followed by a word: "HTTPServer" splits before
+			// "S", so the hump that started at "H" ends before it.
+			flush(i - prevSize)
+			start = i - prevSize
+		case class == upperCase && prev == digit:
 			// "V2010Create" splits before "C"; "v2" stays one word.
 			flush(i)
 			start = i
 		}
-		prev = r
+		prev, prevSize = class, size
+		i += size
 	}
 	flush(len(text))
+}
+
+// lower lowercases a word, without allocating when it already is
+// lowercase ASCII (most words of most descriptions).
+func lower(w string) string {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			return strings.ToLower(w)
+		}
+	}
+	return w
 }
 
 // emitWord emits w and, when it mixes letters and digits, its parts.
 func emitWord(w string, emit func(string)) {
 	emit(w)
 	hasLetter, hasDigit := false, false
-	for _, r := range w {
-		if unicode.IsDigit(r) {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; '0' <= c && c <= '9' {
 			hasDigit = true
 		} else {
 			hasLetter = true
@@ -131,4 +165,78 @@ func analyze(text string) []string {
 		}
 	})
 	return out
+}
+
+// analyzer is analyze with a memory, and the term dictionary of an index
+// being built: a catalog repeats the same few thousand words, so a build
+// stems each distinct word once and refers to stems by small integer IDs.
+// It is used by one goroutine (one build).
+type analyzer struct {
+	words map[string]analyzedWord
+	terms map[string]int32 // stem → term ID, for stems that were indexed
+	// texts remembers whole analysed texts: parameter descriptions
+	// ("Repository owner", "Page number") repeat across tools, and so does
+	// every text of a server mounted under several prefixes.
+	texts map[string][]int32
+}
+
+type analyzedWord struct {
+	stem string
+	stop bool
+	term int32 // -1 until the stem is indexed
+}
+
+func newAnalyzer() *analyzer {
+	return &analyzer{words: map[string]analyzedWord{}, terms: map[string]int32{}, texts: map[string][]int32{}}
+}
+
+func (a *analyzer) word(w string) analyzedWord {
+	if aw, ok := a.words[w]; ok {
+		return aw
+	}
+	s := stem(w)
+	aw := analyzedWord{stem: s, stop: isStopWord(w), term: -1}
+	if t, ok := a.terms[s]; ok {
+		aw.term = t
+	}
+	a.words[w] = aw
+	return aw
+}
+
+func (a *analyzer) stem(w string) string { return a.word(w).stem }
+
+// intern returns the term ID of a stem, assigning the next one if new.
+func (a *analyzer) intern(stem string) int32 {
+	t, ok := a.terms[stem]
+	if !ok {
+		t = int32(len(a.terms))
+		a.terms[stem] = t
+	}
+	return t
+}
+
+// termOf returns w's term ID, interning its stem on first use.
+func (a *analyzer) termOf(w string) (analyzedWord, int32) {
+	aw := a.word(w)
+	if aw.term < 0 {
+		aw.term = a.intern(aw.stem)
+		a.words[w] = aw
+	}
+	return aw, aw.term
+}
+
+// analyze appends the term IDs of text's meaningful words to out.
+func (a *analyzer) analyze(text string, out []int32) []int32 {
+	if terms, ok := a.texts[text]; ok {
+		return append(out, terms...)
+	}
+	var terms []int32
+	splitWords(text, func(w string) {
+		if aw := a.word(w); !aw.stop {
+			_, t := a.termOf(w)
+			terms = append(terms, t)
+		}
+	})
+	a.texts[text] = terms
+	return append(out, terms...)
 }

@@ -1,0 +1,115 @@
+package search
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// syntheticCatalog builds about n tools by repeating the real catalogs under
+// varied prefixes ("github", "github-eu", "github-staging", ...), as a
+// gateway in front of many similar servers would see them.
+func syntheticCatalog(tb testing.TB, n int) []Doc {
+	tb.Helper()
+	base := loadCatalogs(tb, catalogsDir(tb))
+	suffixes := []string{"", "-eu", "-staging", "-prod", "-dev", "-us", "-test", "-internal"}
+	var docs []Doc
+	for _, suffix := range suffixes {
+		for _, d := range base {
+			if len(docs) == n {
+				return docs
+			}
+			prefix := d.Prefix + suffix
+			c := d
+			c.ID = prefix + "__" + d.Name
+			c.Prefix = prefix
+			c.Groups = []GroupInfo{{Name: prefix}}
+			docs = append(docs, c)
+		}
+	}
+	return docs
+}
+
+// benchQueries are the evaluation requests of both halves.
+func benchQueries(tb testing.TB) []string {
+	var qs []string
+	for _, name := range []string{"eval.json", "eval_holdout.json"} {
+		for _, c := range loadEval(tb, name) {
+			qs = append(qs, c.Query)
+		}
+	}
+	return qs
+}
+
+// BenchmarkSearch5000 measures one find_tools ranking over 5,000 tools and
+// reports the 99th percentile latency over the evaluation requests.
+func BenchmarkSearch5000(b *testing.B) {
+	docs := syntheticCatalog(b, 5000)
+	ix := New(docs, nil)
+	queries := benchQueries(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		ix.Search(queries[i%len(queries)], &SearchOptions{Limit: 5})
+		i++
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(percentileLatency(ix, queries, 0.99).Microseconds()), "p99-µs")
+	b.ReportMetric(float64(len(docs)), "tools")
+}
+
+// BenchmarkBuild5000 measures building the index over 5,000 tools.
+func BenchmarkBuild5000(b *testing.B) {
+	docs := syntheticCatalog(b, 5000)
+	b.ReportAllocs()
+	for b.Loop() {
+		New(docs, nil)
+	}
+}
+
+// BenchmarkBuildRealCatalog measures building the index over the 903
+// distinct real tools (no text repeats, unlike the 5,000-tool synthesis).
+func BenchmarkBuildRealCatalog(b *testing.B) {
+	docs := loadCatalogs(b, catalogsDir(b))
+	b.ReportAllocs()
+	for b.Loop() {
+		New(docs, nil)
+	}
+	b.ReportMetric(float64(len(docs)), "tools")
+}
+
+// percentileLatency runs every query several times and returns the given
+// percentile of the single-query latencies.
+func percentileLatency(ix *Index, queries []string, p float64) time.Duration {
+	const rounds = 5
+	var latencies []time.Duration
+	for range rounds {
+		for _, q := range queries {
+			start := time.Now()
+			ix.Search(q, &SearchOptions{Limit: 5})
+			latencies = append(latencies, time.Since(start))
+		}
+	}
+	slices.Sort(latencies)
+	return latencies[int(p*float64(len(latencies)-1))]
+}
+
+// TestLatencyReport prints build time and search p50/p99 over 5,000 tools.
+// It asserts nothing (timing tests are flaky on shared machines); the
+// goals are p99 < 1 ms and build < 50 ms.
+func TestLatencyReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing report")
+	}
+	docs := syntheticCatalog(t, 5000)
+	start := time.Now()
+	ix := New(docs, nil)
+	build := time.Since(start)
+	queries := benchQueries(t)
+	percentileLatency(ix, queries, 0.5) // warm up
+	t.Logf("%d tools: build %v, search p50 %v, p99 %v",
+		len(docs), build.Round(time.Millisecond),
+		percentileLatency(ix, queries, 0.5).Round(time.Microsecond),
+		percentileLatency(ix, queries, 0.99).Round(time.Microsecond))
+}
