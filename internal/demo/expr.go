@@ -145,6 +145,9 @@ func evaluate(src string, vars map[string]float64) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if p.tok.kind == tokBad {
+		return 0, p.errorf(p.tok, "cannot read %q: %s", p.tok.text, p.tok.hint)
+	}
 	if p.tok.kind != tokEOF {
 		return 0, p.errorf(p.tok, "unexpected %s after a complete expression: is an operator missing?", p.tok.describe())
 	}
@@ -182,7 +185,7 @@ type token struct {
 	kind tokKind
 	text string
 	num  float64
-	col  int
+	off  int    // byte offset in the source; the column is computed only for errors
 	hint string // for tokBad: what is wrong with it
 }
 
@@ -207,10 +210,11 @@ type exprParser struct {
 }
 
 func (p *exprParser) errorf(t token, format string, args ...any) error {
-	return &exprError{col: t.col, msg: fmt.Sprintf(format, args...)}
+	return &exprError{col: p.col(t.off), msg: fmt.Sprintf(format, args...)}
 }
 
-// col converts a byte offset to a 1-based character column.
+// col converts a byte offset to a 1-based character column. Only errors
+// need it, which keeps evaluation linear in the length of the expression.
 func (p *exprParser) col(offset int) int { return utf8.RuneCountInString(p.src[:offset]) + 1 }
 
 // next reads the following token into p.tok.
@@ -224,7 +228,7 @@ func (p *exprParser) next() {
 	}
 	start := p.pos
 	if p.pos >= len(p.src) {
-		p.tok = token{kind: tokEOF, col: p.col(start)}
+		p.tok = token{kind: tokEOF, off: start}
 		return
 	}
 	c := p.src[p.pos]
@@ -235,17 +239,17 @@ func (p *exprParser) next() {
 		for p.pos < len(p.src) && (isNameByte(p.src[p.pos])) {
 			p.pos++
 		}
-		p.tok = token{kind: tokName, text: p.src[start:p.pos], col: p.col(start)}
+		p.tok = token{kind: tokName, text: p.src[start:p.pos], off: start}
 	case c == '*' && strings.HasPrefix(p.src[p.pos:], "**"):
 		p.pos += 2
-		p.tok = token{kind: tokOp, text: "^", col: p.col(start)}
+		p.tok = token{kind: tokOp, text: "^", off: start}
 	case strings.IndexByte("+-*/%^!(),", c) >= 0:
 		p.pos++
-		p.tok = token{kind: tokOp, text: string(c), col: p.col(start)}
+		p.tok = token{kind: tokOp, text: string(c), off: start}
 	default:
 		r, size := utf8.DecodeRuneInString(p.src[p.pos:])
 		p.pos += size
-		p.tok = token{kind: tokBad, text: string(r), col: p.col(start)}
+		p.tok = token{kind: tokBad, text: string(r), off: start}
 		// Common look-alikes get a precise hint.
 		switch r {
 		case '×', '·':
@@ -279,9 +283,9 @@ func (p *exprParser) number(start int) token {
 		text := s[start:p.pos]
 		n, err := strconv.ParseInt(text, 0, 64)
 		if err != nil {
-			return token{kind: tokBad, text: text, hint: "not a valid hex, binary or octal integer that fits in 64 bits", col: p.col(start)}
+			return token{kind: tokBad, text: text, hint: "not a valid hex, binary or octal integer that fits in 64 bits", off: start}
 		}
-		return token{kind: tokNum, text: text, num: float64(n), col: p.col(start)}
+		return token{kind: tokNum, text: text, num: float64(n), off: start}
 	}
 	for p.pos < len(s) && (s[p.pos] >= '0' && s[p.pos] <= '9' || s[p.pos] == '.' || s[p.pos] == '_') {
 		p.pos++
@@ -304,11 +308,11 @@ func (p *exprParser) number(start int) token {
 	v, err := strconv.ParseFloat(text, 64)
 	if err != nil || strings.HasPrefix(text, "_") {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return token{kind: tokBad, text: text, hint: "too large for a 64-bit float", col: p.col(start)}
+			return token{kind: tokBad, text: text, hint: "too large for a 64-bit float", off: start}
 		}
-		return token{kind: tokBad, text: text, hint: "not a valid number", col: p.col(start)}
+		return token{kind: tokBad, text: text, hint: "not a valid number", off: start}
 	}
-	return token{kind: tokNum, text: text, num: v, col: p.col(start)}
+	return token{kind: tokNum, text: text, num: v, off: start}
 }
 
 func (p *exprParser) isOp(ops ...string) bool {
@@ -372,7 +376,7 @@ func (p *exprParser) term() (float64, error) {
 			v /= w
 		case "%":
 			if v, err = modulo(v, w); err != nil {
-				return 0, &exprError{col: op.col, msg: err.Error()}
+				return 0, &exprError{col: p.col(op.off), msg: err.Error()}
 			}
 		}
 	}
@@ -491,7 +495,7 @@ func (p *exprParser) primary() (float64, error) {
 				return 0, err
 			}
 			if !p.isOp(")") {
-				return 0, p.errorf(p.tok, "expected ) to close the ( at column %d, found %s", t.col, p.tok.describe())
+				return 0, p.errorf(p.tok, "expected ) to close the ( at column %d, found %s", p.col(t.off), p.tok.describe())
 			}
 			p.next()
 			return v, nil
