@@ -1,0 +1,162 @@
+package upstream
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/config"
+)
+
+// cacheFormat is bumped when the file layout changes; files of another format
+// are ignored (and overwritten on the next refresh).
+const cacheFormat = 1
+
+// cacheEntry is one server's cache file. It holds what the server said about
+// itself, never its config: the key is a hash, so env values and headers (which
+// are secrets) never reach the disk.
+type cacheEntry struct {
+	Format int `json:"format"`
+	// Server is the server's name, for a person looking at the directory.
+	Server string `json:"server"`
+	// Key is the hash of the connection config the list was obtained with.
+	Key     string    `json:"key"`
+	SavedAt time.Time `json:"savedAt"`
+	// Init is what the server answered to initialize: protocol version, server
+	// info, capabilities, instructions.
+	Init  *mcp.InitializeResult `json:"init,omitempty"`
+	Tools []*mcp.Tool           `json:"tools"`
+}
+
+// cacheKey hashes everything that decides which process or endpoint is reached
+// and how, so a changed command, argument, env value, url or header means a new
+// key (and a cache miss), while prefix, include/exclude, group, timeout and lazy,
+// which do not change what the server lists, keep the key.
+func cacheKey(cfg config.ServerConfig) string {
+	h := sha256.New()
+	write := func(parts ...string) {
+		for _, p := range parts {
+			// Length-prefixed, so ("ab","c") and ("a","bc") differ.
+			fmt.Fprintf(h, "%d:%s;", len(p), p)
+		}
+	}
+	writeMap := func(label string, m map[string]string) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		write(label, fmt.Sprint(len(keys)))
+		for _, k := range keys {
+			write(k, m[k])
+		}
+	}
+	write("toolfold-upstream-v1", string(cfg.Transport), cfg.Command, cfg.Cwd, cfg.URL)
+	write("args", fmt.Sprint(len(cfg.Args)))
+	write(cfg.Args...)
+	writeMap("env", cfg.Env)
+	writeMap("headers", cfg.Headers)
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// diskCache reads and writes cache files in one directory. A zero dir disables it.
+type diskCache struct {
+	dir string
+}
+
+func (c diskCache) path(server, key string) string {
+	return filepath.Join(c.dir, fileSafe(server)+"-"+key+".json")
+}
+
+// load returns the cached entry for server under key. A missing file is (nil,
+// nil); an unreadable or corrupt one is (nil, err) for the caller to warn about.
+func (c diskCache) load(server, key string) (*cacheEntry, error) {
+	if c.dir == "" {
+		return nil, nil
+	}
+	p := c.path(server, key)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the tool cache %s: %w", p, err)
+	}
+	var e cacheEntry
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, fmt.Errorf("the tool cache %s is corrupt (%v); it is ignored and will be rewritten when the server next starts", p, err)
+	}
+	if e.Format != cacheFormat || e.Key != key {
+		return nil, fmt.Errorf("the tool cache %s is from another version of toolfold; it is ignored and will be rewritten", p)
+	}
+	return &e, nil
+}
+
+// save writes the entry atomically: a reader (another toolfold starting at the
+// same moment) sees the old file or the new one, never half of one.
+func (c diskCache) save(e *cacheEntry) error {
+	if c.dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return fmt.Errorf("creating the tool cache directory: %w", err)
+	}
+	data, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the tool cache of %q: %w", e.Server, err)
+	}
+	final := c.path(e.Server, e.Key)
+	tmp, err := os.CreateTemp(c.dir, ".tmp-*.json")
+	if err != nil {
+		return fmt.Errorf("writing the tool cache of %q: %w", e.Server, err)
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing the tool cache of %q: %w", e.Server, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing the tool cache of %q: %w", e.Server, err)
+	}
+	if err := os.Rename(tmp.Name(), final); err != nil {
+		return fmt.Errorf("writing the tool cache of %q: %w", e.Server, err)
+	}
+	return nil
+}
+
+// defaultCacheDir is os.UserCacheDir()/toolfold/catalog, or "" (no disk cache)
+// when the platform has no cache directory.
+func defaultCacheDir() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "toolfold", "catalog")
+}
+
+// fileSafe keeps a server name readable in a file name without letting it
+// escape the directory or confuse a file system.
+func fileSafe(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c == '-' || c == '_' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			b[i] = '_'
+		}
+	}
+	s := string(b)
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	if s == "" || s[0] == '.' {
+		s = "_" + s
+	}
+	return s
+}

@@ -1,0 +1,62 @@
+package upstream
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Kinds of failure a caller may want to tell apart with errors.Is. Every error
+// the Manager returns is one sentence written for the person reading it; these
+// sentinels only classify it.
+var (
+	// ErrUnknownServer: no server of that name is configured.
+	ErrUnknownServer = errors.New("unknown upstream server")
+	// ErrDisabled: the server is configured with "disabled": true.
+	ErrDisabled = errors.New("upstream server disabled")
+	// ErrExcluded: the tool is filtered out by the server's include/exclude.
+	ErrExcluded = errors.New("tool excluded by config")
+	// ErrUnsupported: the server does not offer the feature (resources,
+	// prompts, completion, logging) asked for.
+	ErrUnsupported = errors.New("feature not offered by the upstream server")
+	// ErrStartFailed: the server could not be started or connected to.
+	ErrStartFailed = errors.New("upstream server failed to start")
+	// ErrExited: the server's process exited, or its connection dropped, while
+	// the request was in flight. The server is restarted on the next need.
+	ErrExited = errors.New("upstream server exited")
+	// ErrTimeout: the server did not answer within its configured timeout.
+	ErrTimeout = errors.New("upstream server timed out")
+	// ErrClosed: the Manager was closed.
+	ErrClosed = errors.New("upstream manager closed")
+)
+
+// upstreamError is a message for people that still answers errors.Is for its
+// kind and errors.As/Is for its cause.
+type upstreamError struct {
+	msg   string
+	kind  error
+	cause error
+}
+
+func (e *upstreamError) Error() string { return e.msg }
+
+// Is matches the kind; the cause is reached through Unwrap.
+func (e *upstreamError) Is(target error) bool { return e.kind != nil && target == e.kind }
+
+func (e *upstreamError) Unwrap() error { return e.cause }
+
+func newError(kind, cause error, format string, args ...any) error {
+	return &upstreamError{msg: fmt.Sprintf(format, args...), kind: kind, cause: cause}
+}
+
+// humanDuration writes 60s as "60s" and 90s as "90s" (not "1m30s"), which is
+// how the config's timeouts are usually written.
+func humanDuration(d time.Duration) string {
+	switch {
+	case d >= time.Second && d%time.Second == 0:
+		return fmt.Sprintf("%ds", d/time.Second)
+	case d >= time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.String()
+}

@@ -1,0 +1,250 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/config"
+)
+
+// The fault tests run this test binary itself as an upstream MCP server: when
+// TOOLFOLD_UPSTREAM_FIXTURE is set, TestMain serves the fixture over stdio
+// instead of running tests. No separate build step, and the fixture is always
+// in sync with the tests.
+const fixtureEnv = "TOOLFOLD_UPSTREAM_FIXTURE"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(fixtureEnv); mode != "" {
+		os.Exit(runFixture(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// runFixture is the fixture server. Modes:
+//
+//	serve       serve the fixture tools
+//	fail-start  print a reason on stderr and exit 3 before answering anything
+//	slow-start  sleep FIXTURE_DELAY (a Go duration), then serve
+//
+// FIXTURE_START_LOG, when set, gets one line per process start, so a test can
+// tell whether the server was spawned. FIXTURE_EVENT_LOG gets "cancelled <tool>"
+// when a call's context is cancelled by the client.
+func runFixture(mode string) int {
+	if p := os.Getenv("FIXTURE_START_LOG"); p != "" {
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err == nil {
+			fmt.Fprintf(f, "start %d\n", os.Getpid())
+			f.Close()
+		}
+	}
+	fmt.Fprintln(os.Stderr, "fixture: starting in mode", mode)
+	switch mode {
+	case "fail-start":
+		fmt.Fprintln(os.Stderr, "fatal: the API key FIXTURE_TOKEN is not set")
+		return 3
+	case "slow-start":
+		d, _ := time.ParseDuration(os.Getenv("FIXTURE_DELAY"))
+		time.Sleep(d)
+	}
+	srv := newFixtureServer()
+	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "fixture:", err)
+		return 1
+	}
+	return 0
+}
+
+func logEvent(line string) {
+	if p := os.Getenv("FIXTURE_EVENT_LOG"); p != "" {
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err == nil {
+			fmt.Fprintln(f, line)
+			f.Close()
+		}
+	}
+}
+
+func textResult(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func args(req *mcp.CallToolRequest) map[string]any {
+	var a map[string]any
+	_ = json.Unmarshal(req.Params.Arguments, &a)
+	return a
+}
+
+func num(a map[string]any, k string) float64 {
+	f, _ := a[k].(float64)
+	return f
+}
+
+var objectSchema = json.RawMessage(`{"type":"object"}`)
+
+// newFixtureServer builds the fixture's tools. It is also served in memory by
+// the benchmark, so the two measurements share one server implementation.
+func newFixtureServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1"}, &mcp.ServerOptions{
+		Instructions: "A test server.",
+	})
+	tool := func(name, desc string, h mcp.ToolHandler) {
+		srv.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: objectSchema}, h)
+	}
+	tool("add", "Adds a and b", func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a := args(req)
+		sum := num(a, "a") + num(a, "b")
+		res := textResult(strconv.FormatFloat(sum, 'f', -1, 64))
+		res.StructuredContent = map[string]any{"sum": sum}
+		return res, nil
+	})
+	tool("pid", "Returns the process id", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return textResult(strconv.Itoa(os.Getpid())), nil
+	})
+	tool("env", "Returns an environment variable, or <unset>", func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		v, ok := os.LookupEnv(fmt.Sprint(args(req)["name"]))
+		if !ok {
+			v = "<unset>"
+		}
+		return textResult(v), nil
+	})
+	tool("sleep", "Sleeps ms milliseconds in steps, reporting progress", func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a := args(req)
+		ms, steps := num(a, "ms"), max(int(num(a, "steps")), 1)
+		for i := 1; i <= steps; i++ {
+			select {
+			case <-time.After(time.Duration(ms/float64(steps)) * time.Millisecond):
+			case <-ctx.Done():
+				logEvent("cancelled sleep")
+				return nil, ctx.Err()
+			}
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: float64(steps), Message: fmt.Sprintf("step %d", i)})
+			}
+		}
+		return textResult("slept"), nil
+	})
+	tool("hang", "Never answers", func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		<-ctx.Done()
+		logEvent("cancelled hang")
+		return nil, ctx.Err()
+	})
+	tool("crash", "Exits the process with a message", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		fmt.Fprintln(os.Stderr, "panic: boom: out of cheese")
+		os.Exit(1)
+		return nil, nil
+	})
+	tool("grow", "Adds a tool named extra", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		srv.AddTool(&mcp.Tool{Name: "extra", Description: "Appeared later", InputSchema: objectSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult("extra"), nil
+		})
+		return textResult("grown"), nil
+	})
+	// ask needs the client: written in the multi-round-trip style, which the SDK
+	// turns into a plain elicitation/create request for clients on older
+	// protocol versions, so it exercises both routes.
+	tool("ask", "Asks the user for a name", func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if r, ok := req.Params.InputResponses["name"].(*mcp.ElicitResult); ok {
+			return textResult(fmt.Sprintf("hello %v (%s)", r.Content["name"], r.Action)), nil
+		}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+			"name": &mcp.ElicitParams{Message: "What is your name?", RequestedSchema: map[string]any{
+				"type":       "object",
+				"properties": map[string]any{"name": map[string]any{"type": "string"}},
+			}},
+		}}, nil
+	})
+	tool("roots", "Lists the client's roots", func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if r, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult); ok {
+			var uris []string
+			for _, root := range r.Roots {
+				uris = append(uris, root.URI)
+			}
+			return textResult(strings.Join(uris, ",")), nil
+		}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}}, nil
+	})
+	return srv
+}
+
+// fixture returns the config of a stdio server running the fixture.
+func fixture(t testing.TB, mode string, env map[string]string) config.ServerConfig {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := config.SecretMap{fixtureEnv: mode}
+	for k, v := range env {
+		e[k] = v
+	}
+	return config.ServerConfig{
+		Command:   exe,
+		Env:       e,
+		Transport: config.TransportStdio,
+		Lazy:      true,
+		Timeout:   config.Duration(20 * time.Second),
+	}
+}
+
+// newTestManager builds a Manager with a private cache and fast backoff, closed
+// at the end of the test.
+func newTestManager(t testing.TB, servers map[string]config.ServerConfig, opts *Options) *Manager {
+	t.Helper()
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.CacheDir == "" && !o.DisableCache {
+		o.CacheDir = t.TempDir()
+	}
+	m := New(servers, &o)
+	m.sup.backoffBase = 50 * time.Millisecond
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// text returns a result's text content, joined.
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// fakeDownstream answers server→client requests in tests and records them.
+type fakeDownstream struct {
+	name  string
+	roots []string
+}
+
+func (f *fakeDownstream) CreateMessage(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	return &mcp.CreateMessageResult{Model: "fake-" + f.name, Role: "assistant", Content: &mcp.TextContent{Text: "sampled by " + f.name}}, nil
+}
+
+func (f *fakeDownstream) CreateMessageWithTools(_ context.Context, p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
+	return &mcp.CreateMessageWithToolsResult{Model: "fake-" + f.name, Role: "assistant", Content: []mcp.Content{&mcp.TextContent{Text: "sampled by " + f.name}}}, nil
+}
+
+func (f *fakeDownstream) Elicit(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": f.name}}, nil
+}
+
+func (f *fakeDownstream) ListRoots(context.Context, *mcp.ListRootsParams) (*mcp.ListRootsResult, error) {
+	res := &mcp.ListRootsResult{Roots: []*mcp.Root{}}
+	for _, r := range f.roots {
+		res.Roots = append(res.Roots, &mcp.Root{URI: r})
+	}
+	return res, nil
+}
+
+var _ Downstream = (*fakeDownstream)(nil)

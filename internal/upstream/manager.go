@@ -1,0 +1,361 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"log/slog"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/config"
+)
+
+// Options configure a Manager. The zero value is usable.
+type Options struct {
+	// CacheDir holds the tool cache, one file per server. Empty means
+	// os.UserCacheDir()/toolfold/catalog.
+	CacheDir string
+	// DisableCache keeps tool lists in memory only (no file is read or written).
+	DisableCache bool
+	// Logger receives lifecycle events (starts, exits, restarts). Never env
+	// values or headers. Nil discards.
+	Logger *slog.Logger
+	// MaxParallelStarts bounds how many servers start at the same time
+	// (spawning twenty node processes at once helps none of them). Default 4.
+	MaxParallelStarts int
+	// OnToolsChanged is called, on a goroutine of its own, after a server's
+	// known tool list changed: first discovered, refreshed after a start, or
+	// re-read after the server sent notifications/tools/list_changed.
+	OnToolsChanged func(server string)
+	// OnLog receives the servers' notifications/message (MCP logging).
+	OnLog func(server string, msg *mcp.LoggingMessageParams)
+	// ClientName and ClientVersion are the clientInfo sent to upstreams.
+	// Default "toolfold" and "dev".
+	ClientName, ClientVersion string
+	// Forward says which server→client requests are advertised and forwarded.
+	Forward Forwarding
+
+	// dial replaces how connections are made (tests: in-memory servers).
+	dial dialer
+	// protocolVersion forces the protocol offered to upstreams (tests: the
+	// legacy path of server→client requests).
+	protocolVersion string
+}
+
+// Supervision parameters. Variables of the Manager (not constants) so tests can
+// shorten them.
+type supervision struct {
+	// backoffBase is the delay before the first restart after a crash or a
+	// failed start; it doubles with each consecutive failure up to backoffMax.
+	backoffBase, backoffMax time.Duration
+	// healthyAfter is how long a connection must live for its crash to count
+	// as the first failure again (the backoff is reset).
+	healthyAfter time.Duration
+	// maxBackoffWait is the longest a caller waits for a backoff to expire
+	// before getting the last error instead.
+	maxBackoffWait time.Duration
+}
+
+var defaultSupervision = supervision{
+	backoffBase:    250 * time.Millisecond,
+	backoffMax:     30 * time.Second,
+	healthyAfter:   time.Minute,
+	maxBackoffWait: 2 * time.Second,
+}
+
+// Manager runs a fixed set of upstream MCP servers as their client. All methods
+// are safe for concurrent use.
+type Manager struct {
+	opts    Options
+	log     *slog.Logger
+	cache   diskCache
+	servers map[string]*server
+	names   []string // sorted, for stable Status and Discover order
+	sup     supervision
+	dial    dialer
+
+	startSlots chan struct{} // semaphore: MaxParallelStarts
+
+	// life is cancelled by Close; starts in progress watch it.
+	life     context.Context
+	shutdown context.CancelFunc
+	bg       sync.WaitGroup // watchers, refreshes, callbacks
+	closeMu  sync.Mutex
+	closed   bool
+}
+
+// New returns a Manager over servers (the config's mcpServers, keyed by name).
+// Nothing starts: servers start on first need. Disabled servers are known (they
+// appear in Status) but never started.
+func New(servers map[string]config.ServerConfig, opts *Options) *Manager {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.CacheDir == "" && !o.DisableCache {
+		o.CacheDir = defaultCacheDir()
+	}
+	if o.DisableCache {
+		o.CacheDir = ""
+	}
+	if o.MaxParallelStarts <= 0 {
+		o.MaxParallelStarts = 4
+	}
+	if o.ClientName == "" {
+		o.ClientName = "toolfold"
+	}
+	if o.ClientVersion == "" {
+		o.ClientVersion = "dev"
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	life, shutdown := context.WithCancel(context.Background())
+	m := &Manager{
+		opts:       o,
+		log:        log,
+		cache:      diskCache{dir: o.CacheDir},
+		servers:    make(map[string]*server, len(servers)),
+		sup:        defaultSupervision,
+		dial:       o.dial,
+		startSlots: make(chan struct{}, o.MaxParallelStarts),
+		life:       life,
+		shutdown:   shutdown,
+	}
+	if m.dial == nil {
+		m.dial = defaultDialer
+	}
+	for name, cfg := range servers {
+		if cfg.Name == "" {
+			cfg.Name = name
+		}
+		m.servers[name] = newServer(m, name, cfg)
+		m.names = append(m.names, name)
+	}
+	sort.Strings(m.names)
+	return m
+}
+
+// Names returns the configured servers' names, sorted, disabled ones included.
+func (m *Manager) Names() []string { return slices.Clone(m.names) }
+
+func (m *Manager) lookup(name string) (*server, error) {
+	s, ok := m.servers[name]
+	if !ok {
+		return nil, newError(ErrUnknownServer, nil, "there is no upstream server named %q in the config", name)
+	}
+	if s.cfg.Disabled {
+		return nil, newError(ErrDisabled, nil, "upstream %q is disabled in the config (\"disabled\": true)", name)
+	}
+	return s, nil
+}
+
+// Tools returns a server's tools after include/exclude, by their own names. It
+// answers from memory or the disk cache when it can; only a server with no
+// known list is started (and its list cached). The tools are shared: treat them
+// as read-only.
+func (m *Manager) Tools(ctx context.Context, name string) ([]*mcp.Tool, error) {
+	s, err := m.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if tools, ok := s.knownTools(); ok {
+		return s.filter(tools), nil
+	}
+	if _, err := s.connect(ctx); err != nil {
+		return nil, err
+	}
+	tools, _ := s.knownTools()
+	return s.filter(tools), nil
+}
+
+// CachedTools returns a server's tools (after include/exclude) from memory or
+// the disk cache, never starting anything. ok is false when no list is known.
+func (m *Manager) CachedTools(name string) (tools []*mcp.Tool, ok bool) {
+	s, err := m.lookup(name)
+	if err != nil {
+		return nil, false
+	}
+	tools, ok = s.knownTools()
+	if !ok {
+		return nil, false
+	}
+	return s.filter(tools), true
+}
+
+// ServerInfo returns what the server said at initialize (capabilities,
+// instructions, server info, protocol version), from the live connection or the
+// cache, never starting anything.
+func (m *Manager) ServerInfo(name string) (*mcp.InitializeResult, bool) {
+	s, err := m.lookup(name)
+	if err != nil {
+		return nil, false
+	}
+	return s.initResult()
+}
+
+// Discover makes every enabled server's tool list known and yields each
+// server's outcome as soon as it is settled, fastest first, so a slow server
+// does not hold back the others. A lazy server with a cached list is settled at
+// once without starting; the others (non-lazy servers, and lazy ones never seen
+// before) are started, at most MaxParallelStarts at a time. Stopping the
+// iteration early leaves the remaining starts running.
+func (m *Manager) Discover(ctx context.Context) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		type outcome struct {
+			name string
+			err  error
+		}
+		var pending []*server
+		for _, name := range m.names {
+			s := m.servers[name]
+			if s.cfg.Disabled {
+				continue
+			}
+			if _, ok := s.knownTools(); ok && s.cfg.Lazy {
+				if !yield(name, nil) {
+					return
+				}
+				continue
+			}
+			pending = append(pending, s)
+		}
+		results := make(chan outcome, len(pending)) // buffered: nobody blocks if we stop early
+		for _, s := range pending {
+			go func() {
+				_, err := s.connect(ctx)
+				results <- outcome{s.name, err}
+			}()
+		}
+		for range pending {
+			select {
+			case r := <-results:
+				if !yield(r.name, r.err) {
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// DiscoverAll runs Discover to the end and returns each server's error (nil
+// for success). Each server's list is available (CachedTools, OnToolsChanged)
+// as soon as it is known, before DiscoverAll returns.
+func (m *Manager) DiscoverAll(ctx context.Context) map[string]error {
+	out := map[string]error{}
+	for name, err := range m.Discover(ctx) {
+		out[name] = err
+	}
+	for _, name := range m.names {
+		if _, ok := out[name]; !ok && !m.servers[name].cfg.Disabled {
+			out[name] = ctx.Err()
+		}
+	}
+	return out
+}
+
+// Close stops every server and waits for them to exit. Calls in flight fail
+// with ErrClosed. Close is idempotent.
+func (m *Manager) Close() error {
+	m.closeMu.Lock()
+	if m.closed {
+		m.closeMu.Unlock()
+		return nil
+	}
+	m.closed = true
+	m.closeMu.Unlock()
+	m.shutdown()
+	var wg sync.WaitGroup
+	for _, s := range m.servers {
+		wg.Go(s.close)
+	}
+	wg.Wait()
+	m.bg.Wait()
+	return nil
+}
+
+func (m *Manager) isClosed() bool {
+	m.closeMu.Lock()
+	defer m.closeMu.Unlock()
+	return m.closed
+}
+
+// goBackground runs f on a goroutine Close waits for, unless closing has begun
+// (then it reports false and f does not run).
+func (m *Manager) goBackground(f func()) bool {
+	m.closeMu.Lock()
+	defer m.closeMu.Unlock()
+	if m.closed {
+		return false
+	}
+	m.bg.Go(f)
+	return true
+}
+
+// State is where a server is in its life.
+type State string
+
+// States. A server is idle until first needed; starting while it is being
+// started for the first time; ready while connected; failed when its last start
+// failed (it is tried again on the next need, after a backoff); restarting
+// after it exited or lost its connection, until the next start succeeds or fails.
+const (
+	StateIdle       State = "idle"
+	StateStarting   State = "starting"
+	StateReady      State = "ready"
+	StateFailed     State = "failed"
+	StateRestarting State = "restarting"
+)
+
+// Status is a server's health, for /healthz and `toolfold tools`.
+type Status struct {
+	Name  string `json:"name"`
+	State State  `json:"state"`
+	// Transport is stdio, http or sse.
+	Transport string `json:"transport"`
+	// Disabled servers are never started.
+	Disabled bool `json:"disabled,omitempty"`
+	// Error says why the server failed or exited, for a person.
+	Error string `json:"error,omitempty"`
+	// StderrTail is the end of the stdio server's stderr (the running
+	// process's, or the last one's).
+	StderrTail string `json:"stderrTail,omitempty"`
+	// Restarts counts start attempts after the first.
+	Restarts int `json:"restarts"`
+	// Since is when the server entered State.
+	Since time.Time `json:"since"`
+	// Tools is the number of known tools after include/exclude; ToolsCached
+	// says the list came from the disk cache and the server has not been
+	// started since.
+	Tools       int  `json:"tools"`
+	ToolsCached bool `json:"toolsCached,omitempty"`
+}
+
+// Status returns every server's status, sorted by name.
+func (m *Manager) Status() []Status {
+	out := make([]Status, 0, len(m.names))
+	for _, name := range m.names {
+		out = append(out, m.servers[name].status())
+	}
+	return out
+}
+
+// errorOf returns err's message, or "" for nil.
+func errorOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// isContextErr reports an error caused by a context ending.
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

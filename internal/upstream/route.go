@@ -1,0 +1,177 @@
+package upstream
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Downstream answers the requests an upstream server sends to its client while
+// serving a call: sampling, elicitation and roots. The gateway passes the
+// downstream client's *mcp.ServerSession, which implements it; anything else
+// that does (a test double, a client that cannot sample) works too.
+//
+// Values must be comparable (pointers are): the Manager compares the
+// Downstreams of the calls in flight to tell whether a request can be
+// attributed to one client.
+type Downstream interface {
+	CreateMessage(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	CreateMessageWithTools(ctx context.Context, params *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error)
+	Elicit(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	ListRoots(ctx context.Context, params *mcp.ListRootsParams) (*mcp.ListRootsResult, error)
+}
+
+var _ Downstream = (*mcp.ServerSession)(nil)
+
+// Forwarding says which server→client requests toolfold offers to forward, and
+// so which client capabilities it advertises to upstream servers.
+//
+// Advertising a capability makes some servers behave differently (the everything
+// server registers extra tools; the filesystem server replaces its allowed
+// directories with the client's roots), so nothing is advertised unless asked
+// for: a gateway sets these when its downstream clients can answer.
+type Forwarding struct {
+	// Sampling advertises "sampling" and forwards sampling/createMessage.
+	Sampling bool
+	// Elicitation advertises "elicitation" (form mode) and forwards elicitation/create.
+	Elicitation bool
+	// Roots advertises "roots" (without listChanged: toolfold cannot tell an
+	// upstream when a downstream's roots change) and forwards roots/list.
+	Roots bool
+	// Fallback answers a request that arrives when no call is in flight on the
+	// connection, typically roots/list right after initialize. A gateway serving
+	// a single client over stdio sets it to that client; one serving many
+	// leaves it nil, and such requests are refused.
+	Fallback Downstream
+}
+
+// CallOptions are per-call extras for Manager.CallTool.
+type CallOptions struct {
+	// Downstream answers sampling, elicitation and roots requests the upstream
+	// sends while serving this call. Nil means the caller cannot answer them.
+	Downstream Downstream
+	// OnProgress receives the upstream's notifications/progress for this call.
+	// Its ProgressToken is the one in the caller's params._meta (nil if none),
+	// so it can be relayed to the downstream as is. It runs on the connection's
+	// reading goroutine: it should return quickly.
+	OnProgress func(ctx context.Context, p *mcp.ProgressNotificationParams)
+}
+
+// inflightCall is one tool call in flight on a connection: what the server
+// →client routing and the progress relay need to know about it.
+type inflightCall struct {
+	tool        string
+	downstream  Downstream
+	onProgress  func(context.Context, *mcp.ProgressNotificationParams)
+	callerToken any // the caller's own progress token, restored on relay
+}
+
+// calls tracks a connection's calls in flight. The key of a call is its
+// progress token on the upstream connection, unique per Manager.
+type calls struct {
+	mu     sync.Mutex
+	byID   map[string]*inflightCall
+	lastID uint64
+}
+
+func (cs *calls) add(c *inflightCall, prefix string) string {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.byID == nil {
+		cs.byID = map[string]*inflightCall{}
+	}
+	cs.lastID++
+	id := fmt.Sprintf("%s-%d", prefix, cs.lastID)
+	cs.byID[id] = c
+	return id
+}
+
+func (cs *calls) remove(id string) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	delete(cs.byID, id)
+}
+
+func (cs *calls) get(id string) *inflightCall {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.byID[id]
+}
+
+// attribute finds the Downstream that should answer a server→client request
+// that arrived on the connection outside any call's own context (the legacy
+// protocol: a request on the connection, not tied to a call on the wire).
+// It succeeds only when every call in flight came from the same client.
+func (cs *calls) attribute(server, method string, fallback Downstream) (Downstream, error) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if len(cs.byID) == 0 {
+		if fallback != nil {
+			return fallback, nil
+		}
+		return nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: no tool call is in flight, so there is no client to ask", method, server)
+	}
+	var only Downstream
+	first := true
+	for _, c := range cs.byID {
+		if first {
+			only, first = c.downstream, false
+			continue
+		}
+		if !sameDownstream(only, c.downstream) {
+			return nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: %d tool calls from different clients are in flight and the request does not say which one it belongs to; retry when the server runs one call at a time", method, server, len(cs.byID))
+		}
+	}
+	if only == nil {
+		return nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: the client that made the call cannot answer it", method, server)
+	}
+	return only, nil
+}
+
+// sameDownstream compares two Downstreams without panicking on values of an
+// incomparable type (which then never count as the same).
+func sameDownstream(a, b Downstream) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
+}
+
+// fulfillInputRequests answers a multi-round-trip result's input requests
+// (protocol 2026-07-28) through the call's own Downstream: here the request
+// is part of the call's result, so it is always attributed exactly.
+func fulfillInputRequests(ctx context.Context, server string, d Downstream, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	if d == nil {
+		return nil, fmt.Errorf("upstream %q asked the client for input (sampling, elicitation or roots) and the client that made the call cannot answer", server)
+	}
+	out := make(mcp.InputResponseMap, len(reqs))
+	// One at a time: an elicitation is a question to a person, and asking two at
+	// once helps no one.
+	for id, r := range reqs {
+		var (
+			res mcp.InputResponse
+			err error
+		)
+		switch p := r.(type) {
+		case *mcp.ElicitParams:
+			res, err = d.Elicit(ctx, p)
+		case *mcp.CreateMessageParams:
+			res, err = d.CreateMessage(ctx, p)
+		case *mcp.CreateMessageWithToolsParams:
+			res, err = d.CreateMessageWithTools(ctx, p)
+		case *mcp.ListRootsParams:
+			res, err = d.ListRoots(ctx, p)
+		default:
+			err = fmt.Errorf("unknown kind of input request %T", r)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the client could not answer input request %q of upstream %q: %w", id, server, err)
+		}
+		out[id] = res
+	}
+	return out, nil
+}

@@ -1,0 +1,638 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/config"
+)
+
+// minStartTimeout keeps a short call timeout from also cutting short a start
+// that has to fetch a package first (npx -y on a cold cache).
+const minStartTimeout = 30 * time.Second
+
+// server is one configured upstream and its supervision state.
+type server struct {
+	m       *Manager
+	name    string
+	cfg     config.ServerConfig
+	key     string // cache key
+	timeout time.Duration
+	log     *slog.Logger
+
+	cacheOnce sync.Once
+
+	mu       sync.Mutex
+	state    State
+	since    time.Time
+	lastErr  error // why the server is failed or restarting
+	attempts int   // start attempts so far
+	conn     *connection
+	starting chan struct{} // non-nil while a start runs; closed when it ends
+	failures int           // consecutive failures (crashes and failed starts)
+	retryAt  time.Time     // no new start before this
+	lastTail *tailBuffer   // stderr of the current or last process
+	init     *mcp.InitializeResult
+	tools    []*mcp.Tool // the server's own list, before include/exclude
+	known    bool        // tools holds a list (possibly empty)
+	cached   bool        // tools came from disk, not from this run
+	// refreshing and refreshAgain coalesce tools/list_changed storms into at
+	// most one re-read in flight and one queued.
+	refreshing, refreshAgain bool
+}
+
+func newServer(m *Manager, name string, cfg config.ServerConfig) *server {
+	timeout := cfg.Timeout.Std()
+	if timeout <= 0 {
+		timeout = config.DefaultServerTimeout
+	}
+	return &server{
+		m:       m,
+		name:    name,
+		cfg:     cfg,
+		key:     cacheKey(cfg),
+		timeout: timeout,
+		log:     m.log.With("upstream", name),
+		state:   StateIdle,
+		since:   time.Now(),
+	}
+}
+
+// connection is one session with the server: one process for stdio, one MCP
+// session for HTTP and SSE. A restart makes a new connection.
+type connection struct {
+	s         *server
+	session   *mcp.ClientSession
+	cmd       *exec.Cmd // nil for remote servers
+	stderr    *tailBuffer
+	startedAt time.Time
+	calls     calls
+
+	stopping atomic.Bool   // toolfold closed it on purpose
+	ended    chan struct{} // closed once the connection is over and the process reaped
+	// endVerb and endDetail say how it ended ("exited", "exit status 1"); set
+	// before ended is closed.
+	endVerb, endDetail string
+}
+
+// stderrSuffix is ": <last stderr line>" or "".
+func (c *connection) stderrSuffix() string {
+	if c.stderr == nil {
+		return ""
+	}
+	if l := c.stderr.LastLine(); l != "" {
+		return ": " + l
+	}
+	return ""
+}
+
+func (c *connection) isEnded() bool {
+	select {
+	case <-c.ended:
+		return true
+	default:
+		return false
+	}
+}
+
+// loadCache reads the disk cache once, unless this run already knows better.
+func (s *server) loadCache() {
+	s.cacheOnce.Do(func() {
+		e, err := s.m.cache.load(s.name, s.key)
+		if err != nil {
+			s.log.Warn("ignoring the tool cache", "error", err)
+			return
+		}
+		if e == nil {
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !s.known {
+			s.tools, s.init, s.known, s.cached = e.Tools, e.Init, true, true
+		}
+	})
+}
+
+func (s *server) knownTools() ([]*mcp.Tool, bool) {
+	s.loadCache()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tools, s.known
+}
+
+func (s *server) initResult() (*mcp.InitializeResult, bool) {
+	s.loadCache()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.init, s.init != nil
+}
+
+// allowed applies the config's include, then exclude, to one of the server's
+// own tool names.
+func (s *server) allowed(tool string) bool {
+	if len(s.cfg.Include) > 0 {
+		in := false
+		for _, g := range s.cfg.Include {
+			if config.MatchGlob(g, tool) {
+				in = true
+				break
+			}
+		}
+		if !in {
+			return false
+		}
+	}
+	for _, g := range s.cfg.Exclude {
+		if config.MatchGlob(g, tool) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *server) filter(tools []*mcp.Tool) []*mcp.Tool {
+	out := make([]*mcp.Tool, 0, len(tools))
+	for _, t := range tools {
+		if s.allowed(t.Name) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (s *server) setState(st State) {
+	if s.state != st {
+		s.state, s.since = st, time.Now()
+	}
+}
+
+// backoff is the wait before the next start after n consecutive failures.
+func (s *server) backoff(n int) time.Duration {
+	d := s.m.sup.backoffBase
+	for i := 1; i < n && d < s.m.sup.backoffMax; i++ {
+		d *= 2
+	}
+	return min(d, s.m.sup.backoffMax)
+}
+
+// connect returns the live connection, starting the server if needed. Callers
+// that arrive while a start runs wait for it (or for their ctx); the start
+// itself runs on the Manager's life, so one impatient caller does not abort it
+// for the others.
+func (s *server) connect(ctx context.Context) (*connection, error) {
+	for {
+		if s.m.isClosed() {
+			return nil, newError(ErrClosed, nil, "upstream %q is not available: toolfold is shutting down", s.name)
+		}
+		s.mu.Lock()
+		if c := s.conn; c != nil && !c.isEnded() {
+			s.mu.Unlock()
+			return c, nil
+		}
+		if ch := s.starting; ch != nil {
+			s.mu.Unlock()
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return nil, newError(nil, ctx.Err(), "upstream %q is still starting: %v", s.name, ctx.Err())
+			}
+			s.mu.Lock()
+			c, err := s.conn, s.lastErr
+			s.mu.Unlock()
+			if c != nil && !c.isEnded() {
+				return c, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if wait := time.Until(s.retryAt); wait > 0 {
+			last := s.lastErr
+			s.mu.Unlock()
+			if wait > s.m.sup.maxBackoffWait {
+				return nil, newError(ErrStartFailed, last, "%v; toolfold will try to start it again in %s", last, humanDuration(wait.Round(time.Second)))
+			}
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, newError(nil, ctx.Err(), "upstream %q is waiting to be restarted: %v", s.name, ctx.Err())
+			}
+			continue
+		}
+		ch := make(chan struct{})
+		s.starting = ch
+		s.attempts++
+		if s.attempts == 1 {
+			s.setState(StateStarting)
+		} else {
+			s.setState(StateRestarting)
+		}
+		s.mu.Unlock()
+		if !s.m.goBackground(func() { s.start(ch) }) {
+			s.mu.Lock()
+			s.starting = nil
+			s.mu.Unlock()
+			close(ch)
+		}
+	}
+}
+
+// start makes one attempt to start the server and learn its tools. It ends by
+// closing done, with s.conn set or s.lastErr saying why not.
+func (s *server) start(done chan struct{}) {
+	defer close(done)
+	finish := func(c *connection, err error) {
+		s.mu.Lock()
+		s.starting = nil
+		if err != nil {
+			s.failures++
+			s.retryAt = time.Now().Add(s.backoff(s.failures))
+			s.lastErr = err
+			s.setState(StateFailed)
+			s.mu.Unlock()
+			s.log.Warn("upstream failed to start", "error", err)
+			return
+		}
+		s.conn, s.lastErr, s.lastTail = c, nil, c.stderr
+		s.setState(StateReady)
+		s.mu.Unlock()
+	}
+	select {
+	case s.m.startSlots <- struct{}{}:
+		defer func() { <-s.m.startSlots }()
+	case <-s.m.life.Done():
+		finish(nil, newError(ErrClosed, nil, "upstream %q was not started: toolfold is shutting down", s.name))
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.m.life, max(s.timeout, minStartTimeout))
+	defer cancel()
+	began := time.Now()
+	c, err := s.dialAndInitialize(ctx)
+	if err != nil {
+		finish(nil, err)
+		return
+	}
+	tools, err := listTools(ctx, c.session)
+	if err != nil {
+		err = s.startError(ctx, c, fmt.Errorf("listing its tools: %w", err))
+		c.stop()
+		finish(nil, err)
+		return
+	}
+	if s.m.isClosed() {
+		c.stop()
+		finish(nil, newError(ErrClosed, nil, "upstream %q was stopped: toolfold is shutting down", s.name))
+		return
+	}
+	s.log.Info("upstream started", "transport", describeTransport(s.cfg), "tools", len(tools), "took", time.Since(began).Round(time.Millisecond))
+	finish(c, nil)
+	s.setTools(c, tools)
+}
+
+// dialAndInitialize spawns or dials the server and runs the MCP handshake.
+func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
+	transport, cmd, tail, err := s.m.dial(ctx, s.name, s.cfg)
+	if err != nil {
+		return nil, newError(ErrStartFailed, err, "upstream %q could not be started: %v", s.name, err)
+	}
+	c := &connection{s: s, cmd: cmd, stderr: tail, startedAt: time.Now(), ended: make(chan struct{})}
+	s.mu.Lock()
+	s.lastTail = tail
+	s.mu.Unlock()
+	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.ClientVersion}, s.clientOptions(c))
+	client.AddReceivingMiddleware(s.rootsMiddleware(c))
+	var sessOpts *mcp.ClientSessionOptions
+	if v := s.m.opts.protocolVersion; v != "" {
+		sessOpts = &mcp.ClientSessionOptions{ProtocolVersion: v}
+	}
+	session, err := client.Connect(ctx, transport, sessOpts)
+	if err != nil {
+		reapFailedStart(cmd)
+		return nil, s.startError(ctx, c, err)
+	}
+	c.session = session
+	s.m.bg.Add(1)
+	go func() {
+		defer s.m.bg.Done()
+		c.watch()
+	}()
+	return c, nil
+}
+
+// reapFailedStart makes sure a process whose handshake failed is gone and
+// waited for, so its exit status and all of its stderr are known.
+func reapFailedStart(cmd *exec.Cmd) {
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	if cmd.ProcessState == nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+	killProcessGroup(cmd)
+}
+
+// startError words a failed start for the person who has to fix it: the exit
+// status and last stderr line of a process that died, the timeout of one that
+// hung, the HTTP or network error of a remote server.
+func (s *server) startError(ctx context.Context, c *connection, err error) error {
+	if c.cmd != nil {
+		if ps := c.cmd.ProcessState; ps != nil && !c.stopping.Load() {
+			return newError(ErrStartFailed, err, "upstream %q exited at start (%s)%s", s.name, ps.String(), c.stderrSuffix())
+		}
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return newError(ErrStartFailed, err, "upstream %q did not finish starting within %s%s", s.name, humanDuration(max(s.timeout, minStartTimeout)), c.stderrSuffix())
+	}
+	if c.cmd != nil {
+		return newError(ErrStartFailed, err, "upstream %q could not be started: %v%s", s.name, err, c.stderrSuffix())
+	}
+	return newError(ErrStartFailed, err, "upstream %q at %s could not be reached: %v", s.name, describeTransport(s.cfg), err)
+}
+
+func (s *server) clientOptions(c *connection) *mcp.ClientOptions {
+	fw := s.m.opts.Forward
+	caps := &mcp.ClientCapabilities{} // not nil: the SDK's default advertises roots
+	if fw.Roots {
+		caps.RootsV2 = &mcp.RootCapabilities{}
+	}
+	o := &mcp.ClientOptions{
+		Capabilities: caps,
+		// toolfold answers multi-round-trip input requests itself, through the
+		// Downstream of the call they belong to (see CallTool).
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			s.refreshTools(c)
+		},
+		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+			c.relayProgress(ctx, req.Params)
+		},
+	}
+	if on := s.m.opts.OnLog; on != nil {
+		o.LoggingMessageHandler = func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			on(s.name, req.Params)
+		}
+	}
+	if fw.Sampling {
+		o.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			d, err := c.calls.attribute(s.name, "sampling/createMessage", fw.Fallback)
+			if err != nil {
+				return nil, err
+			}
+			return d.CreateMessage(ctx, req.Params)
+		}
+	}
+	if fw.Elicitation {
+		o.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			d, err := c.calls.attribute(s.name, "elicitation/create", fw.Fallback)
+			if err != nil {
+				return nil, err
+			}
+			return d.Elicit(ctx, req.Params)
+		}
+	}
+	return o
+}
+
+// rootsMiddleware answers roots/list through the Downstream (the SDK client
+// would answer from its own, empty, root set), or refuses it when roots are not
+// forwarded.
+func (s *server) rootsMiddleware(c *connection) mcp.Middleware {
+	fw := s.m.opts.Forward
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "roots/list" {
+				return next(ctx, method, req)
+			}
+			if !fw.Roots {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "toolfold does not forward roots/list to its clients (the roots capability was not advertised)"}
+			}
+			d, err := c.calls.attribute(s.name, "roots/list", fw.Fallback)
+			if err != nil {
+				return nil, err
+			}
+			params, _ := req.GetParams().(*mcp.ListRootsParams)
+			return d.ListRoots(ctx, params)
+		}
+	}
+}
+
+// relayProgress hands an upstream progress notification to the call it
+// belongs to, with the caller's own token put back.
+func (c *connection) relayProgress(ctx context.Context, p *mcp.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	id, _ := p.ProgressToken.(string)
+	call := c.calls.get(id)
+	if call == nil || call.onProgress == nil {
+		return // a late notification for a call already answered
+	}
+	relay := *p
+	relay.ProgressToken = call.callerToken
+	call.onProgress(ctx, &relay)
+}
+
+// watch waits for the connection to end, reaps the process and tells the
+// server, which then restarts it on the next need.
+func (c *connection) watch() {
+	waitErr := c.session.Wait()
+	_ = c.session.Close() // reaps the process: its exit status and all of stderr are then known
+	killProcessGroup(c.cmd)
+	switch {
+	case c.stopping.Load():
+		c.endVerb, c.endDetail = "was stopped", "toolfold closed it"
+	case c.cmd != nil && c.cmd.ProcessState != nil:
+		c.endVerb, c.endDetail = "exited", c.cmd.ProcessState.String()
+	case c.cmd != nil:
+		c.endVerb, c.endDetail = "closed its connection", "its stdout was closed"
+	default:
+		detail := "the session ended"
+		if waitErr != nil {
+			detail = waitErr.Error()
+		}
+		c.endVerb, c.endDetail = "lost its connection", detail
+	}
+	// The server learns first, so that whoever wakes on ended finds the
+	// restart already armed and the reason recorded.
+	c.s.connectionEnded(c)
+	close(c.ended)
+}
+
+// stop closes the connection on purpose and waits until it is over.
+func (c *connection) stop() {
+	c.stopping.Store(true)
+	_ = c.session.Close()
+	<-c.ended
+}
+
+// connectionEnded records a crash (anything toolfold did not ask for) and
+// arms the backoff for the restart on the next need.
+func (s *server) connectionEnded(c *connection) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != c {
+		return // a start that failed half-way, or already replaced
+	}
+	s.conn = nil
+	if c.stopping.Load() || s.m.isClosed() {
+		s.setState(StateIdle)
+		return
+	}
+	if time.Since(c.startedAt) >= s.m.sup.healthyAfter {
+		s.failures = 0
+	}
+	s.failures++
+	delay := s.backoff(s.failures)
+	s.retryAt = time.Now().Add(delay)
+	s.lastErr = newError(ErrExited, nil, "upstream %q %s (%s)%s; it will be restarted on the next call", s.name, c.endVerb, c.endDetail, c.stderrSuffix())
+	s.setState(StateRestarting)
+	s.log.Warn("upstream exited", "how", c.endVerb, "detail", c.endDetail, "restart_after", delay)
+}
+
+// close stops the server for good (Manager.Close).
+func (s *server) close() {
+	s.mu.Lock()
+	starting := s.starting
+	s.mu.Unlock()
+	if starting != nil {
+		<-starting // starts watch the Manager's life and end promptly
+	}
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c != nil {
+		c.stop()
+	}
+	s.mu.Lock()
+	s.conn = nil
+	s.setState(StateIdle)
+	s.mu.Unlock()
+}
+
+// listTools reads every page of the server's tools; a server without the
+// tools capability has none.
+func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
+	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Tools == nil {
+		return []*mcp.Tool{}, nil
+	}
+	tools := []*mcp.Tool{}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// setTools records a freshly listed tool list, writes the cache, and tells
+// OnToolsChanged when the list differs from what was known.
+func (s *server) setTools(c *connection, tools []*mcp.Tool) {
+	s.loadCache() // so a list equal to the cached one is not reported as a change
+	s.mu.Lock()
+	changed := !s.known || !sameTools(s.tools, tools)
+	s.tools, s.known, s.cached = tools, true, false
+	s.init = c.session.InitializeResult()
+	entry := &cacheEntry{Format: cacheFormat, Server: s.name, Key: s.key, SavedAt: time.Now().UTC(), Init: s.init, Tools: tools}
+	s.mu.Unlock()
+	if err := s.m.cache.save(entry); err != nil {
+		s.log.Warn("could not write the tool cache", "error", err)
+	}
+	if changed && s.m.opts.OnToolsChanged != nil {
+		s.m.goBackground(func() { s.m.opts.OnToolsChanged(s.name) })
+	}
+}
+
+func sameTools(a, b []*mcp.Tool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}
+
+// refreshTools re-reads the list after notifications/tools/list_changed. It
+// runs in the background: the notification arrives on the connection's reading
+// goroutine, which must stay free to read the answer.
+func (s *server) refreshTools(c *connection) {
+	s.mu.Lock()
+	if s.refreshing {
+		s.refreshAgain = true
+		s.mu.Unlock()
+		return
+	}
+	s.refreshing = true
+	s.mu.Unlock()
+	ok := s.m.goBackground(func() {
+		for {
+			ctx, cancel := context.WithTimeout(s.m.life, s.timeout)
+			tools, err := listTools(ctx, c.session)
+			cancel()
+			if err != nil {
+				s.log.Warn("could not re-read the tool list after tools/list_changed", "error", err)
+			} else if !c.isEnded() {
+				s.setTools(c, tools)
+			}
+			s.mu.Lock()
+			if !s.refreshAgain {
+				s.refreshing = false
+				s.mu.Unlock()
+				return
+			}
+			s.refreshAgain = false
+			s.mu.Unlock()
+		}
+	})
+	if !ok {
+		s.mu.Lock()
+		s.refreshing = false
+		s.mu.Unlock()
+	}
+}
+
+func (s *server) status() Status {
+	s.loadCache()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{
+		Name:      s.name,
+		State:     s.state,
+		Transport: string(s.cfg.Transport),
+		Disabled:  s.cfg.Disabled,
+		Error:     errorOf(s.lastErr),
+		Restarts:  max(s.attempts-1, 0),
+		Since:     s.since,
+	}
+	if st.Transport == "" {
+		st.Transport = string(config.TransportStdio)
+		if s.cfg.URL != "" {
+			st.Transport = string(config.TransportHTTP)
+		}
+	}
+	if s.cfg.Disabled {
+		st.Error = `disabled in the config ("disabled": true)`
+	}
+	if s.lastTail != nil {
+		st.StderrTail = s.lastTail.String()
+	}
+	if s.known {
+		st.Tools = len(s.filter(s.tools))
+		st.ToolsCached = s.cached
+	}
+	return st
+}

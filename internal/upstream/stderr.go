@@ -1,0 +1,73 @@
+package upstream
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+)
+
+// stderrTailSize bounds what is kept of a child's stderr: enough for a stack trace
+// or a usage message, small enough to put in /healthz for every server.
+const stderrTailSize = 8 << 10
+
+// tailBuffer is an io.Writer that keeps only the last max bytes written to it. A
+// child's stderr is copied into one, so a server that logs forever costs a
+// bounded amount of memory, and its last words are there when it dies.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(p)
+	if len(p) >= t.max {
+		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
+		return n, nil
+	}
+	if over := len(t.buf) + len(p) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	t.buf = append(t.buf, p...)
+	return n, nil
+}
+
+// String returns the kept text, starting at a line boundary when the beginning
+// was cut off (half a line helps no one).
+func (t *tailBuffer) String() string {
+	if t == nil {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	if len(b) == t.max {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
+			b = b[i+1:]
+		}
+	}
+	return strings.ToValidUTF8(string(b), "�")
+}
+
+// LastLine returns the last non-empty line written, trimmed, at most 300 bytes:
+// what goes into an error message.
+func (t *tailBuffer) LastLine() string {
+	return lastLine(t.String())
+}
+
+func lastLine(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.TrimSpace(s)
+	const max = 300
+	if len(s) > max {
+		s = strings.ToValidUTF8(s[:max], "") + "…"
+	}
+	return s
+}
