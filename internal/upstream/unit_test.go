@@ -1,0 +1,116 @@
+package upstream
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolfold/toolfold/internal/config"
+)
+
+func TestTailBuffer(t *testing.T) {
+	tests := []struct {
+		name     string
+		max      int
+		writes   []string
+		want     string
+		lastLine string
+	}{
+		{"fits", 64, []string{"one\n", "two\n"}, "one\ntwo\n", "two"},
+		{"keeps the end, from a line start", 10, []string{"first line\n", "ab\ncd\n"}, "ab\ncd\n", "cd"},
+		{"one big write", 8, []string{"0123456789\nxyz\n"}, "xyz\n", "xyz"},
+		{"no newline at the end", 64, []string{"a\nlast words"}, "a\nlast words", "last words"},
+		{"trailing blank lines", 64, []string{"error: x\n\n  \n"}, "error: x\n\n  \n", "error: x"},
+		{"empty", 8, nil, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newTailBuffer(tt.max)
+			for _, w := range tt.writes {
+				if n, err := b.Write([]byte(w)); n != len(w) || err != nil {
+					t.Fatalf("Write = %d, %v", n, err)
+				}
+			}
+			if got := b.String(); got != tt.want {
+				t.Errorf("String = %q, want %q", got, tt.want)
+			}
+			if got := b.LastLine(); got != tt.lastLine {
+				t.Errorf("LastLine = %q, want %q", got, tt.lastLine)
+			}
+		})
+	}
+	long := newTailBuffer(4096)
+	long.Write([]byte(strings.Repeat("x", 1000) + "\n"))
+	if got := long.LastLine(); len(got) > 310 || !strings.HasSuffix(got, "…") {
+		t.Errorf("a long last line is not shortened: %d bytes", len(got))
+	}
+	var nilTail *tailBuffer
+	if nilTail.String() != "" {
+		t.Error("nil tail")
+	}
+}
+
+func TestChildEnv(t *testing.T) {
+	parent := map[string]string{
+		"PATH": "/usr/bin", "HOME": "/home/u", "LANG": "C.UTF-8",
+		"GITHUB_TOKEN": "toolfold's own secret", "AWS_SECRET_ACCESS_KEY": "x", "DEBUG": "1",
+	}
+	lookup := func(k string) (string, bool) { v, ok := parent[k]; return v, ok }
+	got := childEnv(lookup, map[string]string{"DEBUG": "0", "GITHUB_PERSONAL_ACCESS_TOKEN": "for the server", "PATH": "/opt/bin"})
+	want := []string{"DEBUG=0", "GITHUB_PERSONAL_ACCESS_TOKEN=for the server", "HOME=/home/u", "LANG=C.UTF-8", "PATH=/opt/bin"}
+	if !slices.Equal(got, want) {
+		t.Errorf("childEnv =\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestHumanDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		60 * time.Second:        "60s",
+		90 * time.Second:        "90s",
+		1500 * time.Millisecond: "1.5s",
+		700 * time.Millisecond:  "700ms",
+	} {
+		if got := humanDuration(d); got != want {
+			t.Errorf("humanDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestDescribeTransportHidesSecrets(t *testing.T) {
+	tests := []struct {
+		cfg  config.ServerConfig
+		want string
+	}{
+		{config.ServerConfig{Command: "npx", Args: []string{"--token", "secret"}}, "command npx"},
+		{config.ServerConfig{URL: "https://user:pw@example.com/mcp?key=secret", Transport: config.TransportHTTP}, "http https://example.com/mcp"},
+		{config.ServerConfig{URL: "http://localhost:3001/sse", Transport: config.TransportSSE}, "sse http://localhost:3001/sse"},
+	}
+	for _, tt := range tests {
+		if got := describeTransport(tt.cfg); got != tt.want {
+			t.Errorf("describeTransport = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestHeaderTransportSetsHeaders(t *testing.T) {
+	var got http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.Header.Clone() }))
+	defer srv.Close()
+	c := newHTTPClient(map[string]string{"Authorization": "Bearer abc", "X-Team": "core"})
+	req, _ := http.NewRequest("GET", srv.URL, nil)
+	req.Header.Set("Authorization", "Bearer overridden")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got.Get("Authorization") != "Bearer abc" || got.Get("X-Team") != "core" {
+		t.Errorf("headers sent: %v", got)
+	}
+	if req.Header.Get("Authorization") != "Bearer overridden" {
+		t.Error("the caller's request was modified")
+	}
+}
