@@ -41,8 +41,8 @@ func ExampleNewServer() {
 	cs.CallTool(ctx, &mcp.CallToolParams{Name: "enable_tools", Arguments: map[string]any{"groups": []string{"issues"}}})
 	printTools()
 	// Output:
-	// call_tool disable_tools enable_tools
-	// add call_tool disable_tools enable_tools
+	// call_tool disable_tools enable_tools find_tools
+	// add call_tool disable_tools enable_tools find_tools
 }
 
 // Typed handlers get their input and output schemas from Go types, and

@@ -348,5 +348,5 @@ func (s *Server) Handler(opts *HTTPOptions) (http.Handler, error) {
 	if opts != nil {
 		o = gateway.HTTPOptions{Stateless: opts.Stateless, SessionTimeout: opts.SessionTimeout}
 	}
-	return gw.HTTPHandler(&o), nil
+	return gw.HTTPHandler(&o)
 }

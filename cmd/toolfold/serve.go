@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold"
 )
 
 func (d *deployment) register(fs interface {
@@ -28,6 +29,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 	var d deployment
 	d.register(fs)
 	addr := fs.String("http", "", "serve streamable HTTP at ADDR (path /mcp) instead of stdio, e.g. 127.0.0.1:8080")
+	stateless := fs.Bool("stateless", false, "with --http: serve every request on its own, without sessions (auto then serves search)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error; logs go to stderr")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -49,11 +51,11 @@ func runServe(ctx context.Context, e env, args []string) error {
 		logger.Info("serving over stdio", "catalog", s.origin)
 		return s.server.Run(ctx, &mcp.IOTransport{Reader: e.stdin, Writer: e.stdout})
 	}
-	return serveHTTP(ctx, s, *addr, logger)
+	return serveHTTP(ctx, s, *addr, *stateless, logger)
 }
 
-func serveHTTP(ctx context.Context, s *setup, addr string, logger *slog.Logger) error {
-	handler, err := s.server.Handler(nil)
+func serveHTTP(ctx context.Context, s *setup, addr string, stateless bool, logger *slog.Logger) error {
+	handler, err := s.server.Handler(&toolfold.HTTPOptions{Stateless: stateless})
 	if err != nil {
 		return err
 	}

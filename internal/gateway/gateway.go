@@ -14,15 +14,19 @@ import (
 )
 
 // DefaultRefreshingClients are the clientInfo.name values of clients known
-// to act on notifications/tools/list_changed by fetching the list again, so
-// that auto mode can give them the groups mode. Names are compared without
-// regard to case. A client missing here still works: it gets the search
-// mode, whose list never changes.
+// to fetch their tool list again on notifications/tools/list_changed, so
+// that auto mode can give them the groups mode. A trailing "*" matches any
+// suffix; case is ignored. The list follows the community table of client
+// capabilities (apify/mcp-client-capabilities, tools.listChanged) and
+// leaves out clients reported not to act on the notification even where
+// they announce it (Cursor). A client missing here still works: it gets the
+// search mode, whose list never changes.
 var DefaultRefreshingClients = []string{
-	"claude-code",                  // Claude Code refreshes its tool list on list_changed
-	"vscode", "Visual Studio Code", // VS Code's MCP client
-	"fast-agent",      // fast-agent honours list_changed
-	"toolfold-client", // toolfold clients and examples
+	"claude-code",
+	"Visual Studio Code*", "Visual-Studio-Code*",
+	"Cline", "Kilo-Code", "opencode",
+	"Windsurf", "windsurf-client",
+	"Glama", "apify-mcp-client",
 }
 
 // Options configure a gateway.
@@ -77,7 +81,8 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 		g.log = slog.New(slog.DiscardHandler)
 	}
 	modes := []expose.Mode{g.opts.Mode}
-	if g.opts.Mode == expose.Auto {
+	if g.opts.Mode == expose.Auto || g.opts.Mode == expose.Groups {
+		// Groups clients may turn out stateless, and get search.
 		modes = []expose.Mode{expose.Groups, expose.Search}
 	}
 	for _, m := range modes {
@@ -132,28 +137,33 @@ func (g *Gateway) metaNamesFor(m expose.Mode) []string {
 type ClientInfo struct {
 	Name            string
 	ProtocolVersion string
-	// Stateless is set for clients of the 2026-07-28 protocol, and on an
-	// HTTP endpoint configured as stateless: there is no session to hold a
-	// view.
+	// Stateless is set when no connection outlives a request: on an HTTP
+	// endpoint configured stateless, and for HTTP requests of the
+	// 2026-07-28 protocol, which carry no session. A stdio client always
+	// has its connection, and so its view, whatever its protocol.
 	Stateless bool
 }
 
 // statelessProtocol is the first protocol version without sessions.
 const statelessProtocol = "2026-07-28"
 
-// ModeFor decides the concrete mode for a client.
+// ModeFor decides the concrete mode for a client. A stateless client has
+// no view to unfold, so it gets the search mode whatever is configured:
+// its list never changes and every tool stays reachable through call_tool.
+// (An HTTP endpoint configured stateless refuses the groups mode outright;
+// see HTTPHandler.)
 func (g *Gateway) ModeFor(c ClientInfo) expose.Mode {
+	if c.Stateless && (g.opts.Mode == expose.Auto || g.opts.Mode == expose.Groups) {
+		return expose.Search
+	}
 	if g.opts.Mode != expose.Auto {
 		return g.opts.Mode
-	}
-	if c.Stateless || c.ProtocolVersion >= statelessProtocol {
-		return expose.Search
 	}
 	refreshing := g.opts.RefreshingClients
 	if refreshing == nil {
 		refreshing = DefaultRefreshingClients
 	}
-	if slices.ContainsFunc(refreshing, func(n string) bool { return strings.EqualFold(n, c.Name) }) {
+	if slices.ContainsFunc(refreshing, func(pattern string) bool { return clientMatches(pattern, c.Name) }) {
 		return expose.Groups
 	}
 	return expose.Search
@@ -167,4 +177,13 @@ func (g *Gateway) ServerFor(c ClientInfo) *mcp.Server {
 		return s
 	}
 	return g.newServer(m, g.space.New())
+}
+
+// clientMatches compares a client name with a pattern, ignoring case; a
+// trailing "*" matches any suffix ("Visual Studio Code - Insiders").
+func clientMatches(pattern, name string) bool {
+	if prefix, ok := strings.CutSuffix(pattern, "*"); ok {
+		return len(name) >= len(prefix) && strings.EqualFold(name[:len(prefix)], prefix)
+	}
+	return strings.EqualFold(pattern, name)
 }

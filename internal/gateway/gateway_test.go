@@ -285,12 +285,21 @@ func TestAutoModeByClientName(t *testing.T) {
 	}{
 		{gateway.ClientInfo{Name: "refresher"}, expose.Groups},
 		{gateway.ClientInfo{Name: "claude-ai"}, expose.Search},
-		{gateway.ClientInfo{Name: "refresher", ProtocolVersion: "2026-07-28"}, expose.Search},
+		{gateway.ClientInfo{Name: "refresher", ProtocolVersion: "2026-07-28"}, expose.Groups},
 		{gateway.ClientInfo{Name: "refresher", Stateless: true}, expose.Search},
 	}
 	for _, tt := range tests {
 		if got := g.ModeFor(tt.info); got != tt.want {
 			t.Errorf("ModeFor(%+v) = %s, want %s", tt.info, got, tt.want)
+		}
+	}
+	def := newGateway(t, gateway.Options{Mode: expose.Auto}, nil)
+	for name, want := range map[string]expose.Mode{
+		"claude-code": expose.Groups, "Visual Studio Code - Insiders": expose.Groups, "cline": expose.Groups,
+		"claude-ai": expose.Search, "cursor-vscode": expose.Search, "mcp-inspector": expose.Search, "": expose.Search,
+	} {
+		if got := def.ModeFor(gateway.ClientInfo{Name: name}); got != want {
+			t.Errorf("default list: ModeFor(%q) = %s, want %s", name, got, want)
 		}
 	}
 	if got := connect(t, g, "Refresher").names(t); got != "call_tool,disable_tools,enable_tools,find_tools,u" {
@@ -362,5 +371,25 @@ func TestGuidanceTopics(t *testing.T) {
 				t.Errorf("guidance %v lacks %q:\n%s", tt.args, w, text)
 			}
 		}
+	}
+}
+
+func TestStatelessClientsGetSearch(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
+	if got := g.ModeFor(gateway.ClientInfo{Name: "claude-code", Stateless: true}); got != expose.Search {
+		t.Errorf("a stateless client in the groups mode got %s, want search", got)
+	}
+	if _, err := g.HTTPHandler(&gateway.HTTPOptions{Stateless: true}); err == nil || !strings.Contains(err.Error(), "the groups mode needs sessions") {
+		t.Errorf("a stateless endpoint in the groups mode: err = %v", err)
+	}
+	auto := newGateway(t, gateway.Options{}, nil)
+	if _, err := auto.HTTPHandler(&gateway.HTTPOptions{Stateless: true}); err != nil {
+		t.Errorf("a stateless endpoint in the auto mode: %v", err)
+	}
+	if got := auto.ModeFor(gateway.ClientInfo{Name: "claude-code", Stateless: true}); got != expose.Search {
+		t.Errorf("auto, stateless: %s", got)
+	}
+	if got := newGateway(t, gateway.Options{Mode: expose.Flat}, nil).ModeFor(gateway.ClientInfo{Stateless: true}); got != expose.Flat {
+		t.Errorf("a static mode stays as configured for stateless clients: %s", got)
 	}
 }

@@ -2,11 +2,13 @@ package gateway
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/expose"
 )
 
 // HTTPOptions configure the streamable HTTP endpoint.
@@ -19,11 +21,16 @@ type HTTPOptions struct {
 	SessionTimeout time.Duration
 }
 
-// HTTPHandler serves MCP over streamable HTTP. Mount it at /mcp.
-func (g *Gateway) HTTPHandler(opts *HTTPOptions) http.Handler {
+// HTTPHandler serves MCP over streamable HTTP. Mount it at /mcp. A
+// stateless endpoint refuses the groups mode: with no session there is no
+// view for enable_tools to change.
+func (g *Gateway) HTTPHandler(opts *HTTPOptions) (http.Handler, error) {
 	var o HTTPOptions
 	if opts != nil {
 		o = *opts
+	}
+	if o.Stateless && g.opts.Mode == expose.Groups {
+		return nil, fmt.Errorf("the groups mode needs sessions, but the HTTP endpoint is stateless: use the auto or search mode (clients then find and call tools without enabling groups), or turn statelessness off")
 	}
 	if o.SessionTimeout == 0 {
 		o.SessionTimeout = 30 * time.Minute
@@ -46,7 +53,8 @@ func (g *Gateway) HTTPHandler(opts *HTTPOptions) http.Handler {
 			return probe
 		}
 		client := peekClient(body)
-		client.Stateless = client.Stateless || o.Stateless
+		// A 2026-07-28 request carries no session: nothing outlives it.
+		client.Stateless = o.Stateless || client.ProtocolVersion >= statelessProtocol
 		server := g.ServerFor(client)
 		r.Body = &peekedBody{Reader: bytes.NewReader(body), server: server}
 		return server
@@ -55,7 +63,7 @@ func (g *Gateway) HTTPHandler(opts *HTTPOptions) http.Handler {
 		Stateless:      o.Stateless,
 		Logger:         g.log,
 		SessionTimeout: o.SessionTimeout,
-	})
+	}), nil
 }
 
 // peekedBody replays a request body the gateway has read, and remembers the

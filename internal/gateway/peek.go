@@ -38,6 +38,5 @@ func peekClient(msg []byte) ClientInfo {
 		_ = json.Unmarshal(raw, &info)
 		c.Name = info.Name
 	}
-	c.Stateless = c.ProtocolVersion >= statelessProtocol
 	return c
 }
