@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -47,30 +46,41 @@ func decodeJSON(doc, param string) (any, error) {
 	if strings.TrimSpace(doc) == "" {
 		return nil, errEmpty(param, `JSON text such as {"a": [1, 2]}`)
 	}
+	if msg, line, col, bad := syntaxProblem(doc); bad {
+		return nil, fmt.Errorf("%s is not valid JSON: %s at line %d, column %d", param, msg, line, col)
+	}
 	dec := json.NewDecoder(strings.NewReader(doc))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("%s is not valid JSON: %s", param, describeJSONError(doc, err))
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		line, col := lineCol(doc, int(dec.InputOffset()))
-		return nil, fmt.Errorf("%s has more after the first JSON value (line %d, column %d): pass a single document, e.g. wrap several in an array", param, line, col)
+		return nil, fmt.Errorf("%s is not valid JSON: %w", param, err)
 	}
 	return v, nil
 }
 
-// describeJSONError adds the line and column to a decoding error.
-func describeJSONError(doc string, err error) string {
+// syntaxProblem reports where a text fails to be one JSON document. It
+// asks json.Unmarshal, whose error offsets are exact (a Decoder's are not),
+// and points at the offending character.
+func syntaxProblem(doc string) (msg string, line, col int, bad bool) {
+	var raw json.RawMessage
+	err := json.Unmarshal([]byte(doc), &raw)
+	if err == nil {
+		return "", 0, 0, false
+	}
 	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		line, col := lineCol(doc, int(syn.Offset))
-		return fmt.Sprintf("%v at line %d, column %d", syn, line, col)
+	if !errors.As(err, &syn) {
+		return err.Error(), 1, 1, true
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return "the text ends before the JSON value does: a closing bracket, brace or quote is missing"
+	msg = syn.Error()
+	at := int(syn.Offset) - 1 // Offset counts the offending byte
+	switch {
+	case strings.HasPrefix(msg, "unexpected end of JSON input"):
+		msg, at = "the text ends before the JSON value does: a closing bracket, brace or quote is missing", len(doc)
+	case strings.Contains(msg, "after top-level value"):
+		msg = "there is more text after the first JSON value: pass a single document (wrap several in an array)"
 	}
-	return err.Error()
+	line, col = lineCol(doc, at)
+	return msg, line, col, true
 }
 
 // lineCol converts a byte offset to a 1-based line and column (in
@@ -102,29 +112,15 @@ func jsonValidate(_ context.Context, in jsonDocumentInput) (jsonValidateOutput, 
 	if strings.TrimSpace(doc) == "" {
 		return jsonValidateOutput{Valid: false, Error: "the document is empty", Line: 1, Column: 1}, nil
 	}
+	if msg, line, col, bad := syntaxProblem(doc); bad {
+		return jsonValidateOutput{Error: msg, Line: line, Column: col}, nil
+	}
 	dec := json.NewDecoder(strings.NewReader(doc))
 	dec.UseNumber()
 	w := &jsonWalker{dec: dec}
 	v, err := w.value("")
-	if err == nil {
-		if _, e := dec.Token(); !errors.Is(e, io.EOF) {
-			line, col := lineCol(doc, int(dec.InputOffset()))
-			return jsonValidateOutput{Error: "there is more text after the first JSON value", Line: line, Column: col}, nil
-		}
-	}
 	if err != nil {
-		out := jsonValidateOutput{Error: err.Error()}
-		var syn *json.SyntaxError
-		offset := int(dec.InputOffset())
-		if errors.As(err, &syn) {
-			offset = int(syn.Offset)
-		}
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			out.Error = "the text ends before the JSON value does: a closing bracket, brace or quote is missing"
-			offset = len(doc)
-		}
-		out.Line, out.Column = lineCol(doc, offset)
-		return out, nil
+		return jsonValidateOutput{}, fmt.Errorf("walking a document that parsed: %w", err)
 	}
 	return jsonValidateOutput{Valid: true, Type: jsonType(v), Depth: w.maxDepth, DuplicateKeys: w.duplicates}, nil
 }
@@ -275,7 +271,7 @@ func jsonFormat(_ context.Context, in jsonFormatInput) (jsonFormatOutput, error)
 			err = json.Indent(&buf, bytes.TrimSpace([]byte(in.Document)), "", strings.Repeat(" ", indent))
 		}
 		if err != nil {
-			return jsonFormatOutput{}, fmt.Errorf("document is not valid JSON: %s", describeJSONError(in.Document, err))
+			return jsonFormatOutput{}, fmt.Errorf("formatting the document: %w", err)
 		}
 	}
 	s := strings.TrimRight(buf.String(), "\n")

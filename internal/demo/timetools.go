@@ -665,40 +665,49 @@ func timeBetween(start, end time.Time) timeBetweenOutput {
 }
 
 // calendarDifference counts whole years, months, days, … from a to b
-// (a <= b, same location) by comparing their fields and borrowing, the way
-// a person counts on a calendar.
+// (a <= b, same location) the way a person counts on a calendar: as many
+// whole months as fit, where a month from the 31st ends on the last day of
+// a shorter month, then the days and time of day that remain, measured on
+// the wall clock (so a DST change does not turn a day into 23 hours).
 func calendarDifference(a, b time.Time) calendarDiff {
-	y := b.Year() - a.Year()
-	mo := int(b.Month()) - int(a.Month())
-	d := b.Day() - a.Day()
-	h := b.Hour() - a.Hour()
-	mi := b.Minute() - a.Minute()
-	s := b.Second() - a.Second()
-	if b.Nanosecond() < a.Nanosecond() {
-		s--
+	months := (b.Year()-a.Year())*12 + int(b.Month()) - int(a.Month())
+	anchor := addMonthsClamped(a, months)
+	for months > 0 && wallClock(anchor).After(wallClock(b)) {
+		months--
+		anchor = addMonthsClamped(a, months)
 	}
-	if s < 0 {
-		s += 60
-		mi--
+	rest := wallClock(b).Sub(wallClock(anchor))
+	if rest < 0 {
+		// Only in the repeated hour when clocks go back: use real time.
+		rest = b.Sub(anchor)
 	}
-	if mi < 0 {
-		mi += 60
-		h--
+	days := int(rest / (24 * time.Hour))
+	rest -= time.Duration(days) * 24 * time.Hour
+	return calendarDiff{
+		Years: months / 12, Months: months % 12, Days: days,
+		Hours: int(rest / time.Hour), Minutes: int(rest % time.Hour / time.Minute), Seconds: int(rest % time.Minute / time.Second),
 	}
-	if h < 0 {
-		h += 24
-		d--
-	}
-	if d < 0 {
-		// Borrow the length of the month before b's month.
-		d += time.Date(b.Year(), b.Month(), 0, 0, 0, 0, 0, time.UTC).Day()
-		mo--
-	}
-	if mo < 0 {
-		mo += 12
+}
+
+// addMonthsClamped adds months to t, keeping its day of the month but
+// clamping it to the length of the target month (January 31 plus one month
+// is February 28 or 29, not March 2 or 3 as with AddDate).
+func addMonthsClamped(t time.Time, months int) time.Time {
+	y, m := t.Year(), int(t.Month())-1+months
+	y += m / 12
+	m %= 12
+	if m < 0 {
+		m += 12
 		y--
 	}
-	return calendarDiff{y, mo, d, h, mi, s}
+	last := time.Date(y, time.Month(m+2), 0, 0, 0, 0, 0, time.UTC).Day()
+	return time.Date(y, time.Month(m+1), min(t.Day(), last), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location())
+}
+
+// wallClock is t's wall-clock reading as if it were UTC, so differences
+// between two readings ignore offset changes.
+func wallClock(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
 }
 
 func humanDiff(c calendarDiff) string {
