@@ -80,7 +80,7 @@ func New(opts *Options) *toolfold.Server {
 	srv := toolfold.NewServer(&o.Server)
 	sandbox := &sandbox{dir: o.SandboxDir}
 
-	addAbout(srv, sandbox)
+	addAbout(srv, o.Server.Name, sandbox)
 
 	text := srv.Group("text", &toolfold.GroupOptions{
 		Description: "Transform and inspect plain text: change case, make slugs, count words, find and replace with regular expressions, diff two texts.",
@@ -196,7 +196,7 @@ type aboutOutput struct {
 	Unfolding  string       `json:"unfolding" jsonschema:"how to reach a group's tools"`
 }
 
-func addAbout(srv *toolfold.Server, sb *sandbox) {
+func addAbout(srv *toolfold.Server, name string, sb *sandbox) {
 	// The catalog is read back from the server, so the answer can never
 	// drift from what is registered, and it shows what clients can really
 	// reach (read-only and excluded groups applied). It is built on the
@@ -211,7 +211,7 @@ func addAbout(srv *toolfold.Server, sb *sandbox) {
 			return aboutOutput{}, fmt.Errorf("building the demo catalog: %w", err)
 		}
 		out := aboutOutput{
-			Name:       "toolfold-demo",
+			Name:       name,
 			Summary:    "Built-in tools that need nothing installed, folded into groups so an agent only loads what it needs.",
 			SandboxDir: sb.dir,
 			Unfolding: `If a group's tools are not listed, enable the group, e.g. enable_tools {"groups": ["files", "files.search"]} (a child group needs its parent enabled first), ` +

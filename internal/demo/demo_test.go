@@ -330,3 +330,69 @@ func TestReadOnlyServer(t *testing.T) {
 	}
 	c.callErr("delete_note", map[string]any{"key": "x"})
 }
+
+// TestFoldedModes serves the demo folded, as `toolfold serve` does, and
+// reaches tools the folded ways: through a group's grouped tool with an
+// action, and by enabling a group.
+func TestFoldedModes(t *testing.T) {
+	connect := func(mode toolfold.Mode) *client {
+		srv := New(&Options{Server: toolfold.Options{Mode: mode}, SandboxDir: t.TempDir(), Clock: func() time.Time { return fixedNow }})
+		clientT, serverT := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(t.Context(), serverT, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		session, err := mcp.NewClient(&mcp.Implementation{Name: "demo-test", Version: "0"}, nil).Connect(t.Context(), clientT, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { session.Close(); ss.Wait() })
+		return &client{t: t, session: session}
+	}
+	listed := func(c *client) []string {
+		res, err := c.session.ListTools(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range res.Tools {
+			names = append(names, tl.Name)
+		}
+		slices.Sort(names)
+		return names
+	}
+
+	t.Run("grouped", func(t *testing.T) {
+		c := connect(toolfold.ModeGrouped)
+		want := []string{"about", "files", "json", "math", "notes", "text", "time"}
+		if got := listed(c); !slices.Equal(got, want) {
+			t.Fatalf("grouped mode lists %v, want %v", got, want)
+		}
+		sum := callOK[calculateOutput](c, "math", map[string]any{"action": "calculate", "expression": "6 * 7"})
+		if sum.Value != 42 {
+			t.Errorf("math calculate = %+v", sum)
+		}
+		h := callOK[hashOutput](c, "text", map[string]any{"action": "encode.hash_text", "text": "abc", "algorithm": "md5"})
+		if h.Hex != "900150983cd24fb0d6963f7d28e17f72" {
+			t.Errorf("text encode.hash_text = %+v", h)
+		}
+		callOK[writeFileOutput](c, "files", map[string]any{"action": "write_file", "path": "a.txt", "content": "hi"})
+		g := callOK[globFilesOutput](c, "files", map[string]any{"action": "search.glob_files", "pattern": "*.txt"})
+		if g.Count != 1 {
+			t.Errorf("files search.glob_files = %+v", g)
+		}
+	})
+
+	t.Run("groups", func(t *testing.T) {
+		c := connect(toolfold.ModeGroups)
+		before := listed(c)
+		if slices.Contains(before, "calculate") || !slices.Contains(before, "about") {
+			t.Fatalf("groups mode starts with %v", before)
+		}
+		c.callErr("calculate", map[string]any{"expression": "1+1"}, "enable_tools")
+		callOK[map[string]any](c, "enable_tools", map[string]any{"groups": []string{"math"}})
+		if got := callOK[calculateOutput](c, "calculate", map[string]any{"expression": "1+1"}); got.Value != 2 {
+			t.Errorf("calculate after enabling math = %+v", got)
+		}
+	})
+}

@@ -234,7 +234,7 @@ func hashText(_ context.Context, in hashInput) (hashOutput, error) {
 		algo = "sha256"
 	}
 	var newHash func() hash.Hash
-	switch strings.ReplaceAll(strings.ToLower(algo), "-", "") {
+	switch algo {
 	case "md5":
 		newHash = md5.New
 	case "sha1":
@@ -247,7 +247,7 @@ func hashText(_ context.Context, in hashInput) (hashOutput, error) {
 		return hashOutput{}, fmt.Errorf("unknown algorithm %q: pass one of %s", in.Algorithm, oneOf(hashNames...))
 	}
 	var h hash.Hash
-	name := strings.ReplaceAll(strings.ToLower(algo), "-", "")
+	name := algo
 	if in.Key != "" {
 		h = hmac.New(newHash, []byte(in.Key))
 		name = "hmac-" + name

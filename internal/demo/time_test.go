@@ -85,7 +85,7 @@ func TestParseTime(t *testing.T) {
 			t.Errorf("parse_time(%q, %q) = %s, want %s", tt.text, tt.zone, got.Time, tt.want)
 		}
 	}
-	c.callErr("parse_time", map[string]any{"text": "next tuesday"}, `cannot read time "next tuesday"`, "RFC 3339")
+	c.callErr("parse_time", map[string]any{"text": "next tuesday"}, `text: cannot read "next tuesday" as a date and time`, "RFC 3339")
 	c.callErr("parse_time", map[string]any{"text": "2024-13-01 10:00"}, "month out of range")
 }
 
@@ -194,7 +194,7 @@ func TestTimeBetween(t *testing.T) {
 	if long.Calendar.Years != 424 || long.Duration != "more than 292 years: see calendar" {
 		t.Errorf("424 years = %+v", long)
 	}
-	c.callErr("time_between", map[string]any{"start": "yesterday"}, "start: cannot read time")
+	c.callErr("time_between", map[string]any{"start": "yesterday"}, `start: cannot read "yesterday"`)
 }
 
 // TestWeekdaysBetween checks the weekday count against a day-by-day count.

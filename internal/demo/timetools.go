@@ -17,8 +17,6 @@ func addTimeTools(g *toolfold.Group, now func() time.Time) {
 	tool(g, &mcp.Tool{
 		Name:        "current_time",
 		Description: "Tell the current date and time in a time zone (default UTC). Returns it as RFC 3339 with the zone's offset, abbreviation, weekday, ISO week and Unix time.",
-		// Not idempotent in the MCP sense of "same result", but free of side
-		// effects, which is what readOnlyHint says.
 		Annotations: readOnly("Current time"),
 	}, func(_ context.Context, in currentTimeInput) (timeInfo, error) {
 		loc, err := loadZone(in.TimeZone, "time_zone")
@@ -44,7 +42,7 @@ func addTimeTools(g *toolfold.Group, now func() time.Time) {
 		if err != nil {
 			return timeInfo{}, err
 		}
-		t, err := parseTime(in.Time, from, now)
+		t, err := parseTime("time", in.Time, from, now)
 		if err != nil {
 			return timeInfo{}, err
 		}
@@ -60,7 +58,7 @@ func addTimeTools(g *toolfold.Group, now func() time.Time) {
 		if err != nil {
 			return timeInfo{}, err
 		}
-		t, err := parseTime(in.Text, loc, now)
+		t, err := parseTime("text", in.Text, loc, now)
 		if err != nil {
 			return timeInfo{}, err
 		}
@@ -77,7 +75,7 @@ func addTimeTools(g *toolfold.Group, now func() time.Time) {
 		if err != nil {
 			return formatTimeOutput{}, err
 		}
-		t, err := parseTime(in.Time, loc, now)
+		t, err := parseTime("time", in.Time, loc, now)
 		if err != nil {
 			return formatTimeOutput{}, err
 		}
@@ -101,7 +99,7 @@ func addTimeTools(g *toolfold.Group, now func() time.Time) {
 		if err != nil {
 			return timeInfo{}, err
 		}
-		t, err := parseTime(in.Time, loc, now)
+		t, err := parseTime("time", in.Time, loc, now)
 		if err != nil {
 			return timeInfo{}, err
 		}
@@ -121,14 +119,14 @@ func addTimeTools(g *toolfold.Group, now func() time.Time) {
 		if err != nil {
 			return timeBetweenOutput{}, err
 		}
-		start, err := parseTime(in.Start, loc, now)
+		start, err := parseTime("start", in.Start, loc, now)
 		if err != nil {
-			return timeBetweenOutput{}, fmt.Errorf("start: %w", err)
+			return timeBetweenOutput{}, err
 		}
 		end := now().In(loc)
 		if in.End != "" {
-			if end, err = parseTime(in.End, loc, now); err != nil {
-				return timeBetweenOutput{}, fmt.Errorf("end: %w", err)
+			if end, err = parseTime("end", in.End, loc, now); err != nil {
+				return timeBetweenOutput{}, err
 			}
 		}
 		return timeBetween(start, end), nil
@@ -146,7 +144,7 @@ type convertZoneInput struct {
 }
 
 type parseTimeInput struct {
-	Text     string `json:"text" jsonschema:"the date or time to read, e.g. 2024-05-01T14:30:00+02:00, 2024-05-01, May 1 2024 2:30PM, Wed, 01 May 2024 14:30:00 GMT, 1714566600 (Unix seconds) or now"`
+	Text     string `json:"text" jsonschema:"the date or time to read, e.g. 2024-05-01T14:30:00+02:00, 2024-05-01, 20240501, May 1 2024 2:30PM, Wed, 01 May 2024 14:30:00 GMT, a Unix timestamp (1714566600 in seconds; 13 digits or more are milliseconds) or now"`
 	TimeZone string `json:"time_zone,omitempty" jsonschema:"the time zone for text without an offset; default UTC"`
 }
 
@@ -304,10 +302,10 @@ var (
 
 // parseTime reads the many ways people write a time. A time without an
 // offset is read in loc; "now" is the clock's time in loc.
-func parseTime(s string, loc *time.Location, now func() time.Time) (time.Time, error) {
+func parseTime(param, s string, loc *time.Location, now func() time.Time) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return time.Time{}, errEmpty("time", `a date and time such as "2024-05-01T14:30:00Z", "2024-05-01 14:30" or "now"`)
+		return time.Time{}, errEmpty(param, `a date and time such as "2024-05-01T14:30:00Z", "2024-05-01 14:30" or "now"`)
 	}
 	if strings.EqualFold(s, "now") {
 		return now().In(loc), nil
@@ -335,10 +333,10 @@ func parseTime(s string, loc *time.Location, now func() time.Time) (time.Time, e
 	// Explain the most useful failure: the one from RFC 3339 when the text
 	// looks like it, since that error names the bad field.
 	if _, err := time.Parse(time.RFC3339, s); len(s) >= 10 && s[4] == '-' && err != nil && strings.ContainsAny(s, "T ") && strings.Contains(s, ":") {
-		return time.Time{}, fmt.Errorf("cannot read time %q: %w; use RFC 3339 such as 2024-05-01T14:30:00Z or 2024-05-01 14:30", s, err)
+		return time.Time{}, fmt.Errorf("%s: cannot read %q as a date and time: %w; use RFC 3339 such as 2024-05-01T14:30:00Z or 2024-05-01 14:30", param, s, err)
 	}
-	return time.Time{}, fmt.Errorf("cannot read time %q: use RFC 3339 (2024-05-01T14:30:00+02:00), a date (2024-05-01), a date and time (2024-05-01 14:30), "+
-		"a written date (May 1, 2024), a Unix timestamp (1714566600) or now", s)
+	return time.Time{}, fmt.Errorf("%s: cannot read %q as a date and time: use RFC 3339 (2024-05-01T14:30:00+02:00), a date (2024-05-01), a date and time (2024-05-01 14:30), "+
+		"a written date (May 1, 2024), a Unix timestamp (1714566600) or now", param, s)
 }
 
 // parseUnix reads seconds since the epoch, or milliseconds when the number
