@@ -30,10 +30,10 @@ func syntheticCatalog(tb testing.TB, n int) []Doc {
 	return docs
 }
 
-// benchQueries are the evaluation requests of both halves.
+// benchQueries are the requests of every evaluation set.
 func benchQueries(tb testing.TB) []string {
 	var qs []string
-	for _, name := range []string{"eval.json", "eval_holdout.json"} {
+	for _, name := range evalSets {
 		for _, c := range loadEval(tb, name) {
 			qs = append(qs, c.Query)
 		}

@@ -18,14 +18,15 @@ const (
 	goalRecallAt5 = 0.95
 )
 
-// The floor TestRecallGoals enforces: the figures the method reaches today
-// on the union of both halves (0.748 and 0.934), rounded down. They sit
-// just under the goals; when the method reaches the goals, raise these to
-// them. Until then the test guards against regressions and logs the gap.
-const (
-	floorRecallAt1 = 0.74
-	floorRecallAt5 = 0.93
-)
+// evalFloors are what TestRecallGoals enforces per set: just under what
+// the method reaches today where that is below the goals, the goals
+// where it meets them. Raise them as the method improves; never lower
+// them to let a change through.
+var evalFloors = map[string][2]float64{ // file → {recall@1, recall@5}
+	"eval.json":          {0.76, 0.94},
+	"eval_holdout.json":  {0.72, 0.92},
+	"eval_holdout2.json": {0.63, 0.84},
+}
 
 // evalCase is one request and the tools that serve it; finding any of them
 // counts as success.
@@ -110,47 +111,62 @@ func knownIDs(docs []Doc) map[string]bool {
 	return m
 }
 
-// TestRecallGoals fails when the ranking falls below the goals on the
-// union of both halves, and prints the misses. It reports each half too.
+// evalSets are the evaluation files, in the order they are reported:
+// dev is the tuning set; holdout was seen once by a previous round of
+// tuning; holdout2 was written before the current method and is measured
+// only, never inspected for misses while tuning.
+var evalSets = []string{"eval.json", "eval_holdout.json", "eval_holdout2.json"}
+
+// evalSetName is the short label of an evaluation file in reports.
+func evalSetName(file string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(file, "eval_"), ".json")
+}
+
+// TestRecallGoals fails when the ranking falls below the floor on any
+// evaluation set, and reports each set. It prints the dev set's misses
+// only: held-out misses that are read become tuning data.
 func TestRecallGoals(t *testing.T) {
 	docs := loadCatalogs(t, catalogsDir(t))
 	ix := New(docs, nil)
 	known := knownIDs(docs)
-	dev, holdout := loadEval(t, "eval.json"), loadEval(t, "eval_holdout.json")
-	results := map[string]evalResult{
-		"dev":     runEval(ix, known, dev),
-		"holdout": runEval(ix, known, holdout),
-		"all":     runEval(ix, known, append(slices.Clone(dev), holdout...)),
+	var all []evalCase
+	for _, file := range evalSets {
+		cases := loadEval(t, file)
+		all = append(all, cases...)
+		r := runEval(ix, known, cases)
+		t.Logf("%-9s %3d requests  recall@1 %.3f  recall@5 %.3f", evalSetName(file), r.cases, r.recall1(), r.recall5())
+		if len(r.unknownExpects) > 0 {
+			t.Errorf("%s names tools the catalogs do not have:\n%s", file, strings.Join(r.unknownExpects, "\n"))
+		}
+		if floor := evalFloors[file]; r.recall1() < floor[0] || r.recall5() < floor[1] {
+			t.Errorf("%s: recall@1 %.3f, recall@5 %.3f fell below the floor (%.2f, %.2f)",
+				file, r.recall1(), r.recall5(), floor[0], floor[1])
+		}
+		if r.recall1() < goalRecallAt1 || r.recall5() < goalRecallAt5 {
+			t.Logf("%s: goals (%.2f, %.2f) not yet met", file, goalRecallAt1, goalRecallAt5)
+		}
+		if file != "eval.json" {
+			continue // held-out misses stay unseen, or they become tuning data
+		}
+		if len(r.missesAt5) > 0 || len(r.notFirst) > 0 {
+			t.Logf("%s misses at 5:\n  %s\nfound but not first:\n  %s", file,
+				strings.Join(r.missesAt5, "\n  "), strings.Join(r.notFirst, "\n  "))
+		}
 	}
-	for _, name := range []string{"dev", "holdout", "all"} {
-		r := results[name]
-		t.Logf("%-8s %3d requests  recall@1 %.3f  recall@5 %.3f", name, r.cases, r.recall1(), r.recall5())
-	}
-	all := results["all"]
-	if len(all.unknownExpects) > 0 {
-		t.Errorf("the evaluation set names tools the catalogs do not have:\n%s", strings.Join(all.unknownExpects, "\n"))
-	}
-	report := fmt.Sprintf("recall@1 %.3f (goal %.2f), recall@5 %.3f (goal %.2f)\nmisses at 5:\n  %s\nfound but not first:\n  %s",
-		all.recall1(), goalRecallAt1, all.recall5(), goalRecallAt5,
-		strings.Join(all.missesAt5, "\n  "), strings.Join(all.notFirst, "\n  "))
-	switch {
-	case all.recall1() < floorRecallAt1 || all.recall5() < floorRecallAt5:
-		t.Errorf("recall fell below the floor (%.2f, %.2f): %s", floorRecallAt1, floorRecallAt5, report)
-	case all.recall1() < goalRecallAt1 || all.recall5() < goalRecallAt5:
-		t.Logf("GOALS NOT YET MET: %s", report)
-	}
+	r := runEval(ix, known, all)
+	t.Logf("%-9s %3d requests  recall@1 %.3f  recall@5 %.3f", "all", r.cases, r.recall1(), r.recall5())
 }
 
-// TestEvalSetShape keeps the evaluation set honest: big enough, spread over
-// enough servers, no request in both halves.
+// TestEvalSetShape keeps the evaluation sets honest: each big enough and
+// spread over enough servers, no request in two sets.
 func TestEvalSetShape(t *testing.T) {
-	dev, holdout := loadEval(t, "eval.json"), loadEval(t, "eval_holdout.json")
-	if n := len(dev) + len(holdout); n < 300 {
-		t.Errorf("evaluation set has %d requests, want at least 300", n)
-	}
-	servers := map[string]bool{}
 	queries := map[string]string{}
-	for name, cases := range map[string][]evalCase{"eval.json": dev, "eval_holdout.json": holdout} {
+	for _, name := range evalSets {
+		cases := loadEval(t, name)
+		if len(cases) < 150 {
+			t.Errorf("%s has %d requests, want at least 150", name, len(cases))
+		}
+		servers := map[string]bool{}
 		for _, c := range cases {
 			if len(c.Expect) == 0 {
 				t.Errorf("%s: %q expects no tool", name, c.Query)
@@ -164,9 +180,9 @@ func TestEvalSetShape(t *testing.T) {
 				servers[server] = true
 			}
 		}
-	}
-	if len(servers) < 25 {
-		t.Errorf("evaluation set covers %d servers, want at least 25", len(servers))
+		if len(servers) < 25 {
+			t.Errorf("%s covers %d servers, want at least 25", name, len(servers))
+		}
 	}
 }
 
@@ -184,23 +200,25 @@ func TestEvalDevReport(t *testing.T) {
 	t.Logf("found but not first:\n  %s", strings.Join(r.notFirst, "\n  "))
 }
 
-// BenchmarkRecall reports recall@1 and recall@5 of each half and of the
-// union as benchmark metrics.
+// BenchmarkRecall reports recall@1 and recall@5 of each set as benchmark
+// metrics.
 func BenchmarkRecall(b *testing.B) {
 	docs := loadCatalogs(b, catalogsDir(b))
 	known := knownIDs(docs)
-	dev, holdout := loadEval(b, "eval.json"), loadEval(b, "eval_holdout.json")
 	ix := New(docs, nil)
-	var rd, rh, ra evalResult
-	for b.Loop() {
-		rd = runEval(ix, known, dev)
-		rh = runEval(ix, known, holdout)
-		ra = runEval(ix, known, append(slices.Clone(dev), holdout...))
+	sets := make([][]evalCase, len(evalSets))
+	for i, file := range evalSets {
+		sets[i] = loadEval(b, file)
 	}
-	b.ReportMetric(rd.recall1(), "dev-recall@1")
-	b.ReportMetric(rd.recall5(), "dev-recall@5")
-	b.ReportMetric(rh.recall1(), "holdout-recall@1")
-	b.ReportMetric(rh.recall5(), "holdout-recall@5")
-	b.ReportMetric(ra.recall1(), "recall@1")
-	b.ReportMetric(ra.recall5(), "recall@5")
+	results := make([]evalResult, len(sets))
+	for b.Loop() {
+		for i, cases := range sets {
+			results[i] = runEval(ix, known, cases)
+		}
+	}
+	for i, file := range evalSets {
+		name := evalSetName(file)
+		b.ReportMetric(results[i].recall1(), name+"-recall@1")
+		b.ReportMetric(results[i].recall5(), name+"-recall@5")
+	}
 }
