@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/assemble"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/gateway"
-	"github.com/toolfold/toolfold/internal/meta"
 	"github.com/toolfold/toolfold/internal/view"
 )
 
@@ -279,29 +279,26 @@ func (s *Server) build() (*gateway.Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	built, err := catalog.Build(spec)
-	if err != nil {
-		return nil, fmt.Errorf("toolfold: the server's tools and groups do not fit together: %w", err)
-	}
-	for _, w := range built.Warnings {
-		if s.opts.Logger != nil {
-			s.opts.Logger.Warn(w)
-		}
-	}
 	initial := make([]catalog.GroupID, len(s.opts.InitialGroups))
 	for i, g := range s.opts.InitialGroups {
 		initial[i] = catalog.GroupID(g)
 	}
-	space, err := view.NewSpace(built.Catalog, &view.Options{MaxTools: s.opts.MaxTools, InitialGroups: initial, HideUngrouped: s.opts.HideUngrouped})
+	plan := &assemble.Plan{
+		Origin: fmt.Sprintf("server %q", s.opts.Name),
+		Spec:   spec,
+		View:   view.Options{MaxTools: s.opts.MaxTools, InitialGroups: initial, HideUngrouped: s.opts.HideUngrouped},
+		Gateway: gateway.Options{
+			Name: s.opts.Name, Version: s.opts.Version, Instructions: s.opts.Instructions,
+			Mode: mode, Exposition: exp, AnnotateDescriptions: !s.opts.PlainDescriptions,
+			ResetTools: s.opts.ResetTools, RefreshingClients: s.opts.RefreshingClients, Logger: s.opts.Logger,
+		},
+	}
+	built, err := plan.Build()
 	if err != nil {
 		return nil, fmt.Errorf("toolfold: %w", err)
 	}
-	return gateway.New(space, &gateway.Options{
-		Name: s.opts.Name, Version: s.opts.Version, Instructions: s.opts.Instructions,
-		Mode: mode, Exposition: exp, AnnotateDescriptions: !s.opts.PlainDescriptions,
-		Meta: meta.Names{}, ResetTools: s.opts.ResetTools,
-		RefreshingClients: s.opts.RefreshingClients, Logger: s.opts.Logger,
-	})
+	built.LogWarnings(s.opts.Logger)
+	return built.Gateway, nil
 }
 
 // Run serves one client over t until the client disconnects or ctx ends.
@@ -350,3 +347,7 @@ func (s *Server) Handler(opts *HTTPOptions) (http.Handler, error) {
 	}
 	return gw.HTTPHandler(&o)
 }
+
+// Options returns the options the server was made with, for the toolfold
+// command, which serves library servers through its own gateway.
+func (s *Server) Options() Options { return s.opts }

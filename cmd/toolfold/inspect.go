@@ -33,7 +33,7 @@ func runTools(ctx context.Context, e env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	cat, expo, err := inspectSetup(d)
+	cat, expo, err := inspectSetup(ctx, e, d)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func runGroups(ctx context.Context, e env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	cat, expo, err := inspectSetup(d)
+	cat, expo, err := inspectSetup(ctx, e, d)
 	if err != nil {
 		return err
 	}
@@ -149,22 +149,18 @@ func runGroups(ctx context.Context, e env, args []string) error {
 	return tw.Flush()
 }
 
-// inspectSetup loads the catalog and renders it flat, which is what the
+// inspectSetup builds the catalog and renders it flat, which is what the
 // inspection commands measure.
-func inspectSetup(d deployment) (*catalog.Catalog, *expose.Exposure, error) {
-	s, err := load(d, nil)
+func inspectSetup(ctx context.Context, e env, d deployment) (*catalog.Catalog, *expose.Exposure, error) {
+	_, b, err := build(ctx, e, d, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	cat, err := s.catalog()
+	expo, err := flatExposure(b.Catalog)
 	if err != nil {
 		return nil, nil, err
 	}
-	expo, err := flatExposure(cat)
-	if err != nil {
-		return nil, nil, err
-	}
-	return cat, expo, nil
+	return b.Catalog, expo, nil
 }
 
 // groupCost is what enabling the group adds to the context: its own tools

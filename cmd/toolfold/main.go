@@ -26,15 +26,15 @@ const (
 // env is everything a command may touch from the outside world, so that
 // tests can run commands in-process.
 type env struct {
-	stdin  io.ReadCloser
-	stdout io.WriteCloser
-	stderr io.Writer
-	getenv func(string) string
+	stdin     io.ReadCloser
+	stdout    io.WriteCloser
+	stderr    io.Writer
+	lookupEnv func(string) (string, bool)
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
+	code := run(ctx, os.Args[1:], env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, lookupEnv: os.LookupEnv})
 	stop()
 	os.Exit(code)
 }
@@ -50,6 +50,8 @@ func commands() []command {
 		{"serve", "serve the folded catalog over stdio, or streamable HTTP with --http", runServe},
 		{"tools", "list every tool with its groups, source and annotations", runTools},
 		{"groups", "show the group tree with tool counts, context cost and default state", runGroups},
+		{"check", "validate a config and list every problem with its location", runCheck},
+		{"call", "call one tool through the gateway and print its result", runCall},
 		{"tokens", "compare the context cost of the first tools/list in every mode, and per group", runTokens},
 		{"version", "print the version and the MCP protocol versions supported", runVersion},
 	}

@@ -9,20 +9,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolfold/toolfold"
+	"github.com/toolfold/toolfold/internal/assemble"
+	"github.com/toolfold/toolfold/internal/gateway"
 )
-
-func (d *deployment) register(fs interface {
-	StringVar(*string, string, string, string)
-	BoolVar(*bool, string, bool, string)
-}) {
-	fs.StringVar(&d.config, "config", "", "config file (default: $TOOLFOLD_CONFIG, ./toolfold.json, ./toolfold.yaml, else the built-in demo)")
-	fs.StringVar(&d.mode, "mode", "", "presentation: auto, flat, groups, grouped or search (default auto)")
-	fs.StringVar(&d.groups, "groups", "", "comma-separated groups enabled in every view")
-	fs.StringVar(&d.excludeGroups, "exclude-groups", "", "comma-separated groups removed with all their tools")
-	fs.BoolVar(&d.readOnly, "read-only", false, "serve only tools that declare themselves read-only")
-}
 
 func runServe(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "serve", "[--config F] [--http ADDR] [--mode M] [--groups a,b] [--exclude-groups c] [--read-only]")
@@ -43,19 +32,19 @@ func runServe(ctx context.Context, e env, args []string) error {
 	}
 	// On stdio, stdout carries only JSON-RPC: logs always go to stderr.
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
-	s, err := load(d, logger)
+	p, b, err := build(ctx, e, d, logger)
 	if err != nil {
 		return err
 	}
 	if *addr == "" {
-		logger.Info("serving over stdio", "catalog", s.origin)
-		return s.server.Run(ctx, &mcp.IOTransport{Reader: e.stdin, Writer: e.stdout})
+		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
+		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
 	}
-	return serveHTTP(ctx, s, *addr, *stateless, logger)
+	return serveHTTP(ctx, p, b, *addr, *stateless, logger)
 }
 
-func serveHTTP(ctx context.Context, s *setup, addr string, stateless bool, logger *slog.Logger) error {
-	handler, err := s.server.Handler(&toolfold.HTTPOptions{Stateless: stateless})
+func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr string, stateless bool, logger *slog.Logger) error {
+	handler, err := b.Gateway.HTTPHandler(&gateway.HTTPOptions{Stateless: stateless})
 	if err != nil {
 		return err
 	}
@@ -70,7 +59,7 @@ func serveHTTP(ctx context.Context, s *setup, addr string, stateless bool, logge
 		return fmt.Errorf("cannot listen on %s: %w; pick another address with --http, e.g. 127.0.0.1:8080", addr, err)
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	logger.Info("serving streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "catalog", s.origin)
+	logger.Info("serving streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "catalog", p.Origin, "mode", b.Gateway.Mode())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

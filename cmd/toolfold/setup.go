@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
-	"slices"
+	"os"
+	"path/filepath"
 
-	"github.com/toolfold/toolfold"
+	"github.com/toolfold/toolfold/internal/assemble"
 	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/demo"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/view"
@@ -21,62 +24,86 @@ type deployment struct {
 	readOnly      bool
 }
 
-// setup is what a command serves or inspects.
-type setup struct {
-	// origin says where the catalog came from, for messages.
-	origin string
-	server *toolfold.Server
-	opts   toolfold.Options
+func (d *deployment) register(fs interface {
+	StringVar(*string, string, string, string)
+	BoolVar(*bool, string, bool, string)
+}) {
+	fs.StringVar(&d.config, "config", "", "config file (default: $TOOLFOLD_CONFIG, ./toolfold.json, ./toolfold.yaml, else the built-in demo)")
+	fs.StringVar(&d.mode, "mode", "", "presentation: auto, flat, groups, grouped or search (default: the config's, else auto)")
+	fs.StringVar(&d.groups, "groups", "", "comma-separated groups enabled in every view")
+	fs.StringVar(&d.excludeGroups, "exclude-groups", "", "comma-separated groups removed with all their tools")
+	fs.BoolVar(&d.readOnly, "read-only", false, "serve only tools that declare themselves read-only")
 }
 
-// load finds what to serve. Until config files are supported it is always
-// the built-in demo catalog; an explicit --config is refused rather than
-// silently ignored.
-func load(d deployment, logger *slog.Logger) (*setup, error) {
-	if d.config != "" {
-		return nil, fmt.Errorf("cannot read %s: config files are not supported by this build yet; run without --config to serve the built-in demo", d.config)
-	}
-	opts := toolfold.Options{
-		Name: "toolfold-demo", Version: version(),
-		Mode:          toolfold.Mode(d.mode),
-		InitialGroups: splitList(d.groups),
-		ExcludeGroups: splitList(d.excludeGroups),
-		ReadOnly:      d.readOnly,
-		Logger:        logger,
-	}
+// configError is a config with problems: every one is printed, one a line.
+type configError struct{ diags config.Diagnostics }
+
+func (c configError) Error() string {
+	return fmt.Sprintf("the config has %d problem(s); fix them and run 'toolfold check':\n%s", len(c.diags.Errors()), c.diags.String())
+}
+
+// plan finds what to serve: the config file, or else the built-in demo.
+func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assemble.Plan, error) {
 	if _, err := expose.ParseMode(d.mode); err != nil {
 		return nil, usageError{err.Error()}
 	}
-	return &setup{origin: "the built-in demo catalog", server: demo.New(&demo.Options{Server: opts}), opts: opts}, nil
-}
-
-// catalog builds the catalog the setup serves, with the deployment switches
-// applied, for the inspection commands: groups turned on with --groups show
-// as enabled.
-func (s *setup) catalog() (*catalog.Catalog, error) {
-	spec, err := s.server.Spec()
+	sw := assemble.Switches{Mode: d.mode, Enable: splitList(d.groups), Exclude: splitList(d.excludeGroups), ReadOnly: d.readOnly}
+	opts := assemble.Options{LookupEnv: e.lookupEnv, CacheDir: cacheDir(e), Logger: logger, Name: "toolfold", Version: version()}
+	cwd, _ := os.Getwd()
+	path, found, err := config.Find(d.config, e.lookupEnv, cwd)
 	if err != nil {
 		return nil, err
 	}
-	for i := range spec.Groups {
-		if slices.Contains(s.opts.InitialGroups, string(spec.Groups[i].ID)) && spec.Groups[i].Default != catalog.Excluded {
-			spec.Groups[i].Default = catalog.Enabled
+	if !found {
+		srv := demo.New(nil)
+		spec, err := srv.Spec()
+		if err != nil {
+			return nil, err
 		}
+		opts.Name = srv.Options().Name
+		p, err := assemble.FromSpec("the built-in demo catalog", spec, sw, opts)
+		if err != nil {
+			return nil, err
+		}
+		p.Gateway.Instructions = srv.Options().Instructions
+		return p, nil
 	}
-	res, err := catalog.Build(spec)
-	if err != nil {
-		return nil, fmt.Errorf("%s does not build: %w", s.origin, err)
+	cfg, diags := config.Load(path, config.Options{LookupEnv: e.lookupEnv})
+	for _, w := range diags.Warnings() {
+		fmt.Fprintln(e.stderr, "warning:", w.String())
 	}
-	return res.Catalog, nil
+	if diags.HasErrors() {
+		return nil, configError{diags}
+	}
+	return assemble.FromConfig(ctx, cfg, sw, opts)
 }
 
-// initialGroups are the --groups names as catalog IDs.
-func (s *setup) initialGroups() []catalog.GroupID {
-	out := make([]catalog.GroupID, len(s.opts.InitialGroups))
-	for i, g := range s.opts.InitialGroups {
-		out[i] = catalog.GroupID(g)
+// build plans and builds, and logs the warnings.
+func build(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assemble.Plan, *assemble.Built, error) {
+	p, err := plan(ctx, e, d, logger)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out
+	b, err := p.Build()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, w := range b.Warnings {
+		fmt.Fprintln(e.stderr, "warning:", w)
+	}
+	return p, b, nil
+}
+
+// cacheDir is where discovered catalogs are kept between runs.
+func cacheDir(e env) string {
+	if dir, ok := e.lookupEnv("TOOLFOLD_CACHE_DIR"); ok && dir != "" {
+		return dir
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "toolfold")
 }
 
 // flatExposure renders every tool flat, which is what costs are measured on.

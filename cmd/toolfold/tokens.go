@@ -6,9 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/toolfold/toolfold/internal/expose"
-	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/tokens"
-	"github.com/toolfold/toolfold/internal/view"
 )
 
 // modeCost is one row of `toolfold tokens`.
@@ -35,22 +33,11 @@ func runTokens(ctx context.Context, e env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	s, err := load(d, nil)
+	p, b, err := build(ctx, e, d, nil)
 	if err != nil {
 		return err
 	}
-	cat, err := s.catalog()
-	if err != nil {
-		return err
-	}
-	space, err := view.NewSpace(cat, &view.Options{InitialGroups: s.initialGroups(), MaxTools: s.opts.MaxTools, HideUngrouped: s.opts.HideUngrouped})
-	if err != nil {
-		return err
-	}
-	gw, err := gateway.New(space, &gateway.Options{Mode: expose.Flat, AnnotateDescriptions: !s.opts.PlainDescriptions, ResetTools: s.opts.ResetTools})
-	if err != nil {
-		return err
-	}
+	cat, gw := b.Catalog, b.Gateway
 	rep := contextReport{Tokenizer: "o200k_base, on the compact JSON of the tools array"}
 	var flat int
 	for _, m := range []expose.Mode{expose.Flat, expose.Groups, expose.Grouped, expose.Search} {
@@ -84,7 +71,7 @@ func runTokens(ctx context.Context, e env, args []string) error {
 	if *asJSON {
 		return writeJSON(e.stdout, rep)
 	}
-	fmt.Fprintf(e.stdout, "Context cost of the first tools/list for %s (%s):\n\n", s.origin, rep.Tokenizer)
+	fmt.Fprintf(e.stdout, "Context cost of the first tools/list for %s (%s):\n\n", p.Origin, rep.Tokenizer)
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MODE\tTOOLS\tTOKENS\tOF FLAT\tSAVED\t")
 	for _, m := range rep.Modes {

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/gateway"
+)
+
+func runCheck(ctx context.Context, e env, args []string) error {
+	fs := newFlags(e, "check", "[--config F]")
+	var d deployment
+	d.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	cwd, _ := os.Getwd()
+	path, found, err := config.Find(d.config, e.lookupEnv, cwd)
+	if err != nil {
+		return err
+	}
+	if !found {
+		fmt.Fprintf(e.stdout, "No config file found (looked for %s); toolfold serves the built-in demo catalog.\n", strings.Join(config.DefaultFileNames(), ", "))
+		return nil
+	}
+	_, b, err := build(ctx, e, deployment{config: path, mode: d.mode, groups: d.groups, excludeGroups: d.excludeGroups, readOnly: d.readOnly}, nil)
+	if err != nil {
+		var ce configError
+		if errors.As(err, &ce) {
+			// Every problem, one a line, then the count: the config's own
+			// messages already name file, key and fix.
+			fmt.Fprintln(e.stdout, ce.diags.String())
+			return fmt.Errorf("%s has %d problem(s)", path, len(ce.diags.Errors()))
+		}
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s is valid: %d tools in %d groups.\n", path, len(b.Catalog.Tools()), len(b.Catalog.Groups()))
+	return nil
+}
+
+func runCall(ctx context.Context, e env, args []string) error {
+	fs := newFlags(e, "call", "[--config F] TOOL [JSON]")
+	var d deployment
+	d.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		return usageError{"name one tool, and optionally its arguments as a JSON object: toolfold call TOOL '{\"key\": \"value\"}'"}
+	}
+	name := fs.Arg(0)
+	var arguments json.RawMessage
+	if fs.NArg() == 2 {
+		arguments = json.RawMessage(fs.Arg(1))
+		var obj map[string]any
+		if err := json.Unmarshal(arguments, &obj); err != nil {
+			return usageError{fmt.Sprintf("the arguments must be a JSON object, like '{\"key\": \"value\"}': %v", err)}
+		}
+	}
+	// Every tool is reachable by name in the flat mode.
+	d.mode = "flat"
+	_, b, err := build(ctx, e, d, nil)
+	if err != nil {
+		return err
+	}
+	res, err := callInProcess(ctx, b.Gateway, name, arguments)
+	if err != nil {
+		return err
+	}
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			fmt.Fprintln(e.stdout, c.Text)
+		default:
+			raw, _ := json.Marshal(c)
+			fmt.Fprintln(e.stdout, string(raw))
+		}
+	}
+	if len(res.Content) == 0 && res.StructuredContent != nil {
+		raw, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
+		fmt.Fprintln(e.stdout, string(raw))
+	}
+	if res.IsError {
+		return fmt.Errorf("%s returned an error (shown above)", name)
+	}
+	return nil
+}
+
+// callInProcess calls one tool through the gateway over an in-memory
+// connection, exactly as a client would.
+func callInProcess(ctx context.Context, gw *gateway.Gateway, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := gw.ServerFor(gateway.ClientInfo{Name: "toolfold-call"}).Connect(ctx, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "toolfold-call", Version: version()}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer cs.Close()
+	params := &mcp.CallToolParams{Name: name}
+	if args != nil {
+		params.Arguments = args
+	}
+	return cs.CallTool(ctx, params)
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// runCLI runs the command in-process in dir with the given environment.
+func runCLI(t *testing.T, dir string, environ map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	if dir != "" {
+		t.Chdir(dir)
+	}
+	var out, errb bytes.Buffer
+	e := env{
+		stdin: io.NopCloser(strings.NewReader("")), stdout: nopCloser{&out}, stderr: &errb,
+		lookupEnv: func(k string) (string, bool) {
+			if k == "TOOLFOLD_CACHE_DIR" {
+				return t.TempDir(), true
+			}
+			v, ok := environ[k]
+			return v, ok
+		},
+	}
+	code = run(context.Background(), args, e)
+	return code, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCommandLine(t *testing.T) {
+	empty := t.TempDir()
+	broken := t.TempDir()
+	writeFile(t, broken, "toolfold.json", `{"mcpServers": {}, "groups": {"a": {"parent": "b"}}, "disclosure": {"mode": "fancy", "maxTool": 3}}`)
+	valid := t.TempDir()
+	writeFile(t, valid, "toolfold.yaml", "commands:\n  echo:\n    command: echo\n    description: Print words\n    actions:\n      say:\n        params:\n          words: {type: array, items: {type: string}, positional: true}\n        readOnly: true\n")
+	tests := []struct {
+		name      string
+		dir       string
+		env       map[string]string
+		args      []string
+		code      int
+		stdout    []string
+		stderr    []string
+		notStdout []string
+	}{
+		{name: "no command", args: nil, code: 2, stderr: []string{"Usage: toolfold <command>"}},
+		{name: "unknown command", args: []string{"serv"}, code: 2, stderr: []string{`unknown command "serv"`, "serve, tools"}},
+		{name: "bad flag", args: []string{"tools", "--jsn"}, code: 2, stderr: []string{"flag provided but not defined: -jsn", "toolfold tools -h"}},
+		{name: "bad mode", args: []string{"serve", "--mode", "fancy"}, code: 2, stderr: []string{`unknown mode "fancy"`}},
+		{name: "version", args: []string{"version"}, code: 0, stdout: []string{"toolfold ", "MCP protocol versions: 2026-07-28, 2025-11-25"}},
+		{name: "demo groups", dir: empty, args: []string{"groups"}, code: 0, stdout: []string{"files.search", "text.encode", "(ungrouped)"}},
+		{name: "demo tools of a group", dir: empty, args: []string{"tools", "--group", "files"}, code: 0, stdout: []string{"glob_files", "read_file"}, notStdout: []string{"calculate"}},
+		{name: "unknown group", dir: empty, args: []string{"tools", "--group", "file"}, code: 1, stderr: []string{`there is no group "file" (did you mean "files"?)`}},
+		{name: "excluded by flag", dir: empty, args: []string{"groups", "--exclude-groups", "files"}, code: 0, stdout: []string{"files.search   2      -       excluded"}, notStdout: []string{"available  Read, write"}},
+		{name: "excluded by environment", dir: empty, env: map[string]string{"MCP_GROUP_MATH": "false"}, args: []string{"tools"}, code: 0, notStdout: []string{"calculate"}},
+		{name: "bad environment switch", dir: empty, env: map[string]string{"MCP_GROUP_MATH": "maybe"}, args: []string{"tools"}, code: 1, stderr: []string{`"maybe" is not a group switch`}},
+		{name: "tokens", dir: empty, args: []string{"tokens"}, code: 0, stdout: []string{"flat", "groups", "grouped", "search", "OF FLAT"}},
+		{name: "call", dir: empty, args: []string{"call", "calculate", `{"expression": "6*7"}`}, code: 0, stdout: []string{`"value":42`}},
+		{name: "call unknown", dir: empty, args: []string{"call", "calclate"}, code: 1, stdout: []string{`the nearest are "calculate"`}},
+		{name: "call bad json", dir: empty, args: []string{"call", "calculate", "{"}, code: 2, stderr: []string{"must be a JSON object"}},
+		{name: "call bad arguments", dir: empty, args: []string{"call", "calculate", `{"expression": 5}`}, code: 1, stdout: []string{"argument expression"}},
+		{name: "check without config", dir: empty, args: []string{"check"}, code: 0, stdout: []string{"No config file found"}},
+		{name: "check broken", dir: broken, args: []string{"check"}, code: 1, stdout: []string{`unknown key "maxTool"; did you mean "maxTools"?`, `"fancy"`, `"b"`}, stderr: []string{"problem(s)"}},
+		{name: "serve broken", dir: broken, args: []string{"serve"}, code: 1, stderr: []string{`unknown key "maxTool"`}},
+		{name: "check valid", dir: valid, args: []string{"check"}, code: 0, stdout: []string{"is valid: 1 tools in 1 groups"}},
+		{name: "call a program", dir: valid, args: []string{"call", "echo__say", `{"words": ["hello", "; rm -rf /"]}`}, code: 0, stdout: []string{"hello ; rm -rf /"}},
+		{name: "explicit missing config", args: []string{"tools", "--config", "/nonexistent/toolfold.json"}, code: 1, stderr: []string{"/nonexistent/toolfold.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.dir, tt.env, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, stdout, stderr)
+			}
+			for _, w := range tt.stdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tt.notStdout {
+				if strings.Contains(stdout, w) {
+					t.Errorf("stdout has %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tt.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("stderr shows a crash:\n%s", stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,186 @@
+package assemble
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/meta"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+// Switches are the deployment-level switches of the command line, the
+// strongest there are (SPEC §3).
+type Switches struct {
+	// Mode overrides disclosure.mode when set.
+	Mode string
+	// Enable and Exclude are --groups and --exclude-groups.
+	Enable, Exclude []string
+	// ReadOnly is --read-only; it adds to the config's readOnly.
+	ReadOnly bool
+}
+
+// Options carry what assembling needs from the outside world.
+type Options struct {
+	// LookupEnv reads MCP_GROUP_<NAME> switches; nil reads none.
+	LookupEnv config.LookupEnv
+	// CacheDir keeps discovered catalogs between runs; empty disables it.
+	CacheDir string
+	Logger   *slog.Logger
+	// Name and Version identify the gateway to clients.
+	Name, Version string
+}
+
+// FromConfig plans what a loaded config serves.
+func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Options) (*Plan, error) {
+	p := &Plan{Origin: cfg.File}
+	if p.Origin == "" {
+		p.Origin = "the config"
+	}
+	readOnly := cfg.ReadOnly || sw.ReadOnly
+	p.Spec.ReadOnly = readOnly
+
+	// Groups the config declares or implies, with their membership rules.
+	groups := map[string]*catalog.GroupSpec{}
+	for _, name := range cfg.GroupNames() {
+		gc := cfg.Group(name)
+		gs := &catalog.GroupSpec{
+			ID: catalog.GroupID(name), Description: gc.Description, Instructions: gc.Instructions,
+			Parent: catalog.GroupID(cfg.ParentOf(name)), Tags: gc.Tags,
+			Members: catalog.Members{Globs: gc.Tools, Prefixes: gc.Prefixes, Sources: gc.Servers, Tags: gc.Tags},
+		}
+		if exp, err := catalog.ParseExposition(string(gc.Exposition)); err == nil {
+			gs.Exposition = exp
+		}
+		groups[name] = gs
+	}
+
+	// Command-line programs: one group each, named after the entry.
+	cmdNames := make([]string, 0, len(cfg.Commands))
+	for name, c := range cfg.Commands {
+		if !c.Disabled {
+			cmdNames = append(cmdNames, name)
+		}
+	}
+	slices.Sort(cmdNames)
+	for _, name := range cmdNames {
+		prog := Program(cfg.Commands[name])
+		tools, group, err := CommandTools(ctx, prog, CommandOptions{
+			Separator: cfg.Exposition.Separator, CacheDir: opts.CacheDir, ReadOnly: readOnly, Logger: opts.Logger,
+		})
+		if err != nil {
+			return nil, err
+		}
+		p.Spec.Tools = append(p.Spec.Tools, tools...)
+		if gs, ok := groups[name]; ok {
+			gs.Members.Tools = append(gs.Members.Tools, group.Members.Tools...)
+			if gs.Description == "" {
+				gs.Description = group.Description
+			}
+		} else {
+			groups[name] = &group
+		}
+	}
+
+	if servers := enabledServers(cfg); len(servers) > 0 {
+		return nil, fmt.Errorf("%s configures MCP servers (%s), which this build cannot connect to yet; remove them or disable them with \"disabled\": true", p.Origin, servers[0])
+	}
+
+	names := make([]string, 0, len(groups))
+	for name := range groups {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		p.Spec.Groups = append(p.Spec.Groups, *groups[name])
+	}
+
+	states, diags := cfg.ResolveGroupStates(names, config.Overrides{Enable: sw.Enable, Exclude: sw.Exclude}, opts.LookupEnv)
+	if diags.HasErrors() {
+		return nil, diags.Err()
+	}
+	for _, w := range diags.Warnings() {
+		p.Warnings = append(p.Warnings, w.String())
+	}
+	p.SetGroupStates(catalogStates(states))
+
+	modeName := string(cfg.Disclosure.Mode)
+	if sw.Mode != "" {
+		modeName = sw.Mode
+	}
+	mode, err := expose.ParseMode(modeName)
+	if err != nil {
+		return nil, err
+	}
+	exp, _ := catalog.ParseExposition(string(cfg.Exposition.Default))
+	initial := make([]catalog.GroupID, len(cfg.Disclosure.InitialGroups))
+	for i, g := range cfg.Disclosure.InitialGroups {
+		initial[i] = catalog.GroupID(g)
+	}
+	p.View = view.Options{MaxTools: cfg.Disclosure.MaxTools, InitialGroups: initial, HideUngrouped: cfg.Disclosure.Ungrouped == config.UngroupedHidden}
+	mt := cfg.Disclosure.MetaTools
+	p.Gateway = gateway.Options{
+		Name: opts.Name, Version: opts.Version,
+		Mode: mode, Exposition: exp, AnnotateDescriptions: cfg.Exposition.AnnotateDescriptions,
+		Meta: meta.Names{Enable: mt.EnableTools, Disable: mt.DisableTools, Reset: mt.ResetTools, Find: mt.FindTools,
+			Describe: mt.DescribeTools, Call: mt.CallTool, Guidance: mt.Guidance},
+		ResetTools: cfg.Disclosure.ResetTools, RefreshingClients: cfg.Disclosure.RefreshingClients,
+		Logger: opts.Logger,
+	}
+	return p, nil
+}
+
+func enabledServers(cfg *config.Config) []string {
+	var out []string
+	for name, s := range cfg.MCPServers {
+		if !s.Disabled {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func catalogStates(states map[string]config.GroupState) map[string]catalog.State {
+	out := make(map[string]catalog.State, len(states))
+	for name, s := range states {
+		st, err := catalog.ParseState(string(s))
+		if err == nil {
+			out[name] = st
+		}
+	}
+	return out
+}
+
+// FromSpec plans a catalog that comes from Go code (the built-in demo, a
+// library server), with the same deployment switches as a config.
+func FromSpec(origin string, spec catalog.Spec, sw Switches, opts Options) (*Plan, error) {
+	p := &Plan{Origin: origin, Spec: spec}
+	p.Spec.ReadOnly = p.Spec.ReadOnly || sw.ReadOnly
+	// The same precedence as a config's groups: flags, then environment,
+	// then what the code declared.
+	empty := &config.Config{Groups: map[string]config.GroupConfig{}}
+	for _, g := range spec.Groups {
+		gc := config.GroupConfig{Name: string(g.ID), Parent: string(g.Parent), Default: config.GroupState(g.Default.String())}
+		empty.Groups[string(g.ID)] = gc
+	}
+	states, diags := empty.ResolveGroupStates(p.GroupIDs(), config.Overrides{Enable: sw.Enable, Exclude: sw.Exclude}, opts.LookupEnv)
+	if diags.HasErrors() {
+		return nil, diags.Err()
+	}
+	for _, w := range diags.Warnings() {
+		p.Warnings = append(p.Warnings, w.String())
+	}
+	p.SetGroupStates(catalogStates(states))
+	mode, err := expose.ParseMode(sw.Mode)
+	if err != nil {
+		return nil, err
+	}
+	p.Gateway = gateway.Options{Name: opts.Name, Version: opts.Version, Mode: mode, AnnotateDescriptions: true, Logger: opts.Logger}
+	return p, nil
+}

@@ -1,0 +1,91 @@
+package assemble
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+// Plan is everything needed to serve a catalog.
+type Plan struct {
+	// Origin says where the catalog came from, for messages ("toolfold.json",
+	// "the built-in demo catalog").
+	Origin string
+	// Spec holds every source's tools and the groups with their rules.
+	Spec catalog.Spec
+	// View shapes every client's view.
+	View view.Options
+	// Gateway holds the presentation options.
+	Gateway gateway.Options
+	// Warnings are problems worth telling the user that do not stop serving.
+	Warnings []string
+}
+
+// Built is a plan made real.
+type Built struct {
+	Catalog *catalog.Catalog
+	Space   *view.Space
+	Gateway *gateway.Gateway
+	// Warnings are the plan's and the catalog's.
+	Warnings []string
+}
+
+// Build validates the plan and builds the catalog, the view space and the
+// gateway. Every problem it finds comes back as one error that names them
+// all.
+func (p *Plan) Build() (*Built, error) {
+	res, err := catalog.Build(p.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("the tools and groups of %s do not fit together: %w", p.origin(), err)
+	}
+	space, err := view.NewSpace(res.Catalog, &p.View)
+	if err != nil {
+		return nil, err
+	}
+	gw, err := gateway.New(space, &p.Gateway)
+	if err != nil {
+		return nil, fmt.Errorf("%s cannot be presented: %w", p.origin(), err)
+	}
+	b := &Built{Catalog: res.Catalog, Space: space, Gateway: gw}
+	b.Warnings = append(append(b.Warnings, p.Warnings...), res.Warnings...)
+	return b, nil
+}
+
+// LogWarnings sends the warnings to a logger.
+func (b *Built) LogWarnings(log *slog.Logger) {
+	if log == nil {
+		return
+	}
+	for _, w := range b.Warnings {
+		log.Warn(w)
+	}
+}
+
+func (p *Plan) origin() string {
+	if p.Origin == "" {
+		return "the catalog"
+	}
+	return p.Origin
+}
+
+// SetGroupStates applies resolved deployment switches (flags, environment,
+// config) to the plan's groups.
+func (p *Plan) SetGroupStates(states map[string]catalog.State) {
+	for i := range p.Spec.Groups {
+		if s, ok := states[string(p.Spec.Groups[i].ID)]; ok {
+			p.Spec.Groups[i].Default = s
+		}
+	}
+}
+
+// GroupIDs lists the plan's groups, for switch resolution.
+func (p *Plan) GroupIDs() []string {
+	out := make([]string, len(p.Spec.Groups))
+	for i, g := range p.Spec.Groups {
+		out[i] = string(g.ID)
+	}
+	return out
+}
