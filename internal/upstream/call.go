@@ -1,7 +1,9 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -35,6 +37,10 @@ func (s *server) requestContext(ctx context.Context) (context.Context, context.C
 // endGrace is how long a failed request waits for the connection's end to be
 // confirmed (process reaped), so its error can say how the server ended.
 const endGrace = 5 * time.Second
+
+// progressDrainMax bounds the wait for progress read before a result to be
+// handed over (see progressCount).
+const progressDrainMax = time.Second
 
 // Multi-round-trip limits (protocol 2026-07-28): how many times a call may come
 // back asking for input, and how often an empty "busy" answer is retried.
@@ -78,6 +84,7 @@ func (m *Manager) CallTool(ctx context.Context, server string, params *mcp.CallT
 	// token (meaningful on its own connection only) is replaced by one that is
 	// unique on this connection, or dropped when nobody listens.
 	p := *params
+	p.Arguments = nonNullArguments(p.Arguments)
 	p.Meta = maps.Clone(params.Meta)
 	delete(p.Meta, "progressToken")
 	if o.OnProgress != nil {
@@ -94,6 +101,9 @@ func (m *Manager) CallTool(ctx context.Context, server string, params *mcp.CallT
 			return nil, s.requestError(ctx, callCtx, c, what, err)
 		}
 		if !res.NeedsInput() {
+			if o.OnProgress != nil {
+				call.progress.drain(progressDrainMax)
+			}
 			return res, nil
 		}
 		if round >= maxInputRounds {
@@ -117,6 +127,24 @@ func (m *Manager) CallTool(ctx context.Context, server string, params *mcp.CallT
 		}
 		p.InputResponses, p.RequestState = responses, res.RequestState
 	}
+}
+
+// nonNullArguments turns absent arguments (nil, a nil map, JSON null) into {}:
+// servers validate arguments as an object and refuse null.
+func nonNullArguments(a any) any {
+	switch v := a.(type) {
+	case nil:
+		return map[string]any{}
+	case map[string]any:
+		if v == nil {
+			return map[string]any{}
+		}
+	case json.RawMessage:
+		if len(bytes.TrimSpace(v)) == 0 || string(bytes.TrimSpace(v)) == "null" {
+			return map[string]any{}
+		}
+	}
+	return a
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -66,6 +67,54 @@ type inflightCall struct {
 	downstream  Downstream
 	onProgress  func(context.Context, *mcp.ProgressNotificationParams)
 	callerToken any // the caller's own progress token, restored on relay
+	progress    progressCount
+}
+
+// progressCount makes a call's progress arrive before its result. The SDK
+// hands notifications to a handler queue but responses straight to the caller,
+// so the last notification may still be queued when the result is in. Counting
+// notifications as they are read off the wire and as they are handled lets
+// CallTool wait for the queue to catch up with what was read before the result.
+type progressCount struct {
+	mu            sync.Mutex
+	read, handled int
+	caughtUp      chan struct{} // closed when handled reaches read; nil if nobody waits
+}
+
+func (p *progressCount) wasRead() {
+	p.mu.Lock()
+	p.read++
+	p.mu.Unlock()
+}
+
+func (p *progressCount) wasHandled() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.handled++
+	if p.handled >= p.read && p.caughtUp != nil {
+		close(p.caughtUp)
+		p.caughtUp = nil
+	}
+}
+
+// drain waits until every notification read so far has been handled, at most
+// max: a notification that takes longer is dropped rather than sent after the
+// result.
+func (p *progressCount) drain(max time.Duration) {
+	p.mu.Lock()
+	if p.handled >= p.read {
+		p.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	p.caughtUp = ch
+	p.mu.Unlock()
+	t := time.NewTimer(max)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	}
 }
 
 // calls tracks a connection's calls in flight. The key of a call is its

@@ -76,6 +76,7 @@ type connection struct {
 	stderr    *tailBuffer
 	startedAt time.Time
 	calls     calls
+	cancel    context.CancelFunc // ends the context the transport was connected with
 
 	stopping atomic.Bool   // toolfold closed it on purpose
 	ended    chan struct{} // closed once the connection is over and the process reaped
@@ -299,7 +300,7 @@ func (s *server) start(done chan struct{}) {
 	}
 	s.log.Info("upstream started", "transport", describeTransport(s.cfg), "tools", len(tools), "took", time.Since(began).Round(time.Millisecond))
 	finish(c, nil)
-	s.setTools(c, tools)
+	s.setTools(c.session, tools)
 }
 
 // dialAndInitialize spawns or dials the server and runs the MCP handshake.
@@ -318,11 +319,20 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 	if v := s.m.opts.protocolVersion; v != "" {
 		sessOpts = &mcp.ClientSessionOptions{ProtocolVersion: v}
 	}
-	session, err := client.Connect(ctx, transport, sessOpts)
+	// The SSE transport keeps the context its Connect gets for the life of
+	// the stream, so it must not be the start's (cancelled when start returns):
+	// it gets one that lives as long as the connection, which the start's
+	// deadline still cuts short until the handshake is done.
+	connCtx, cancelConn := context.WithCancel(s.m.life)
+	c.cancel = cancelConn
+	stopDeadline := context.AfterFunc(ctx, cancelConn)
+	session, err := client.Connect(ctx, &lifetimeTransport{Transport: transport, ctx: connCtx, progressRead: c.progressRead}, sessOpts)
 	if err != nil {
+		cancelConn()
 		reapFailedStart(cmd)
 		return nil, s.startError(ctx, c, err)
 	}
+	stopDeadline()
 	c.session = session
 	s.m.bg.Add(1)
 	go func() {
@@ -330,6 +340,57 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 		c.watch()
 	}()
 	return c, nil
+}
+
+// lifetimeTransport connects its transport with a context of its choosing
+// instead of the caller's.
+type lifetimeTransport struct {
+	mcp.Transport
+	ctx context.Context
+	// progressRead, if set, is told the token of each progress notification
+	// as it is read.
+	progressRead func(token string)
+}
+
+var _ mcp.Transport = (*lifetimeTransport)(nil)
+
+func (t *lifetimeTransport) Connect(context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(t.ctx)
+	if err != nil || t.progressRead == nil {
+		return conn, err
+	}
+	// The streamable client connection implements an unexported interface the
+	// SDK needs (session state, protocol header, standalone stream) that a
+	// wrapper would hide, so it is left alone; its progress ordering is then
+	// best effort (see progressCount).
+	if _, streamable := t.Transport.(*mcp.StreamableClientTransport); streamable {
+		return conn, nil
+	}
+	return &progressObserver{Connection: conn, read: t.progressRead}, nil
+}
+
+// progressObserver reports each progress notification as it is read off the
+// wire, before the SDK queues it for its handler.
+type progressObserver struct {
+	mcp.Connection
+	read func(token string)
+}
+
+var _ mcp.Connection = (*progressObserver)(nil)
+
+func (o *progressObserver) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := o.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "notifications/progress" {
+		var p struct {
+			Token any `json:"progressToken"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil {
+			if tok, ok := p.Token.(string); ok {
+				o.read(tok)
+			}
+		}
+	}
+	return msg, err
 }
 
 // reapFailedStart makes sure a process whose handshake failed is gone and
@@ -374,8 +435,10 @@ func (s *server) clientOptions(c *connection) *mcp.ClientOptions {
 		// toolfold answers multi-round-trip input requests itself, through the
 		// Downstream of the call they belong to (see CallTool).
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			s.refreshTools(c)
+		ToolListChangedHandler: func(_ context.Context, req *mcp.ToolListChangedRequest) {
+			// req.Session, not c.session: the notification may arrive during
+			// the handshake, before Connect has returned the session.
+			s.refreshTools(c, req.Session)
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
 			c.relayProgress(ctx, req.Params)
@@ -438,12 +501,23 @@ func (c *connection) relayProgress(ctx context.Context, p *mcp.ProgressNotificat
 	}
 	id, _ := p.ProgressToken.(string)
 	call := c.calls.get(id)
-	if call == nil || call.onProgress == nil {
+	if call == nil {
 		return // a late notification for a call already answered
+	}
+	defer call.progress.wasHandled()
+	if call.onProgress == nil {
+		return
 	}
 	relay := *p
 	relay.ProgressToken = call.callerToken
 	call.onProgress(ctx, &relay)
+}
+
+// progressRead counts a progress notification read for a call in flight.
+func (c *connection) progressRead(token string) {
+	if call := c.calls.get(token); call != nil {
+		call.progress.wasRead()
+	}
 }
 
 // watch waits for the connection to end, reaps the process and tells the
@@ -451,6 +525,7 @@ func (c *connection) relayProgress(ctx context.Context, p *mcp.ProgressNotificat
 func (c *connection) watch() {
 	waitErr := c.session.Wait()
 	_ = c.session.Close() // reaps the process: its exit status and all of stderr are then known
+	c.cancel()
 	killProcessGroup(c.cmd)
 	switch {
 	case c.stopping.Load():
@@ -541,12 +616,12 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 
 // setTools records a freshly listed tool list, writes the cache, and tells
 // OnToolsChanged when the list differs from what was known.
-func (s *server) setTools(c *connection, tools []*mcp.Tool) {
+func (s *server) setTools(cs *mcp.ClientSession, tools []*mcp.Tool) {
 	s.loadCache() // so a list equal to the cached one is not reported as a change
 	s.mu.Lock()
 	changed := !s.known || !sameTools(s.tools, tools)
 	s.tools, s.known, s.cached = tools, true, false
-	s.init = c.session.InitializeResult()
+	s.init = cs.InitializeResult()
 	entry := &cacheEntry{Format: cacheFormat, Server: s.name, Key: s.key, SavedAt: time.Now().UTC(), Init: s.init, Tools: tools}
 	s.mu.Unlock()
 	if err := s.m.cache.save(entry); err != nil {
@@ -569,7 +644,7 @@ func sameTools(a, b []*mcp.Tool) bool {
 // refreshTools re-reads the list after notifications/tools/list_changed. It
 // runs in the background: the notification arrives on the connection's reading
 // goroutine, which must stay free to read the answer.
-func (s *server) refreshTools(c *connection) {
+func (s *server) refreshTools(c *connection, cs *mcp.ClientSession) {
 	s.mu.Lock()
 	if s.refreshing {
 		s.refreshAgain = true
@@ -581,12 +656,12 @@ func (s *server) refreshTools(c *connection) {
 	ok := s.m.goBackground(func() {
 		for {
 			ctx, cancel := context.WithTimeout(s.m.life, s.timeout)
-			tools, err := listTools(ctx, c.session)
+			tools, err := listTools(ctx, cs)
 			cancel()
 			if err != nil {
 				s.log.Warn("could not re-read the tool list after tools/list_changed", "error", err)
 			} else if !c.isEnded() {
-				s.setTools(c, tools)
+				s.setTools(cs, tools)
 			}
 			s.mu.Lock()
 			if !s.refreshAgain {
