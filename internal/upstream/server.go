@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,7 +73,8 @@ func newServer(m *Manager, name string, cfg config.ServerConfig) *server {
 type connection struct {
 	s         *server
 	session   *mcp.ClientSession
-	cmd       *exec.Cmd // nil for remote servers
+	cmd       *exec.Cmd        // nil for remote servers
+	http      *headerTransport // nil for stdio servers
 	stderr    *tailBuffer
 	startedAt time.Time
 	calls     calls
@@ -305,11 +307,12 @@ func (s *server) start(done chan struct{}) {
 
 // dialAndInitialize spawns or dials the server and runs the MCP handshake.
 func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
-	transport, cmd, tail, err := s.m.dial(ctx, s.name, s.cfg)
+	d, err := s.m.dial(ctx, s.name, s.cfg)
 	if err != nil {
 		return nil, newError(ErrStartFailed, err, "upstream %q could not be started: %v", s.name, err)
 	}
-	c := &connection{s: s, cmd: cmd, stderr: tail, startedAt: time.Now(), ended: make(chan struct{})}
+	transport, cmd, tail := d.transport, d.cmd, d.stderr
+	c := &connection{s: s, cmd: cmd, stderr: tail, http: d.http, startedAt: time.Now(), ended: make(chan struct{})}
 	s.mu.Lock()
 	s.lastTail = tail
 	s.mu.Unlock()
@@ -420,6 +423,13 @@ func (s *server) startError(ctx context.Context, c *connection, err error) error
 	}
 	if c.cmd != nil {
 		return newError(ErrStartFailed, err, "upstream %q could not be started: %v%s", s.name, err, c.stderrSuffix())
+	}
+	if status := c.http.lastHTTPError(); status != "" {
+		hint := ""
+		if strings.Contains(status, " 401 ") || strings.Contains(status, " 403 ") {
+			hint = `; check the credentials in its "headers"`
+		}
+		return newError(ErrStartFailed, err, "upstream %q at %s refused the connection: %s%s", s.name, describeTransport(s.cfg), status, hint)
 	}
 	return newError(ErrStartFailed, err, "upstream %q at %s could not be reached: %v", s.name, describeTransport(s.cfg), err)
 }

@@ -1,15 +1,17 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -74,27 +76,56 @@ func newCommand(cfg config.ServerConfig, tail *tailBuffer) *exec.Cmd {
 	return cmd
 }
 
-// headerTransport adds a remote server's configured headers to every request.
+// headerTransport adds a remote server's configured headers to every request,
+// and remembers the last HTTP error the server answered, so a failed start can
+// say "HTTP 401 Unauthorized: <the server's words>" instead of the SDK's
+// terser message.
 type headerTransport struct {
-	base    http.RoundTripper
-	headers map[string]string
+	base      http.RoundTripper
+	headers   map[string]string
+	lastError atomic.Pointer[string]
 }
 
 var _ http.RoundTripper = (*headerTransport)(nil)
+
+// errorBodySnippet bounds how much of an error response's body is kept.
+const errorBodySnippet = 300
 
 func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	for k, v := range h.headers {
 		req.Header.Set(k, v)
 	}
-	return h.base.RoundTrip(req)
+	resp, err := h.base.RoundTrip(req)
+	if err != nil || resp.StatusCode < 400 {
+		return resp, err
+	}
+	// Peek at the body for the server's explanation, then hand the whole
+	// body on to the SDK unchanged.
+	head := make([]byte, errorBodySnippet)
+	n, _ := io.ReadFull(resp.Body, head)
+	head = head[:n]
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+	msg := "HTTP " + resp.Status
+	if body := strings.Join(strings.Fields(strings.ToValidUTF8(string(head), "")), " "); body != "" {
+		msg += ": " + body
+	}
+	h.lastError.Store(&msg)
+	return resp, nil
 }
 
-// newHTTPClient returns the client a remote server is reached with. It has no
-// overall timeout: SSE streams stay open for the session's life; calls are
-// bounded by their contexts instead.
-func newHTTPClient(headers map[string]string) *http.Client {
-	return &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: headers}}
+// lastHTTPError is the last error status the server answered, or "".
+func (h *headerTransport) lastHTTPError() string {
+	if h == nil {
+		return ""
+	}
+	if p := h.lastError.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // describeTransport says where a server lives, for logs and errors, without
@@ -120,20 +151,32 @@ func describeTransport(cfg config.ServerConfig) string {
 // package refuses such files, so this only guards hand-built configs.
 var errNoTransport = errors.New(`it has neither "command" nor "url"`)
 
-// dialer makes the transport for one connection attempt. For a stdio server it
-// also returns the process (not started yet) and its stderr tail.
-type dialer func(ctx context.Context, name string, cfg config.ServerConfig) (mcp.Transport, *exec.Cmd, *tailBuffer, error)
+// dialed is what one connection attempt is made of.
+type dialed struct {
+	transport mcp.Transport
+	cmd       *exec.Cmd        // the stdio server's process, not started yet
+	stderr    *tailBuffer      // where the process's stderr goes
+	http      *headerTransport // a remote server's HTTP round tripper
+}
 
-func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig) (mcp.Transport, *exec.Cmd, *tailBuffer, error) {
+// dialer makes the transport for one connection attempt.
+type dialer func(ctx context.Context, name string, cfg config.ServerConfig) (dialed, error)
+
+func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig) (dialed, error) {
 	switch {
 	case cfg.Command != "":
 		tail := newTailBuffer(stderrTailSize)
 		cmd := newCommand(cfg, tail)
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, cmd, tail, nil
-	case cfg.URL != "" && cfg.Transport == config.TransportSSE:
-		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: newHTTPClient(cfg.Headers)}, nil, nil, nil
+		return dialed{transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, cmd: cmd, stderr: tail}, nil
 	case cfg.URL != "":
-		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: newHTTPClient(cfg.Headers)}, nil, nil, nil
+		// No overall client timeout: SSE streams stay open for the session's
+		// life; requests are bounded by their contexts instead.
+		ht := &headerTransport{base: http.DefaultTransport, headers: cfg.Headers}
+		client := &http.Client{Transport: ht}
+		if cfg.Transport == config.TransportSSE {
+			return dialed{transport: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, http: ht}, nil
+		}
+		return dialed{transport: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}, http: ht}, nil
 	}
-	return nil, nil, nil, fmt.Errorf("%w", errNoTransport)
+	return dialed{}, errNoTransport
 }

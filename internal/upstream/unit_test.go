@@ -99,7 +99,7 @@ func TestHeaderTransportSetsHeaders(t *testing.T) {
 	var got http.Header
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.Header.Clone() }))
 	defer srv.Close()
-	c := newHTTPClient(map[string]string{"Authorization": "Bearer abc", "X-Team": "core"})
+	c := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: map[string]string{"Authorization": "Bearer abc", "X-Team": "core"}}}
 	req, _ := http.NewRequest("GET", srv.URL, nil)
 	req.Header.Set("Authorization", "Bearer overridden")
 	resp, err := c.Do(req)

@@ -1,0 +1,92 @@
+package upstream
+
+import (
+	"context"
+	"os/exec"
+	"runtime"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/config"
+)
+
+// BenchmarkCallThroughManager measures what the Manager adds to a tools/call:
+// each transport is measured twice against the same fixture server, once with
+// the SDK client calling it directly and once through Manager.CallTool, so the
+// difference of the two ns/op is the Manager's cost.
+//
+//	go test -run '^$' -bench CallThroughManager -benchmem ./internal/upstream/
+func BenchmarkCallThroughManager(b *testing.B) {
+	args := map[string]any{"a": 1, "b": 2}
+	direct := func(b *testing.B, transport func() mcp.Transport, parallel bool) {
+		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+		cs, err := client.Connect(context.Background(), transport(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		run(b, parallel, func() error {
+			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add", Arguments: args})
+			return err
+		})
+	}
+	managed := func(b *testing.B, cfg config.ServerConfig, opts *Options, parallel bool) {
+		opts.DisableCache = true
+		m := New(map[string]config.ServerConfig{"fx": cfg}, opts)
+		defer m.Close()
+		if _, err := m.Tools(context.Background(), "fx"); err != nil { // start outside the timing
+			b.Fatal(err)
+		}
+		run(b, parallel, func() error {
+			_, err := m.CallTool(context.Background(), "fx", &mcp.CallToolParams{Name: "add", Arguments: args}, nil)
+			return err
+		})
+	}
+	stdio := fixture(b, "serve", nil)
+	stdioTransport := func() mcp.Transport {
+		cmd := exec.Command(stdio.Command)
+		cmd.Env = childEnv(func(string) (string, bool) { return "", false }, stdio.Env)
+		return &mcp.CommandTransport{Command: cmd}
+	}
+	memServer := newFixtureServer()
+	memTransport := func() mcp.Transport {
+		c, s := mcp.NewInMemoryTransports()
+		if _, err := memServer.Connect(context.Background(), s, nil); err != nil {
+			b.Fatal(err)
+		}
+		return c
+	}
+	b.Run("inmemory/direct", func(b *testing.B) { direct(b, memTransport, false) })
+	b.Run("inmemory/manager", func(b *testing.B) {
+		managed(b, config.ServerConfig{Command: "unused"}, &Options{dial: inMemoryDialer(memServer)}, false)
+	})
+	b.Run("stdio/direct", func(b *testing.B) { direct(b, stdioTransport, false) })
+	b.Run("stdio/manager", func(b *testing.B) { managed(b, stdio, &Options{}, false) })
+	b.Run("stdio-16-callers/direct", func(b *testing.B) { direct(b, stdioTransport, true) })
+	b.Run("stdio-16-callers/manager", func(b *testing.B) { managed(b, stdio, &Options{}, true) })
+}
+
+// run calls f b.N times, from 16 goroutines when parallel.
+func run(b *testing.B, parallel bool, f func() error) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	if !parallel {
+		for b.Loop() {
+			if err := f(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return
+	}
+	b.SetParallelism(max(16/max(1, testingProcs()), 1))
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := f(); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+func testingProcs() int { return runtime.GOMAXPROCS(0) }
