@@ -138,6 +138,8 @@ type docEntry struct {
 	// nameTerms are the distinctive words of the tool's name in order, for
 	// the adjacency and coverage bonuses.
 	nameTerms []int32
+	// intent is the operation the tool's name says it performs.
+	intent intent
 }
 
 type groupEntry struct {
@@ -211,8 +213,12 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 			name = d.ID
 		}
 		f := &fields[i]
+		var verbs []string
 		splitWords(name, func(w string) {
 			aw := an.word(w)
+			if !namespaceWords[d.Prefix][aw.stem] {
+				verbs = append(verbs, aw.stem)
+			}
 			switch {
 			case namespaceWords[d.Prefix][aw.stem]:
 				_, t := an.termOf(w)
@@ -241,7 +247,7 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 				f[fieldParamDescription] = an.analyze(v, f[fieldParamDescription])
 			}
 		}
-		entry := docEntry{id: d.ID}
+		entry := docEntry{id: d.ID, intent: toolIntent(verbs)}
 		for _, g := range d.Groups {
 			gi, ok := groupIndex[g.Name]
 			if !ok {

@@ -33,6 +33,8 @@ type parsedQuery struct {
 	// stemWeights maps every stem the query may match to the best weight
 	// it carries, for the name coverage bonus.
 	stemWeights map[string]float64
+	// intents are the operations the request asks for.
+	intents intentSet
 }
 
 // particles turn a synonym phrase into an idiom whose words mean nothing on
@@ -70,7 +72,7 @@ func (ix *Index) parseQuery(query string) parsedQuery {
 			words = append(words, queryWord{raw: w, stem: stem(w), stop: isStopWord(w)})
 		}
 	})
-	b := queryBuilder{ix: ix, q: parsedQuery{stemWeights: map[string]float64{}}}
+	b := queryBuilder{ix: ix, q: parsedQuery{stemWeights: map[string]float64{}, intents: requestIntents(words)}}
 
 	for i := 0; i < len(words); i++ {
 		if n := b.phraseAt(words, i); n > 0 {

@@ -70,6 +70,11 @@ type tuning struct {
 	// groupToolShare is how much a group's best matching tool adds to the
 	// group's own score (the second adds half, the third a quarter).
 	groupToolShare float64
+	// intentBoost raises a tool whose name performs an operation the
+	// request asks for; intentPenalty lowers one whose operation
+	// contradicts all of them (list_coupons for "make a discount code").
+	intentBoost   float64
+	intentPenalty float64
 }
 
 var defaultTuning = tuning{
@@ -83,6 +88,8 @@ var defaultTuning = tuning{
 	questionReadWeight: 0.3,
 	stopWordWeight:     0.3,
 	groupToolShare:     1.0,
+	intentBoost:        0.1,
+	intentPenalty:      0.25,
 }
 
 // scratch holds per-query dense arrays, reused through a pool so that a
@@ -343,6 +350,7 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 		}
 		score *= ix.tune.coordinationFloor + (1-ix.tune.coordinationFloor)*coverage
 		score *= 1 + ix.nameBonus(d, exact, s)
+		score *= ix.intentFactor(ix.docs[d].intent, q.intents)
 		ix.pushTop(scored{doc: d, score: score}, limit, s)
 		if wantGroups {
 			for _, g := range ix.docs[d].groups {

@@ -15,7 +15,7 @@ import "strings"
 var DefaultSynonyms = []string{
 	// verbs
 	"create, add, new, make, insert, register, set up, generate, open, append",
-	"delete, remove, destroy, drop, erase, purge, forget, uninstall",
+	"delete, remove, destroy, drop, erase, purge, forget, uninstall, get rid of",
 	"list, get, show, fetch, retrieve, read, view, display, enumerate, see, load, which, what's in",
 	"search, find, query, lookup, look up, grep, seek",
 	"update, edit, modify, change, alter, patch, set, switch",
