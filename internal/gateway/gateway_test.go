@@ -393,3 +393,34 @@ func TestStatelessClientsGetSearch(t *testing.T) {
 		t.Errorf("a static mode stays as configured for stateless clients: %s", got)
 	}
 }
+
+func TestResetToolsSetsTheFinalState(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Groups, ResetTools: true}, nil)
+	c := connect(t, g, "x")
+	if got := c.names(t); !strings.Contains(got, "reset_tools") {
+		t.Fatalf("reset_tools is not offered: %q", got)
+	}
+	c.call(t, "enable_tools", map[string]any{"groups": []string{"docs"}})
+	c.waitChanged(t)
+	res, text := c.call(t, "reset_tools", map[string]any{"code": true, "code.repos": true})
+	if res.IsError {
+		t.Fatalf("reset: %s", text)
+	}
+	for _, want := range []string{`"enabled":["code","code.repos"]`, `"disabled":["docs"]`, `"instructions":{"code.repos":"Mind the default branch."}`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("reset result lacks %s: %s", want, text)
+		}
+	}
+	c.waitChanged(t)
+	if got := c.names(t); got != "a,b,c,call_tool,d,disable_tools,enable_tools,find_tools,reset_tools,u" {
+		t.Errorf("after reset: %q", got)
+	}
+	res, text = c.call(t, "reset_tools", map[string]any{"code": "yes"})
+	if !res.IsError || !strings.Contains(text, "one boolean per group") {
+		t.Errorf("bad reset arguments: %v %s", res.IsError, text)
+	}
+	// Off by default.
+	if got := connect(t, newGateway(t, gateway.Options{Mode: expose.Groups}, nil), "y").names(t); strings.Contains(got, "reset_tools") {
+		t.Errorf("reset_tools must be off by default: %q", got)
+	}
+}
