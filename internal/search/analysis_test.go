@@ -108,7 +108,7 @@ func TestAnalyzeDropsStopWords(t *testing.T) {
 }
 
 func TestSynonymExpansion(t *testing.T) {
-	table := newSynonymTable(DefaultSynonyms)
+	table := newSynonymTable(DefaultEquivalents, DefaultSynonyms)
 	tests := []struct {
 		word string
 		want []string // each must be among the alternatives
@@ -120,16 +120,44 @@ func TestSynonymExpansion(t *testing.T) {
 		{"k8s", []string{"kubernet"}},
 		{"db", []string{"databas"}},
 		{"find", []string{"search"}},
+		{"get rid of", []string{"delet"}},
 	}
 	for _, tt := range tests {
 		var alts []string
 		for _, a := range table.alternatives[strings.Join(analyzePhrase(tt.word), " ")] {
-			alts = append(alts, strings.Join(a, " "))
+			alts = append(alts, strings.Join(a.stems, " "))
 		}
 		for _, w := range tt.want {
 			if !slices.Contains(alts, w) {
 				t.Errorf("synonyms of %q = %q, want %q among them", tt.word, alts, w)
 			}
+		}
+	}
+}
+
+func TestEquivalentsWeighMoreThanSynonyms(t *testing.T) {
+	ix := New(nil, nil)
+	tests := []struct {
+		query, stem string
+		want        float64
+	}{
+		{"folder", "directory", defaultEquivalentWeight},
+		{"repo", "repository", defaultEquivalentWeight},
+		{"sms", "text messag", defaultEquivalentWeight},
+		{"remove", "delet", defaultSynonymWeight},
+	}
+	for _, tt := range tests {
+		q := ix.parseQuery(tt.query)
+		got := 0.0
+		for _, term := range q.terms {
+			for _, a := range term.alternatives {
+				if strings.Join(a.stems, " ") == tt.stem {
+					got = a.weight
+				}
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%q stands for %q at %.2f, want %.2f", tt.query, tt.stem, got, tt.want)
 		}
 	}
 }

@@ -70,13 +70,22 @@ type Options struct {
 	SynonymWeight float64
 	// ExtraSynonyms adds groups in DefaultSynonyms' format.
 	ExtraSynonyms []string
+	// EquivalentWeight is the share of an exact match an equivalent
+	// (DefaultEquivalents, ExtraEquivalents) earns; 0 means the default
+	// (0.85). Disabling synonyms disables equivalents too.
+	EquivalentWeight float64
+	// ExtraEquivalents adds groups in DefaultEquivalents' format.
+	ExtraEquivalents []string
 	// GroupParents maps a group to its parent group, so that the Group
 	// filter of a search also matches the group's descendants. Dotted
 	// names ("code.repos" under "code") need no entry.
 	GroupParents map[string]string
 }
 
-const defaultSynonymWeight = 0.5
+const (
+	defaultSynonymWeight    = 0.5
+	defaultEquivalentWeight = 0.85
+)
 
 type field int
 
@@ -140,6 +149,8 @@ type docEntry struct {
 	nameTerms []int32
 	// intent is the operation the tool's name says it performs.
 	intent intent
+	// server numbers the tool's prefix (its server), for server mentions.
+	server int32
 }
 
 type groupEntry struct {
@@ -158,10 +169,15 @@ type Index struct {
 	groups        []groupEntry
 	groupTerms    map[string]int32 // over groups' own names and descriptions
 	groupPostings [][]posting
-	synonyms      *synonymTable
-	synonymWeight float64
-	tune          tuning
-	scratch       sync.Pool // *scratch, reused across queries
+	// serverMentions maps a stem that names a server ("github",
+	// "hubspot") to that server and how surely the word means it.
+	serverMentions map[string]serverMention
+	synonyms       *synonymTable
+	synonymWeight  float64
+	// equivalentWeight is synonymWeight for equivalents.
+	equivalentWeight float64
+	tune             tuning
+	scratch          sync.Pool // *scratch, reused across queries
 }
 
 // New builds an index over docs. Later docs with an ID already seen are
@@ -185,10 +201,14 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	if ix.synonymWeight == 0 {
 		ix.synonymWeight = defaultSynonymWeight
 	}
+	ix.equivalentWeight = opts.EquivalentWeight
+	if ix.equivalentWeight == 0 {
+		ix.equivalentWeight = defaultEquivalentWeight
+	}
 	if ix.synonymWeight > 0 {
-		ix.synonyms = newSynonymTable(DefaultSynonyms, opts.ExtraSynonyms)
+		ix.synonyms = newSynonymTable(append(slices.Clone(DefaultEquivalents), opts.ExtraEquivalents...), DefaultSynonyms, opts.ExtraSynonyms)
 	} else {
-		ix.synonyms = newSynonymTable()
+		ix.synonyms = newSynonymTable(nil)
 	}
 
 	seen := make(map[string]bool, len(docs))
@@ -285,6 +305,10 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		}
 		clusters[i] = id
 	}
+	for i := range ix.docs {
+		ix.docs[i].server = clusters[i]
+	}
+	ix.serverMentions = findServerMentions(unique, fields, clusters, an)
 	ix.terms = an.terms
 	ix.postings = buildPostings(fields, len(an.terms), clusters, &weights, tune.k1)
 	for i := range ix.docs {
@@ -504,6 +528,75 @@ func splitRareCompounds(nameTerms [][]int32, fields [][numFields][]int32, an *an
 		nameTerms[di] = core
 	}
 }
+
+// serverMention says that a word names a server: the share of the tools
+// using the word anywhere that belong to that server.
+type serverMention struct {
+	server int32
+	purity float64
+}
+
+// findServerMentions finds the words that name a server: the words of its
+// prefix ("github", "hubspot", "twilio") that are mostly
+// used by that server's own tools. A word that other servers use as much
+// ("search" in brave-search, "postgres", which Supabase and Heroku speak
+// of too) does not point at one server and is left out.
+func findServerMentions(docs []*Doc, fields [][numFields][]int32, clusters []int32, an *analyzer) map[string]serverMention {
+	// candidate term → server whose name holds it
+	candidates := map[int32]int32{}
+	stems := map[int32]string{}
+	for i, d := range docs {
+		c := clusters[i]
+		add := func(stem string) {
+			t, ok := an.terms[stem]
+			if !ok {
+				return
+			}
+			if prev, seen := candidates[t]; seen && prev != c {
+				candidates[t] = -1 // in two servers' names: names neither
+				return
+			}
+			candidates[t], stems[t] = c, stem
+		}
+		splitWords(d.Prefix, func(w string) {
+			if aw := an.word(w); !aw.stop && len(w) >= 3 {
+				add(aw.stem)
+			}
+		})
+	}
+	inServer := map[int32]int{}
+	total := map[int32]int{}
+	for i := range docs {
+		seen := map[int32]bool{}
+		for f := range numFields {
+			for _, t := range fields[i][f] {
+				c, ok := candidates[t]
+				if !ok || c < 0 || seen[t] {
+					continue
+				}
+				seen[t] = true
+				total[t]++
+				if c == clusters[i] {
+					inServer[t]++
+				}
+			}
+		}
+	}
+	out := map[string]serverMention{}
+	for t, c := range candidates {
+		if c < 0 || total[t] == 0 {
+			continue
+		}
+		if purity := float64(inServer[t]) / float64(total[t]); purity >= minServerPurity {
+			out[stems[t]] = serverMention{server: c, purity: purity}
+		}
+	}
+	return out
+}
+
+// minServerPurity is the share of a word's tools that must belong to one
+// server for the word to name that server.
+const minServerPurity = 0.5
 
 // namespaceWordsByPrefix finds, per server prefix, the name words that at
 // least four in five of that server's tools share ("browser" in

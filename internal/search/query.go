@@ -154,17 +154,26 @@ type queryBuilder struct {
 	seen map[string]bool
 }
 
-// add appends a term matched by own (if any) at weight 1 and by each
-// synonym at the index's synonym weight.
-func (b *queryBuilder) add(own []string, synonyms [][]string, optional bool) {
+// add appends a term matched by own (if any) at weight 1, by each
+// equivalent at the equivalent weight and by each synonym at the synonym
+// weight.
+func (b *queryBuilder) add(own []string, synonyms []synonym, optional bool) {
 	var alts []alternative
 	if len(own) > 0 {
 		alts = append(alts, alternative{stems: own, weight: 1})
 	}
 	for _, s := range synonyms {
-		alts = append(alts, alternative{stems: s, weight: b.ix.synonymWeight})
+		alts = append(alts, alternative{stems: s.stems, weight: b.ix.synonymWeightOf(s)})
 	}
 	b.addAlternatives(optional, alts...)
+}
+
+// synonymWeightOf is what a match on s counts for against the word itself.
+func (ix *Index) synonymWeightOf(s synonym) float64 {
+	if s.equivalent {
+		return ix.equivalentWeight
+	}
+	return ix.synonymWeight
 }
 
 func (b *queryBuilder) addAlternatives(optional bool, alts ...alternative) {
@@ -233,7 +242,7 @@ func (b *queryBuilder) phraseAt(words []queryWord, i int) int {
 			// means refund), so its synonyms weigh more.
 			var weighted []alternative
 			for _, a := range alts {
-				weighted = append(weighted, alternative{stems: a, weight: (1 + b.ix.synonymWeight) / 2})
+				weighted = append(weighted, alternative{stems: a.stems, weight: (1 + b.ix.synonymWeightOf(a)) / 2})
 			}
 			b.addAlternatives(false, weighted...)
 			return n

@@ -75,6 +75,9 @@ type tuning struct {
 	// contradicts all of them (list_coupons for "make a discount code").
 	intentBoost   float64
 	intentPenalty float64
+	// serverBoost raises the tools of a server the request names ("on
+	// github", "in hubspot"), scaled by how surely the word names it.
+	serverBoost float64
 }
 
 var defaultTuning = tuning{
@@ -90,6 +93,7 @@ var defaultTuning = tuning{
 	groupToolShare:     1.0,
 	intentBoost:        0.1,
 	intentPenalty:      0.25,
+	serverBoost:        0.5,
 }
 
 // scratch holds per-query dense arrays, reused through a pool so that a
@@ -340,6 +344,7 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 	defer ix.scratch.Put(s)
 	ix.accumulate(&q, s)
 	exact := ix.prepareCoverage(&q, s)
+	mentioned := ix.mentionedServers(&q)
 	required := float64(max(q.required, 1))
 	for _, d := range s.touched {
 		score := s.total[d]
@@ -351,6 +356,9 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 		score *= ix.tune.coordinationFloor + (1-ix.tune.coordinationFloor)*coverage
 		score *= 1 + ix.nameBonus(d, exact, s)
 		score *= ix.intentFactor(ix.docs[d].intent, q.intents)
+		if m := mentioned[ix.docs[d].server]; m > 0 {
+			score *= 1 + ix.tune.serverBoost*m
+		}
 		ix.pushTop(scored{doc: d, score: score}, limit, s)
 		if wantGroups {
 			for _, g := range ix.docs[d].groups {
@@ -393,6 +401,23 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 		}
 	}
 	return hits, groups
+}
+
+// mentionedServers returns, per server, how surely the request names it:
+// by a word of the request or a close synonym ("k8s" for kubernetes).
+func (ix *Index) mentionedServers(q *parsedQuery) map[int32]float64 {
+	var out map[int32]float64
+	for stem, w := range q.stemWeights {
+		m, ok := ix.serverMentions[stem]
+		if !ok || w < ix.synonymWeight {
+			continue
+		}
+		if out == nil {
+			out = map[int32]float64{}
+		}
+		out[m.server] = max(out[m.server], m.purity)
+	}
+	return out
 }
 
 // filter returns the predicate for opts.Group and opts.Allow over docs,

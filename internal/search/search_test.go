@@ -65,6 +65,8 @@ func TestSearchRanksSmallCatalog(t *testing.T) {
 		{"who is in the slack workspace", []string{"slack__get_users"}},
 		{"grep the repos for a function", []string{"github__search_code"}},
 		{"save text to a file", []string{"fs__write_file"}},
+		{"what's in this folder", []string{"fs__list_directory"}},
+		{"list the files in a dir", []string{"fs__list_directory"}},
 	}
 	for _, tt := range tests {
 		got := ids(ix.Search(tt.query, &SearchOptions{Limit: len(tt.want)}))

@@ -50,22 +50,10 @@ var DefaultSynonyms = []string{
 	"visualize, plot, chart, graph, diagram",
 	// nouns
 	"file, document",
-	"directory, dir, folder",
-	"repository, repo",
-	"pull request, pr, merge request, mr",
 	"issue, bug, ticket, defect",
 	"error, exception, crash, failure, fail, fault",
 	"comment, note, remark",
-	"message, msg",
-	"sms, text message",
-	"database, db",
-	"kubernetes, k8s",
 	"configuration, config, setting, settings, preference, option",
-	"environment, env",
-	"variable, var",
-	"environment variable, env var",
-	"application, app",
-	"organization, org",
 	"information, info, detail, metadata",
 	"statistic, stat, metric",
 	"user, member, person, people, account, who",
@@ -84,16 +72,6 @@ var DefaultSynonyms = []string{
 	"coupon, discount, promo code, promotion",
 	"size, big, large, how big",
 	"tree, hierarchy",
-	"virtual machine, vm",
-	"javascript, js",
-	"typescript, ts",
-	"python, py",
-	"markdown, md",
-	"yaml, yml",
-	"postgres, postgresql, pg",
-	"mongo, mongodb",
-	"identifier, id",
-	"email, e-mail, mail",
 	"allow, permit, authorize",
 	"current, now, right now, currently, present",
 	"multiple, several, many, batch, bulk",
@@ -111,38 +89,83 @@ var DefaultSynonyms = []string{
 	"disable, turn off, deactivate, switch off",
 }
 
+// DefaultEquivalents are groups whose members name the same thing:
+// abbreviations, spellings and exact equivalents. A member stands in for
+// another at Options.EquivalentWeight, nearly as much as the word itself:
+// "make a folder" should find create_directory as surely as "make a
+// directory" does. Same format as DefaultSynonyms.
+var DefaultEquivalents = []string{
+	"directory, dir, folder",
+	"repository, repo",
+	"pull request, pr, merge request, mr",
+	"sms, text message",
+	"database, db",
+	"kubernetes, k8s",
+	"environment, env",
+	"variable, var",
+	"environment variable, env var",
+	"application, app",
+	"organization, org",
+	"virtual machine, vm",
+	"javascript, js",
+	"typescript, ts",
+	"python, py",
+	"markdown, md",
+	"yaml, yml",
+	"postgres, postgresql, pg",
+	"mongo, mongodb",
+	"identifier, id",
+	"email, e-mail, mail",
+	"message, msg",
+}
+
+// synonym is one stand-in for a query word or phrase.
+type synonym struct {
+	stems []string
+	// equivalent marks a spelling, abbreviation or exact equivalent
+	// ("repo" for repository), which counts nearly as the word itself.
+	equivalent bool
+}
+
 // synonymTable maps an analysed phrase (stems joined by a space) to the
-// other members of its groups, each as a sequence of stems. It is built
-// once per Index and read-only afterwards.
+// other members of its groups. It is built once per Index and read-only
+// afterwards.
 type synonymTable struct {
-	alternatives map[string][][]string
+	alternatives map[string][]synonym
 	maxPhrase    int // longest member, in words
 }
 
-func newSynonymTable(groups ...[]string) *synonymTable {
-	t := &synonymTable{alternatives: map[string][][]string{}, maxPhrase: 1}
-	for _, lines := range groups {
-		for _, line := range lines {
-			var members [][]string
-			for _, raw := range strings.Split(line, ",") {
-				member := analyzePhrase(raw)
-				if len(member) == 0 {
-					continue
-				}
-				members = append(members, member)
-				t.maxPhrase = max(t.maxPhrase, len(member))
+// newSynonymTable builds the table from groups of equivalents and groups
+// of synonyms; a pair in both is an equivalent.
+func newSynonymTable(equivalents []string, synonyms ...[]string) *synonymTable {
+	t := &synonymTable{alternatives: map[string][]synonym{}, maxPhrase: 1}
+	t.addGroups(equivalents, true)
+	for _, lines := range synonyms {
+		t.addGroups(lines, false)
+	}
+	return t
+}
+
+func (t *synonymTable) addGroups(lines []string, equivalent bool) {
+	for _, line := range lines {
+		var members [][]string
+		for _, raw := range strings.Split(line, ",") {
+			member := analyzePhrase(raw)
+			if len(member) == 0 {
+				continue
 			}
-			for i, m := range members {
-				key := strings.Join(m, " ")
-				for j, other := range members {
-					if i != j && !containsPhrase(t.alternatives[key], other) && strings.Join(other, " ") != key {
-						t.alternatives[key] = append(t.alternatives[key], other)
-					}
+			members = append(members, member)
+			t.maxPhrase = max(t.maxPhrase, len(member))
+		}
+		for i, m := range members {
+			key := strings.Join(m, " ")
+			for j, other := range members {
+				if i != j && !containsPhrase(t.alternatives[key], other) && strings.Join(other, " ") != key {
+					t.alternatives[key] = append(t.alternatives[key], synonym{stems: other, equivalent: equivalent})
 				}
 			}
 		}
 	}
-	return t
 }
 
 // analyzePhrase stems every word of a synonym member, keeping stop words:
@@ -153,9 +176,9 @@ func analyzePhrase(text string) []string {
 	return out
 }
 
-func containsPhrase(list [][]string, p []string) bool {
+func containsPhrase(list []synonym, p []string) bool {
 	for _, q := range list {
-		if strings.Join(q, " ") == strings.Join(p, " ") {
+		if strings.Join(q.stems, " ") == strings.Join(p, " ") {
 			return true
 		}
 	}

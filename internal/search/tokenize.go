@@ -133,6 +133,7 @@ var stopWords = func() map[string]bool {
 		please want wants wanted need needs like let lets just also about via
 		very really quite eg ie etc e g i.e e.g called named
 		under above below across within through among upon towards
+		everything anything something nothing everyone anyone someone
 	`)
 	m := make(map[string]bool, len(words))
 	for _, w := range words {
