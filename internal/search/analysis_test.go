@@ -175,6 +175,10 @@ func TestTokenHints(t *testing.T) {
 		{"mail jane@example.com", "email"},
 		{"send an SMS to +15551234567", ""},
 		{"plain words only", ""},
+		{"what is at 48.85, 2.29", "coordinates"},
+		{"weather at -33.87,151.21 today", "coordinates"},
+		{"version 1.2, 3.4 and 5", "coordinates"}, // shape alone decides
+		{"release 1.21 notes", ""},
 	}
 	for _, tt := range tests {
 		hints := tokenHints(tt.query)

@@ -339,12 +339,15 @@ var (
 	emailPattern  = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[a-zA-Z]{2,}$`)
 	filePattern   = regexp.MustCompile(`^[\w.~/-]*[\w-]\.[a-zA-Z][a-zA-Z0-9]{0,4}$`)
 	pathPattern   = regexp.MustCompile(`^(~|\.{1,2})?/?[\w.-]+(/[\w.*-]*)+$|^~`)
+	// coordinatePattern is a latitude, longitude pair in decimal degrees.
+	coordinatePattern = regexp.MustCompile(`(^|[^\w.])-?\d{1,2}\.\d+\s*,\s*-?\d{1,3}\.\d+($|[^\w.])`)
 )
 
 // tokenHints reads the shape of each whitespace-separated token: what kind
 // of thing a URL, a domain, an email address, a file name or a path refers
-// to, as words the catalog's descriptions use. (A phone number is left
-// alone: it names the recipient, not the tool.)
+// to, as words the catalog's descriptions use; a pair of decimal numbers
+// ("48.85, 2.29") is a position. (A phone number is left alone: it names
+// the recipient, not the tool.)
 func tokenHints(query string) [][]string {
 	var hints [][]string
 	seen := map[string]bool{}
@@ -353,6 +356,9 @@ func tokenHints(query string) [][]string {
 			seen[key] = true
 			hints = append(hints, words)
 		}
+	}
+	if coordinatePattern.MatchString(query) {
+		addHint("coordinates", "latitude", "longitude")
 	}
 	for _, tok := range strings.Fields(query) {
 		tok = strings.Trim(tok, `"'()[]{}<>,;:!?`)
