@@ -5,6 +5,9 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -53,19 +56,36 @@ type Options struct {
 
 // Gateway serves one catalog to any number of clients.
 type Gateway struct {
-	opts   Options
-	names  meta.Names
-	space  *view.Space
-	expo   map[expose.Mode]*expose.Exposure
-	disc   map[expose.Mode]*meta.Discovery
-	shared map[expose.Mode]*mcp.Server
-	log    *slog.Logger
+	opts  Options
+	names meta.Names
+	modes []expose.Mode // the concrete modes this gateway serves
+	log   *slog.Logger
+
+	// cur is the catalog being served. Update replaces it as a whole, so a
+	// request sees one consistent catalog from start to end.
+	cur atomic.Pointer[state]
+
+	// shared holds one session per static mode, serving every client of
+	// that mode.
+	shared map[expose.Mode]*session
+
+	mu sync.Mutex
+	// live holds the groups-mode sessions, weakly: a session whose client
+	// has gone is collected with its server, and Update forgets it.
+	live []weak.Pointer[session]
+}
+
+// state is one catalog rendered for every mode the gateway serves.
+type state struct {
+	space *view.Space
+	expo  map[expose.Mode]*expose.Exposure
+	disc  map[expose.Mode]*meta.Discovery
 }
 
 // New prepares a gateway over space. It builds the exposures the mode can
 // need up front, so naming problems surface before any client connects.
 func New(space *view.Space, opts *Options) (*Gateway, error) {
-	g := &Gateway{space: space, expo: map[expose.Mode]*expose.Exposure{}, disc: map[expose.Mode]*meta.Discovery{}, shared: map[expose.Mode]*mcp.Server{}}
+	g := &Gateway{shared: map[expose.Mode]*session{}}
 	if opts != nil {
 		g.opts = *opts
 	}
@@ -80,12 +100,28 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
-	modes := []expose.Mode{g.opts.Mode}
+	g.modes = []expose.Mode{g.opts.Mode}
 	if g.opts.Mode == expose.Auto || g.opts.Mode == expose.Groups {
 		// Groups clients may turn out stateless, and get search.
-		modes = []expose.Mode{expose.Groups, expose.Search}
+		g.modes = []expose.Mode{expose.Groups, expose.Search}
 	}
-	for _, m := range modes {
+	st, err := g.render(space)
+	if err != nil {
+		return nil, err
+	}
+	g.cur.Store(st)
+	for _, m := range g.modes {
+		if m != expose.Groups {
+			g.shared[m] = g.newSession(m, nil)
+		}
+	}
+	return g, nil
+}
+
+// render builds the exposures (and search indexes) of every mode served.
+func (g *Gateway) render(space *view.Space) (*state, error) {
+	st := &state{space: space, expo: map[expose.Mode]*expose.Exposure{}, disc: map[expose.Mode]*meta.Discovery{}}
+	for _, m := range g.modes {
 		e, err := expose.Build(space, &expose.Options{
 			Mode: m, Exposition: g.opts.Exposition,
 			AnnotateDescriptions: g.opts.AnnotateDescriptions,
@@ -94,23 +130,54 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 		if err != nil {
 			return nil, fmt.Errorf("building the %s mode: %w", m, err)
 		}
-		g.expo[m] = e
+		st.expo[m] = e
 		if m == expose.Groups || m == expose.Search {
-			g.disc[m] = meta.NewDiscovery(g.names, e)
-		}
-		if m != expose.Groups {
-			g.shared[m] = g.newServer(m, nil)
+			st.disc[m] = meta.NewDiscovery(g.names, e)
 		}
 	}
-	return g, nil
+	return st, nil
 }
+
+// Update serves a new catalog from now on: when an upstream server
+// finishes starting or its tools change. Every client keeps the groups it
+// had enabled that still exist, and hears list_changed only if its own list
+// changed. Calls in flight finish on the catalog they began with.
+func (g *Gateway) Update(space *view.Space) error {
+	st, err := g.render(space)
+	if err != nil {
+		return err
+	}
+	g.cur.Store(st)
+	for _, s := range g.shared {
+		s.migrate(st)
+	}
+	g.mu.Lock()
+	live := g.live[:0]
+	var sessions []*session
+	for _, wp := range g.live {
+		if s := wp.Value(); s != nil {
+			live = append(live, wp)
+			sessions = append(sessions, s)
+		}
+	}
+	g.live = live
+	g.mu.Unlock()
+	for _, s := range sessions {
+		s.migrate(st)
+	}
+	return nil
+}
+
+// Catalog returns the catalog being served now.
+func (g *Gateway) Catalog() *catalog.Catalog { return g.cur.Load().space.Catalog() }
 
 // Mode returns the configured mode (possibly auto).
 func (g *Gateway) Mode() expose.Mode { return g.opts.Mode }
 
-// Exposure returns the exposure for a concrete mode, if the gateway serves it.
+// Exposure returns the current exposure for a concrete mode, if the
+// gateway serves it.
 func (g *Gateway) Exposure(m expose.Mode) (*expose.Exposure, bool) {
-	e, ok := g.expo[m]
+	e, ok := g.cur.Load().expo[m]
 	return e, ok
 }
 
@@ -174,9 +241,13 @@ func (g *Gateway) ModeFor(c ClientInfo) expose.Mode {
 func (g *Gateway) ServerFor(c ClientInfo) *mcp.Server {
 	m := g.ModeFor(c)
 	if s, ok := g.shared[m]; ok {
-		return s
+		return s.server
 	}
-	return g.newServer(m, g.space.New())
+	s := g.newSession(m, g.cur.Load().space.New())
+	g.mu.Lock()
+	g.live = append(g.live, weak.Make(s))
+	g.mu.Unlock()
+	return s.server
 }
 
 // clientMatches compares a client name with a pattern, ignoring case; a

@@ -260,8 +260,8 @@ func TestStaticModes(t *testing.T) {
 			if got := c.names(t); got != tt.list {
 				t.Errorf("list = %q, want %q", got, tt.list)
 			}
-			if c.InitializeResult().Capabilities.Tools.ListChanged {
-				t.Error("a static mode must not promise list_changed")
+			if !c.InitializeResult().Capabilities.Tools.ListChanged {
+				t.Error("every mode announces list_changed: the catalog itself can change")
 			}
 		})
 	}

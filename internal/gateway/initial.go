@@ -12,10 +12,11 @@ import (
 // included: what the context-cost report measures. Modes the gateway does
 // not serve are rendered on the spot.
 func (g *Gateway) InitialTools(m expose.Mode) ([]*mcp.Tool, error) {
-	e, ok := g.expo[m]
+	st := g.cur.Load()
+	e, ok := st.expo[m]
 	if !ok {
 		var err error
-		e, err = expose.Build(g.space, &expose.Options{
+		e, err = expose.Build(st.space, &expose.Options{
 			Mode: m, Exposition: g.opts.Exposition,
 			AnnotateDescriptions: g.opts.AnnotateDescriptions,
 			Reserved:             g.metaNamesFor(m),
@@ -24,7 +25,8 @@ func (g *Gateway) InitialTools(m expose.Mode) ([]*mcp.Tool, error) {
 			return nil, err
 		}
 	}
-	s := &session{g: g, mode: m, expo: e, view: g.space.New()}
+	tmp := &state{space: st.space, expo: map[expose.Mode]*expose.Exposure{m: e}}
+	s := &session{g: g, mode: m, st: tmp, view: st.space.New()}
 	want := s.desired()
 	out := make([]*mcp.Tool, 0, len(want))
 	for _, t := range want {

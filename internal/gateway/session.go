@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,24 +19,38 @@ import (
 type session struct {
 	g      *Gateway
 	mode   expose.Mode
-	expo   *expose.Exposure
-	view   *view.View
 	server *mcp.Server
 
-	// mu serialises reconciliations so that two concurrent enable calls
-	// cannot interleave their additions and removals.
+	// mu guards the catalog the session serves and its view, which Update
+	// replaces together, and serialises reconciliations so that two
+	// concurrent enable calls cannot interleave their additions and
+	// removals.
 	mu        sync.Mutex
+	st        *state
+	view      *view.View
 	installed map[string]*mcp.Tool
 }
 
-// newServer builds the MCP server for one mode. v is the client's own view
+// current returns the session's exposure and view, consistent with each
+// other, for one request.
+func (s *session) current() (*expose.Exposure, *view.View) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.expo[s.mode], s.view
+}
+
+// newSession builds the MCP server for one mode. v is the client's own view
 // in the groups mode, nil for a shared server.
-func (g *Gateway) newServer(m expose.Mode, v *view.View) *mcp.Server {
-	s := &session{g: g, mode: m, expo: g.expo[m], view: v, installed: map[string]*mcp.Tool{}}
+func (g *Gateway) newSession(m expose.Mode, v *view.View) *session {
+	st := g.cur.Load()
+	s := &session{g: g, mode: m, st: st, view: v, installed: map[string]*mcp.Tool{}}
 	if s.view == nil {
-		s.view = g.space.New()
+		s.view = st.space.New()
 	}
-	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: m == expose.Groups}}
+	// Every mode may see its list change when the catalog does (an upstream
+	// finishing its start, or announcing new tools); only the groups mode
+	// also changes it per client.
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, &mcp.ServerOptions{
 		Instructions: g.opts.Instructions,
 		Logger:       g.log,
@@ -43,14 +58,34 @@ func (g *Gateway) newServer(m expose.Mode, v *view.View) *mcp.Server {
 	})
 	s.server.AddReceivingMiddleware(s.middleware)
 	s.reconcile()
-	return s.server
+	return s
 }
 
-// desired is the tool list the client should see now.
+// migrate moves the session to a new catalog, keeping the groups it had
+// enabled that still exist, and reconciles its list.
+func (s *session) migrate(st *state) {
+	s.mu.Lock()
+	old := s.view.Snapshot()
+	oldGroups := s.st.space.Catalog().Groups()
+	keep := map[string]bool{}
+	old.Enabled.Each(func(i int) { keep[string(oldGroups[i].ID)] = true })
+	v := st.space.New()
+	if len(keep) > 0 {
+		// Reset enables parents before children and drops what is gone.
+		v.Reset(keep)
+	}
+	s.st, s.view = st, v
+	s.mu.Unlock()
+	s.reconcile()
+}
+
+// desired is the tool list the client should see now. The caller holds
+// s.mu.
 func (s *session) desired() map[string]*mcp.Tool {
+	expo := s.st.expo[s.mode]
 	snap := s.view.Snapshot()
 	want := map[string]*mcp.Tool{}
-	for _, w := range s.expo.Listed(snap) {
+	for _, w := range expo.Listed(snap) {
 		want[w.Name] = w.Tool
 	}
 	n := s.g.names
@@ -61,7 +96,7 @@ func (s *session) desired() map[string]*mcp.Tool {
 		want[n.Find] = meta.FindTool(n)
 		want[n.Call] = meta.CallTool(n)
 		if s.g.opts.ResetTools {
-			want[n.Reset] = meta.ResetTool(n, s.expo.Catalog())
+			want[n.Reset] = meta.ResetTool(n, expo.Catalog())
 		}
 	case expose.Search:
 		want[n.Find] = meta.FindTool(n)
@@ -100,9 +135,16 @@ func (s *session) reconcile() {
 	}
 }
 
-// sameTool compares the meta-tools that are rebuilt on every reconcile.
+// sameTool reports whether two definitions would look the same to a
+// client: meta-tools are rebuilt on every reconcile, and a new catalog
+// brings new pointers for tools that may not have changed at all.
 func sameTool(a, b *mcp.Tool) bool {
-	return a.Name == b.Name && a.Description == b.Description
+	if a.Name != b.Name || a.Description != b.Description {
+		return false
+	}
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // unreachable is the handler registered with the SDK. Every tools/call is
@@ -131,12 +173,13 @@ func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if kind := n.Kind(name); kind != meta.NotMeta && s.offersMeta(name) {
 		return s.callMeta(ctx, req, kind)
 	}
-	w, ok := s.expo.Route(name)
+	expo, v := s.current()
+	w, ok := expo.Route(name)
 	if !ok {
-		return meta.ErrorResult(meta.UnknownToolMessage(n, s.expo, name, s.metaNames())), nil
+		return meta.ErrorResult(meta.UnknownToolMessage(n, expo, name, s.metaNames())), nil
 	}
-	snap := s.view.Snapshot()
-	if !s.expo.Reachable(snap, w) {
+	snap := v.Snapshot()
+	if !expo.Reachable(snap, w) {
 		return meta.ErrorResult(meta.HiddenToolMessage(n, w, snap)), nil
 	}
 	return s.run(ctx, req, w, req.Params.Arguments)
@@ -199,6 +242,7 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		raw = json.RawMessage(`{}`)
 	}
 	n := s.g.names
+	expo, v := s.current()
 	switch kind {
 	case meta.Enable, meta.Disable:
 		var args meta.GroupsArgs
@@ -208,9 +252,9 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		var result any
 		var ch *view.Change
 		if kind == meta.Enable {
-			result, ch = meta.DoEnable(s.view, s.expo, args)
+			result, ch = meta.DoEnable(v, expo, args)
 		} else {
-			result, ch = meta.DoDisable(s.view, s.expo, args)
+			result, ch = meta.DoDisable(v, expo, args)
 		}
 		s.afterChange(ch)
 		return meta.Result(result, len(ch.Errors) > 0 && len(ch.Enabled)+len(ch.Disabled) == 0), nil
@@ -219,7 +263,7 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		if err := json.Unmarshal(raw, &args); err != nil {
 			return meta.ErrorResult(fmt.Sprintf(`%s takes one boolean per group, e.g. {"docs": true}: %v`, n.Reset, err)), nil
 		}
-		result, ch := meta.DoReset(s.view, s.expo, args)
+		result, ch := meta.DoReset(v, expo, args)
 		s.afterChange(ch)
 		return meta.Result(result, false), nil
 	case meta.Call:
@@ -230,9 +274,9 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		if n.Kind(args.Name) != meta.NotMeta {
 			return meta.ErrorResult(fmt.Sprintf("%s calls catalog tools; call %s directly", n.Call, args.Name)), nil
 		}
-		w, ok := s.expo.Route(args.Name)
+		w, ok := expo.Route(args.Name)
 		if !ok {
-			return meta.ErrorResult(meta.UnknownToolMessage(n, s.expo, args.Name, nil)), nil
+			return meta.ErrorResult(meta.UnknownToolMessage(n, expo, args.Name, nil)), nil
 		}
 		// call_tool reaches every tool the client may use, enabled or not,
 		// and changes no list.
@@ -242,7 +286,7 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		if err := json.Unmarshal(raw, &args); err != nil {
 			return meta.ErrorResult(fmt.Sprintf(`%s takes {"query": "...", "limit": 5, "group": "..."}: %v`, n.Find, err)), nil
 		}
-		res, err := s.disc().Find(args, s.view.Snapshot())
+		res, err := s.disc().Find(args, v.Snapshot())
 		if err != nil {
 			return meta.ErrorResult(err.Error()), nil
 		}
@@ -259,7 +303,7 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		if err := json.Unmarshal(raw, &args); err != nil {
 			return meta.ErrorResult(fmt.Sprintf(`%s takes {"topic": "overview" | "groups" | "<group>" | "tool", "tool_name": "..."}: %v`, n.Guidance, err)), nil
 		}
-		res, err := s.disc().Guidance(args, s.view.Snapshot())
+		res, err := s.disc().Guidance(args, v.Snapshot())
 		if err != nil {
 			return meta.ErrorResult(err.Error()), nil
 		}
@@ -270,7 +314,11 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 	return meta.ErrorResult(fmt.Sprintf("%s is not available in the %s mode", req.Params.Name, s.mode)), nil
 }
 
-func (s *session) disc() *meta.Discovery { return s.g.disc[s.mode] }
+func (s *session) disc() *meta.Discovery {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.disc[s.mode]
+}
 
 func (s *session) afterChange(ch *view.Change) {
 	if ch.Before.Version != ch.After.Version {
