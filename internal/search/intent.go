@@ -152,13 +152,20 @@ func toolIntent(nameStems []string) intent {
 
 var httpMethods = map[string]bool{"get": true, "post": true, "put": true, "patch": true, "delet": true}
 
-// requestIntents collects the operations a request asks for: every
-// operation word, and for a question ("which pods exist", "is my job
-// done") reading and searching as well.
+// requestIntents collects the operations a request asks for. A question
+// ("which pods exist", "is my job done", "what processes are running")
+// asks to read or search: the verbs after the question word describe what
+// is, not what to do. Otherwise every operation word counts, and a verb
+// that is ambiguous alone ("open", "file", "log", "raise") asks to create
+// when it opens the request with "a" or "an": one opens a ticket, files a
+// bug, logs a call, but opens the file.
 func requestIntents(words []queryWord) intentSet {
-	var s intentSet
 	if isQuestion(words) {
-		s = setOf(intentRead, intentSearch)
+		return setOf(intentRead, intentSearch)
+	}
+	var s intentSet
+	if opensWithCreatingVerb(words) {
+		s |= setOf(intentCreate)
 	}
 	for i, w := range words {
 		if i+1 < len(words) {
@@ -172,6 +179,22 @@ func requestIntents(words []queryWord) intentSet {
 		}
 	}
 	return s
+}
+
+// opensWithCreatingVerb reports whether a request opens with one of
+// creatingVerbs used as a verb: followed by "a" or "an".
+func opensWithCreatingVerb(words []queryWord) bool {
+	return len(words) > 1 && creatingVerbs[words[0].raw] && (words[1].raw == "a" || words[1].raw == "an")
+}
+
+var createStem = stem("create")
+
+// creatingVerbs ask to create when followed by an article: "open a
+// ticket", "file a bug", "log a call", "raise an incident", "report a
+// problem". ("start a" is left out: one starts a session but also a
+// process or a trace, which run.)
+var creatingVerbs = map[string]bool{
+	"open": true, "file": true, "log": true, "raise": true, "report": true,
 }
 
 // intentFactor is what a tool's score is multiplied by for a request's

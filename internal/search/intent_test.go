@@ -45,6 +45,10 @@ func TestRequestIntents(t *testing.T) {
 		{"rename the app", setOf(intentUpdate)},
 		{"show the logs", setOf(intentRead)}, // "logs" is a noun, not a verb
 		{"coffee shops near me", 0},
+		{"what processes are running", setOf(intentRead, intentSearch)},
+		{"open a ticket for the outage", setOf(intentCreate)},
+		{"open the file", 0},
+		{"file a bug", setOf(intentCreate)},
 	}
 	for _, tt := range tests {
 		ix := New(nil, nil)
@@ -92,7 +96,7 @@ func TestIntentOrdersSiblings(t *testing.T) {
 		query string
 		want  []string
 	}{
-		{"report a new bug about the login page", []string{"github__create_issue"}},
+		{"file a bug about the login page", []string{"github__create_issue"}},
 		{"which issues are still open", []string{"github__list_issues"}},
 		{"get rid of old.txt", []string{"fs__delete_file"}},
 		{"edit the issue title", []string{"github__update_issue"}},

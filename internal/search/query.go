@@ -94,6 +94,14 @@ func (ix *Index) parseQuery(query string) parsedQuery {
 			}
 			continue
 		}
+		if i == 0 && opensWithCreatingVerb(words) {
+			// "file a bug", "log a call": the word is the verb create,
+			// not the file or the log it would otherwise match.
+			own := synonym{stems: []string{w.stem}}
+			b.q.exact = append(b.q.exact, createStem)
+			b.add([]string{createStem}, append(slices.Clone(ix.synonyms.alternatives[createStem]), own), false)
+			continue
+		}
 		b.q.exact = append(b.q.exact, w.stem)
 		if b.mergeSynonym(w.stem) {
 			continue
