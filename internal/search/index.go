@@ -233,11 +233,11 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 			name = d.ID
 		}
 		f := &fields[i]
-		var verbs []string
+		var verb intentReader
 		splitWords(name, func(w string) {
 			aw := an.word(w)
 			if !namespaceWords[d.Prefix][aw.stem] {
-				verbs = append(verbs, aw.stem)
+				verb.see(aw.stem)
 			}
 			switch {
 			case namespaceWords[d.Prefix][aw.stem]:
@@ -267,7 +267,7 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 				f[fieldParamDescription] = an.analyze(v, f[fieldParamDescription])
 			}
 		}
-		entry := docEntry{id: d.ID, intent: toolIntent(verbs)}
+		entry := docEntry{id: d.ID, intent: verb.intent}
 		for _, g := range d.Groups {
 			gi, ok := groupIndex[g.Name]
 			if !ok {
@@ -542,53 +542,62 @@ type serverMention struct {
 // ("search" in brave-search, "postgres", which Supabase and Heroku speak
 // of too) does not point at one server and is left out.
 func findServerMentions(docs []*Doc, fields [][numFields][]int32, clusters []int32, an *analyzer) map[string]serverMention {
-	// candidate term → server whose name holds it
-	candidates := map[int32]int32{}
+	const (
+		notCandidate = -2
+		shared       = -1 // in two servers' names: names neither
+	)
+	// server[t] is the server whose prefix holds term t.
+	server := make([]int32, len(an.terms))
+	for t := range server {
+		server[t] = notCandidate
+	}
 	stems := map[int32]string{}
 	for i, d := range docs {
 		c := clusters[i]
-		add := func(stem string) {
-			t, ok := an.terms[stem]
+		splitWords(d.Prefix, func(w string) {
+			aw := an.word(w)
+			if aw.stop || len(w) < 3 {
+				return
+			}
+			t, ok := an.terms[aw.stem]
 			if !ok {
 				return
 			}
-			if prev, seen := candidates[t]; seen && prev != c {
-				candidates[t] = -1 // in two servers' names: names neither
-				return
-			}
-			candidates[t], stems[t] = c, stem
-		}
-		splitWords(d.Prefix, func(w string) {
-			if aw := an.word(w); !aw.stop && len(w) >= 3 {
-				add(aw.stem)
+			switch server[t] {
+			case notCandidate:
+				server[t], stems[t] = c, aw.stem
+			case c, shared:
+			default:
+				server[t] = shared
 			}
 		})
 	}
-	inServer := map[int32]int{}
-	total := map[int32]int{}
+	// Count, per candidate, the tools using it anywhere and those of its
+	// own server among them.
+	inServer := make([]int32, len(server))
+	total := make([]int32, len(server))
+	lastDoc := make([]int32, len(server))
 	for i := range docs {
-		seen := map[int32]bool{}
 		for f := range numFields {
 			for _, t := range fields[i][f] {
-				c, ok := candidates[t]
-				if !ok || c < 0 || seen[t] {
+				if server[t] < 0 || lastDoc[t] == int32(i)+1 {
 					continue
 				}
-				seen[t] = true
+				lastDoc[t] = int32(i) + 1
 				total[t]++
-				if c == clusters[i] {
+				if server[t] == clusters[i] {
 					inServer[t]++
 				}
 			}
 		}
 	}
 	out := map[string]serverMention{}
-	for t, c := range candidates {
-		if c < 0 || total[t] == 0 {
+	for t, stem := range stems {
+		if server[t] < 0 || total[t] == 0 {
 			continue
 		}
 		if purity := float64(inServer[t]) / float64(total[t]); purity >= minServerPurity {
-			out[stems[t]] = serverMention{server: c, purity: purity}
+			out[stem] = serverMention{server: server[t], purity: purity}
 		}
 	}
 	return out

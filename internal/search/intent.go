@@ -133,21 +133,32 @@ func compatible(want, tool intent) bool {
 // An HTTP method followed by another verb yields to it: Notion's
 // API-post-search searches.
 func toolIntent(nameStems []string) intent {
-	found := intentNone
+	var r intentReader
 	for _, s := range nameStems {
-		i, ok := toolVerbs[s]
-		if !ok {
-			continue
-		}
-		if found != intentNone {
-			return i
-		}
-		if !httpMethods[s] {
-			return i
-		}
-		found = i
+		r.see(s)
 	}
-	return found
+	return r.intent
+}
+
+// intentReader finds toolIntent word by word, so that an index build
+// need not collect the words of every name.
+type intentReader struct {
+	intent intent
+	done   bool
+}
+
+func (r *intentReader) see(stem string) {
+	if r.done {
+		return
+	}
+	i, ok := toolVerbs[stem]
+	if !ok {
+		return
+	}
+	if r.intent != intentNone || !httpMethods[stem] {
+		r.done = true
+	}
+	r.intent = i
 }
 
 var httpMethods = map[string]bool{"get": true, "post": true, "put": true, "patch": true, "delet": true}
