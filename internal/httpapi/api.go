@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -131,9 +132,18 @@ func readOnlyMethods(h http.HandlerFunc) http.Handler {
 			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s only answers GET and HEAD, not %s", r.URL.Path, r.Method))
 			return
 		}
+		if r.Method == http.MethodHead {
+			w = headOnly{w}
+		}
 		h(w, r)
 	})
 }
+
+// headOnly drops the body of an answer to HEAD. net/http does too, but
+// only on its own connections; this keeps any wrapper or recorder honest.
+type headOnly struct{ http.ResponseWriter }
+
+func (headOnly) Write(p []byte) (int, error) { return len(p), nil }
 
 // accessOf returns the request's access; everything when auth is off.
 func accessOf(r *http.Request) Access {
@@ -346,8 +356,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
+	body = append(body, '\n')
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
+	w.Write(body)
 }
 
 // writeError answers {"error": msg}.
