@@ -1,0 +1,172 @@
+//go:build unix
+
+// Package conformance runs the official MCP conformance suite
+// (@modelcontextprotocol/conformance) against the Go SDK's conformance fixture
+// server, directly and through toolfold, and fails when a scenario that passes
+// directly does not pass through toolfold. The work is done by run.sh (which
+// installs Node 22 and the suite from npm, and the fixture with go install);
+// this test runs it and reports each regression. See README.md.
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// summary is what report.mjs writes with --summary.
+type summary struct {
+	Seconds            int      `json:"seconds"`
+	ToolfoldStartError *string  `json:"toolfoldStartError"`
+	Regressions        []string `json:"regressions"`
+	Scenarios          []struct {
+		Name     string  `json:"name"`
+		Direct   verdict `json:"direct"`
+		Toolfold verdict `json:"toolfold"`
+	} `json:"scenarios"`
+}
+
+type verdict struct {
+	Status   string `json:"status"`
+	Failures []struct {
+		ID      string          `json:"id"`
+		Message string          `json:"message"`
+		Details json.RawMessage `json:"details"`
+	} `json:"failures"`
+	Shortfalls []struct {
+		ID       string `json:"id"`
+		Key      string `json:"key"`
+		Direct   int    `json:"direct"`
+		Toolfold int    `json:"toolfold"`
+	} `json:"shortfalls"`
+}
+
+// Exit codes of run.sh.
+const (
+	exitRegression   = 1
+	exitMissingTools = 3
+	exitDirectFailed = 4
+)
+
+func TestConformanceThroughToolfold(t *testing.T) {
+	if os.Getenv("TOOLFOLD_CONFORMANCE") != "1" {
+		t.Skip("set TOOLFOLD_CONFORMANCE=1 to run the MCP conformance suite through toolfold " +
+			"(it installs Node 22 and @modelcontextprotocol/conformance from npm into conformance/node_modules)")
+	}
+	requireNode := os.Getenv("TOOLFOLD_REQUIRE_NODE") == "1"
+	missing := func(format string, args ...any) {
+		t.Helper()
+		msg := fmt.Sprintf(format, args...)
+		if requireNode {
+			t.Fatalf("%s (TOOLFOLD_REQUIRE_NODE=1)", msg)
+		}
+		t.Skipf("%s; skipping (set TOOLFOLD_REQUIRE_NODE=1 to make this a failure)", msg)
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		missing("bash is not installed; run.sh needs it")
+	}
+	if _, err := os.Stat(filepath.Join("node_modules", ".bin", "node")); err != nil {
+		if _, err := exec.LookPath("npm"); err != nil {
+			missing("npm is not installed, and Node 22 is not in conformance/node_modules yet; install npm (apt-get install npm) once")
+		}
+	}
+
+	// Bound the whole run below the test's own deadline.
+	budget := 15 * time.Minute
+	if d, ok := t.Deadline(); ok {
+		if left := time.Until(d) - 30*time.Second; left < budget {
+			budget = left
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+
+	results, err := filepath.Abs(filepath.Join("results", "test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sumFile := filepath.Join(t.TempDir(), "summary.json")
+	cmd := exec.CommandContext(ctx, "bash", "run.sh", "--results", results, "--summary", sumFile)
+	// Its own process group, so a timeout stops the servers and the suite too
+	// (run.sh's trap stops its servers on SIGTERM).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 15 * time.Second
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err = cmd.Run()
+	t.Logf("run.sh took %s; results in %s\n%s", time.Since(start).Round(time.Second), results, out.String())
+
+	if ctx.Err() != nil {
+		t.Fatalf("run.sh did not finish within %s", budget)
+	}
+	code := 0
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatalf("cannot run run.sh: %v", err)
+	}
+	switch code {
+	case 0, exitRegression:
+	case exitMissingTools:
+		missing("run.sh could not install what it needs (see the log above)")
+	case exitDirectFailed:
+		t.Fatalf("the SDK's fixture server did not start, so there is no baseline (see the log above)")
+	default:
+		t.Fatalf("run.sh exited with %d (see the log above)", code)
+	}
+
+	data, err := os.ReadFile(sumFile)
+	if err != nil {
+		t.Fatalf("run.sh wrote no summary: %v", err)
+	}
+	var s summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatalf("bad summary %s: %v", sumFile, err)
+	}
+	if s.ToolfoldStartError != nil {
+		t.Fatalf("toolfold did not start, so no scenario ran through it: %s", *s.ToolfoldStartError)
+	}
+	for _, sc := range s.Scenarios {
+		if sc.Direct.Status != "pass" || sc.Toolfold.Status == "pass" {
+			continue
+		}
+		var why []string
+		for _, f := range sc.Toolfold.Failures {
+			line := f.ID + ": " + f.Message
+			if len(f.Details) > 0 && string(f.Details) != "null" {
+				var b bytes.Buffer
+				d := string(f.Details)
+				if json.Compact(&b, f.Details) == nil {
+					d = b.String()
+				}
+				if len(d) > 400 {
+					d = d[:400] + "…"
+				}
+				line += " " + d
+			}
+			why = append(why, line)
+		}
+		for _, f := range sc.Toolfold.Shortfalls {
+			why = append(why, fmt.Sprintf("%s passes, but %s is %d through toolfold and %d directly", f.ID, f.Key, f.Toolfold, f.Direct))
+		}
+		if len(why) == 0 {
+			why = append(why, sc.Toolfold.Status)
+		}
+		t.Errorf("%s passes directly but not through toolfold:\n\t%s", sc.Name, strings.Join(why, "\n\t"))
+	}
+	if code == exitRegression && len(s.Regressions) == 0 {
+		t.Errorf("run.sh reported a failure but the summary lists no regression (see the log above)")
+	}
+}
