@@ -429,3 +429,11 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		})
 	}
 }
+
+// newLoopbackServer serves h on 127.0.0.1 for the test's life.
+func newLoopbackServer(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
