@@ -23,9 +23,9 @@ const (
 // where it meets them. Raise them as the method improves; never lower
 // them to let a change through.
 var evalFloors = map[string][2]float64{ // file → {recall@1, recall@5}
-	"eval.json":          {0.76, 0.94},
-	"eval_holdout.json":  {0.72, 0.92},
-	"eval_holdout2.json": {0.63, 0.84},
+	"eval.json":          {0.79, 0.94}, // reaches 0.799, 0.950 (170 of 179: 0.9497)
+	"eval_holdout.json":  {0.76, 0.92}, // reaches 0.765, 0.929
+	"eval_holdout2.json": {0.64, 0.87}, // reaches 0.650, 0.872
 }
 
 // evalCase is one request and the tools that serve it; finding any of them
