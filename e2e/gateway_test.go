@@ -35,9 +35,15 @@ func newClient(t *testing.T, name string) (*mcp.Client, *session) {
 // stdioSession spawns `toolfold serve args...` and connects to it.
 func stdioSession(t *testing.T, name string, args ...string) *session {
 	t.Helper()
+	return stdioSessionEnv(t, name, nil, args...)
+}
+
+// stdioSessionEnv is stdioSession with extra environment variables.
+func stdioSessionEnv(t *testing.T, name string, environ []string, args ...string) *session {
+	t.Helper()
 	c, s := newClient(t, name)
 	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
-	cmd.Env = append(cmd.Environ(), "TOOLFOLD_DEMO_SANDBOX="+t.TempDir())
+	cmd.Env = append(append(cmd.Environ(), "TOOLFOLD_DEMO_SANDBOX="+t.TempDir()), environ...)
 	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("connecting to toolfold over stdio: %v", err)

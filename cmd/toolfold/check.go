@@ -29,7 +29,7 @@ func runCheck(ctx context.Context, e env, args []string) error {
 		fmt.Fprintf(e.stdout, "No config file found (looked for %s); toolfold serves the built-in demo catalog.\n", strings.Join(config.DefaultFileNames(), ", "))
 		return nil
 	}
-	_, b, err := build(ctx, e, deployment{config: path, mode: d.mode, groups: d.groups, excludeGroups: d.excludeGroups, readOnly: d.readOnly}, nil)
+	p, b, err := build(ctx, e, deployment{config: path, mode: d.mode, groups: d.groups, excludeGroups: d.excludeGroups, readOnly: d.readOnly}, nil, inspectWait)
 	if err != nil {
 		var ce configError
 		if errors.As(err, &ce) {
@@ -40,6 +40,7 @@ func runCheck(ctx context.Context, e env, args []string) error {
 		}
 		return err
 	}
+	defer p.Upstreams.Close()
 	fmt.Fprintf(e.stdout, "%s is valid: %d tools in %d groups.\n", path, len(b.Catalog.Tools()), len(b.Catalog.Groups()))
 	return nil
 }
@@ -65,10 +66,11 @@ func runCall(ctx context.Context, e env, args []string) error {
 	}
 	// Every tool is reachable by name in the flat mode.
 	d.mode = "flat"
-	_, b, err := build(ctx, e, d, nil)
+	p, b, err := build(ctx, e, d, nil, inspectWait)
 	if err != nil {
 		return err
 	}
+	defer p.Upstreams.Close()
 	res, err := callInProcess(ctx, b.Gateway, name, arguments)
 	if err != nil {
 		return err

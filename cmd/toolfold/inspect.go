@@ -152,10 +152,11 @@ func runGroups(ctx context.Context, e env, args []string) error {
 // inspectSetup builds the catalog and renders it flat, which is what the
 // inspection commands measure.
 func inspectSetup(ctx context.Context, e env, d deployment) (*catalog.Catalog, *expose.Exposure, error) {
-	_, b, err := build(ctx, e, d, nil)
+	p, b, err := build(ctx, e, d, nil, inspectWait)
 	if err != nil {
 		return nil, nil, err
 	}
+	p.Upstreams.Close()
 	expo, err := flatExposure(b.Catalog)
 	if err != nil {
 		return nil, nil, err

@@ -32,10 +32,12 @@ func runServe(ctx context.Context, e env, args []string) error {
 	}
 	// On stdio, stdout carries only JSON-RPC: logs always go to stderr.
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
-	p, b, err := build(ctx, e, d, logger)
+	p, b, err := build(ctx, e, d, logger, serveWait)
 	if err != nil {
 		return err
 	}
+	defer p.Upstreams.Close()
+	p.Follow(b)
 	if *addr == "" {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)

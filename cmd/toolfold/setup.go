@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/toolfold/toolfold/internal/assemble"
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -78,14 +79,34 @@ func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assem
 	return assemble.FromConfig(ctx, cfg, sw, opts)
 }
 
-// build plans and builds, and logs the warnings.
-func build(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assemble.Plan, *assemble.Built, error) {
+// Waiting for upstream servers before the first catalog is built.
+const (
+	// serveWait bounds how long serve waits for servers that have no cached
+	// tool list; the rest join the catalog when ready, and clients are told.
+	serveWait = 2 * time.Second
+	// inspectWait is how long the inspection commands wait: they must show
+	// everything, but a server that hangs at start must not hang them.
+	inspectWait = 2 * time.Minute
+)
+
+// build plans and builds, and logs the warnings. Upstream servers with no
+// cached tool list are started and waited for, at most wait. The caller
+// closes the plan's upstreams when done.
+func build(ctx context.Context, e env, d deployment, logger *slog.Logger, wait time.Duration) (*assemble.Plan, *assemble.Built, error) {
 	p, err := plan(ctx, e, d, logger)
 	if err != nil {
 		return nil, nil, err
 	}
+	if p.Upstreams != nil {
+		for name, err := range p.Upstreams.Discover(ctx, wait) {
+			if err != nil {
+				fmt.Fprintf(e.stderr, "warning: MCP server %q is not available: %v\n", name, err)
+			}
+		}
+	}
 	b, err := p.Build()
 	if err != nil {
+		p.Upstreams.Close()
 		return nil, nil, err
 	}
 	for _, w := range b.Warnings {

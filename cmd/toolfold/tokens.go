@@ -33,10 +33,11 @@ func runTokens(ctx context.Context, e env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	p, b, err := build(ctx, e, d, nil)
+	p, b, err := build(ctx, e, d, nil, inspectWait)
 	if err != nil {
 		return err
 	}
+	defer p.Upstreams.Close()
 	cat, gw := b.Catalog, b.Gateway
 	rep := contextReport{Tokenizer: "o200k_base, on the compact JSON of the tools array"}
 	var flat int

@@ -87,8 +87,23 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		}
 	}
 
-	if servers := enabledServers(cfg); len(servers) > 0 {
-		return nil, fmt.Errorf("%s configures MCP servers (%s), which this build cannot connect to yet; remove them or disable them with \"disabled\": true", p.Origin, servers[0])
+	// MCP servers: each one's tools join the group named after it (unless
+	// its config says otherwise).
+	for key, sc := range cfg.MCPServers {
+		if sc.Disabled {
+			continue
+		}
+		if group, grouped := sc.EffectiveGroup(); grouped {
+			gs, ok := groups[group]
+			if !ok {
+				gs = &catalog.GroupSpec{ID: catalog.GroupID(group)}
+				groups[group] = gs
+			}
+			gs.Members.Sources = append(gs.Members.Sources, key)
+			if gs.Description == "" {
+				gs.Description = fmt.Sprintf("Tools of the %s MCP server", key)
+			}
+		}
 	}
 
 	names := make([]string, 0, len(groups))
@@ -108,6 +123,7 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		p.Warnings = append(p.Warnings, w.String())
 	}
 	p.SetGroupStates(catalogStates(states))
+	p.Upstreams = newUpstreams(cfg, states, opts)
 
 	modeName := string(cfg.Disclosure.Mode)
 	if sw.Mode != "" {
@@ -133,17 +149,6 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		Logger: opts.Logger,
 	}
 	return p, nil
-}
-
-func enabledServers(cfg *config.Config) []string {
-	var out []string
-	for name, s := range cfg.MCPServers {
-		if !s.Disabled {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 func catalogStates(states map[string]config.GroupState) map[string]catalog.State {

@@ -22,6 +22,18 @@ type Plan struct {
 	Gateway gateway.Options
 	// Warnings are problems worth telling the user that do not stop serving.
 	Warnings []string
+	// Upstreams are the plan's MCP servers, nil if it has none. Their tools
+	// join Spec's whenever the catalog is built.
+	Upstreams *Upstreams
+}
+
+// spec is the plan's tools and groups with the upstream tools known now.
+func (p *Plan) spec() catalog.Spec {
+	spec := p.Spec
+	if p.Upstreams != nil {
+		spec.Tools = append(append([]*catalog.Tool(nil), p.Spec.Tools...), p.Upstreams.tools()...)
+	}
+	return spec
 }
 
 // Built is a plan made real.
@@ -37,7 +49,7 @@ type Built struct {
 // gateway. Every problem it finds comes back as one error that names them
 // all.
 func (p *Plan) Build() (*Built, error) {
-	res, err := catalog.Build(p.Spec)
+	res, err := catalog.Build(p.spec())
 	if err != nil {
 		return nil, fmt.Errorf("the tools and groups of %s do not fit together: %w", p.origin(), err)
 	}

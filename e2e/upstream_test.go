@@ -1,0 +1,175 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// nodeServer returns an npm MCP server's binary from e2e/node, or skips
+// (fails where node is required).
+func nodeServer(t *testing.T, name string) string {
+	t.Helper()
+	requireNode(t)
+	bin, err := filepath.Abs(filepath.Join("node", "node_modules", ".bin", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("TOOLFOLD_REQUIRE_NODE") == "1" {
+			t.Fatalf("%s is missing: run npm ci --prefix e2e/node", bin)
+		}
+		t.Skipf("skipping: %s is missing", bin)
+	}
+	return bin
+}
+
+// writeConfig writes a toolfold.json and returns its path.
+func writeConfig(t *testing.T, cfg map[string]any) string {
+	t.Helper()
+	raw, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "toolfold.json")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// referenceServers configures the official reference servers from npm.
+func referenceServers(t *testing.T) (cfg map[string]any, files string) {
+	files = t.TempDir()
+	return map[string]any{
+		"mcpServers": map[string]any{
+			"everything": map[string]any{"command": nodeServer(t, "mcp-server-everything")},
+			"memory": map[string]any{"command": nodeServer(t, "mcp-server-memory"),
+				"env": map[string]any{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")}},
+			"files": map[string]any{"command": nodeServer(t, "mcp-server-filesystem"), "args": []string{files}},
+		},
+	}, files
+}
+
+// TestReferenceServersThroughTheGateway replaces a client's mcpServers
+// block with toolfold in front of the same servers: everything still works,
+// folded.
+func TestReferenceServersThroughTheGateway(t *testing.T) {
+	cfg, files := referenceServers(t)
+	path := writeConfig(t, cfg)
+	s := stdioSessionEnv(t, "e2e-go", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path, "--mode", "groups")
+	if got := s.names(); got != "call_tool,disable_tools,enable_tools,find_tools" {
+		t.Fatalf("initial list = %q: nothing of the servers should be listed before it is enabled", got)
+	}
+	s.mustCall("enable_tools", map[string]any{"groups": []string{"everything", "memory", "files"}})
+	// server-everything adds tools once it has started and announces them,
+	// so more than one list_changed may arrive here: wait for the first.
+	select {
+	case <-s.changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no list_changed after enabling")
+	}
+	names := s.names()
+	for _, want := range []string{"everything__get-sum", "memory__create_entities", "files__write_file"} {
+		if !strings.Contains(names, want) {
+			t.Errorf("list lacks %s: %s", want, names)
+		}
+	}
+	if text := s.mustCall("everything__get-sum", map[string]any{"a": 19, "b": 23}); !strings.Contains(text, "42") {
+		t.Errorf("get-sum = %s", text)
+	}
+	s.mustCall("memory__create_entities", map[string]any{"entities": []any{map[string]any{"name": "Alice", "entityType": "person", "observations": []string{"works at Acme"}}}})
+	if text := s.mustCall("memory__read_graph", map[string]any{}); !strings.Contains(text, "works at Acme") {
+		t.Errorf("read_graph = %s", text)
+	}
+	target := filepath.Join(files, "note.txt")
+	s.mustCall("files__write_file", map[string]any{"path": target, "content": "written through toolfold"})
+	if text := s.mustCall("files__read_text_file", map[string]any{"path": target}); !strings.Contains(text, "written through toolfold") {
+		t.Errorf("read_text_file = %s", text)
+	}
+	if raw, _ := os.ReadFile(target); string(raw) != "written through toolfold" {
+		t.Errorf("the file on disk holds %q", raw)
+	}
+	// Bad arguments are refused by toolfold with the schema's own words.
+	if isErr, text := s.call("everything__get-sum", map[string]any{"a": "x"}); !isErr || !strings.Contains(text, "argument a") {
+		t.Errorf("bad arguments: isError=%v %s", isErr, text)
+	}
+}
+
+// startEverythingHTTP runs server-everything as a remote streamable HTTP
+// server.
+func startEverythingHTTP(t *testing.T) string {
+	t.Helper()
+	bin := nodeServer(t, "mcp-server-everything")
+	addr := freeAddr(t)
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(bin, "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return fmt.Sprintf("http://%s/mcp", addr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("server-everything did not listen:\n%s", stderr.String())
+	return ""
+}
+
+func TestRemoteUpstreamOverHTTP(t *testing.T) {
+	url := startEverythingHTTP(t)
+	path := writeConfig(t, map[string]any{"mcpServers": map[string]any{"remote": map[string]any{"url": url}}})
+	s := stdioSessionEnv(t, "e2e-go", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path, "--mode", "flat")
+	if text := s.mustCall("remote__get-sum", map[string]any{"a": 1, "b": 2}); !strings.Contains(text, "3") {
+		t.Errorf("remote get-sum = %s", text)
+	}
+}
+
+// TestBrokenUpstreamsLeaveTheOthersServing: one server exits at start with
+// a reason on stderr, one never answers; the third serves, and the reasons
+// reach the user.
+func TestBrokenUpstreamsLeaveTheOthersServing(t *testing.T) {
+	cfg := map[string]any{"mcpServers": map[string]any{
+		"memory": map[string]any{"command": nodeServer(t, "mcp-server-memory"),
+			"env": map[string]any{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "m.jsonl")}},
+		"broken": map[string]any{"command": "sh", "args": []string{"-c", "echo 'GITHUB_TOKEN is not set' >&2; exit 3"}},
+		"silent": map[string]any{"command": "sh", "args": []string{"-c", "sleep 600"}, "timeout": "2s"},
+	}}
+	path := writeConfig(t, cfg)
+	cmd := exec.Command(binary, "tools", "--config", path)
+	cmd.Env = append(os.Environ(), "TOOLFOLD_CACHE_DIR="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("toolfold tools: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "memory__read_graph") {
+		t.Errorf("the working server's tools are missing:\n%s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "GITHUB_TOKEN is not set") || !strings.Contains(stderr.String(), `"broken"`) {
+		t.Errorf("the broken server's reason is not shown:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), `"silent"`) {
+		t.Errorf("the silent server is not reported:\n%s", stderr.String())
+	}
+
+	// Serving: the working server answers while the others are down.
+	s := stdioSessionEnv(t, "e2e-go", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path, "--mode", "flat")
+	if text := s.mustCall("memory__read_graph", map[string]any{}); !strings.Contains(text, "entities") {
+		t.Errorf("read_graph = %s", text)
+	}
+}

@@ -1,0 +1,246 @@
+package assemble
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/upstream"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+// Upstreams are the MCP servers of a plan: the manager that runs them and
+// how each one's tools are named in the catalog.
+type Upstreams struct {
+	Manager *upstream.Manager
+	servers []upstreamServer
+
+	mu        sync.Mutex
+	onChanged func()
+}
+
+type upstreamServer struct {
+	key    string // the server's name in mcpServers
+	prefix string // "" means none
+	sep    string
+}
+
+// newUpstreams prepares the enabled servers of cfg, leaving out those whose
+// group is excluded: a server none of whose tools can be used is never
+// started.
+func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts Options) *Upstreams {
+	u := &Upstreams{}
+	servers := map[string]config.ServerConfig{}
+	keys := make([]string, 0, len(cfg.MCPServers))
+	for key := range cfg.MCPServers {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		sc := cfg.MCPServers[key]
+		if sc.Disabled {
+			continue
+		}
+		if group, grouped := sc.EffectiveGroup(); grouped && states[group] == config.GroupExcluded {
+			continue
+		}
+		servers[key] = sc
+		u.servers = append(u.servers, upstreamServer{key: key, prefix: sc.EffectivePrefix(), sep: cfg.Exposition.Separator})
+	}
+	if len(servers) == 0 {
+		return nil
+	}
+	cacheDir := ""
+	if opts.CacheDir != "" {
+		cacheDir = opts.CacheDir + "/catalog"
+	}
+	u.Manager = upstream.New(servers, &upstream.Options{
+		CacheDir: cacheDir, DisableCache: opts.CacheDir == "", Logger: opts.Logger,
+		ClientName: "toolfold", ClientVersion: opts.Version,
+		OnToolsChanged: func(string) { u.changed() },
+		// Sampling and elicitation reach the client that made the call.
+		// Roots stay off: a server such as the filesystem one replaces its
+		// configured directories with the client's roots, which would
+		// silently change what a config allows.
+		Forward: upstream.Forwarding{Sampling: true, Elicitation: true},
+	})
+	return u
+}
+
+// OnChanged sets what runs after any server's tool list changed.
+func (u *Upstreams) OnChanged(fn func()) {
+	u.mu.Lock()
+	u.onChanged = fn
+	u.mu.Unlock()
+}
+
+func (u *Upstreams) changed() {
+	u.mu.Lock()
+	fn := u.onChanged
+	u.mu.Unlock()
+	if fn != nil {
+		fn()
+	}
+}
+
+// Discover makes the servers' tool lists known, waiting at most wait (zero
+// waits for all of them). Servers still starting when it returns keep
+// starting; their tools arrive through OnChanged.
+func (u *Upstreams) Discover(ctx context.Context, wait time.Duration) map[string]error {
+	results := map[string]error{}
+	var mu sync.Mutex
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for name, err := range u.Manager.Discover(ctx) {
+			mu.Lock()
+			results[name] = err
+			mu.Unlock()
+		}
+	}()
+	if wait > 0 {
+		select {
+		case <-done:
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
+	} else {
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	out := make(map[string]error, len(results))
+	for k, v := range results {
+		out[k] = v
+	}
+	return out
+}
+
+// tools are the catalog tools of every server whose list is known now.
+func (u *Upstreams) tools() []*catalog.Tool {
+	var out []*catalog.Tool
+	for _, s := range u.servers {
+		list, ok := u.Manager.CachedTools(s.key)
+		if !ok {
+			continue
+		}
+		for _, t := range list {
+			id := t.Name
+			if s.prefix != "" {
+				id = s.prefix + s.sep + t.Name
+			}
+			out = append(out, &catalog.Tool{ID: catalog.ToolID(id), Name: t.Name, Source: s.key, Def: t, Handler: u.forward(s.key, t.Name)})
+		}
+	}
+	return out
+}
+
+// forward calls a tool upstream on behalf of the client that called it:
+// its progress token, its cancellation, and the server's requests during
+// the call (sampling, elicitation) all go back to that client.
+func (u *Upstreams) forward(server, tool string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		params := &mcp.CallToolParams{Meta: hopMeta(req.Params.Meta), Name: tool}
+		if len(req.Params.Arguments) > 0 {
+			params.Arguments = req.Params.Arguments
+		}
+		var opts upstream.CallOptions
+		if ss := req.Session; ss != nil {
+			opts.Downstream = ss
+			opts.OnProgress = func(ctx context.Context, p *mcp.ProgressNotificationParams) {
+				_ = ss.NotifyProgress(ctx, p)
+			}
+		}
+		res, err := u.Manager.CallTool(ctx, server, params, &opts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return toolError(err.Error()), nil
+		}
+		return res, nil
+	}
+}
+
+// Status reports every server's state, for /healthz and the inspection
+// commands.
+func (u *Upstreams) Status() []upstream.Status {
+	if u == nil {
+		return nil
+	}
+	return u.Manager.Status()
+}
+
+// Close stops every server.
+func (u *Upstreams) Close() error {
+	if u == nil {
+		return nil
+	}
+	return u.Manager.Close()
+}
+
+// Follow keeps b's gateway serving the plan's current catalog: whenever an
+// upstream's tool list changes, the catalog is rebuilt and the gateway
+// updated, so clients hear of new tools. Errors are logged; the gateway
+// keeps serving the last good catalog.
+func (p *Plan) Follow(b *Built) {
+	if p.Upstreams == nil {
+		return
+	}
+	var mu sync.Mutex // one rebuild at a time, in order
+	p.Upstreams.OnChanged(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		res, err := catalog.Build(p.spec())
+		if err != nil {
+			p.logf("the catalog could not be rebuilt after an upstream change; serving the previous one: %v", err)
+			return
+		}
+		space, err := view.NewSpace(res.Catalog, &p.View)
+		if err != nil {
+			p.logf("the catalog could not be rebuilt after an upstream change; serving the previous one: %v", err)
+			return
+		}
+		if err := b.Gateway.Update(space); err != nil {
+			p.logf("the gateway could not take the new catalog; serving the previous one: %v", err)
+		}
+	})
+}
+
+func (p *Plan) logf(format string, args ...any) {
+	if p.Gateway.Logger != nil {
+		p.Gateway.Logger.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+// perHopMeta are the _meta keys the 2026-07-28 protocol puts on every
+// request to describe the connection it travels on. They belong to the
+// client's hop, not to the upstream's: forwarded, they would make the
+// upstream connection claim the client's protocol version.
+var perHopMeta = []string{
+	mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities,
+	mcp.MetaKeyLogLevel, mcp.MetaKeySubscriptionID,
+}
+
+// hopMeta is the caller's _meta without the per-hop keys; everything else
+// (the progress token, a tool's own keys) passes through.
+func hopMeta(m mcp.Meta) mcp.Meta {
+	if len(m) == 0 {
+		return m
+	}
+	out := make(mcp.Meta, len(m))
+	for k, v := range m {
+		if !slices.Contains(perHopMeta, k) {
+			out[k] = v
+		}
+	}
+	return out
+}
