@@ -12,7 +12,7 @@ var dashboardSource string
 
 // dashboardTemplate is parsed once; it is read-only after that.
 var dashboardTemplate = template.Must(template.New("dashboard").Funcs(template.FuncMap{
-	"indent": func(depth int) float64 { return 0.6 + 1.2*float64(depth) },
+	"indent": func(depth int) int { return 8 + 20*depth }, // pixels
 }).Parse(dashboardSource))
 
 // dashboardData is what the page shows.
