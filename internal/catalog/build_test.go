@@ -175,3 +175,26 @@ func TestNearest(t *testing.T) {
 		}
 	}
 }
+
+func TestSubtree(t *testing.T) {
+	cat := catalogtest.Tree(t)
+	sub, err := cat.Subtree("code.repos")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sub.ToolIDs(), ","); got != "c,d,e" {
+		t.Errorf("tools = %q", got)
+	}
+	if got := strings.Join(sub.GroupIDs(), ","); got != "code.repos,code.repos.br" {
+		t.Errorf("groups = %q", got)
+	}
+	if g, _ := sub.Group("code.repos"); g.Parent != nil {
+		t.Error("the subtree's root must be top-level")
+	}
+	if len(sub.Ungrouped()) != 0 {
+		t.Error("a subtree has no ungrouped tools")
+	}
+	if _, err := cat.Subtree("cod"); err == nil || !strings.Contains(err.Error(), `did you mean "code"`) {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -69,6 +69,9 @@ type Gateway struct {
 	// that mode.
 	shared map[expose.Mode]*session
 
+	// groups are the endpoints serving one group alone.
+	groups groupEndpoints
+
 	mu sync.Mutex
 	// live holds the groups-mode sessions, weakly: a session whose client
 	// has gone is collected with its server, and Update forgets it.
@@ -165,6 +168,7 @@ func (g *Gateway) Update(space *view.Space) error {
 	for _, s := range sessions {
 		s.migrate(st)
 	}
+	g.updateGroups()
 	return nil
 }
 

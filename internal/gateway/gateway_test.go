@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -422,5 +423,34 @@ func TestResetToolsSetsTheFinalState(t *testing.T) {
 	// Off by default.
 	if got := connect(t, newGateway(t, gateway.Options{Mode: expose.Groups}, nil), "y").names(t); strings.Contains(got, "reset_tools") {
 		t.Errorf("reset_tools must be off by default: %q", got)
+	}
+}
+
+func TestGroupHandlerServesOneGroupAlone(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
+	h, err := g.GroupHandler("code.repos", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "x"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, ","); got != "c,d,e" {
+		t.Errorf("tools = %q, want the group's and its subgroup's tools only", got)
+	}
+	if _, err := g.GroupHandler("cod", nil); err == nil || !strings.Contains(err.Error(), `did you mean "code"`) {
+		t.Errorf("unknown group: %v", err)
 	}
 }
