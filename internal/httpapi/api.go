@@ -33,8 +33,10 @@ type Options struct {
 	// GroupHandler builds an MCP handler that serves one group alone,
 	// enabled; with readOnly, only its read-only tools. The API checks that
 	// the group exists and that the request's token may reach it before it
-	// asks, and keeps each handler until the catalog changes. Nil leaves
-	// /mcp/<group> unserved (404).
+	// asks, and keeps each handler for its life, so the handler must follow
+	// catalog changes itself. An error wrapping ErrNotAllowed is a 403
+	// (say, read-only endpoints are not offered); any other is a 500 and
+	// is asked again next time. Nil leaves /mcp/<group> unserved (404).
 	GroupHandler func(group string, readOnly bool) (http.Handler, error)
 	// Tokens, when not empty, are the bearer tokens of which every request
 	// must carry one (http.auth.tokens).
@@ -45,6 +47,10 @@ type Options struct {
 	// Logger receives refusals and failures; nil discards them.
 	Logger *slog.Logger
 }
+
+// ErrNotAllowed, wrapped in an error from Options.GroupHandler, refuses the
+// endpoint to the request (403) with the error's own words.
+var ErrNotAllowed = errors.New("not allowed")
 
 // API serves toolfold's HTTP routes. Build it with New.
 type API struct {
@@ -259,7 +265,12 @@ func (a *API) serveGroupMCP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	h, err := a.groups.get(cat, string(g.ID), access.ReadOnly, a.opts.GroupHandler)
+	h, err := a.groups.get(string(g.ID), access.ReadOnly, a.opts.GroupHandler)
+	if errors.Is(err, ErrNotAllowed) {
+		a.log.Info("refused a group endpoint to a token", "group", g.ID, "token", access.Token, "err", err)
+		writeError(w, http.StatusForbidden, err.Error())
+		return
+	}
 	if err != nil {
 		a.log.Error("cannot serve a group alone", "group", g.ID, "err", err)
 		writeError(w, http.StatusInternalServerError, fmt.Sprintf("toolfold could not build the MCP endpoint of group %q: %v", g.ID, err))
@@ -309,12 +320,12 @@ func (c *measureCache) get(cat *catalog.Catalog, measure func(*catalog.Catalog) 
 }
 
 // groupHandlerCache keeps one handler per group and read-only flag for the
-// latest catalog. A new catalog drops them all: a handler built on the old
-// one would serve stale tools. Sessions on a dropped handler end; their
-// clients get 404 for the session and start a new one, as MCP prescribes.
+// API's life. It is not dropped when the catalog changes: a handler follows
+// the catalog itself (the gateway's do, through Gateway.Update), so its
+// sessions survive discovery. A group that disappears is refused before
+// its handler is looked up.
 type groupHandlerCache struct {
 	mu       sync.Mutex
-	cat      *catalog.Catalog
 	handlers map[groupKey]http.Handler
 }
 
@@ -323,22 +334,22 @@ type groupKey struct {
 	readOnly bool
 }
 
-func (c *groupHandlerCache) get(cat *catalog.Catalog, group string, readOnly bool, build func(string, bool) (http.Handler, error)) (http.Handler, error) {
+func (c *groupHandlerCache) get(group string, readOnly bool, build func(string, bool) (http.Handler, error)) (http.Handler, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cat != cat {
-		c.cat, c.handlers = cat, map[groupKey]http.Handler{}
-	}
 	key := groupKey{group, readOnly}
 	if h, ok := c.handlers[key]; ok {
 		return h, nil
 	}
 	h, err := build(group, readOnly)
 	if err != nil {
-		return nil, err
+		return nil, err // not kept: the next request tries again
 	}
 	if h == nil {
 		return nil, errors.New("the gateway returned no handler")
+	}
+	if c.handlers == nil {
+		c.handlers = map[groupKey]http.Handler{}
 	}
 	c.handlers[key] = h
 	return h, nil

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -71,11 +72,32 @@ func TestGroupHandlersAreBuiltOncePerCatalog(t *testing.T) {
 	if got := len(f.built); got != 3 {
 		t.Fatalf("built %d handlers (%v), want 3: code, docs, and code read-only", got, f.built)
 	}
-	f.cat.Store(catalogtest.Tree(t)) // discovery finished: a new catalog
+	// Discovery finished: a new catalog. The gateway's handlers follow it
+	// themselves; building anew would end the group's sessions.
+	f.cat.Store(catalogtest.Tree(t))
 	post("/mcp/code", fullToken)
-	if got := len(f.built); got != 4 {
-		t.Errorf("after the catalog changed, built %d handlers in all, want 4: the old one serves stale tools", got)
+	if got := len(f.built); got != 3 {
+		t.Errorf("after the catalog changed, built %d handlers in all, want still 3", got)
 	}
+	// A group gone from the new catalog is refused before its handler.
+	f.cat.Store(catalogtest.Build(t, catalog.Spec{Tools: []*catalog.Tool{catalogtest.Tool("a")},
+		Groups: []catalog.GroupSpec{{ID: "docs", Members: catalog.Members{Tools: []catalog.ToolID{"a"}}}}}))
+	if w := f.do(t, "POST", "/mcp/code", http.Header{"Authorization": {"Bearer " + fullToken}}); w.Code != http.StatusNotFound {
+		t.Errorf("a group gone from the catalog = %d, want 404", w.Code)
+	}
+}
+
+func TestGroupHandlerRefusal(t *testing.T) {
+	f := newFixture(t, func(o *Options) {
+		o.GroupHandler = func(group string, readOnly bool) (http.Handler, error) {
+			return nil, fmt.Errorf("read-only tokens cannot use /mcp/%s yet: %w", group, ErrNotAllowed)
+		}
+	})
+	w := f.do(t, "POST", "/mcp/code", nil)
+	if w.Code != http.StatusForbidden {
+		t.Fatalf("GroupHandler refusing = %d, want 403", w.Code)
+	}
+	wantError("read-only tokens cannot use /mcp/code yet")(t, w)
 }
 
 func TestGroupHandlerFailure(t *testing.T) {

@@ -9,7 +9,8 @@
 // time, never copied at construction: the catalog is replaced when upstream
 // servers finish discovery, and sources change state on their own. Token
 // costs are measured once per catalog and kept until the catalog changes;
-// MCP handlers for single groups are built once per group and catalog.
+// MCP handlers for single groups are built once per group and kept, since
+// the gateway keeps them current itself.
 //
 // # Security
 //
