@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // nodeServer returns an npm MCP server's binary from e2e/node, or skips
@@ -171,5 +174,50 @@ func TestBrokenUpstreamsLeaveTheOthersServing(t *testing.T) {
 	s := stdioSessionEnv(t, "e2e-go", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path, "--mode", "flat")
 	if text := s.mustCall("memory__read_graph", map[string]any{}); !strings.Contains(text, "entities") {
 		t.Errorf("read_graph = %s", text)
+	}
+}
+
+// TestPromptsResourcesAndCompletionPassThrough uses server-everything's
+// prompts, resources and completion through toolfold.
+func TestPromptsResourcesAndCompletionPassThrough(t *testing.T) {
+	path := writeConfig(t, map[string]any{"mcpServers": map[string]any{
+		"everything": map[string]any{"command": nodeServer(t, "mcp-server-everything")},
+	}})
+	s := stdioSessionEnv(t, "e2e-go", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path)
+	ctx := context.Background()
+	prompts, err := s.ListPrompts(ctx, nil)
+	if err != nil || len(prompts.Prompts) == 0 {
+		t.Fatalf("prompts/list: %v %+v", err, prompts)
+	}
+	name := prompts.Prompts[0].Name
+	if !strings.HasPrefix(name, "everything__") {
+		t.Errorf("prompt %q is not namespaced like the server's tools", name)
+	}
+	var args map[string]string
+	for _, p := range prompts.Prompts {
+		if len(p.Arguments) == 0 {
+			name, args = p.Name, nil
+			break
+		}
+	}
+	got, err := s.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+	if err != nil || len(got.Messages) == 0 {
+		t.Errorf("prompts/get %s: %v %+v", name, err, got)
+	}
+	resources, err := s.ListResources(ctx, nil)
+	if err != nil || len(resources.Resources) == 0 {
+		t.Fatalf("resources/list: %v %+v", err, resources)
+	}
+	uri := resources.Resources[0].URI
+	read, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil || len(read.Contents) == 0 || read.Contents[0].URI != uri {
+		t.Errorf("resources/read %s: %v %+v", uri, err, read)
+	}
+	templates, err := s.ListResourceTemplates(ctx, nil)
+	if err != nil || len(templates.ResourceTemplates) == 0 {
+		t.Errorf("resources/templates/list: %v %+v", err, templates)
+	}
+	if _, err := s.GetPrompt(ctx, &mcp.GetPromptParams{Name: "nope"}); err == nil || !strings.Contains(err.Error(), `there is no prompt "nope"`) {
+		t.Errorf("unknown prompt: %v", err)
 	}
 }

@@ -148,6 +148,9 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		ResetTools: cfg.Disclosure.ResetTools, RefreshingClients: cfg.Disclosure.RefreshingClients,
 		Logger: opts.Logger,
 	}
+	if p.Upstreams != nil {
+		p.Gateway.Extras = p.Upstreams
+	}
 	return p, nil
 }
 

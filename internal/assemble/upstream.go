@@ -22,6 +22,9 @@ type Upstreams struct {
 
 	mu        sync.Mutex
 	onChanged func()
+	onLog     func(context.Context, *mcp.LoggingMessageParams)
+
+	routes routes
 }
 
 type upstreamServer struct {
@@ -63,6 +66,7 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 		CacheDir: cacheDir, DisableCache: opts.CacheDir == "", Logger: opts.Logger,
 		ClientName: "toolfold", ClientVersion: opts.Version,
 		OnToolsChanged: func(string) { u.changed() },
+		OnLog:          func(_ string, msg *mcp.LoggingMessageParams) { u.log(msg) },
 		// Sampling and elicitation reach the client that made the call.
 		// Roots stay off: a server such as the filesystem one replaces its
 		// configured directories with the client's roots, which would
@@ -77,6 +81,15 @@ func (u *Upstreams) OnChanged(fn func()) {
 	u.mu.Lock()
 	u.onChanged = fn
 	u.mu.Unlock()
+}
+
+func (u *Upstreams) log(msg *mcp.LoggingMessageParams) {
+	u.mu.Lock()
+	fn := u.onLog
+	u.mu.Unlock()
+	if fn != nil {
+		fn(context.Background(), msg)
+	}
 }
 
 func (u *Upstreams) changed() {
@@ -195,6 +208,11 @@ func (p *Plan) Follow(b *Built) {
 	if p.Upstreams == nil {
 		return
 	}
+	// The servers' log messages go to every client (each client's level
+	// filters them).
+	p.Upstreams.mu.Lock()
+	p.Upstreams.onLog = b.Gateway.Log
+	p.Upstreams.mu.Unlock()
 	var mu sync.Mutex // one rebuild at a time, in order
 	p.Upstreams.OnChanged(func() {
 		mu.Lock()

@@ -52,6 +52,9 @@ type Options struct {
 	RefreshingClients []string
 	// Logger receives the gateway's logs; nil discards them.
 	Logger *slog.Logger
+	// Extras passes prompts, resources and completion through from the
+	// sources; nil offers none.
+	Extras Extras
 }
 
 // Gateway serves one catalog to any number of clients.

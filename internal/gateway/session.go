@@ -50,13 +50,21 @@ func (g *Gateway) newSession(m expose.Mode, v *view.View) *session {
 	// Every mode may see its list change when the catalog does (an upstream
 	// finishing its start, or announcing new tools); only the groups mode
 	// also changes it per client.
-	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}}
+	if g.opts.Extras != nil {
+		caps.Prompts = &mcp.PromptCapabilities{}
+		caps.Resources = &mcp.ResourceCapabilities{}
+		caps.Completions = &mcp.CompletionCapabilities{}
+	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, &mcp.ServerOptions{
 		Instructions: g.opts.Instructions,
 		Logger:       g.log,
 		Capabilities: caps,
 	})
 	s.server.AddReceivingMiddleware(s.middleware)
+	if g.opts.Extras != nil {
+		s.server.AddReceivingMiddleware(g.extrasMiddleware)
+	}
 	s.reconcile()
 	return s
 }

@@ -1,0 +1,242 @@
+package assemble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/gateway"
+)
+
+var _ gateway.Extras = (*Upstreams)(nil)
+
+// offers reports whether a server is known to offer a feature, from its
+// live or cached capabilities: listing prompts starts the servers that have
+// prompts, and no other.
+func (u *Upstreams) offers(key string, has func(*mcp.ServerCapabilities) bool) bool {
+	info, ok := u.Manager.ServerInfo(key)
+	return ok && info.Capabilities != nil && has(info.Capabilities)
+}
+
+func (s upstreamServer) qualify(name string) string {
+	if s.prefix == "" {
+		return name
+	}
+	return s.prefix + s.sep + name
+}
+
+// routes remembers which server answered for a name or URI, so a later
+// get, read or complete goes to the right one.
+type routes struct {
+	mu        sync.Mutex
+	prompts   map[string]promptRoute
+	resources map[string]string // URI → server
+	templates map[string]string // URI template → server
+}
+
+type promptRoute struct{ server, name string }
+
+func (r *routes) set(update func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.prompts == nil {
+		r.prompts, r.resources, r.templates = map[string]promptRoute{}, map[string]string{}, map[string]string{}
+	}
+	update()
+}
+
+// ListPrompts lists the prompts of every server that has any, named like
+// its tools ("github__review").
+func (u *Upstreams) ListPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
+	var out []*mcp.Prompt
+	var errs []error
+	for _, s := range u.servers {
+		if !u.offers(s.key, func(c *mcp.ServerCapabilities) bool { return c.Prompts != nil }) {
+			continue
+		}
+		prompts, err := u.Manager.ListPrompts(ctx, s.key)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, p := range prompts {
+			cp := *p
+			cp.Name = s.qualify(p.Name)
+			u.routes.set(func() { u.routes.prompts[cp.Name] = promptRoute{s.key, p.Name} })
+			out = append(out, &cp)
+		}
+	}
+	return out, partial(out, errs)
+}
+
+// partial fails a listing only when every server failed; a listing that
+// lost some servers is still useful, and their errors are in /healthz.
+func partial[T any](got []T, errs []error) error {
+	if len(got) == 0 && len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return nil
+}
+
+func (u *Upstreams) promptRoute(ctx context.Context, name string) (promptRoute, error) {
+	u.routes.mu.Lock()
+	r, ok := u.routes.prompts[name]
+	u.routes.mu.Unlock()
+	if ok {
+		return r, nil
+	}
+	if _, err := u.ListPrompts(ctx); err != nil {
+		return promptRoute{}, err
+	}
+	u.routes.mu.Lock()
+	defer u.routes.mu.Unlock()
+	if r, ok := u.routes.prompts[name]; ok {
+		return r, nil
+	}
+	return promptRoute{}, fmt.Errorf("there is no prompt %q; prompts/list names them", name)
+}
+
+// GetPrompt gets a prompt from the server that offers it.
+func (u *Upstreams) GetPrompt(ctx context.Context, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+	r, err := u.promptRoute(ctx, params.Name)
+	if err != nil {
+		return nil, err
+	}
+	p := *params
+	p.Name, p.Meta = r.name, hopMeta(params.Meta)
+	return u.Manager.GetPrompt(ctx, r.server, &p)
+}
+
+// ListResources lists the resources of every server that has any. URIs
+// are kept as the servers gave them: they are addresses, not names.
+func (u *Upstreams) ListResources(ctx context.Context) ([]*mcp.Resource, error) {
+	var out []*mcp.Resource
+	var errs []error
+	for _, s := range u.servers {
+		if !u.offers(s.key, func(c *mcp.ServerCapabilities) bool { return c.Resources != nil }) {
+			continue
+		}
+		resources, err := u.Manager.ListResources(ctx, s.key)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		u.routes.set(func() {
+			for _, r := range resources {
+				if _, taken := u.routes.resources[r.URI]; !taken {
+					u.routes.resources[r.URI] = s.key
+				}
+			}
+		})
+		out = append(out, resources...)
+	}
+	return out, partial(out, errs)
+}
+
+// ListResourceTemplates lists every server's resource templates.
+func (u *Upstreams) ListResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplate, error) {
+	var out []*mcp.ResourceTemplate
+	var errs []error
+	for _, s := range u.servers {
+		if !u.offers(s.key, func(c *mcp.ServerCapabilities) bool { return c.Resources != nil }) {
+			continue
+		}
+		templates, err := u.Manager.ListResourceTemplates(ctx, s.key)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		u.routes.set(func() {
+			for _, t := range templates {
+				if _, taken := u.routes.templates[t.URITemplate]; !taken {
+					u.routes.templates[t.URITemplate] = s.key
+				}
+			}
+		})
+		out = append(out, templates...)
+	}
+	return out, partial(out, errs)
+}
+
+// ReadResource reads from the server that listed the URI, or whose
+// template's fixed start it has; failing that, from each server with
+// resources in turn.
+func (u *Upstreams) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+	p := *params
+	p.Meta = hopMeta(params.Meta)
+	if server, ok := u.resourceServer(params.URI); ok {
+		return u.Manager.ReadResource(ctx, server, &p)
+	}
+	var errs []error
+	for _, s := range u.servers {
+		if !u.offers(s.key, func(c *mcp.ServerCapabilities) bool { return c.Resources != nil }) {
+			continue
+		}
+		res, err := u.Manager.ReadResource(ctx, s.key, &p)
+		if err == nil {
+			return res, nil
+		}
+		errs = append(errs, err)
+	}
+	if len(errs) == 0 {
+		return nil, fmt.Errorf("no server offers resource %q; resources/list names them", params.URI)
+	}
+	return nil, errors.Join(errs...)
+}
+
+func (u *Upstreams) resourceServer(uri string) (string, bool) {
+	u.routes.mu.Lock()
+	defer u.routes.mu.Unlock()
+	if s, ok := u.routes.resources[uri]; ok {
+		return s, true
+	}
+	best, bestLen := "", 0
+	for tmpl, s := range u.routes.templates {
+		fixed, _, _ := strings.Cut(tmpl, "{")
+		if fixed != "" && strings.HasPrefix(uri, fixed) && len(fixed) > bestLen {
+			best, bestLen = s, len(fixed)
+		}
+	}
+	return best, best != ""
+}
+
+// Complete asks the server behind the prompt or resource template.
+func (u *Upstreams) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	if params.Ref == nil {
+		return nil, fmt.Errorf("completion/complete needs a ref (a prompt or a resource template)")
+	}
+	p := *params
+	p.Meta = hopMeta(params.Meta)
+	ref := *params.Ref
+	p.Ref = &ref
+	var server string
+	switch ref.Type {
+	case "ref/prompt":
+		r, err := u.promptRoute(ctx, ref.Name)
+		if err != nil {
+			return nil, err
+		}
+		server, ref.Name = r.server, r.name
+	case "ref/resource":
+		u.routes.mu.Lock()
+		server = u.routes.templates[ref.URI]
+		u.routes.mu.Unlock()
+		if server == "" {
+			if _, err := u.ListResourceTemplates(ctx); err != nil {
+				return nil, err
+			}
+			u.routes.mu.Lock()
+			server = u.routes.templates[ref.URI]
+			u.routes.mu.Unlock()
+		}
+		if server == "" {
+			return nil, fmt.Errorf("no server offers the resource template %q", ref.URI)
+		}
+	default:
+		return nil, fmt.Errorf("unknown completion reference type %q: use ref/prompt or ref/resource", ref.Type)
+	}
+	return u.Manager.Complete(ctx, server, &p)
+}

@@ -1,0 +1,94 @@
+package gateway
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Extras are the MCP features beside tools that the gateway passes through
+// from its sources: prompts, resources, resource templates and completion.
+// The gateway answers these requests from Extras for every client, in every
+// mode: they cost no model context until a client uses them, so there is
+// nothing to fold.
+type Extras interface {
+	ListPrompts(ctx context.Context) ([]*mcp.Prompt, error)
+	GetPrompt(ctx context.Context, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error)
+	ListResources(ctx context.Context) ([]*mcp.Resource, error)
+	ListResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplate, error)
+	ReadResource(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error)
+	Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error)
+}
+
+// extrasMiddleware answers the pass-through methods from g.opts.Extras.
+func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	x := g.opts.Extras
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "prompts/list":
+			prompts, err := x.ListPrompts(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.ListPromptsResult{Prompts: nonNil(prompts)}, nil
+		case "prompts/get":
+			if r, ok := req.(*mcp.GetPromptRequest); ok {
+				return x.GetPrompt(ctx, r.Params)
+			}
+		case "resources/list":
+			resources, err := x.ListResources(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.ListResourcesResult{Resources: nonNil(resources)}, nil
+		case "resources/templates/list":
+			templates, err := x.ListResourceTemplates(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.ListResourceTemplatesResult{ResourceTemplates: nonNil(templates)}, nil
+		case "resources/read":
+			if r, ok := req.(*mcp.ReadResourceRequest); ok {
+				return x.ReadResource(ctx, r.Params)
+			}
+		case "completion/complete":
+			if r, ok := req.(*mcp.CompleteRequest); ok {
+				return x.Complete(ctx, r.Params)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// Log sends a log message from a source to every connected client; the SDK
+// drops it for clients that asked for a higher level.
+func (g *Gateway) Log(ctx context.Context, msg *mcp.LoggingMessageParams) {
+	for _, s := range g.sessions() {
+		for ss := range s.server.Sessions() {
+			_ = ss.Log(ctx, msg)
+		}
+	}
+}
+
+// sessions are the shared sessions and the live groups-mode ones.
+func (g *Gateway) sessions() []*session {
+	var out []*session
+	for _, s := range g.shared {
+		out = append(out, s)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, wp := range g.live {
+		if s := wp.Value(); s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
