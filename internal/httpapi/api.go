@@ -22,7 +22,9 @@ type Options struct {
 	MCP http.Handler
 	// Catalog returns the catalog being served now. It is called on every
 	// request, because the catalog is replaced when upstream servers finish
-	// discovery. It may return nil before the first catalog exists.
+	// discovery. It may return nil before the first catalog exists. It
+	// must return the same pointer until the catalog changes: costs are
+	// kept per catalog pointer.
 	Catalog func() *catalog.Catalog
 	// Measure returns the context cost of a catalog's tools. It runs once
 	// per catalog; nil means MeasureFlat.
@@ -267,7 +269,7 @@ func (a *API) serveGroupMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	h, err := a.groups.get(string(g.ID), access.ReadOnly, a.opts.GroupHandler)
 	if errors.Is(err, ErrNotAllowed) {
-		a.log.Info("refused a group endpoint to a token", "group", g.ID, "token", access.Token, "err", err)
+		a.log.Info("refused a group endpoint to a token", "group", g.ID, "token", access.TokenName, "err", err)
 		writeError(w, http.StatusForbidden, err.Error())
 		return
 	}

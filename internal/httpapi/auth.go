@@ -16,10 +16,10 @@ import (
 // Access is what the bearer token of a request allows. The zero value
 // allows everything, which is what a request gets when auth is off.
 type Access struct {
-	// Token names the matched token by its place in the config
+	// TokenName names the matched token by its place in the config
 	// ("http.auth.tokens[0]"), for logs; empty when auth is off. It is
 	// never the token itself.
-	Token string
+	TokenName string
 	// Groups limits the request to these groups and the groups inside
 	// them, plus ungrouped tools; empty means every group.
 	Groups []string
@@ -90,7 +90,7 @@ func newTokenSet(tokens []config.TokenConfig) (*tokenSet, error) {
 			return nil, fmt.Errorf("%s.token is empty, which would let anyone in; set it, usually to \"${SOME_VARIABLE}\" holding a long random value, and check that the variable is set", where)
 		}
 		ts.digests = append(ts.digests, sha256.Sum256([]byte(t.Token)))
-		ts.access = append(ts.access, Access{Token: where, Groups: slices.Clone(t.Groups), ReadOnly: t.ReadOnly})
+		ts.access = append(ts.access, Access{TokenName: where, Groups: slices.Clone(t.Groups), ReadOnly: t.ReadOnly})
 	}
 	return ts, nil
 }
