@@ -25,7 +25,6 @@ import (
 
 // summary is what report.mjs writes with --summary.
 type summary struct {
-	Seconds            int      `json:"seconds"`
 	ToolfoldStartError *string  `json:"toolfoldStartError"`
 	Regressions        []string `json:"regressions"`
 	Scenarios          []struct {
@@ -94,8 +93,15 @@ func TestConformanceThroughToolfold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sumFile := filepath.Join(t.TempDir(), "summary.json")
-	cmd := exec.CommandContext(ctx, "bash", "run.sh", "--results", results, "--summary", sumFile)
+	legs := []string{"stable", "2025-11-25", "2026-07-28"}
+	if v := os.Getenv("TOOLFOLD_CONFORMANCE_LEGS"); v != "" {
+		legs = strings.Split(v, ",")
+	}
+	args := []string{"run.sh", "--results", results}
+	for _, leg := range legs {
+		args = append(args, "--leg", strings.TrimSpace(leg))
+	}
+	cmd := exec.CommandContext(ctx, "bash", args...)
 	// Its own process group, so a timeout stops the servers and the suite too
 	// (run.sh's trap stops its servers on SIGTERM).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -119,6 +125,8 @@ func TestConformanceThroughToolfold(t *testing.T) {
 	}
 	switch code {
 	case 0, exitRegression:
+	case 2:
+		t.Fatalf("run.sh refused its arguments (TOOLFOLD_CONFORMANCE_LEGS=%q? legs are stable, 2025-11-25, 2026-07-28)", os.Getenv("TOOLFOLD_CONFORMANCE_LEGS"))
 	case exitMissingTools:
 		missing("run.sh could not install what it needs (see the log above)")
 	case exitDirectFailed:
@@ -127,34 +135,48 @@ func TestConformanceThroughToolfold(t *testing.T) {
 		t.Fatalf("run.sh exited with %d (see the log above)", code)
 	}
 
-	data, err := os.ReadFile(sumFile)
+	regressions := 0
+	for _, leg := range legs {
+		leg = strings.TrimSpace(leg)
+		t.Run(leg, func(t *testing.T) {
+			regressions += checkLeg(t, filepath.Join(results, leg, "summary.json"))
+		})
+	}
+	if code == exitRegression && regressions == 0 {
+		t.Errorf("run.sh reported a failure but no leg's summary lists a regression (see the log above)")
+	}
+}
+
+// checkLeg reports each regression of one leg and returns how many there are.
+func checkLeg(t *testing.T, file string) int {
+	data, err := os.ReadFile(file)
 	if err != nil {
-		t.Fatalf("run.sh wrote no summary: %v", err)
+		t.Fatalf("run.sh wrote no summary for this leg: %v", err)
 	}
 	var s summary
 	if err := json.Unmarshal(data, &s); err != nil {
-		t.Fatalf("bad summary %s: %v", sumFile, err)
+		t.Fatalf("bad summary %s: %v", file, err)
 	}
 	if s.ToolfoldStartError != nil {
-		t.Fatalf("toolfold did not start, so no scenario ran through it: %s", *s.ToolfoldStartError)
+		t.Errorf("toolfold did not start, so no scenario ran through it: %s", *s.ToolfoldStartError)
+		return 1
 	}
+	n := 0
 	for _, sc := range s.Scenarios {
 		if sc.Direct.Status != "pass" || sc.Toolfold.Status == "pass" {
 			continue
 		}
+		n++
 		var why []string
 		for _, f := range sc.Toolfold.Failures {
-			line := f.ID + ": " + f.Message
-			if len(f.Details) > 0 && string(f.Details) != "null" {
+			line := f.ID + ": " + clip(f.Message, 400)
+			if len(f.Details) > 0 && string(f.Details) != "null" && !strings.Contains(f.Message, "message: {") {
 				var b bytes.Buffer
 				d := string(f.Details)
 				if json.Compact(&b, f.Details) == nil {
 					d = b.String()
 				}
-				if len(d) > 400 {
-					d = d[:400] + "…"
-				}
-				line += " " + d
+				line += " " + clip(d, 400)
 			}
 			why = append(why, line)
 		}
@@ -166,7 +188,12 @@ func TestConformanceThroughToolfold(t *testing.T) {
 		}
 		t.Errorf("%s passes directly but not through toolfold:\n\t%s", sc.Name, strings.Join(why, "\n\t"))
 	}
-	if code == exitRegression && len(s.Regressions) == 0 {
-		t.Errorf("run.sh reported a failure but the summary lists no regression (see the log above)")
+	return n
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
 	}
+	return s
 }

@@ -3,6 +3,8 @@
 // JSON summary, exits 1 if a scenario that passes directly fails through
 // toolfold (or toolfold did not start).
 //
+// Full messages and details are in summary.json; the printed report clips them.
+//
 // Results layout (under --results DIR):
 //   scenarios.txt                      `conformance list --server` output
 //   direct/checks/server-<scenario>-<timestamp>/checks.json
@@ -19,7 +21,6 @@ const opt = (name) => {
 };
 const results = opt("--results");
 const summaryFile = opt("--summary");
-const seconds = Number(opt("--seconds") ?? 0);
 const sides = ["direct", "toolfold"].filter((s) => !args.includes(`--no-${s}`));
 
 function read(file) {
@@ -89,6 +90,8 @@ function shortfalls(direct, through) {
   return out;
 }
 
+const clip = (t, n) => (t.length > n ? t.slice(0, n) + "…" : t);
+
 const startFailed = read(path.join(results, "toolfold-start-failed"))?.trim();
 const data = Object.fromEntries(sides.map((s) => [s, loadSide(s)]));
 
@@ -152,10 +155,10 @@ if (regressions.length && !startFailed) {
       console.log(`    ${f.id}: passes, but ${f.key} is ${f.toolfold} through toolfold and ${f.direct} directly`);
     }
     for (const f of r.toolfold.failures ?? []) {
-      console.log(`    ${f.id}: ${f.message ?? ""}`);
-      if (f.details) {
-        const d = JSON.stringify(f.details);
-        console.log(`      details: ${d.length > 600 ? d.slice(0, 600) + "…" : d}`);
+      console.log(`    ${f.id}: ${clip(f.message ?? "", 300)}`);
+      // The message often quotes the offending JSON-RPC message already.
+      if (f.details && !(f.message ?? "").includes("message: {")) {
+        console.log(`      details: ${clip(JSON.stringify(f.details), 400)}`);
       }
     }
   }
@@ -165,14 +168,12 @@ const directFails = sides.includes("direct") ? rows.filter((r) => r.direct.statu
 if (directFails.length) {
   console.log(`\nNot passing directly either (not counted): ${directFails.map((r) => r.name).join(", ")}`);
 }
-console.log(`\nresults in ${results}; took ${seconds}s`);
 
 if (summaryFile) {
   fs.writeFileSync(
     summaryFile,
     JSON.stringify(
       {
-        seconds,
         sides,
         toolfoldStartError: startFailed ?? null,
         regressions: regressions.map((r) => r.name),
