@@ -20,6 +20,7 @@
 #   CONFORMANCE_TIMEOUT  seconds one suite run may take (default 300)
 #   TOOLFOLD_BIN         use this toolfold binary instead of building ./cmd/toolfold
 #   TOOLFOLD_MODE        --mode for toolfold serve (default flat)
+#   CONFORMANCE_TRACE=1  record the stdio JSON-RPC between toolfold and the fixture
 #
 # Results go to DIR (default conformance/results/latest), one folder per leg
 # with the suite's checks.json files, both servers' logs and summary.json.
@@ -184,11 +185,21 @@ run_suite() {
   return 0
 }
 
-# write_config FILE: a toolfold config fronting the fixture over stdio, no prefix.
+# write_config FILE: a toolfold config fronting the fixture over stdio, no
+# prefix. With CONFORMANCE_TRACE=1 the command is a wrapper that copies the
+# stdio JSON-RPC between toolfold and the fixture into the leg's folder
+# (toolfold-to-fixture.jsonl, fixture-to-toolfold.jsonl).
 write_config() {
-  local fixture
+  local fixture="$BIN/everything-server" dir
+  if [ "${CONFORMANCE_TRACE:-}" = 1 ]; then
+    dir="$(dirname "$1")"
+    fixture="$dir/traced-fixture.sh"
+    printf '#!/bin/sh\ntee -a "%s/toolfold-to-fixture.jsonl" | "%s" "$@" | tee -a "%s/fixture-to-toolfold.jsonl"\n' \
+      "$dir" "$BIN/everything-server" "$dir" >"$fixture"
+    chmod +x "$fixture"
+  fi
   # JSON-escape the path (backslashes and quotes; it is a path this script made).
-  fixture="$(printf '%s' "$BIN/everything-server" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')"
+  fixture="$(printf '%s' "$fixture" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')"
   printf '{\n  "mcpServers": {\n    "everything": {"command": "%s", "prefix": ""}\n  }\n}\n' "$fixture" >"$1"
 }
 
