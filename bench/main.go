@@ -1,0 +1,254 @@
+// Command bench measures what the toolfold gateway costs, side by side with
+// the same upstream server reached directly, in one run (issue 3's figures):
+//
+//  1. added latency per tools/call through `toolfold serve` over stdio;
+//  2. calls per second through toolfold versus direct, 16 concurrent callers;
+//  3. time from start to the first tools/list answer with 20 servers
+//     configured, with a cached catalog versus none, and how many servers
+//     each start spawned;
+//  4. resident memory of `toolfold serve --http` holding 1,000 sessions.
+//
+// It builds toolfold from this checkout and the upstream fixture
+// (bench/fixture) into a temporary directory, drives both with the official
+// Go SDK client over pipes and loopback only, and stops every process it
+// started when it ends or is interrupted. Counts and times are bounded by
+// flags; every figure is printed with the parameters it was measured with.
+//
+//	go run ./bench              # the table
+//	go run ./bench -json        # the same as JSON
+//	./scripts/bench.sh -calls 500 -only latency,startup
+//
+// Figures are measured, never asserted: the smoke test (bench_test.go)
+// checks only that the harness produces sane numbers.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Params are everything a run is measured with.
+type Params struct {
+	Latency    LatencyParams    `json:"latency"`
+	Throughput ThroughputParams `json:"throughput"`
+	Startup    StartupParams    `json:"startup"`
+	Memory     MemoryParams     `json:"memory"`
+	// Only names the measurements to run; empty runs them all.
+	Only []string `json:"only,omitempty"`
+}
+
+// measurements, in the order they run and print.
+var measurements = []string{"latency", "throughput", "startup", "memory"}
+
+func (p Params) runs(name string) bool { return len(p.Only) == 0 || slices.Contains(p.Only, name) }
+
+// Machine describes where the figures were measured.
+type Machine struct {
+	Cores      int    `json:"cores"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+	CPU        string `json:"cpu,omitempty"`
+	// LoadAverage is /proc/loadavg when the run began: on a shared machine
+	// it says how much else was running.
+	LoadAverage string `json:"load_average,omitempty"`
+	Go          string `json:"go"`
+	SDK         string `json:"go_sdk"`
+}
+
+// Report is one run's figures.
+type Report struct {
+	Machine    Machine           `json:"machine"`
+	Started    time.Time         `json:"started"`
+	Seconds    float64           `json:"seconds"`
+	Latency    *LatencyResult    `json:"latency,omitempty"`
+	Throughput *ThroughputResult `json:"throughput,omitempty"`
+	Startup    *StartupResult    `json:"startup,omitempty"`
+	Memory     []MemoryResult    `json:"memory,omitempty"`
+}
+
+func main() {
+	params, asJSON, timeout, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	fmt.Fprintln(os.Stderr, "bench: building toolfold and the fixture…")
+	h, err := newHarness(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	// An interrupt kills every process group at once rather than cancelling
+	// and waiting: a measurement blocked on a pipe ends when its process does.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		sig := <-signals
+		fmt.Fprintf(os.Stderr, "bench: %v: stopping every process it started\n", sig)
+		h.cleanup()
+		os.Exit(130)
+	}()
+	report, err := run(ctx, h, params, os.Stderr)
+	h.cleanup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(report); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	printTable(os.Stdout, report)
+}
+
+func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, err error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.BoolVar(&asJSON, "json", false, "print the report as JSON instead of a table")
+	fs.DurationVar(&timeout, "timeout", 10*time.Minute, "give up after this long")
+	only := fs.String("only", "", "comma-separated measurements to run: "+strings.Join(measurements, ",")+" (default: all)")
+	fs.IntVar(&p.Latency.Calls, "calls", 2000, "latency: timed sequential calls per side")
+	fs.IntVar(&p.Latency.Warmup, "warmup", 200, "latency: untimed calls per side first")
+	fs.IntVar(&p.Latency.Block, "block", 100, "latency: calls per side before the sides alternate")
+	fs.IntVar(&p.Throughput.Callers, "callers", 16, "throughput: concurrent callers on one session")
+	fs.DurationVar(&p.Throughput.Duration, "throughput-time", 4*time.Second, "throughput: time measured per side (both sides: twice this)")
+	fs.IntVar(&p.Throughput.Rounds, "rounds", 4, "throughput: alternating turns the time per side is split into")
+	fs.IntVar(&p.Startup.Servers, "servers", 20, "start-up: upstream servers in the config")
+	fs.IntVar(&p.Startup.Runs, "start-runs", 5, "start-up: starts per side (cached, none)")
+	fs.DurationVar(&p.Startup.Settle, "start-settle", 300*time.Millisecond, "start-up: time after the answer before counting spawned servers")
+	fs.IntVar(&p.Memory.Sessions, "sessions", 1000, "memory: HTTP sessions held open at once")
+	fs.IntVar(&p.Memory.Concurrency, "session-concurrency", 32, "memory: sessions being opened at once")
+	fs.IntVar(&p.Memory.Servers, "memory-servers", 20, "memory: upstream servers in the config")
+	modes := fs.String("memory-modes", "groups,search", "memory: comma-separated modes, one toolfold process each")
+	fs.DurationVar(&p.Memory.Settle, "memory-settle", time.Second, "memory: pause before each RSS reading")
+	if err := fs.Parse(args); err != nil {
+		return p, false, 0, err
+	}
+	if fs.NArg() > 0 {
+		return p, false, 0, fmt.Errorf("unexpected argument %q; every setting is a flag (see -h)", fs.Arg(0))
+	}
+	p.Memory.Modes = splitComma(*modes)
+	p.Only = splitComma(*only)
+	for _, m := range p.Only {
+		if !slices.Contains(measurements, m) {
+			return p, false, 0, fmt.Errorf("-only %q: there is no measurement %q; choose from %s", *only, m, strings.Join(measurements, ","))
+		}
+	}
+	positive := map[string]int{
+		"-calls": p.Latency.Calls, "-block": p.Latency.Block, "-callers": p.Throughput.Callers, "-rounds": p.Throughput.Rounds,
+		"-servers": p.Startup.Servers, "-start-runs": p.Startup.Runs, "-sessions": p.Memory.Sessions,
+		"-session-concurrency": p.Memory.Concurrency, "-memory-servers": p.Memory.Servers,
+	}
+	for name, v := range positive {
+		if v <= 0 {
+			return p, false, 0, fmt.Errorf("%s must be at least 1, not %d", name, v)
+		}
+	}
+	if p.Latency.Warmup < 0 || p.Throughput.Duration <= 0 || len(p.Memory.Modes) == 0 {
+		return p, false, 0, fmt.Errorf("-warmup must not be negative, -throughput-time must be positive and -memory-modes must name a mode")
+	}
+	return p, asJSON, timeout, nil
+}
+
+func splitComma(s string) []string {
+	var out []string
+	for part := range strings.SplitSeq(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// run takes every selected measurement in turn and logs progress to log.
+func run(ctx context.Context, h *harness, p Params, log io.Writer) (*Report, error) {
+	r := &Report{Machine: describeMachine(), Started: time.Now()}
+	progress := func(format string, args ...any) {
+		if log != nil {
+			fmt.Fprintf(log, "bench: "+format+"\n", args...)
+		}
+	}
+	if p.runs("latency") || p.runs("throughput") {
+		paths, err := h.openCallPaths(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer paths.Close()
+		if p.runs("latency") {
+			progress("latency: %d calls per side after %d warm-up…", p.Latency.Calls, p.Latency.Warmup)
+			if r.Latency, err = measureLatency(ctx, paths, p.Latency); err != nil {
+				return nil, err
+			}
+		}
+		if p.runs("throughput") {
+			progress("throughput: %d callers, %v per side…", p.Throughput.Callers, p.Throughput.Duration)
+			if r.Throughput, err = measureThroughput(ctx, paths, p.Throughput); err != nil {
+				return nil, err
+			}
+		}
+		paths.Close() // before the next measurements, which start their own
+	}
+	if p.runs("startup") {
+		progress("start-up: %d servers, %d starts per side…", p.Startup.Servers, p.Startup.Runs)
+		var err error
+		if r.Startup, err = measureStartup(ctx, h, p.Startup); err != nil {
+			return nil, err
+		}
+	}
+	if p.runs("memory") {
+		progress("memory: %d HTTP sessions in modes %s…", p.Memory.Sessions, strings.Join(p.Memory.Modes, ", "))
+		var err error
+		if r.Memory, err = measureMemory(ctx, h, p.Memory); err != nil {
+			return nil, err
+		}
+	}
+	r.Seconds = time.Since(r.Started).Seconds()
+	return r, nil
+}
+
+func describeMachine() Machine {
+	m := Machine{
+		Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		OS: runtime.GOOS, Arch: runtime.GOARCH, Go: runtime.Version(),
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range info.Deps {
+			if dep.Path == "github.com/modelcontextprotocol/go-sdk" {
+				m.SDK = dep.Version
+			}
+		}
+	}
+	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.Lines(string(raw)) {
+			if name, ok := strings.CutPrefix(line, "model name"); ok {
+				m.CPU = strings.TrimSpace(strings.TrimLeft(name, " \t:"))
+				break
+			}
+		}
+	}
+	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fields := strings.Fields(string(raw))
+		if len(fields) >= 3 {
+			m.LoadAverage = strings.Join(fields[:3], " ")
+		}
+	}
+	return m
+}
