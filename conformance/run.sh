@@ -248,7 +248,7 @@ run_leg() {
     pid=$!
     PIDS+=("$pid")
     if wait_ready "$pid" "$port"; then
-      log "$LEG: toolfold: suite against toolfold at http://127.0.0.1:$port/mcp (--mode $MODE ${TOOLFOLD_FLAGS[*]}, fronting the fixture over stdio)"
+      log "$LEG: toolfold: suite against toolfold at http://127.0.0.1:$port/mcp (--mode $MODE${TOOLFOLD_FLAGS[*]:+ ${TOOLFOLD_FLAGS[*]}}, fronting the fixture over stdio)"
       run_suite "$dir/toolfold" "http://127.0.0.1:$port/mcp"
     else
       {
