@@ -10,19 +10,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
-	"github.com/toolfold/toolfold/internal/expose"
-	"github.com/toolfold/toolfold/internal/tokens"
+	"github.com/toolfold/toolfold/internal/httpapi"
 )
 
-// toolRow is one tool in `toolfold tools --json`.
-type toolRow struct {
-	Name        string               `json:"name"`
-	Groups      []string             `json:"groups"`
-	Source      string               `json:"source"`
-	Description string               `json:"description"`
-	Annotations *mcp.ToolAnnotations `json:"annotations,omitempty"`
-	Tokens      int                  `json:"tokens"`
-}
+// The rows of `toolfold tools --json` and `toolfold groups --json` are the
+// admin API's (/api/tools, /api/groups), so the two never drift apart.
 
 func runTools(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "tools", "[--config F] [--group G] [--json]")
@@ -33,7 +25,7 @@ func runTools(ctx context.Context, e env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	cat, expo, err := inspectSetup(ctx, e, d)
+	cat, m, err := inspectSetup(ctx, e, d)
 	if err != nil {
 		return err
 	}
@@ -43,33 +35,9 @@ func runTools(ctx context.Context, e env, args []string) error {
 		if !ok {
 			return fmt.Errorf("there is no group %q%s; 'toolfold groups' lists them", *group, nearest(*group, cat.GroupIDs()))
 		}
-		in := map[catalog.ToolID]bool{}
-		g.Walk(func(sub *catalog.Group) {
-			for _, t := range sub.Tools {
-				in[t.ID] = true
-			}
-		})
-		tools = nil
-		for _, t := range cat.Tools() {
-			if in[t.ID] {
-				tools = append(tools, t)
-			}
-		}
+		tools = httpapi.ToolsUnder(cat, g)
 	}
-	rows := make([]toolRow, 0, len(tools))
-	for _, t := range tools {
-		w := expo.FlatWire(t)
-		cost, err := tokens.ToolsCost([]*mcp.Tool{w.Tool})
-		if err != nil {
-			return fmt.Errorf("measuring %s: %w", t.ID, err)
-		}
-		groups := []string{}
-		for _, g := range t.Groups {
-			groups = append(groups, string(g.ID))
-		}
-		rows = append(rows, toolRow{Name: w.Name, Groups: groups, Source: t.Source,
-			Description: t.Def.Description, Annotations: t.Def.Annotations, Tokens: cost})
-	}
+	rows := httpapi.BuildToolRows(tools, m, httpapi.Access{})
 	if *asJSON {
 		return writeJSON(e.stdout, rows)
 	}
@@ -85,17 +53,6 @@ func runTools(ctx context.Context, e env, args []string) error {
 	return tw.Flush()
 }
 
-// groupRow is one group in `toolfold groups --json`.
-type groupRow struct {
-	Name        string `json:"name"`
-	Parent      string `json:"parent,omitempty"`
-	Description string `json:"description"`
-	Tools       int    `json:"tools"`
-	Tokens      int    `json:"tokens"`
-	Default     string `json:"default"`
-	Exposition  string `json:"exposition,omitempty"`
-}
-
 func runGroups(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "groups", "[--config F] [--json]")
 	var d deployment
@@ -104,44 +61,21 @@ func runGroups(ctx context.Context, e env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	cat, expo, err := inspectSetup(ctx, e, d)
+	cat, m, err := inspectSetup(ctx, e, d)
 	if err != nil {
 		return err
 	}
-	var rows []groupRow
-	for _, g := range cat.Groups() {
-		cost, err := groupCost(expo, g)
-		if err != nil {
-			return err
-		}
-		r := groupRow{Name: string(g.ID), Description: g.Description, Tools: len(g.Tools), Tokens: cost, Default: g.Default.String()}
-		if g.Parent != nil {
-			r.Parent = string(g.Parent.ID)
-		}
-		if g.Exposition != catalog.Inherit {
-			r.Exposition = g.Exposition.String()
-		}
-		rows = append(rows, r)
-	}
-	ungroupedCost, err := toolsCost(expo, cat.Ungrouped())
-	if err != nil {
-		return err
-	}
+	tree := httpapi.BuildGroupTree(cat, m, httpapi.Access{})
 	if *asJSON {
-		return writeJSON(e.stdout, struct {
-			Groups          []groupRow `json:"groups"`
-			Ungrouped       int        `json:"ungrouped"`
-			UngroupedTokens int        `json:"ungrouped_tokens"`
-			Excluded        []string   `json:"excluded"`
-		}{rows, len(cat.Ungrouped()), ungroupedCost, excludedNames(cat)})
+		return writeJSON(e.stdout, tree)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "GROUP\tTOOLS\tTOKENS\tDEFAULT\tDESCRIPTION")
-	for i, r := range rows {
-		fmt.Fprintf(tw, "%s%s\t%d\t%d\t%s\t%s\n", indent(cat.Groups()[i].Depth), r.Name, r.Tools, r.Tokens, r.Default, firstLine(r.Description))
+	for _, r := range tree.Groups {
+		fmt.Fprintf(tw, "%s%s\t%d\t%d\t%s\t%s\n", indent(r.Depth), r.Name, r.Tools, r.Tokens, r.Default, firstLine(r.Description))
 	}
-	if n := len(cat.Ungrouped()); n > 0 {
-		fmt.Fprintf(tw, "(ungrouped)\t%d\t%d\talways\tvisible in every view\n", n, ungroupedCost)
+	if tree.Ungrouped > 0 {
+		fmt.Fprintf(tw, "(ungrouped)\t%d\t%d\talways\tvisible in every view\n", tree.Ungrouped, tree.UngroupedTokens)
 	}
 	for _, x := range cat.Excluded() {
 		fmt.Fprintf(tw, "%s\t%d\t-\texcluded\t%s\n", x.ID, x.Tools, firstLine(x.Description))
@@ -149,45 +83,19 @@ func runGroups(ctx context.Context, e env, args []string) error {
 	return tw.Flush()
 }
 
-// inspectSetup builds the catalog and renders it flat, which is what the
-// inspection commands measure.
-func inspectSetup(ctx context.Context, e env, d deployment) (*catalog.Catalog, *expose.Exposure, error) {
+// inspectSetup builds the catalog and measures it flat, which is what the
+// inspection commands report.
+func inspectSetup(ctx context.Context, e env, d deployment) (*catalog.Catalog, *httpapi.Measurement, error) {
 	p, b, err := build(ctx, e, d, nil, inspectWait)
 	if err != nil {
 		return nil, nil, err
 	}
 	p.Upstreams.Close()
-	expo, err := flatExposure(b.Catalog)
+	m, err := httpapi.MeasureFlat(b.Catalog)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("measuring context cost: %w", err)
 	}
-	return b.Catalog, expo, nil
-}
-
-// groupCost is what enabling the group adds to the context: its own tools
-// as flat wire tools.
-func groupCost(expo *expose.Exposure, g *catalog.Group) (int, error) {
-	return toolsCost(expo, g.Tools)
-}
-
-func toolsCost(expo *expose.Exposure, tools []*catalog.Tool) (int, error) {
-	defs := make([]*mcp.Tool, len(tools))
-	for i, t := range tools {
-		defs[i] = expo.FlatWire(t).Tool
-	}
-	n, err := tokens.ToolsCost(defs)
-	if err != nil {
-		return 0, fmt.Errorf("measuring context cost: %w", err)
-	}
-	return n, nil
-}
-
-func excludedNames(cat *catalog.Catalog) []string {
-	out := []string{}
-	for _, x := range cat.Excluded() {
-		out = append(out, string(x.ID))
-	}
-	return out
+	return b.Catalog, m, nil
 }
 
 func annotationWords(a *mcp.ToolAnnotations) string {

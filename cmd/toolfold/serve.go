@@ -7,10 +7,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/toolfold/toolfold/internal/assemble"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/httpapi"
 )
 
 func runServe(ctx context.Context, e env, args []string) error {
@@ -46,21 +49,32 @@ func runServe(ctx context.Context, e env, args []string) error {
 }
 
 func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr string, stateless bool, logger *slog.Logger) error {
-	handler, err := b.Gateway.HTTPHandler(&gateway.HTTPOptions{Stateless: stateless})
+	httpOpts := &gateway.HTTPOptions{Stateless: stateless}
+	mcpHandler, err := b.Gateway.HTTPHandler(httpOpts)
 	if err != nil {
 		return err
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", handler)
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintln(w, `{"status":"serving"}`)
+	api, err := httpapi.New(&httpapi.Options{
+		MCP:     limitedTokensUseGroupEndpoints(mcpHandler),
+		Catalog: b.Gateway.Catalog,
+		Sources: func() []httpapi.SourceStatus { return sources(p, b) },
+		GroupHandler: func(group string, readOnly bool) (http.Handler, error) {
+			return b.Gateway.GroupHandler(group, readOnly, httpOpts)
+		},
+		Tokens: p.HTTP.Auth.Tokens, AllowedOrigins: p.HTTP.AllowedOrigins, Logger: logger,
 	})
+	if err != nil {
+		return err
+	}
+	mux := api
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w; pick another address with --http, e.g. 127.0.0.1:8080", addr, err)
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if !isLoopback(ln.Addr()) {
+		logger.Warn("listening beyond this machine: set http.auth tokens, and http.allowedOrigins for browsers", "addr", ln.Addr().String())
+	}
 	logger.Info("serving streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "catalog", p.Origin, "mode", b.Gateway.Mode())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -75,4 +89,55 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 		}
 		return nil
 	}
+}
+
+// limitedTokensUseGroupEndpoints refuses /mcp to a token limited to some
+// groups or to read-only tools: /mcp serves the whole catalog, while
+// /mcp/<group> enforces the limits.
+func limitedTokensUseGroupEndpoints(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if access, ok := httpapi.AccessFromContext(r.Context()); ok && access.Limited() {
+			what := "read-only tools"
+			if len(access.Groups) > 0 {
+				what = "the groups " + strings.Join(access.Groups, ", ")
+			}
+			http.Error(w, fmt.Sprintf("this token is limited to %s; connect to /mcp/<group> for one of its groups instead of /mcp", what), http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// sources reports every source's state: the upstream servers', and the
+// in-process ones (commands, Go tools), which are always ready.
+func sources(p *assemble.Plan, b *assemble.Built) []httpapi.SourceStatus {
+	out := httpapi.UpstreamSources(p.Upstreams.Status())
+	seen := map[string]bool{}
+	for _, s := range out {
+		seen[s.Name] = true
+	}
+	counts := map[string]int{}
+	for _, t := range b.Gateway.Catalog().Tools() {
+		if !seen[t.Source] {
+			counts[t.Source]++
+		}
+	}
+	names := make([]string, 0, len(counts))
+	for n := range counts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		kind := httpapi.KindLibrary
+		if p.Commands[n] {
+			kind = httpapi.KindCommand
+		}
+		out = append(out, httpapi.SourceStatus{Name: n, Kind: kind, State: httpapi.StateReady, Tools: counts[n]})
+	}
+	return out
+}
+
+func isLoopback(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }

@@ -9,11 +9,9 @@ import (
 	"time"
 
 	"github.com/toolfold/toolfold/internal/assemble"
-	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/demo"
 	"github.com/toolfold/toolfold/internal/expose"
-	"github.com/toolfold/toolfold/internal/view"
 )
 
 // deployment are the switches shared by the commands that read a catalog.
@@ -125,13 +123,4 @@ func cacheDir(e env) string {
 		return ""
 	}
 	return filepath.Join(base, "toolfold")
-}
-
-// flatExposure renders every tool flat, which is what costs are measured on.
-func flatExposure(cat *catalog.Catalog) (*expose.Exposure, error) {
-	space, err := view.NewSpace(cat, nil)
-	if err != nil {
-		return nil, err
-	}
-	return expose.Build(space, &expose.Options{Mode: expose.Flat, AnnotateDescriptions: true})
 }

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/httpapi"
 	"github.com/toolfold/toolfold/internal/tokens"
 )
 
@@ -19,10 +20,10 @@ type modeCost struct {
 
 // contextReport is `toolfold tokens --json`.
 type contextReport struct {
-	Tokenizer string     `json:"tokenizer"`
-	Modes     []modeCost `json:"modes"`
-	Groups    []groupRow `json:"groups"`
-	Ungrouped int        `json:"ungrouped_tokens"`
+	Tokenizer string             `json:"tokenizer"`
+	Modes     []modeCost         `json:"modes"`
+	Groups    []httpapi.GroupRow `json:"groups"`
+	Ungrouped int                `json:"ungrouped_tokens"`
 }
 
 func runTokens(ctx context.Context, e env, args []string) error {
@@ -55,20 +56,12 @@ func runTokens(ctx context.Context, e env, args []string) error {
 		}
 		rep.Modes = append(rep.Modes, modeCost{Mode: string(m), Tools: len(tools), Tokens: n, OfFlat: float64(n) / float64(max(flat, 1))})
 	}
-	expo, err := flatExposure(cat)
+	m, err := httpapi.MeasureFlat(cat)
 	if err != nil {
-		return err
+		return fmt.Errorf("measuring context cost: %w", err)
 	}
-	for _, g := range cat.Groups() {
-		cost, err := groupCost(expo, g)
-		if err != nil {
-			return err
-		}
-		rep.Groups = append(rep.Groups, groupRow{Name: string(g.ID), Description: g.Description, Tools: len(g.Tools), Tokens: cost, Default: g.Default.String()})
-	}
-	if rep.Ungrouped, err = toolsCost(expo, cat.Ungrouped()); err != nil {
-		return err
-	}
+	tree := httpapi.BuildGroupTree(cat, m, httpapi.Access{})
+	rep.Groups, rep.Ungrouped = tree.Groups, tree.UngroupedTokens
 	if *asJSON {
 		return writeJSON(e.stdout, rep)
 	}
@@ -90,8 +83,8 @@ func runTokens(ctx context.Context, e env, args []string) error {
 	fmt.Fprintln(e.stdout)
 	tw = tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "GROUP\tTOOLS\tTOKENS")
-	for i, r := range rep.Groups {
-		fmt.Fprintf(tw, "%s%s\t%d\t%d\n", indent(cat.Groups()[i].Depth), r.Name, r.Tools, r.Tokens)
+	for _, r := range rep.Groups {
+		fmt.Fprintf(tw, "%s%s\t%d\t%d\n", indent(r.Depth), r.Name, r.Tools, r.Tokens)
 	}
 	if n := len(cat.Ungrouped()); n > 0 {
 		fmt.Fprintf(tw, "(ungrouped, always listed)\t%d\t%d\n", n, rep.Ungrouped)

@@ -38,7 +38,7 @@ type Options struct {
 
 // FromConfig plans what a loaded config serves.
 func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Options) (*Plan, error) {
-	p := &Plan{Origin: cfg.File}
+	p := &Plan{Origin: cfg.File, HTTP: cfg.HTTP}
 	if p.Origin == "" {
 		p.Origin = "the config"
 	}
@@ -70,6 +70,10 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 	slices.Sort(cmdNames)
 	for _, name := range cmdNames {
 		prog := Program(cfg.Commands[name])
+		if p.Commands == nil {
+			p.Commands = map[string]bool{}
+		}
+		p.Commands[name] = true
 		tools, group, err := CommandTools(ctx, prog, CommandOptions{
 			Separator: cfg.Exposition.Separator, CacheDir: opts.CacheDir, ReadOnly: readOnly, Logger: opts.Logger,
 		})

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/view"
 )
@@ -22,6 +23,11 @@ type Plan struct {
 	Gateway gateway.Options
 	// Warnings are problems worth telling the user that do not stop serving.
 	Warnings []string
+	// Commands names the sources that are command-line programs.
+	Commands map[string]bool
+	// HTTP holds the config's HTTP settings: auth tokens and allowed
+	// origins.
+	HTTP config.HTTPConfig
 	// Upstreams are the plan's MCP servers, nil if it has none. Their tools
 	// join Spec's whenever the catalog is built.
 	Upstreams *Upstreams

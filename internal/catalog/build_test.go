@@ -178,7 +178,7 @@ func TestNearest(t *testing.T) {
 
 func TestSubtree(t *testing.T) {
 	cat := catalogtest.Tree(t)
-	sub, err := cat.Subtree("code.repos")
+	sub, err := cat.Subtree("code.repos", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestSubtree(t *testing.T) {
 	if len(sub.Ungrouped()) != 0 {
 		t.Error("a subtree has no ungrouped tools")
 	}
-	if _, err := cat.Subtree("cod"); err == nil || !strings.Contains(err.Error(), `did you mean "code"`) {
+	if _, err := cat.Subtree("cod", false); err == nil || !strings.Contains(err.Error(), `did you mean "code"`) {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -5,13 +5,13 @@ import "fmt"
 // Subtree returns a catalog of one group and the groups inside it, with
 // their tools and nothing else: what an endpoint serving that group alone
 // offers. The group becomes top-level; the states and rules of the groups
-// are kept.
-func (c *Catalog) Subtree(id GroupID) (*Catalog, error) {
+// are kept. With readOnly, only tools that declare readOnlyHint remain.
+func (c *Catalog) Subtree(id GroupID, readOnly bool) (*Catalog, error) {
 	root, ok := c.Group(id)
 	if !ok {
 		return nil, fmt.Errorf("there is no group %q%s", id, didYouMean(string(id), c.GroupIDs()))
 	}
-	var spec Spec
+	spec := Spec{ReadOnly: readOnly}
 	seen := map[ToolID]bool{}
 	root.Walk(func(g *Group) {
 		gs := GroupSpec{ID: g.ID, Description: g.Description, Instructions: g.Instructions, Tags: g.Tags, Default: g.Default, Exposition: g.Exposition}

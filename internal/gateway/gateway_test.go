@@ -428,7 +428,7 @@ func TestResetToolsSetsTheFinalState(t *testing.T) {
 
 func TestGroupHandlerServesOneGroupAlone(t *testing.T) {
 	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
-	h, err := g.GroupHandler("code.repos", nil)
+	h, err := g.GroupHandler("code.repos", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,7 +450,7 @@ func TestGroupHandlerServesOneGroupAlone(t *testing.T) {
 	if got := strings.Join(names, ","); got != "c,d,e" {
 		t.Errorf("tools = %q, want the group's and its subgroup's tools only", got)
 	}
-	if _, err := g.GroupHandler("cod", nil); err == nil || !strings.Contains(err.Error(), `did you mean "code"`) {
+	if _, err := g.GroupHandler("cod", false, nil); err == nil || !strings.Contains(err.Error(), `did you mean "code"`) {
 		t.Errorf("unknown group: %v", err)
 	}
 }

@@ -14,7 +14,12 @@ import (
 // and kept current by Update.
 type groupEndpoints struct {
 	mu sync.Mutex
-	by map[catalog.GroupID]*groupEndpoint
+	by map[groupKey]*groupEndpoint
+}
+
+type groupKey struct {
+	id       catalog.GroupID
+	readOnly bool
 }
 
 type groupEndpoint struct {
@@ -25,14 +30,15 @@ type groupEndpoint struct {
 // GroupHandler serves one group alone over streamable HTTP: its tools and
 // those of the groups inside it, all listed flat, nothing to enable. It is
 // what /mcp/<group> mounts, for a client that should see one area only.
-func (g *Gateway) GroupHandler(group string, opts *HTTPOptions) (http.Handler, error) {
-	id := catalog.GroupID(group)
+// With readOnly it serves only the tools that declare themselves read-only.
+func (g *Gateway) GroupHandler(group string, readOnly bool, opts *HTTPOptions) (http.Handler, error) {
+	key := groupKey{catalog.GroupID(group), readOnly}
 	g.groups.mu.Lock()
 	defer g.groups.mu.Unlock()
-	if ep, ok := g.groups.by[id]; ok {
+	if ep, ok := g.groups.by[key]; ok {
 		return ep.handler, nil
 	}
-	space, err := g.groupSpace(id)
+	space, err := g.groupSpace(key)
 	if err != nil {
 		return nil, err
 	}
@@ -47,14 +53,14 @@ func (g *Gateway) GroupHandler(group string, opts *HTTPOptions) (http.Handler, e
 		return nil, err
 	}
 	if g.groups.by == nil {
-		g.groups.by = map[catalog.GroupID]*groupEndpoint{}
+		g.groups.by = map[groupKey]*groupEndpoint{}
 	}
-	g.groups.by[id] = &groupEndpoint{gw: sub, handler: h}
+	g.groups.by[key] = &groupEndpoint{gw: sub, handler: h}
 	return h, nil
 }
 
-func (g *Gateway) groupSpace(id catalog.GroupID) (*view.Space, error) {
-	sub, err := g.Catalog().Subtree(id)
+func (g *Gateway) groupSpace(key groupKey) (*view.Space, error) {
+	sub, err := g.Catalog().Subtree(key.id, key.readOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -66,14 +72,14 @@ func (g *Gateway) groupSpace(id catalog.GroupID) (*view.Space, error) {
 func (g *Gateway) updateGroups() {
 	g.groups.mu.Lock()
 	defer g.groups.mu.Unlock()
-	for id, ep := range g.groups.by {
-		space, err := g.groupSpace(id)
+	for key, ep := range g.groups.by {
+		space, err := g.groupSpace(key)
 		if err != nil {
-			g.log.Warn("group endpoint keeps its old catalog", "group", id, "err", err)
+			g.log.Warn("group endpoint keeps its old catalog", "group", key.id, "err", err)
 			continue
 		}
 		if err := ep.gw.Update(space); err != nil {
-			g.log.Warn("group endpoint keeps its old catalog", "group", id, "err", err)
+			g.log.Warn("group endpoint keeps its old catalog", "group", key.id, "err", err)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -44,10 +43,7 @@ func TestWithTheGateway(t *testing.T) {
 		MCP:     mcpHandler,
 		Catalog: gw.Catalog,
 		GroupHandler: func(group string, readOnly bool) (http.Handler, error) {
-			if readOnly {
-				return nil, fmt.Errorf("a read-only token cannot use /mcp/%s yet; use /mcp: %w", group, httpapi.ErrNotAllowed)
-			}
-			return gw.GroupHandler(group, nil)
+			return gw.GroupHandler(group, readOnly, nil)
 		},
 	})
 	if err != nil {
