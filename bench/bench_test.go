@@ -75,6 +75,9 @@ func TestBenchmarkHarness(t *testing.T) {
 		}
 	}
 	checkRatio(t, "start-up", s.Ratio)
+	if s.OneServer.MedianMS <= 0 || s.OneServer.Tools != fixtureTools || s.Version.MedianMS <= 0 {
+		t.Errorf("the start-up floors are not sane: one server %+v, toolfold version %+v", s.OneServer, s.Version)
+	}
 
 	if len(r.Memory) != len(params.Memory.Modes) {
 		t.Fatalf("memory has %d results for %d modes", len(r.Memory), len(params.Memory.Modes))

@@ -68,7 +68,14 @@ func printTable(w io.Writer, r *Report) {
 		side("cached", s.Cached, goal(s.Cached.MedianMS < goalCachedStartMS && allZero(s.Cached.Spawned),
 			fmt.Sprintf("goal: under %.0f ms, nothing spawned", goalCachedStartMS)))
 		side("none", s.None, "")
-		fmt.Fprintf(tw, "\tratio\t%s\t\t\t\t\t\t\n", times(s.Ratio))
+		fmt.Fprintf(tw, "\tratio cached/none\t%s\t\t\t\t\t\t\n", times(s.Ratio))
+		if len(s.OneServer.RunsMS) > 0 {
+			fmt.Fprintf(tw, "\tfloor: one fixture directly\t%s\t%s\t%s\t%s\t%d\t\t\n", ms(s.OneServer.MedianMS), ms(s.OneServer.MinMS),
+				ms(s.OneServer.MaxMS), ms(medianOf(s.OneServer.InitializeMS)), s.OneServer.Tools)
+		}
+		if len(s.Version.RunsMS) > 0 {
+			fmt.Fprintf(tw, "\tfloor: toolfold version, exec to exit\t%s\t%s\t%s\t\t\t\t\n", ms(s.Version.MedianMS), ms(s.Version.MinMS), ms(s.Version.MaxMS))
+		}
 		tw.Flush()
 	}
 
@@ -89,7 +96,7 @@ func printTable(w io.Writer, r *Report) {
 }
 
 func newTab(w io.Writer) *tabwriter.Writer {
-	return tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 }
 
 func goal(met bool, what string) string {

@@ -46,6 +46,12 @@ type StartupResult struct {
 	Cached StartupSide   `json:"cached"`
 	None   StartupSide   `json:"none"`
 	Ratio  float64       `json:"ratio"` // cached median over uncached median
+	// The floors a cached start is up against, measured in the same turns:
+	// one fixture started directly to its first tools/list (a bare Go SDK
+	// server: what any stdio server costs), and `toolfold version` from
+	// exec to exit (what toolfold's process costs before serving anything).
+	OneServer StartupSide `json:"one_server_directly"`
+	Version   StartupSide `json:"toolfold_version"`
 }
 
 // measureStartup alternates uncached and cached starts of `toolfold serve`
@@ -74,9 +80,16 @@ func measureStartup(ctx context.Context, h *harness, params StartupParams) (*Sta
 		if err := startOnce(ctx, h, config, filledCache, log, params.Settle, &r.Cached); err != nil {
 			return nil, fmt.Errorf("start with a cached catalog: %w", err)
 		}
+		if err := startFixtureOnce(ctx, h, &r.OneServer); err != nil {
+			return nil, fmt.Errorf("start of one fixture directly: %w", err)
+		}
+		if err := runVersionOnce(ctx, h, &r.Version); err != nil {
+			return nil, err
+		}
 	}
-	r.Cached.summarize()
-	r.None.summarize()
+	for _, side := range []*StartupSide{&r.Cached, &r.None, &r.OneServer, &r.Version} {
+		side.summarize()
+	}
 	r.Ratio = ratio(r.Cached.MedianMS, r.None.MedianMS)
 	return r, nil
 }
@@ -124,6 +137,45 @@ func startOnce(ctx context.Context, h *harness, config, cacheDir, log string, se
 	side.InitializeMS = append(side.InitializeMS, millis(initialized))
 	side.Spawned = append(side.Spawned, len(after)-len(before))
 	side.Tools = tools
+	return nil
+}
+
+// startFixtureOnce times one fixture from launch to its first tools/list.
+func startFixtureOnce(ctx context.Context, h *harness, side *StartupSide) error {
+	start := time.Now()
+	p, err := h.connectStdio(ctx, h.command(h.fixture, "-name", "alone"))
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	initialized := time.Since(start)
+	res, err := p.ListTools(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("tools/list: %w%s", err, p.stderr.suffix())
+	}
+	side.RunsMS = append(side.RunsMS, millis(time.Since(start)))
+	side.InitializeMS = append(side.InitializeMS, millis(initialized))
+	side.Tools = len(res.Tools)
+	return nil
+}
+
+// runVersionOnce times `toolfold version` from exec to exit: the process's
+// start-up (runtime and package initialization) with nothing served.
+func runVersionOnce(ctx context.Context, h *harness, side *StartupSide) error {
+	cmd := h.command(h.toolfold, "version")
+	stderr := &tailBuffer{max: 4 << 10}
+	cmd.Stderr = stderr
+	start := time.Now()
+	err := cmd.Run()
+	elapsed := time.Since(start)
+	h.forget(cmd)
+	if err != nil {
+		return fmt.Errorf("toolfold version: %w%s", err, stderr.suffix())
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	side.RunsMS = append(side.RunsMS, millis(elapsed))
 	return nil
 }
 
