@@ -41,7 +41,7 @@ func TestBenchmarkHarness(t *testing.T) {
 	}
 
 	l := r.Latency
-	for name, p := range map[string]Percentiles{"direct": l.Direct, "toolfold": l.Toolfold} {
+	for name, p := range map[string]Percentiles{"direct": l.Direct, "SDK relay": l.Relay, "toolfold": l.Toolfold} {
 		if !(p.P50 > 0 && p.P50 <= p.P90 && p.P90 <= p.P99 && p.P99 <= p.Max && p.Mean > 0) {
 			t.Errorf("%s latency percentiles are not positive and ordered: %+v", name, p)
 		}
@@ -50,10 +50,11 @@ func TestBenchmarkHarness(t *testing.T) {
 	checkRatio(t, "latency p99", l.Ratio.P99)
 
 	tp := r.Throughput
-	if tp.DirectCalls <= 0 || tp.ToolfoldCalls <= 0 || tp.DirectCallsPerSec <= 0 || tp.ToolfoldCallsPerSec <= 0 {
+	if tp.DirectCalls <= 0 || tp.RelayCalls <= 0 || tp.ToolfoldCalls <= 0 || tp.DirectCallsPerSec <= 0 || tp.RelayCallsPerSec <= 0 || tp.ToolfoldCallsPerSec <= 0 {
 		t.Errorf("throughput counted no calls: %+v", tp)
 	}
 	checkRatio(t, "throughput", tp.Ratio)
+	checkRatio(t, "throughput of the relay", tp.RelayRatio)
 
 	s := r.Startup
 	for name, side := range map[string]StartupSide{"cached": s.Cached, "none": s.None} {

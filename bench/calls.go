@@ -12,16 +12,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// callPaths are two stdio sessions that end at the same kind of upstream:
-// one straight to a fixture, one through `toolfold serve` fronting a fixture.
-// Both stay open for the latency and the throughput figures, so the two
-// sides see the same machine at the same time.
+// callPaths are three stdio sessions that end at the same kind of upstream
+// fixture: one straight to it, one through a bare Go SDK relay (the fixture's
+// -relay mode: the floor for any gateway built on the SDK), and one through
+// `toolfold serve`. All stay open for the latency and the throughput
+// figures, so every side sees the same machine at the same time.
 type callPaths struct {
-	direct, gateway *stdioProcess
-	closeOnce       sync.Once
+	direct, relay, gateway *stdioProcess
+	closeOnce              sync.Once
 }
 
-// The tool both paths call: toolfold's flat mode names it <server>__<tool>.
+// The tool every path calls: toolfold's flat mode names it <server>__<tool>.
 const (
 	benchServer = "s01"
 	directTool  = "echo"
@@ -30,38 +31,42 @@ const (
 
 var echoArgs = map[string]any{"text": "hello"}
 
-// openCallPaths starts both paths and checks that each answers the echo tool
-// with its argument, so a broken path fails here rather than being timed.
-func (h *harness) openCallPaths(ctx context.Context) (*callPaths, error) {
+// openCallPaths starts the three paths and checks that each answers the echo
+// tool with its argument, so a broken path fails here rather than being
+// timed.
+func (h *harness) openCallPaths(ctx context.Context) (_ *callPaths, err error) {
+	p := &callPaths{}
+	defer func() {
+		if err != nil {
+			p.Close()
+		}
+	}()
 	log := h.newStartLog()
-	direct, err := h.connectStdio(ctx, h.command(h.fixture, "-name", benchServer, "-start-log", log))
-	if err != nil {
+	if p.direct, err = h.connectStdio(ctx, h.command(h.fixture, "-name", benchServer, "-start-log", log)); err != nil {
+		return nil, err
+	}
+	if p.relay, err = h.connectStdio(ctx, h.command(h.fixture, "-name", benchServer, "-relay")); err != nil {
 		return nil, err
 	}
 	config, err := h.writeConfig(1, log)
 	if err != nil {
-		direct.Close()
 		return nil, err
 	}
 	cmd := h.command(h.toolfold, "serve", "--config", config, "--mode", "flat", "--log-level", "warn")
 	cmd.Env = toolfoldEnv(h.path("cache"))
-	gateway, err := h.connectStdio(ctx, cmd)
-	if err != nil {
-		direct.Close()
+	if p.gateway, err = h.connectStdio(ctx, cmd); err != nil {
 		return nil, err
 	}
-	p := &callPaths{direct: direct, gateway: gateway}
 	for _, side := range []struct {
 		name    string
 		session *stdioProcess
 		tool    string
-	}{{"the fixture directly", direct, directTool}, {"toolfold", gateway, gatewayTool}} {
+	}{{"the fixture directly", p.direct, directTool}, {"the bare SDK relay", p.relay, directTool}, {"toolfold", p.gateway, gatewayTool}} {
 		res, err := side.session.CallTool(ctx, &mcp.CallToolParams{Name: side.tool, Arguments: echoArgs})
 		if err == nil && (res.IsError || resultText(res) != "hello") {
 			err = fmt.Errorf("it answered %q instead of echoing \"hello\"", resultText(res))
 		}
 		if err != nil {
-			p.Close()
 			return nil, fmt.Errorf("calling %s through %s: %w%s", side.tool, side.name, err, side.session.stderr.suffix())
 		}
 	}
@@ -79,16 +84,23 @@ func resultText(res *mcp.CallToolResult) string {
 	return fmt.Sprintf("%T", res.Content[0])
 }
 
-// Close stops both paths; it may be called more than once.
+// Close stops the paths that were opened; it may be called more than once.
 func (p *callPaths) Close() {
 	p.closeOnce.Do(func() {
-		p.direct.Close()
-		p.gateway.Close()
+		for _, s := range []*stdioProcess{p.direct, p.relay, p.gateway} {
+			if s != nil {
+				s.Close()
+			}
+		}
 	})
 }
 
 func (p *callPaths) callDirect(ctx context.Context) error {
 	return callOK(p.direct.CallTool(ctx, &mcp.CallToolParams{Name: directTool, Arguments: echoArgs}))
+}
+
+func (p *callPaths) callRelay(ctx context.Context) error {
+	return callOK(p.relay.CallTool(ctx, &mcp.CallToolParams{Name: directTool, Arguments: echoArgs}))
 }
 
 func (p *callPaths) callGateway(ctx context.Context) error {
@@ -128,54 +140,53 @@ type Percentiles struct {
 type LatencyResult struct {
 	Params   LatencyParams `json:"params"`
 	Direct   Percentiles   `json:"direct"`
+	Relay    Percentiles   `json:"sdk_relay"`
 	Toolfold Percentiles   `json:"toolfold"`
 	// Added is toolfold minus direct at each percentile; Ratio is toolfold
-	// over direct.
-	Added Percentiles `json:"added"`
-	Ratio Percentiles `json:"ratio"`
+	// over direct; OverRelay is toolfold minus the bare SDK relay, the part
+	// of Added that is toolfold's own rather than one more SDK hop's.
+	Added     Percentiles `json:"added"`
+	Ratio     Percentiles `json:"ratio"`
+	OverRelay Percentiles `json:"over_relay"`
 }
 
 // measureLatency times sequential calls on each path, one at a time.
 func measureLatency(ctx context.Context, p *callPaths, params LatencyParams) (*LatencyResult, error) {
+	sides := []struct {
+		name    string
+		call    func(context.Context) error
+		samples []time.Duration
+	}{{name: "the fixture", call: p.callDirect}, {name: "the SDK relay", call: p.callRelay}, {name: "toolfold", call: p.callGateway}}
 	for range params.Warmup {
-		if err := p.callDirect(ctx); err != nil {
-			return nil, fmt.Errorf("warm-up call to the fixture: %w", err)
-		}
-		if err := p.callGateway(ctx); err != nil {
-			return nil, fmt.Errorf("warm-up call through toolfold: %w", err)
-		}
-	}
-	direct := make([]time.Duration, 0, params.Calls)
-	gateway := make([]time.Duration, 0, params.Calls)
-	timed := func(samples *[]time.Duration, call func(context.Context) error, n int) error {
-		for range n {
-			start := time.Now()
-			if err := call(ctx); err != nil {
-				return err
+		for _, side := range sides {
+			if err := side.call(ctx); err != nil {
+				return nil, fmt.Errorf("warm-up call to %s: %w", side.name, err)
 			}
-			*samples = append(*samples, time.Since(start))
 		}
-		return nil
 	}
 	for done := 0; done < params.Calls; done += params.Block {
 		n := min(params.Block, params.Calls-done)
-		if err := timed(&direct, p.callDirect, n); err != nil {
-			return nil, fmt.Errorf("timed call to the fixture: %w", err)
+		for i := range sides {
+			side := &sides[i]
+			for range n {
+				start := time.Now()
+				if err := side.call(ctx); err != nil {
+					return nil, fmt.Errorf("timed call to %s: %w", side.name, err)
+				}
+				side.samples = append(side.samples, time.Since(start))
+			}
 		}
-		if err := timed(&gateway, p.callGateway, n); err != nil {
-			return nil, fmt.Errorf("timed call through toolfold: %w", err)
-		}
 	}
-	r := &LatencyResult{Params: params, Direct: percentiles(direct), Toolfold: percentiles(gateway)}
-	r.Added = Percentiles{
-		P50: r.Toolfold.P50 - r.Direct.P50, P90: r.Toolfold.P90 - r.Direct.P90, P99: r.Toolfold.P99 - r.Direct.P99,
-		Mean: r.Toolfold.Mean - r.Direct.Mean, Max: r.Toolfold.Max - r.Direct.Max,
-	}
-	r.Ratio = Percentiles{
-		P50: ratio(r.Toolfold.P50, r.Direct.P50), P90: ratio(r.Toolfold.P90, r.Direct.P90), P99: ratio(r.Toolfold.P99, r.Direct.P99),
-		Mean: ratio(r.Toolfold.Mean, r.Direct.Mean), Max: ratio(r.Toolfold.Max, r.Direct.Max),
-	}
+	r := &LatencyResult{Params: params, Direct: percentiles(sides[0].samples), Relay: percentiles(sides[1].samples), Toolfold: percentiles(sides[2].samples)}
+	r.Added = r.Toolfold.combine(r.Direct, func(a, b float64) float64 { return a - b })
+	r.Ratio = r.Toolfold.combine(r.Direct, ratio)
+	r.OverRelay = r.Toolfold.combine(r.Relay, func(a, b float64) float64 { return a - b })
 	return r, nil
+}
+
+// combine applies f to each statistic of p and q.
+func (p Percentiles) combine(q Percentiles, f func(a, b float64) float64) Percentiles {
+	return Percentiles{P50: f(p.P50, q.P50), P90: f(p.P90, q.P90), P99: f(p.P99, q.P99), Mean: f(p.Mean, q.Mean), Max: f(p.Max, q.Max)}
 }
 
 // percentiles uses the nearest-rank definition: p99 of 2,000 samples is the
@@ -226,10 +237,13 @@ type ThroughputParams struct {
 type ThroughputResult struct {
 	Params              ThroughputParams `json:"params"`
 	DirectCalls         int64            `json:"direct_calls"`
+	RelayCalls          int64            `json:"sdk_relay_calls"`
 	ToolfoldCalls       int64            `json:"toolfold_calls"`
 	DirectCallsPerSec   float64          `json:"direct_calls_per_s"`
+	RelayCallsPerSec    float64          `json:"sdk_relay_calls_per_s"`
 	ToolfoldCallsPerSec float64          `json:"toolfold_calls_per_s"`
-	Ratio               float64          `json:"ratio"` // toolfold over direct
+	Ratio               float64          `json:"ratio"`       // toolfold over direct
+	RelayRatio          float64          `json:"relay_ratio"` // the SDK relay over direct
 }
 
 // measureThroughput runs Callers goroutines on one session per side, as one
@@ -237,10 +251,13 @@ type ThroughputResult struct {
 func measureThroughput(ctx context.Context, p *callPaths, params ThroughputParams) (*ThroughputResult, error) {
 	params.Seconds = params.Duration.Seconds()
 	slice := params.Duration / time.Duration(params.Rounds)
-	var direct, gateway throughputSide
+	var direct, relay, gateway throughputSide
 	for range params.Rounds {
 		if err := direct.run(ctx, p.callDirect, params.Callers, slice); err != nil {
 			return nil, fmt.Errorf("concurrent calls to the fixture: %w", err)
+		}
+		if err := relay.run(ctx, p.callRelay, params.Callers, slice); err != nil {
+			return nil, fmt.Errorf("concurrent calls through the SDK relay: %w", err)
 		}
 		if err := gateway.run(ctx, p.callGateway, params.Callers, slice); err != nil {
 			return nil, fmt.Errorf("concurrent calls through toolfold: %w", err)
@@ -249,11 +266,14 @@ func measureThroughput(ctx context.Context, p *callPaths, params ThroughputParam
 	r := &ThroughputResult{
 		Params:              params,
 		DirectCalls:         direct.calls,
+		RelayCalls:          relay.calls,
 		ToolfoldCalls:       gateway.calls,
 		DirectCallsPerSec:   direct.perSecond(),
+		RelayCallsPerSec:    relay.perSecond(),
 		ToolfoldCallsPerSec: gateway.perSecond(),
 	}
 	r.Ratio = ratio(r.ToolfoldCallsPerSec, r.DirectCallsPerSec)
+	r.RelayRatio = ratio(r.RelayCallsPerSec, r.DirectCallsPerSec)
 	return r, nil
 }
 

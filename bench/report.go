@@ -28,30 +28,32 @@ func printTable(w io.Writer, r *Report) {
 
 	if l := r.Latency; l != nil {
 		p := l.Params
-		fmt.Fprintf(w, "\n1. tools/call latency over stdio: %d timed sequential calls per side after %d warm-up, sides alternating every %d calls\n",
+		fmt.Fprintf(w, "\n1. tools/call latency over stdio: %d timed sequential calls per side after %d warm-up, sides taking turns every %d calls\n"+
+			"   (added = toolfold - direct; SDK relay = a bare Go SDK server+client hop with no logic, the floor for a gateway on the SDK)\n",
 			p.Calls, p.Warmup, p.Block)
 		tw := newTab(w)
-		fmt.Fprintln(tw, "\t\tdirect\ttoolfold\tadded\tratio\t")
-		row := func(name string, d, t, a, ratio float64, note string) {
-			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s\t%s\n", name, us(d), us(t), signedUS(a), times(ratio), note)
+		fmt.Fprintln(tw, "\t\tdirect\tSDK relay\ttoolfold\tadded\tratio\ttoolfold - relay\t")
+		row := func(name string, pick func(Percentiles) float64, note string) {
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, us(pick(l.Direct)), us(pick(l.Relay)), us(pick(l.Toolfold)),
+				signedUS(pick(l.Added)), times(pick(l.Ratio)), signedUS(pick(l.OverRelay)), note)
 		}
-		row("p50", l.Direct.P50, l.Toolfold.P50, l.Added.P50, l.Ratio.P50,
+		row("p50", func(p Percentiles) float64 { return p.P50 },
 			goal(l.Added.P50 < goalAddedP50Micros, fmt.Sprintf("goal: added under %.0f µs", goalAddedP50Micros)))
-		row("p90", l.Direct.P90, l.Toolfold.P90, l.Added.P90, l.Ratio.P90, "")
-		row("p99", l.Direct.P99, l.Toolfold.P99, l.Added.P99, l.Ratio.P99, "")
-		row("mean", l.Direct.Mean, l.Toolfold.Mean, l.Added.Mean, l.Ratio.Mean, "")
-		row("max", l.Direct.Max, l.Toolfold.Max, l.Added.Max, l.Ratio.Max, "")
+		row("p90", func(p Percentiles) float64 { return p.P90 }, "")
+		row("p99", func(p Percentiles) float64 { return p.P99 }, "")
+		row("mean", func(p Percentiles) float64 { return p.Mean }, "")
+		row("max", func(p Percentiles) float64 { return p.Max }, "")
 		tw.Flush()
 	}
 
 	if t := r.Throughput; t != nil {
 		p := t.Params
-		fmt.Fprintf(w, "\n2. calls per second with %d concurrent callers on one stdio session: %.1f s per side in %d alternating rounds\n",
+		fmt.Fprintf(w, "\n2. calls per second with %d concurrent callers on one stdio session: %.1f s per side in %d rounds, sides taking turns\n",
 			p.Callers, p.Seconds, p.Rounds)
 		tw := newTab(w)
-		fmt.Fprintln(tw, "\t\tdirect\ttoolfold\tratio\t")
-		fmt.Fprintf(tw, "\tcalls/s\t%.0f\t%.0f\t%s\t\n", t.DirectCallsPerSec, t.ToolfoldCallsPerSec, times(t.Ratio))
-		fmt.Fprintf(tw, "\tcalls\t%d\t%d\t\t\n", t.DirectCalls, t.ToolfoldCalls)
+		fmt.Fprintln(tw, "\t\tdirect\tSDK relay\ttoolfold\tratio toolfold/direct\tratio relay/direct\t")
+		fmt.Fprintf(tw, "\tcalls/s\t%.0f\t%.0f\t%.0f\t%s\t%s\t\n", t.DirectCallsPerSec, t.RelayCallsPerSec, t.ToolfoldCallsPerSec, times(t.Ratio), times(t.RelayRatio))
+		fmt.Fprintf(tw, "\tcalls\t%d\t%d\t%d\t\t\t\n", t.DirectCalls, t.RelayCalls, t.ToolfoldCalls)
 		tw.Flush()
 	}
 
