@@ -27,6 +27,9 @@ type harness struct {
 	dir      string // temporary; removed by cleanup
 	toolfold string // the gateway binary, built from this checkout
 	fixture  string // the upstream fixture binary (bench/fixture)
+	// source names what was built: the commit, and whether the working
+	// tree had uncommitted changes, which the binaries include.
+	source string
 
 	mu sync.Mutex
 	// procs are the processes started directly, each the leader of its own
@@ -60,6 +63,7 @@ func newHarness(ctx context.Context) (*harness, error) {
 		dir:      dir,
 		toolfold: filepath.Join(dir, "toolfold"),
 		fixture:  filepath.Join(dir, "fixture"),
+		source:   describeSource(ctx, root),
 		procs:    map[*exec.Cmd]bool{},
 	}
 	// Both builds at once: on a busy machine the link steps overlap usefully.
@@ -82,6 +86,21 @@ func newHarness(ctx context.Context) (*harness, error) {
 		return nil, err
 	}
 	return h, nil
+}
+
+// describeSource names the checkout's commit and counts its changed files,
+// or says it cannot tell (no git, or not a repository).
+func describeSource(ctx context.Context, root string) string {
+	commit, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown (not a git checkout?)"
+	}
+	desc := "commit " + strings.TrimSpace(string(commit))
+	status, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output()
+	if changed := strings.Count(string(status), "\n"); err == nil && changed > 0 {
+		desc += fmt.Sprintf(" (plus uncommitted changes in %d files)", changed)
+	}
+	return desc
 }
 
 // path returns a fresh path in the temporary directory, for a file or a

@@ -65,6 +65,8 @@ type Machine struct {
 	LoadAverage string `json:"load_average,omitempty"`
 	Go          string `json:"go"`
 	SDK         string `json:"go_sdk"`
+	// Source is the toolfold checkout the binaries were built from.
+	Source string `json:"source"`
 }
 
 // Report is one run's figures.
@@ -181,6 +183,7 @@ func splitComma(s string) []string {
 // run takes every selected measurement in turn and logs progress to log.
 func run(ctx context.Context, h *harness, p Params, log io.Writer) (*Report, error) {
 	r := &Report{Machine: describeMachine(), Started: time.Now()}
+	r.Machine.Source = h.source
 	progress := func(format string, args ...any) {
 		if log != nil {
 			fmt.Fprintf(log, "bench: "+format+"\n", args...)

@@ -24,7 +24,8 @@ func printTable(w io.Writer, r *Report) {
 	if m.LoadAverage != "" {
 		fmt.Fprintf(w, ", load average at start %s", m.LoadAverage)
 	}
-	fmt.Fprintf(w, "\nbuilt with %s; client: official Go SDK %s; upstream: bench/fixture (Go SDK) over stdio; loopback only\n", m.Go, orUnknown(m.SDK))
+	fmt.Fprintf(w, "\ntoolfold built from %s, %s; client: official Go SDK %s; upstream: bench/fixture (Go SDK) over stdio; loopback only\n",
+		m.Source, m.Go, orUnknown(m.SDK))
 
 	if l := r.Latency; l != nil {
 		p := l.Params
