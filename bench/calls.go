@@ -121,9 +121,9 @@ func callOK(res *mcp.CallToolResult, err error) error {
 type LatencyParams struct {
 	Calls  int `json:"calls"`  // timed calls per side
 	Warmup int `json:"warmup"` // untimed calls per side first
-	// Block is how many calls one side makes before the other takes its
-	// turn: alternating blocks spread the machine's noise (other builds on a
-	// shared box) over both sides instead of over whichever ran second.
+	// Block is how many calls one side makes before the next takes its
+	// turn: taking turns spreads the machine's noise (other builds on a
+	// shared box) over every side instead of over whichever ran last.
 	Block int `json:"block"`
 }
 

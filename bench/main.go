@@ -3,6 +3,8 @@
 //
 //  1. added latency per tools/call through `toolfold serve` over stdio;
 //  2. calls per second through toolfold versus direct, 16 concurrent callers;
+//     both beside a bare Go SDK relay (bench/fixture -relay), the floor for
+//     any gateway built on the SDK;
 //  3. time from start to the first tools/list answer with 20 servers
 //     configured, with a cached catalog versus none, and how many servers
 //     each start spawned;
@@ -131,8 +133,8 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	fs.IntVar(&p.Latency.Warmup, "warmup", 200, "latency: untimed calls per side first")
 	fs.IntVar(&p.Latency.Block, "block", 100, "latency: calls per side before the sides alternate")
 	fs.IntVar(&p.Throughput.Callers, "callers", 16, "throughput: concurrent callers on one session")
-	fs.DurationVar(&p.Throughput.Duration, "throughput-time", 4*time.Second, "throughput: time measured per side (both sides: twice this)")
-	fs.IntVar(&p.Throughput.Rounds, "rounds", 4, "throughput: alternating turns the time per side is split into")
+	fs.DurationVar(&p.Throughput.Duration, "throughput-time", 3*time.Second, "throughput: time measured per side (three sides: direct, SDK relay, toolfold)")
+	fs.IntVar(&p.Throughput.Rounds, "rounds", 3, "throughput: turns the time per side is split into")
 	fs.IntVar(&p.Startup.Servers, "servers", 20, "start-up: upstream servers in the config")
 	fs.IntVar(&p.Startup.Runs, "start-runs", 5, "start-up: starts per side (cached, none)")
 	fs.DurationVar(&p.Startup.Settle, "start-settle", 300*time.Millisecond, "start-up: time after the answer before counting spawned servers")
