@@ -240,3 +240,66 @@ func (u *Upstreams) Complete(ctx context.Context, params *mcp.CompleteParams) (*
 	}
 	return u.Manager.Complete(ctx, server, &p)
 }
+
+// SetLoggingLevel asks every running server that logs for the most verbose
+// level any client has asked for; each client still gets only what its own
+// level allows. Servers started later keep their default.
+func (u *Upstreams) SetLoggingLevel(ctx context.Context, level mcp.LoggingLevel) {
+	u.mu.Lock()
+	if severity(level) >= severity(u.logLevel) && u.logLevel != "" {
+		u.mu.Unlock()
+		return
+	}
+	u.logLevel = level
+	u.mu.Unlock()
+	for _, s := range u.servers {
+		if u.offers(s.key, func(c *mcp.ServerCapabilities) bool { return c.Logging != nil }) {
+			_ = u.Manager.SetLoggingLevel(ctx, s.key, level)
+		}
+	}
+}
+
+// severity orders the protocol's log levels, most verbose first.
+func severity(l mcp.LoggingLevel) int {
+	for i, name := range []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"} {
+		if l == name {
+			return i
+		}
+	}
+	return 99
+}
+
+// Subscribe forwards a subscription to the server that has the resource.
+func (u *Upstreams) Subscribe(ctx context.Context, params *mcp.SubscribeParams) error {
+	server, err := u.subscriptionServer(ctx, params.URI)
+	if err != nil {
+		return err
+	}
+	return u.Manager.Subscribe(ctx, server, params)
+}
+
+// Unsubscribe forwards the end of a subscription.
+func (u *Upstreams) Unsubscribe(ctx context.Context, params *mcp.UnsubscribeParams) error {
+	server, err := u.subscriptionServer(ctx, params.URI)
+	if err != nil {
+		return err
+	}
+	return u.Manager.Unsubscribe(ctx, server, params)
+}
+
+func (u *Upstreams) subscriptionServer(ctx context.Context, uri string) (string, error) {
+	if server, ok := u.resourceServer(uri); ok {
+		return server, nil
+	}
+	if _, err := u.ListResources(ctx); err == nil {
+		if server, ok := u.resourceServer(uri); ok {
+			return server, nil
+		}
+	}
+	if _, err := u.ListResourceTemplates(ctx); err == nil {
+		if server, ok := u.resourceServer(uri); ok {
+			return server, nil
+		}
+	}
+	return "", fmt.Errorf("no server offers resource %q; resources/list names them", uri)
+}

@@ -23,6 +23,8 @@ type Upstreams struct {
 	mu        sync.Mutex
 	onChanged func()
 	onLog     func(context.Context, *mcp.LoggingMessageParams)
+	onUpdated func(context.Context, *mcp.ResourceUpdatedNotificationParams)
+	logLevel  mcp.LoggingLevel
 
 	routes routes
 }
@@ -67,11 +69,23 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 		ClientName: "toolfold", ClientVersion: opts.Version,
 		OnToolsChanged: func(string) { u.changed() },
 		OnLog:          func(_ string, msg *mcp.LoggingMessageParams) { u.log(msg) },
+		OnResourceUpdated: func(_ string, p *mcp.ResourceUpdatedNotificationParams) {
+			u.mu.Lock()
+			fn := u.onUpdated
+			u.mu.Unlock()
+			if fn != nil {
+				fn(context.Background(), p)
+			}
+		},
 		// Sampling and elicitation reach the client that made the call.
 		// Roots stay off: a server such as the filesystem one replaces its
 		// configured directories with the client's roots, which would
 		// silently change what a config allows.
 		Forward: upstream.Forwarding{Sampling: true, Elicitation: true},
+		// Most servers today send sampling and elicitation requests in the
+		// middle of a call, which the 2026-07-28 protocol no longer allows;
+		// offering the last session-based version keeps them working.
+		ProtocolVersion: "2025-11-25",
 	})
 	return u
 }
@@ -212,6 +226,7 @@ func (p *Plan) Follow(b *Built) {
 	// filters them).
 	p.Upstreams.mu.Lock()
 	p.Upstreams.onLog = b.Gateway.Log
+	p.Upstreams.onUpdated = b.Gateway.ResourceUpdated
 	p.Upstreams.mu.Unlock()
 	var mu sync.Mutex // one rebuild at a time, in order
 	p.Upstreams.OnChanged(func() {

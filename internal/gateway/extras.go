@@ -18,6 +18,11 @@ type Extras interface {
 	ListResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplate, error)
 	ReadResource(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error)
 	Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error)
+	// SetLoggingLevel learns a client's wish for log messages; the gateway
+	// still filters per client.
+	SetLoggingLevel(ctx context.Context, level mcp.LoggingLevel)
+	Subscribe(ctx context.Context, params *mcp.SubscribeParams) error
+	Unsubscribe(ctx context.Context, params *mcp.UnsubscribeParams) error
 }
 
 // extrasMiddleware answers the pass-through methods from g.opts.Extras.
@@ -55,6 +60,10 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if r, ok := req.(*mcp.CompleteRequest); ok {
 				return x.Complete(ctx, r.Params)
 			}
+		case "logging/setLevel":
+			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil {
+				x.SetLoggingLevel(ctx, p.Level)
+			}
 		}
 		return next(ctx, method, req)
 	}
@@ -74,6 +83,14 @@ func (g *Gateway) Log(ctx context.Context, msg *mcp.LoggingMessageParams) {
 		for ss := range s.server.Sessions() {
 			_ = ss.Log(ctx, msg)
 		}
+	}
+}
+
+// ResourceUpdated tells the clients subscribed to a resource that it
+// changed.
+func (g *Gateway) ResourceUpdated(ctx context.Context, params *mcp.ResourceUpdatedNotificationParams) {
+	for _, s := range g.sessions() {
+		_ = s.server.ResourceUpdated(ctx, params)
 	}
 }
 

@@ -51,16 +51,15 @@ func (g *Gateway) newSession(m expose.Mode, v *view.View) *session {
 	// finishing its start, or announcing new tools); only the groups mode
 	// also changes it per client.
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}}
-	if g.opts.Extras != nil {
+	so := &mcp.ServerOptions{Instructions: g.opts.Instructions, Logger: g.log, Capabilities: caps}
+	if x := g.opts.Extras; x != nil {
 		caps.Prompts = &mcp.PromptCapabilities{}
-		caps.Resources = &mcp.ResourceCapabilities{}
+		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true}
 		caps.Completions = &mcp.CompletionCapabilities{}
+		so.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error { return x.Subscribe(ctx, req.Params) }
+		so.UnsubscribeHandler = func(ctx context.Context, req *mcp.UnsubscribeRequest) error { return x.Unsubscribe(ctx, req.Params) }
 	}
-	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, &mcp.ServerOptions{
-		Instructions: g.opts.Instructions,
-		Logger:       g.log,
-		Capabilities: caps,
-	})
+	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, so)
 	s.server.AddReceivingMiddleware(s.middleware)
 	if g.opts.Extras != nil {
 		s.server.AddReceivingMiddleware(g.extrasMiddleware)

@@ -76,7 +76,7 @@ func (m *Manager) CallTool(ctx context.Context, server string, params *mcp.CallT
 	if opts != nil {
 		o = *opts
 	}
-	call := &inflightCall{tool: params.Name, downstream: o.Downstream, onProgress: o.OnProgress, callerToken: params.GetProgressToken()}
+	call := &inflightCall{tool: params.Name, downstream: o.Downstream, ctx: ctx, onProgress: o.OnProgress, callerToken: params.GetProgressToken()}
 	id := c.calls.add(call, "toolfold")
 	defer c.calls.remove(id)
 
@@ -101,6 +101,7 @@ func (m *Manager) CallTool(ctx context.Context, server string, params *mcp.CallT
 			return nil, s.requestError(ctx, callCtx, c, what, err)
 		}
 		if !res.NeedsInput() {
+			c.calls.settle(id)
 			if o.OnProgress != nil {
 				call.progress.drain(progressDrainMax)
 			}
@@ -289,4 +290,25 @@ func collect[T any](seq func(yield func(*T, error) bool)) ([]*T, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+func offersSubscribe(c *mcp.ServerCapabilities) bool {
+	return c.Resources != nil && c.Resources.Subscribe
+}
+
+// Subscribe asks a server to announce changes of one resource; they arrive
+// through Options.OnResourceUpdated.
+func (m *Manager) Subscribe(ctx context.Context, server string, params *mcp.SubscribeParams) error {
+	_, err := do(ctx, m, server, fmt.Sprintf("resources/subscribe %q", params.URI), "resource subscriptions", offersSubscribe, func(ctx context.Context, cs *mcp.ClientSession) (struct{}, error) {
+		return struct{}{}, cs.Subscribe(ctx, params)
+	})
+	return err
+}
+
+// Unsubscribe cancels a Subscribe.
+func (m *Manager) Unsubscribe(ctx context.Context, server string, params *mcp.UnsubscribeParams) error {
+	_, err := do(ctx, m, server, fmt.Sprintf("resources/unsubscribe %q", params.URI), "resource subscriptions", offersSubscribe, func(ctx context.Context, cs *mcp.ClientSession) (struct{}, error) {
+		return struct{}{}, cs.Unsubscribe(ctx, params)
+	})
+	return err
 }

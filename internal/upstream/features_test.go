@@ -84,7 +84,7 @@ func TestServerToClientRequests(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", nil)},
-				&Options{Forward: Forwarding{Elicitation: true, Roots: true}, protocolVersion: proto})
+				&Options{Forward: Forwarding{Elicitation: true, Roots: true}, ProtocolVersion: proto})
 			alice := &fakeDownstream{name: "alice", roots: []string{"file:///alice", "file:///shared"}}
 			res, err := m.CallTool(context.Background(), "fx", &mcp.CallToolParams{Name: "ask"}, &CallOptions{Downstream: alice})
 			if err != nil || text(res) != "hello alice (accept)" {
@@ -160,7 +160,7 @@ func TestAttribute(t *testing.T) {
 			for _, d := range tt.inflight {
 				cs.add(&inflightCall{downstream: d}, "t")
 			}
-			got, err := cs.attribute("fx", "elicitation/create", tt.fallback)
+			got, _, err := cs.attribute("fx", "elicitation/create", tt.fallback)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), `elicitation/create from upstream "fx"`) {
 					t.Errorf("err = %v, want %q", err, tt.wantErr)
@@ -198,5 +198,28 @@ func TestPassThroughNeedsCapability(t *testing.T) {
 	}
 	if err := m.SetLoggingLevel(context.Background(), "fx", "debug"); err != nil {
 		t.Errorf("SetLoggingLevel on a server with logging: %v", err)
+	}
+}
+
+// A settled call (its result is in) no longer claims requests, and a
+// request is forwarded under the context of the call it belongs to.
+func TestAttributeSkipsSettledCallsAndCarriesTheCallContext(t *testing.T) {
+	type key struct{}
+	a, b := &fakeDownstream{}, &fakeDownstream{}
+	var cs calls
+	old := cs.add(&inflightCall{downstream: a, ctx: context.WithValue(context.Background(), key{}, "a")}, "t")
+	cs.add(&inflightCall{downstream: b, ctx: context.WithValue(context.Background(), key{}, "b")}, "t")
+	if _, _, err := cs.attribute("fx", "elicitation/create", nil); err == nil {
+		t.Fatal("two open calls from different clients must be ambiguous")
+	}
+	cs.settle(old)
+	got, ctx, err := cs.attribute("fx", "elicitation/create", nil)
+	if err != nil || got != Downstream(b) || ctx.Value(key{}) != "b" {
+		t.Errorf("got %v, ctx value %v, err %v; want b's downstream and context", got, ctx.Value(key{}), err)
+	}
+	forward, done := underCall(context.Background(), ctx)
+	defer done()
+	if forward.Value(key{}) != "b" {
+		t.Error("the forwarded request lost the call's context values")
 	}
 }

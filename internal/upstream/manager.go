@@ -33,6 +33,9 @@ type Options struct {
 	OnToolsChanged func(server string)
 	// OnLog receives the servers' notifications/message (MCP logging).
 	OnLog func(server string, msg *mcp.LoggingMessageParams)
+	// OnResourceUpdated receives notifications/resources/updated for the
+	// resources a client subscribed to through Subscribe.
+	OnResourceUpdated func(server string, params *mcp.ResourceUpdatedNotificationParams)
 	// ClientName and ClientVersion are the clientInfo sent to upstreams.
 	// Default "toolfold" and "dev".
 	ClientName, ClientVersion string
@@ -41,9 +44,11 @@ type Options struct {
 
 	// dial replaces how connections are made (tests: in-memory servers).
 	dial dialer
-	// protocolVersion forces the protocol offered to upstreams (tests: the
-	// legacy path of server→client requests).
-	protocolVersion string
+	// ProtocolVersion is the protocol offered to upstreams; empty offers the
+	// SDK's newest. Offering 2025-11-25 keeps servers written for sessions
+	// able to send sampling and elicitation requests mid-call, which many
+	// refuse to do on 2026-07-28 (where they must return input requests).
+	ProtocolVersion string
 }
 
 // Supervision parameters. Variables of the Manager (not constants) so tests can

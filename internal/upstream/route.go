@@ -63,11 +63,20 @@ type CallOptions struct {
 // inflightCall is one tool call in flight on a connection: what the server
 // →client routing and the progress relay need to know about it.
 type inflightCall struct {
-	tool        string
-	downstream  Downstream
+	tool       string
+	downstream Downstream
+	// ctx is the downstream call's context. A request forwarded on the
+	// call's behalf travels under it, so that an HTTP client gets it on the
+	// response stream of its own call, as it would from the server itself.
+	ctx         context.Context
 	onProgress  func(context.Context, *mcp.ProgressNotificationParams)
 	callerToken any // the caller's own progress token, restored on relay
 	progress    progressCount
+	// settled is set once the upstream's result is in: the call still
+	// relays its last progress notifications, but the server can no longer
+	// ask anything on its behalf, so it no longer counts when a request is
+	// attributed to the call in flight.
+	settled bool
 }
 
 // progressCount makes a call's progress arrive before its result. The SDK
@@ -137,6 +146,15 @@ func (cs *calls) add(c *inflightCall, prefix string) string {
 	return id
 }
 
+// settle marks a call whose result is in (see inflightCall.settled).
+func (cs *calls) settle(id string) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if c, ok := cs.byID[id]; ok {
+		c.settled = true
+	}
+}
+
 func (cs *calls) remove(id string) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -153,30 +171,40 @@ func (cs *calls) get(id string) *inflightCall {
 // that arrived on the connection outside any call's own context (the legacy
 // protocol: a request on the connection, not tied to a call on the wire).
 // It succeeds only when every call in flight came from the same client.
-func (cs *calls) attribute(server, method string, fallback Downstream) (Downstream, error) {
+func (cs *calls) attribute(server, method string, fallback Downstream) (Downstream, context.Context, error) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	if len(cs.byID) == 0 {
-		if fallback != nil {
-			return fallback, nil
+	open := 0
+	for _, c := range cs.byID {
+		if !c.settled {
+			open++
 		}
-		return nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: no tool call is in flight, so there is no client to ask", method, server)
+	}
+	if open == 0 {
+		if fallback != nil {
+			return fallback, nil, nil
+		}
+		return nil, nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: no tool call is in flight, so there is no client to ask", method, server)
 	}
 	var only Downstream
+	var onlyCtx context.Context
 	first := true
 	for _, c := range cs.byID {
+		if c.settled {
+			continue
+		}
 		if first {
-			only, first = c.downstream, false
+			only, onlyCtx, first = c.downstream, c.ctx, false
 			continue
 		}
 		if !sameDownstream(only, c.downstream) {
-			return nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: %d tool calls from different clients are in flight and the request does not say which one it belongs to; retry when the server runs one call at a time", method, server, len(cs.byID))
+			return nil, nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: %d tool calls from different clients are in flight and the request does not say which one it belongs to; retry when the server runs one call at a time", method, server, open)
 		}
 	}
 	if only == nil {
-		return nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: the client that made the call cannot answer it", method, server)
+		return nil, nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: the client that made the call cannot answer it", method, server)
 	}
-	return only, nil
+	return only, onlyCtx, nil
 }
 
 // sameDownstream compares two Downstreams without panicking on values of an
@@ -223,4 +251,16 @@ func fulfillInputRequests(ctx context.Context, server string, d Downstream, reqs
 		out[id] = res
 	}
 	return out, nil
+}
+
+// underCall returns a context for forwarding a request on a call's behalf:
+// the call's values (which tie the request to the client's own stream),
+// cancelled when either the call or the upstream's request ends.
+func underCall(handler, call context.Context) (context.Context, context.CancelFunc) {
+	if call == nil {
+		return handler, func() {}
+	}
+	ctx, cancel := context.WithCancel(call)
+	stop := context.AfterFunc(handler, cancel)
+	return ctx, func() { stop(); cancel() }
 }

@@ -317,9 +317,9 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 	s.lastTail = tail
 	s.mu.Unlock()
 	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.ClientVersion}, s.clientOptions(c))
-	client.AddReceivingMiddleware(s.rootsMiddleware(c))
+	client.AddReceivingMiddleware(s.rootsMiddleware(c), s.elicitationMiddleware(c))
 	var sessOpts *mcp.ClientSessionOptions
-	if v := s.m.opts.protocolVersion; v != "" {
+	if v := s.m.opts.ProtocolVersion; v != "" {
 		sessOpts = &mcp.ClientSessionOptions{ProtocolVersion: v}
 	}
 	// The SSE transport keeps the context its Connect gets for the life of
@@ -459,21 +459,30 @@ func (s *server) clientOptions(c *connection) *mcp.ClientOptions {
 			on(s.name, req.Params)
 		}
 	}
+	if on := s.m.opts.OnResourceUpdated; on != nil {
+		o.ResourceUpdatedHandler = func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			on(s.name, req.Params)
+		}
+	}
 	if fw.Sampling {
 		o.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			d, err := c.calls.attribute(s.name, "sampling/createMessage", fw.Fallback)
+			d, callCtx, err := c.calls.attribute(s.name, "sampling/createMessage", fw.Fallback)
 			if err != nil {
 				return nil, err
 			}
+			ctx, done := underCall(ctx, callCtx)
+			defer done()
 			return d.CreateMessage(ctx, req.Params)
 		}
 	}
 	if fw.Elicitation {
 		o.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			d, err := c.calls.attribute(s.name, "elicitation/create", fw.Fallback)
+			d, callCtx, err := c.calls.attribute(s.name, "elicitation/create", fw.Fallback)
 			if err != nil {
 				return nil, err
 			}
+			ctx, done := underCall(ctx, callCtx)
+			defer done()
 			return d.Elicit(ctx, req.Params)
 		}
 	}
@@ -493,12 +502,41 @@ func (s *server) rootsMiddleware(c *connection) mcp.Middleware {
 			if !fw.Roots {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "toolfold does not forward roots/list to its clients (the roots capability was not advertised)"}
 			}
-			d, err := c.calls.attribute(s.name, "roots/list", fw.Fallback)
+			d, callCtx, err := c.calls.attribute(s.name, "roots/list", fw.Fallback)
 			if err != nil {
 				return nil, err
 			}
+			ctx, done := underCall(ctx, callCtx)
+			defer done()
 			params, _ := req.GetParams().(*mcp.ListRootsParams)
 			return d.ListRoots(ctx, params)
+		}
+	}
+}
+
+// elicitationMiddleware forwards elicitation/create before the SDK
+// client's own checks of the requested schema: the client that answers is
+// the judge of what it can render, and the SDK's check refuses schemas that
+// the protocol allows (titled multi-select enums whose items carry a type,
+// as the conformance fixture sends them).
+func (s *server) elicitationMiddleware(c *connection) mcp.Middleware {
+	fw := s.m.opts.Forward
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "elicitation/create" || !fw.Elicitation {
+				return next(ctx, method, req)
+			}
+			params, ok := req.GetParams().(*mcp.ElicitParams)
+			if !ok || params == nil {
+				return next(ctx, method, req)
+			}
+			d, callCtx, err := c.calls.attribute(s.name, "elicitation/create", fw.Fallback)
+			if err != nil {
+				return nil, err
+			}
+			ctx, done := underCall(ctx, callCtx)
+			defer done()
+			return d.Elicit(ctx, params)
 		}
 	}
 }
