@@ -23,6 +23,13 @@ if [ -d ../shared/catalogs ]; then
   export TOOLFOLD_CATALOGS="$(cd ../shared/catalogs && pwd)"
 fi
 
+# The official MCP conformance suite, run against the Go SDK's fixture server
+# directly and through toolfold (conformance/run.sh installs Node 22, the
+# suite and the fixture itself). The 2026-07-28 stateless leg is not gated
+# yet: see conformance/README.md.
+export TOOLFOLD_CONFORMANCE=1
+export TOOLFOLD_CONFORMANCE_LEGS=stable,2025-11-25
+
 log "go vet"
 go vet ./...
 

@@ -182,8 +182,12 @@ func (u *Upstreams) forward(server, tool string) mcp.ToolHandler {
 		var opts upstream.CallOptions
 		if ss := req.Session; ss != nil {
 			opts.Downstream = ss
-			opts.OnProgress = func(ctx context.Context, p *mcp.ProgressNotificationParams) {
-				_ = ss.NotifyProgress(ctx, p)
+			// Relaying progress costs a token and a drain per call: only
+			// for callers that asked for progress.
+			if req.Params.GetProgressToken() != nil {
+				opts.OnProgress = func(ctx context.Context, p *mcp.ProgressNotificationParams) {
+					_ = ss.NotifyProgress(ctx, p)
+				}
 			}
 		}
 		res, err := u.Manager.CallTool(ctx, server, params, &opts)

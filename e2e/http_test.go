@@ -1,0 +1,72 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func get(t *testing.T, url string, header map[string]string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(body)
+}
+
+// TestAdminSide checks the HTTP routes beside /mcp on the built binary.
+func TestAdminSide(t *testing.T) {
+	base := startHTTP(t)
+	code, body := get(t, base+"/healthz", nil)
+	var health struct {
+		Status string `json:"status"`
+		Tools  int    `json:"tools"`
+	}
+	if code != 200 || json.Unmarshal([]byte(body), &health) != nil || health.Status != "serving" || health.Tools != 42 {
+		t.Errorf("/healthz = %d %s", code, body)
+	}
+	code, body = get(t, base+"/api/groups", nil)
+	if code != 200 || !strings.Contains(body, `"name": "files.search"`) || !strings.Contains(body, `"tokens"`) {
+		t.Errorf("/api/groups = %d %s", code, body)
+	}
+	code, body = get(t, base+"/api/tools", nil)
+	if code != 200 || !strings.Contains(body, `"name": "calculate"`) {
+		t.Errorf("/api/tools = %d %.200s", code, body)
+	}
+	if code, _ := get(t, base+"/api/groups", map[string]string{"Origin": "https://evil.example"}); code != http.StatusForbidden {
+		t.Errorf("a foreign Origin got %d, want 403", code)
+	}
+	if code, body := get(t, base+"/", nil); code != 200 || !strings.Contains(body, "files.search") {
+		t.Errorf("dashboard = %d", code)
+	}
+
+	// /mcp/<group> serves that group alone, enabled.
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp/files.search"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, ","); got != "glob_files,grep_files" {
+		t.Errorf("/mcp/files.search lists %q", got)
+	}
+}
