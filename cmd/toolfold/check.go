@@ -29,7 +29,9 @@ func runCheck(ctx context.Context, e env, args []string) error {
 		fmt.Fprintf(e.stdout, "No config file found (looked for %s); toolfold serves the built-in demo catalog.\n", strings.Join(config.DefaultFileNames(), ", "))
 		return nil
 	}
-	p, b, err := build(ctx, e, deployment{config: path, mode: d.mode, groups: d.groups, excludeGroups: d.excludeGroups, readOnly: d.readOnly}, nil, inspectWait)
+	// check starts nothing: it reads the config and the tool lists cached
+	// by earlier runs, so it is fast and safe to run anywhere.
+	p, b, err := build(ctx, e, deployment{config: path, mode: d.mode, groups: d.groups, excludeGroups: d.excludeGroups, readOnly: d.readOnly}, nil, noDiscovery)
 	if err != nil {
 		var ce configError
 		if errors.As(err, &ce) {
@@ -42,6 +44,17 @@ func runCheck(ctx context.Context, e env, args []string) error {
 	}
 	defer p.Upstreams.Close()
 	fmt.Fprintf(e.stdout, "%s is valid: %d tools in %d groups.\n", path, len(b.Catalog.Tools()), len(b.Catalog.Groups()))
+	if p.Upstreams != nil {
+		var unknown []string
+		for _, st := range p.Upstreams.Status() {
+			if !st.ToolsCached && !st.Disabled {
+				unknown = append(unknown, st.Name)
+			}
+		}
+		if len(unknown) > 0 {
+			fmt.Fprintf(e.stdout, "The tools of %s are not known yet (no cached list), so the groups' rules were not checked against them; 'toolfold tools' starts the servers and caches their lists.\n", strings.Join(unknown, ", "))
+		}
+	}
 	return nil
 }
 

@@ -49,7 +49,7 @@ func TestCommandLine(t *testing.T) {
 	broken := t.TempDir()
 	writeFile(t, broken, "toolfold.json", `{"mcpServers": {}, "groups": {"a": {"parent": "b"}}, "disclosure": {"mode": "fancy", "maxTool": 3}}`)
 	valid := t.TempDir()
-	writeFile(t, valid, "toolfold.yaml", "commands:\n  echo:\n    command: echo\n    description: Print words\n    actions:\n      say:\n        params:\n          words: {type: array, items: {type: string}, positional: true}\n        readOnly: true\n")
+	writeFile(t, valid, "toolfold.yaml", "commands:\n  echo:\n    command: echo\n    description: Print words\n    actions:\n      say:\n        params:\n          words: {type: array, items: {type: string}, positional: true}\n        readOnly: true\n      shout:\n        argv: [\"-e\"]\n        destructive: true\n")
 	tests := []struct {
 		name      string
 		dir       string
@@ -79,7 +79,9 @@ func TestCommandLine(t *testing.T) {
 		{name: "check without config", dir: empty, args: []string{"check"}, code: 0, stdout: []string{"No config file found"}},
 		{name: "check broken", dir: broken, args: []string{"check"}, code: 1, stdout: []string{`unknown key "maxTool"; did you mean "maxTools"?`, `"fancy"`, `"b"`}, stderr: []string{"problem(s)"}},
 		{name: "serve broken", dir: broken, args: []string{"serve"}, code: 1, stderr: []string{`unknown key "maxTool"`}},
-		{name: "check valid", dir: valid, args: []string{"check"}, code: 0, stdout: []string{"is valid: 1 tools in 1 groups"}},
+		{name: "check valid", dir: valid, args: []string{"check"}, code: 0, stdout: []string{"is valid: 2 tools in 1 groups"}},
+		{name: "read-only hides destructive actions", dir: valid, args: []string{"tools", "--read-only"}, code: 0, stdout: []string{"echo__say"}, notStdout: []string{"echo__shout"}},
+		{name: "destructive actions are marked", dir: valid, args: []string{"tools"}, code: 0, stdout: []string{"echo__shout", "destructive"}},
 		{name: "call a program", dir: valid, args: []string{"call", "echo__say", `{"words": ["hello", "; rm -rf /"]}`}, code: 0, stdout: []string{"hello ; rm -rf /"}},
 		{name: "explicit missing config", args: []string{"tools", "--config", "/nonexistent/toolfold.json"}, code: 1, stderr: []string{"/nonexistent/toolfold.json"}},
 	}

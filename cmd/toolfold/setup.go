@@ -87,15 +87,18 @@ const (
 	inspectWait = 2 * time.Minute
 )
 
+// noDiscovery makes build use cached tool lists only and start nothing.
+const noDiscovery = -1
+
 // build plans and builds, and logs the warnings. Upstream servers with no
-// cached tool list are started and waited for, at most wait. The caller
-// closes the plan's upstreams when done.
+// cached tool list are started and waited for, at most wait (noDiscovery:
+// none is started). The caller closes the plan's upstreams when done.
 func build(ctx context.Context, e env, d deployment, logger *slog.Logger, wait time.Duration) (*assemble.Plan, *assemble.Built, error) {
 	p, err := plan(ctx, e, d, logger)
 	if err != nil {
 		return nil, nil, err
 	}
-	if p.Upstreams != nil {
+	if p.Upstreams != nil && wait != noDiscovery {
 		for name, err := range p.Upstreams.Discover(ctx, wait) {
 			if err != nil {
 				fmt.Fprintf(e.stderr, "warning: MCP server %q is not available: %v\n", name, err)

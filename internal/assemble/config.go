@@ -110,6 +110,15 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		}
 	}
 
+	// A disabled server's implied group is left out: nothing can fill it.
+	for _, sc := range cfg.MCPServers {
+		if group, grouped := sc.EffectiveGroup(); grouped && sc.Disabled {
+			if _, declared := cfg.Groups[group]; !declared && emptyRules(groups[group]) {
+				delete(groups, group)
+			}
+		}
+	}
+
 	names := make([]string, 0, len(groups))
 	for name := range groups {
 		names = append(names, name)
@@ -195,4 +204,12 @@ func FromSpec(origin string, spec catalog.Spec, sw Switches, opts Options) (*Pla
 	}
 	p.Gateway = gateway.Options{Name: opts.Name, Version: opts.Version, Mode: mode, AnnotateDescriptions: true, Logger: opts.Logger}
 	return p, nil
+}
+
+func emptyRules(gs *catalog.GroupSpec) bool {
+	if gs == nil {
+		return true
+	}
+	m := gs.Members
+	return len(m.Tools)+len(m.Globs)+len(m.Prefixes)+len(m.Sources)+len(m.Tags) == 0
 }

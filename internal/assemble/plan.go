@@ -38,6 +38,7 @@ func (p *Plan) spec() catalog.Spec {
 	spec := p.Spec
 	if p.Upstreams != nil {
 		spec.Tools = append(append([]*catalog.Tool(nil), p.Spec.Tools...), p.Upstreams.tools()...)
+		spec.PendingSources = p.Upstreams.pending()
 	}
 	return spec
 }

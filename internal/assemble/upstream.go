@@ -170,6 +170,17 @@ func (u *Upstreams) tools() []*catalog.Tool {
 	return out
 }
 
+// pending lists the servers whose tool lists are not known yet.
+func (u *Upstreams) pending() []string {
+	var out []string
+	for _, s := range u.servers {
+		if _, ok := u.Manager.CachedTools(s.key); !ok {
+			out = append(out, s.key)
+		}
+	}
+	return out
+}
+
 // forward calls a tool upstream on behalf of the client that called it:
 // its progress token, its cancellation, and the server's requests during
 // the call (sampling, elicitation) all go back to that client.

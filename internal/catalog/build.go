@@ -26,6 +26,10 @@ type Spec struct {
 	Groups []GroupSpec
 	// ReadOnly drops every tool that does not declare readOnlyHint.
 	ReadOnly bool
+	// PendingSources are sources whose tools are not known yet (a server
+	// still starting, or never started): rules naming them, and groups made
+	// of them, are not reported as matching nothing.
+	PendingSources []string
 }
 
 // GroupSpec describes one group.
@@ -255,7 +259,7 @@ func (b *builder) assignMembers() {
 					n++
 				}
 			}
-			if n == 0 {
+			if n == 0 && !slices.Contains(b.spec.PendingSources, src) {
 				b.warnings = append(b.warnings, fmt.Sprintf("group %q: server %q offers no tool", id, src))
 			}
 		}
@@ -329,6 +333,21 @@ func (b *builder) dropExcludedAndWritable() {
 	}
 }
 
+// pending reports whether a group draws on a source whose tools are not
+// known yet, so that its emptiness says nothing.
+func (b *builder) pending(id GroupID) bool {
+	gs := b.specOf[id]
+	if gs == nil {
+		return false
+	}
+	for _, src := range gs.Members.Sources {
+		if slices.Contains(b.spec.PendingSources, src) {
+			return true
+		}
+	}
+	return false
+}
+
 func (b *builder) excluded(g *Group, tools int) {
 	b.exclusions = append(b.exclusions, ExcludedGroup{ID: g.ID, Description: g.Description, Tools: tools})
 }
@@ -372,7 +391,7 @@ func (b *builder) finish() *Catalog {
 		}
 	}
 	for _, g := range c.groups {
-		if len(g.Tools) == 0 && len(g.Children) == 0 {
+		if len(g.Tools) == 0 && len(g.Children) == 0 && !b.pending(g.ID) {
 			b.warnings = append(b.warnings, fmt.Sprintf("group %q has no tools", g.ID))
 		}
 	}

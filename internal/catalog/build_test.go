@@ -198,3 +198,21 @@ func TestSubtree(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestPendingSourcesAreNotReportedEmpty(t *testing.T) {
+	res, err := catalog.Build(catalog.Spec{
+		Tools:          tools("a"),
+		Groups:         []catalog.GroupSpec{{ID: "slow", Members: catalog.Members{Sources: []string{"slow"}}}, {ID: "gone", Members: catalog.Members{Sources: []string{"gone"}}}},
+		PendingSources: []string{"slow"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(res.Warnings, "\n")
+	if strings.Contains(joined, `"slow"`) {
+		t.Errorf("a pending server was reported: %s", joined)
+	}
+	if !strings.Contains(joined, `server "gone" offers no tool`) || !strings.Contains(joined, `group "gone" has no tools`) {
+		t.Errorf("a server that offers nothing must still be reported: %s", joined)
+	}
+}

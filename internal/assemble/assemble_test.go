@@ -1,0 +1,77 @@
+package assemble
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/config"
+)
+
+func load(t *testing.T, src string) *config.Config {
+	t.Helper()
+	cfg, diags := config.Parse("toolfold.json", []byte(src), config.Options{LookupEnv: config.MapEnv(nil)})
+	if diags.HasErrors() {
+		t.Fatal(diags.String())
+	}
+	return cfg
+}
+
+func TestFromConfigSwitchesAndGroups(t *testing.T) {
+	cfg := load(t, `{
+		"mcpServers": {"gh": {"command": "true", "prefix": "github"}, "off": {"command": "true", "disabled": true}},
+		"commands": {"echo": {"command": "echo", "description": "Print", "actions": {"say": {"readOnly": true}}}},
+		"groups": {"issues": {"parent": "gh", "tools": ["github__*issue*"], "default": "enabled"}, "echo": {"instructions": "Be brief."}},
+		"disclosure": {"mode": "groups", "maxTools": 7, "metaTools": {"enable_tools": "unfold"}}
+	}`)
+	p, err := FromConfig(context.Background(), cfg, Switches{Exclude: []string{"gh"}}, Options{LookupEnv: config.MapEnv(map[string]string{"MCP_GROUP_ECHO": "true"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]catalog.State{}
+	for _, g := range p.Spec.Groups {
+		states[string(g.ID)] = g.Default
+		if g.ID == "echo" && (g.Instructions != "Be brief." || len(g.Members.Tools) != 1) {
+			t.Errorf("the echo group did not merge config and command: %+v", g)
+		}
+	}
+	if states["gh"] != catalog.Excluded || states["issues"] != catalog.Excluded {
+		t.Errorf("--exclude-groups gh must exclude gh and its child issues: %v", states)
+	}
+	if states["echo"] != catalog.Enabled {
+		t.Errorf("MCP_GROUP_ECHO=true must enable echo: %v", states)
+	}
+	if _, ok := states["off"]; ok {
+		t.Error("a disabled server's implied group must be left out")
+	}
+	if p.Upstreams != nil {
+		t.Error("an excluded server must never be started, so no manager is needed")
+	}
+	if p.View.MaxTools != 7 || p.Gateway.Meta.Enable != "unfold" || p.Gateway.Mode != "groups" {
+		t.Errorf("options not carried: %+v %+v", p.View, p.Gateway)
+	}
+	if !p.Commands["echo"] {
+		t.Error("echo is not recorded as a command source")
+	}
+}
+
+func TestFromConfigRefusesBadSwitches(t *testing.T) {
+	cfg := load(t, `{"commands": {"echo": {"command": "echo", "actions": {"say": {}}}}}`)
+	_, err := FromConfig(context.Background(), cfg, Switches{Enable: []string{"ecoh"}}, Options{})
+	if err == nil || !strings.Contains(err.Error(), `group "ecoh" does not exist`) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestHopMetaDropsPerHopKeys(t *testing.T) {
+	in := mcp.Meta{"progressToken": 7, mcp.MetaKeyProtocolVersion: "2026-07-28", mcp.MetaKeyClientInfo: map[string]any{"name": "x"}, "vendor/key": "kept"}
+	out := hopMeta(in)
+	if len(out) != 2 || out["progressToken"] != 7 || out["vendor/key"] != "kept" {
+		t.Errorf("hopMeta = %v", out)
+	}
+	if _, ok := in[mcp.MetaKeyProtocolVersion]; !ok {
+		t.Error("hopMeta changed the caller's map")
+	}
+}
