@@ -7,25 +7,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 )
 
-// catalogsDir locates the shared real catalogs: $TOOLFOLD_CATALOGS, else the
-// "shared" folder beside the repository. When they are absent the calling
-// test skips, unless TOOLFOLD_REQUIRE_CATALOGS=1 (CI) makes it fail.
-func catalogsDir(tb testing.TB) string {
-	tb.Helper()
-	dir := os.Getenv("TOOLFOLD_CATALOGS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "catalogs")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "memory.json")); err != nil {
-		if os.Getenv("TOOLFOLD_REQUIRE_CATALOGS") == "1" {
-			tb.Fatalf("real catalogs not found in %s (set TOOLFOLD_CATALOGS): %v", dir, err)
-		}
-		tb.Skipf("real catalogs not found in %s; set TOOLFOLD_CATALOGS to run this test", dir)
-	}
-	return dir
-}
+// catalogsDir locates the shared real catalogs, or skips (fails in CI).
+func catalogsDir(tb testing.TB) string { return catalogtest.SharedDir(tb) }
 
 // catalogTool is the part of an MCP tool definition the index reads.
 type catalogTool struct {

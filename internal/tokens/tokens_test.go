@@ -8,25 +8,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 )
 
-// catalogsDir locates the shared real catalogs: $TOOLFOLD_CATALOGS, else the
-// "shared" folder beside the repository. ok is false when they are absent;
-// tests then skip, unless TOOLFOLD_REQUIRE_CATALOGS=1 (CI) makes it fatal.
-func catalogsDir(tb testing.TB) string {
-	tb.Helper()
-	dir := os.Getenv("TOOLFOLD_CATALOGS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "catalogs")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "memory.json")); err != nil {
-		if os.Getenv("TOOLFOLD_REQUIRE_CATALOGS") == "1" {
-			tb.Fatalf("real catalogs not found in %s (set TOOLFOLD_CATALOGS): %v", dir, err)
-		}
-		tb.Skipf("real catalogs not found in %s; set TOOLFOLD_CATALOGS to run this test", dir)
-	}
-	return dir
-}
+// catalogsDir locates the shared real catalogs, or skips (fails in CI).
+func catalogsDir(tb testing.TB) string { return catalogtest.SharedDir(tb) }
 
 // readToolsArray returns the raw "tools" array of a catalog file, key order intact.
 func readToolsArray(tb testing.TB, path string) json.RawMessage {
