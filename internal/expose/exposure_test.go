@@ -167,7 +167,7 @@ func TestResolve(t *testing.T) {
 		{name: "unknown action", args: `{"action":"get_isue"}`, problem: []string{`there is no action "get_isue" (did you mean "get_issue"?)`}},
 		{name: "action not a string", args: `{"action":1}`, problem: []string{`"action" must be a string`}},
 		{name: "not an object", args: `[1]`, problem: []string{"must be a JSON object"}},
-		{name: "missing required", args: `{"action":"create_issue","repo":"r"}`, problem: []string{"missing property", "title"}},
+		{name: "missing required", args: `{"action":"create_issue","repo":"r"}`, problem: []string{"missing properties", "title"}},
 		{name: "extra property refused by the action's schema", args: `{"action":"create_issue","repo":"r","title":"t","body":"b"}`, problem: []string{"body"}},
 	}
 	for _, tt := range tests {

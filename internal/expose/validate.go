@@ -2,46 +2,42 @@ package expose
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // validator checks arguments against one tool's input schema. Schemas are
 // compiled on first use: a catalog of a thousand upstream tools should not
 // pay for compiling schemas nobody calls.
+//
+// It uses the JSON-schema package the MCP Go SDK itself builds on, which
+// reads draft-07 and 2020-12 schemas (the dialects upstream servers send)
+// and never fetches a remote $ref.
 type validator struct {
-	info *schemaInfo
-	once sync.Once
-	sch  *jsonschema.Schema
-	err  error
+	info     *schemaInfo
+	once     sync.Once
+	resolved *jsonschema.Resolved
+	err      error
 }
 
 func (v *validator) compile() {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(v.info.raw))
-	if err != nil {
-		v.err = fmt.Errorf("input schema is not valid JSON: %w", err)
+	var s jsonschema.Schema
+	if err := json.Unmarshal(v.info.raw, &s); err != nil {
+		v.err = fmt.Errorf("input schema cannot be read: %w", err)
 		return
 	}
-	c := jsonschema.NewCompiler()
-	// Upstream schemas without $schema are mostly draft-07 in spirit but
-	// written to be read by 2020-12 tooling; an explicit $schema wins. No
-	// loader is set, so a remote $ref can never make toolfold fetch a URL.
-	c.DefaultDraft(jsonschema.Draft2020)
-	const loc = "mem://input-schema.json"
-	if err := c.AddResource(loc, doc); err != nil {
-		v.err = err
-		return
-	}
-	v.sch, v.err = c.Compile(loc)
+	v.resolved, v.err = s.Resolve(nil)
 }
 
 // check validates raw arguments and returns one line per problem, or nil.
-// A schema that cannot be compiled validates nothing: the upstream checks
-// its own arguments, and refusing every call over a schema quirk would be
-// worse.
+// A schema that cannot be compiled (a remote $ref, a dialect quirk)
+// validates nothing: the upstream checks its own arguments, and refusing
+// every call over a schema quirk would be worse.
 func (v *validator) check(args []byte) []string {
 	v.once.Do(v.compile)
 	if v.err != nil {
@@ -50,39 +46,38 @@ func (v *validator) check(args []byte) []string {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = []byte("{}")
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
+	var inst any
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if err := dec.Decode(&inst); err != nil {
 		return []string{"arguments are not valid JSON: " + err.Error()}
 	}
-	err = v.sch.Validate(inst)
-	if err == nil {
-		return nil
+	if err := v.resolved.Validate(inst); err != nil {
+		return []string{readable(err.Error())}
 	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return []string{err.Error()}
-	}
-	var out []string
-	for _, u := range ve.BasicOutput().Errors {
-		if u.Error == nil {
-			continue
+	return nil
+}
+
+// propertyPath matches the validator's "validating /properties/a/properties/b: "
+// prefixes, which readable turns into "argument a.b: ".
+var propertyPath = regexp.MustCompile(`validating (/[^:]*): `)
+
+// readable rewords the validator's message for an agent: the failing
+// argument by name, then what is wrong.
+func readable(msg string) string {
+	msg = strings.TrimPrefix(msg, "validating root: ")
+	if m := propertyPath.FindAllStringSubmatchIndex(msg, -1); len(m) > 0 {
+		last := m[len(m)-1]
+		path := msg[last[2]:last[3]]
+		var names []string
+		parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
+		for i := 0; i < len(parts); i++ {
+			switch parts[i] {
+			case "properties", "items", "additionalProperties", "prefixItems":
+				continue
+			}
+			names = append(names, parts[i])
 		}
-		msg := u.Error.String()
-		// The top-level unit only says that validation failed; the leaves
-		// say why.
-		if strings.HasPrefix(msg, "doesn't validate with") || strings.HasPrefix(msg, "jsonschema validation failed") {
-			continue
-		}
-		at := u.InstanceLocation
-		if at == "" {
-			at = "arguments"
-		} else {
-			at = "argument " + strings.TrimPrefix(at, "/")
-		}
-		out = append(out, at+": "+msg)
+		return "argument " + strings.Join(names, ".") + ": " + msg[last[1]:]
 	}
-	if len(out) == 0 {
-		out = append(out, strings.TrimSpace(ve.Error()))
-	}
-	return out
+	return "arguments: " + msg
 }
