@@ -18,4 +18,12 @@
 // Options choose the presentation (Mode), how a group's tools appear
 // (Exposition: one tool each, or one tool with an "action" per tool), a cap
 // on visible tools (MaxTools) and the groups every client starts with.
+//
+// Two rules follow from how tools are exposed. Tool names are unique across
+// the whole server, whatever their group: in the flat exposition they are
+// the names clients call. And in the grouped exposition the actions of a
+// group share one input schema whose properties are the union of theirs,
+// described by the first action that declares each one; give a parameter
+// the same meaning in every tool of a group (each call is still checked
+// against its own tool's schema).
 package toolfold
