@@ -75,3 +75,17 @@ func TestHopMetaDropsPerHopKeys(t *testing.T) {
 		t.Error("hopMeta changed the caller's map")
 	}
 }
+
+func TestRefreshingClientsDefaultToTheGatewaysList(t *testing.T) {
+	p, err := FromConfig(context.Background(), load(t, `{}`), Switches{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Gateway.RefreshingClients != nil {
+		t.Errorf("an absent refreshingClients must leave the gateway's default: %v", p.Gateway.RefreshingClients)
+	}
+	p, _ = FromConfig(context.Background(), load(t, `{"disclosure": {"refreshingClients": []}}`), Switches{}, Options{})
+	if p.Gateway.RefreshingClients == nil || len(p.Gateway.RefreshingClients) != 0 {
+		t.Errorf("an explicit empty list means none: %#v", p.Gateway.RefreshingClients)
+	}
+}

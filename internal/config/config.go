@@ -353,19 +353,15 @@ type DisclosureConfig struct {
 	Ungrouped UngroupedPolicy `json:"ungrouped"`
 	// RefreshingClients are the clientInfo.name values (globs, case-insensitive)
 	// of clients known to honour notifications/tools/list_changed; auto mode gives
-	// them groups mode and everyone else search mode. Absent means
-	// DefaultRefreshingClients(); an empty list means none.
+	// them groups mode and everyone else search mode. A trailing "*" matches
+	// any suffix. Absent means toolfold's built-in list (the gateway's
+	// DefaultRefreshingClients, explained in the README); an empty list
+	// means none.
 	RefreshingClients []string `json:"refreshingClients"`
 	// MetaTools renames the meta-tools, for clients or agents that expect other names.
 	MetaTools MetaToolNames `json:"metaTools"`
 	// ResetTools offers the reset_tools meta-tool (off by default).
 	ResetTools bool `json:"resetTools,omitempty"`
-}
-
-// DefaultRefreshingClients returns the clientInfo.name globs of clients known to
-// re-read tools/list when notified. A fresh slice each call: callers may modify it.
-func DefaultRefreshingClients() []string {
-	return []string{"Visual Studio Code*", "claude-code*", "Claude Code*"}
 }
 
 // MetaToolNames are the wire names of the meta-tools (SPEC §6). Each defaults to
@@ -447,10 +443,9 @@ type TokenConfig struct {
 func newDefaultConfig() *Config {
 	return &Config{
 		Disclosure: DisclosureConfig{
-			Mode:              ModeAuto,
-			Ungrouped:         UngroupedVisible,
-			RefreshingClients: DefaultRefreshingClients(),
-			MetaTools:         DefaultMetaToolNames(),
+			Mode:      ModeAuto,
+			Ungrouped: UngroupedVisible,
+			MetaTools: DefaultMetaToolNames(),
 		},
 		Exposition: ExpositionConfig{
 			Default:              ExposeFlat,
