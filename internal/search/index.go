@@ -76,6 +76,11 @@ type Options struct {
 	EquivalentWeight float64
 	// ExtraEquivalents adds groups in DefaultEquivalents' format.
 	ExtraEquivalents []string
+	// WordNetWeight is the share of an exact match a WordNet relative of
+	// a query word earns (wordnet_synonyms.txt: synonyms, hypernyms,
+	// hyponyms and derived words of catalog words); 0 means the default
+	// (off: no weight improved the dev set), a negative value disables it.
+	WordNetWeight float64
 	// GroupParents maps a group to its parent group, so that the Group
 	// filter of a search also matches the group's descendants. Dotted
 	// names ("code.repos" under "code") need no entry.
@@ -176,8 +181,11 @@ type Index struct {
 	synonymWeight  float64
 	// equivalentWeight is synonymWeight for equivalents.
 	equivalentWeight float64
-	tune             tuning
-	scratch          sync.Pool // *scratch, reused across queries
+	// wordNet is the WordNet thesaurus, nil when disabled.
+	wordNet       *wordNetTable
+	wordNetWeight float64
+	tune          tuning
+	scratch       sync.Pool // *scratch, reused across queries
 }
 
 // New builds an index over docs. Later docs with an ID already seen are
@@ -209,6 +217,14 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		ix.synonyms = newSynonymTable(append(slices.Clone(DefaultEquivalents), opts.ExtraEquivalents...), DefaultSynonyms, opts.ExtraSynonyms)
 	} else {
 		ix.synonyms = newSynonymTable(nil)
+	}
+
+	ix.wordNetWeight = opts.WordNetWeight
+	if ix.wordNetWeight == 0 {
+		ix.wordNetWeight = tune.wordNetWeight
+	}
+	if ix.wordNetWeight > 0 && ix.synonymWeight > 0 {
+		ix.wordNet = defaultWordNet()
 	}
 
 	seen := make(map[string]bool, len(docs))

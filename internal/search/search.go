@@ -78,6 +78,19 @@ type tuning struct {
 	// serverBoost raises the tools of a server the request names ("on
 	// github", "in hubspot"), scaled by how surely the word names it.
 	serverBoost float64
+	// wordNetWeight is the default weight of a WordNet relative (0:
+	// off); wordNetMaxLinks caps the relatives one query word brings;
+	// wordNetKinds is a bit set of the wordNetKind relations used.
+	wordNetWeight   float64
+	wordNetMaxLinks int
+	wordNetKinds    uint8
+	// wordNetCoordination lets a WordNet match count as matching its
+	// query word in the coordination factor and the name coverage.
+	wordNetCoordination bool
+	// wordNetMaxDocs expands only query words that occur in at most this
+	// many tools (0: only words the catalog never uses); negative expands
+	// every word.
+	wordNetMaxDocs int
 }
 
 var defaultTuning = tuning{
@@ -94,6 +107,10 @@ var defaultTuning = tuning{
 	intentBoost:        0.1,
 	intentPenalty:      0.25,
 	serverBoost:        0.5,
+	wordNetWeight:      -1, // off: no setting improved dev (README)
+	wordNetMaxLinks:    8,
+	wordNetMaxDocs:     -1,
+	wordNetKinds:       1<<wnSynonym | 1<<wnBroader | 1<<wnDerived | 1<<wnNarrower,
 }
 
 // scratch holds per-query dense arrays, reused through a pool so that a
@@ -135,15 +152,24 @@ type scored struct {
 // accumulate adds every term's best alternative per doc into s.total.
 func (ix *Index) accumulate(q *parsedQuery, s *scratch) {
 	for _, term := range q.terms {
+		// Weak (WordNet) alternatives come last; docs first reached by
+		// them add their score but do not count as matching the term.
+		strong := -1
 		for _, alt := range term.alternatives {
+			if alt.weak && strong < 0 && !ix.tune.wordNetCoordination {
+				strong = len(s.termDocs)
+			}
 			ix.scoreAlternative(alt, s)
 		}
-		for _, d := range s.termDocs {
+		if strong < 0 {
+			strong = len(s.termDocs)
+		}
+		for i, d := range s.termDocs {
 			if s.total[d] == 0 && s.matched[d] == 0 {
 				s.touched = append(s.touched, d)
 			}
 			s.total[d] += s.best[d]
-			if !term.optional {
+			if !term.optional && i < strong {
 				s.matched[d]++
 			}
 			s.best[d] = 0

@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 )
 
@@ -78,3 +79,85 @@ func TestTuningSweep(t *testing.T) {
 }
 
 func ftoa(f float64) string { return fmt.Sprintf("%g", f) }
+
+// TestVocabularySweep varies the WordNet tier and the pseudo-relevance
+// feedback on the dev half only (TOOLFOLD_EVAL_SWEEP=1 go test -run
+// VocabularySweep -v).
+func TestVocabularySweep(t *testing.T) {
+	if os.Getenv("TOOLFOLD_EVAL_SWEEP") == "" {
+		t.Skip("set TOOLFOLD_EVAL_SWEEP=1 to sweep the vocabulary expansions on the dev half")
+	}
+	docs := loadCatalogs(t, catalogsDir(t))
+	known := knownIDs(docs)
+	dev := loadEval(t, "eval.json")
+	type variant struct {
+		name string
+		tune func(*tuning)
+	}
+	// Every variant but the defaults starts from the WordNet tier on at 0.3.
+	variants := []variant{{"wordnet 0.3", nil}}
+	for _, w := range []float64{0.1, 0.2, 0.25, 0.3, 0.35, 0.45} {
+		variants = append(variants, variant{"wordnet=" + ftoa(w), func(t *tuning) { t.wordNetWeight = w }})
+	}
+	for _, n := range []int{2, 4, 16, 64} {
+		variants = append(variants, variant{"links=" + ftoa(float64(n)), func(t *tuning) { t.wordNetMaxLinks = n }})
+	}
+	variants = append(variants,
+		variant{"coordination 0.3", func(t *tuning) { t.wordNetCoordination = true }},
+		variant{"unknown only", func(t *tuning) { t.wordNetMaxDocs = 0 }},
+		variant{"unknown only 0.5", func(t *tuning) { t.wordNetMaxDocs, t.wordNetWeight = 0, 0.5 }},
+		variant{"rare≤2", func(t *tuning) { t.wordNetMaxDocs = 2 }},
+		variant{"rare≤5", func(t *tuning) { t.wordNetMaxDocs = 5 }},
+		variant{"rare≤10", func(t *tuning) { t.wordNetMaxDocs = 10 }},
+		variant{"rare≤5 syn+broad+der", func(t *tuning) {
+			t.wordNetMaxDocs, t.wordNetKinds = 5, 1<<wnSynonym|1<<wnBroader|1<<wnDerived
+		}},
+		variant{"rare≤5 w0.5", func(t *tuning) { t.wordNetMaxDocs, t.wordNetWeight = 5, 0.5 }},
+	)
+	kindNames := []string{"synonym", "broader", "derived", "narrower"}
+	for k := range numWordNetKinds {
+		variants = append(variants, variant{"only " + kindNames[k], func(t *tuning) { t.wordNetKinds = 1 << k }})
+		variants = append(variants, variant{"without " + kindNames[k], func(t *tuning) { t.wordNetKinds &^= 1 << k }})
+	}
+	for _, v := range append([]variant{{"defaults", nil}}, variants...) {
+		tune := defaultTuning
+		if v.name != "defaults" {
+			tune.wordNetWeight = 0.3
+		}
+		if v.tune != nil {
+			v.tune(&tune)
+		}
+		r := runEval(newIndex(docs, nil, tune), known, dev)
+		t.Logf("%-20s recall@1 %.3f  recall@5 %.3f", v.name, r.recall1(), r.recall5())
+	}
+}
+
+// TestVocabularyDevDiff prints the dev requests whose rank changes when the
+// expansions are on (TOOLFOLD_EVAL_SWEEP=1 go test -run VocabularyDevDiff -v).
+func TestVocabularyDevDiff(t *testing.T) {
+	if os.Getenv("TOOLFOLD_EVAL_SWEEP") == "" {
+		t.Skip("set TOOLFOLD_EVAL_SWEEP=1 to compare the dev half with and without the expansions")
+	}
+	docs := loadCatalogs(t, catalogsDir(t))
+	off := defaultTuning
+	off.wordNetWeight = -1
+	on := defaultTuning
+	on.wordNetWeight = 0.3
+	if os.Getenv("TOOLFOLD_SWEEP_UNKNOWN") != "" {
+		on.wordNetMaxDocs = 5
+	}
+	base, with := newIndex(docs, nil, off), newIndex(docs, nil, on)
+	rank := func(ix *Index, c evalCase) int {
+		for i, h := range ix.Search(c.Query, &SearchOptions{Limit: 10}) {
+			if slices.Contains(c.Expect, h.ID) {
+				return i + 1
+			}
+		}
+		return 99
+	}
+	for _, c := range loadEval(t, "eval.json") {
+		if a, b := rank(base, c), rank(with, c); a != b {
+			t.Logf("%2d → %2d  %q  top: %v", a, b, c.Query, ids(with.Search(c.Query, &SearchOptions{Limit: 3})))
+		}
+	}
+}
