@@ -208,31 +208,22 @@ func (d *decoder) decodeInt(n *node, path string, v reflect.Value) {
 }
 
 func (d *decoder) decodeDuration(n *node, path string, v reflect.Value) {
-	text := n.text
-	switch n.kind {
-	case kindNumber:
-	case kindString:
-		var ok bool
-		if text, ok = d.expand(n, path); !ok {
-			return
-		}
-	default:
-		d.typeError(n, path, v.Type())
-		return
-	}
-	dur, err := parseDuration(text)
-	if err != nil {
-		d.errorf(n, path, "%s", err)
-		return
-	}
-	if dur <= 0 {
-		d.errorf(n, path, "%s must be more than zero; remove the key to use the default", text)
-		return
-	}
-	v.SetInt(int64(dur))
+	d.decodePositive(n, path, v, func(text string) (int64, error) {
+		dur, err := parseDuration(text)
+		return int64(dur), err
+	})
 }
 
 func (d *decoder) decodeByteSize(n *node, path string, v reflect.Value) {
+	d.decodePositive(n, path, v, func(text string) (int64, error) {
+		size, err := parseByteSize(text)
+		return int64(size), err
+	})
+}
+
+// decodePositive reads a quantity written as a number or a string with a
+// unit ("60s", "256KiB"), which must be more than zero.
+func (d *decoder) decodePositive(n *node, path string, v reflect.Value, parse func(string) (int64, error)) {
 	text := n.text
 	switch n.kind {
 	case kindNumber:
@@ -245,16 +236,16 @@ func (d *decoder) decodeByteSize(n *node, path string, v reflect.Value) {
 		d.typeError(n, path, v.Type())
 		return
 	}
-	size, err := parseByteSize(text)
+	q, err := parse(text)
 	if err != nil {
 		d.errorf(n, path, "%s", err)
 		return
 	}
-	if size <= 0 {
+	if q <= 0 {
 		d.errorf(n, path, "%s must be more than zero; remove the key to use the default", text)
 		return
 	}
-	v.SetInt(int64(size))
+	v.SetInt(q)
 }
 
 // decodeParams keeps the file's key order, which is the order of positionals.
