@@ -185,7 +185,13 @@ type Index struct {
 	wordNet       *wordNetTable
 	wordNetWeight float64
 	tune          tuning
-	scratch       sync.Pool // *scratch, reused across queries
+	// forward lists each doc's terms (forward[forwardStart[d]:
+	// forwardStart[d+1]]) and stems names each term, for feedback; nil
+	// when feedback is off.
+	forward      []docTerm
+	forwardStart []int32
+	stems        []string
+	scratch      sync.Pool // *scratch, reused across queries
 }
 
 // New builds an index over docs. Later docs with an ID already seen are
@@ -346,6 +352,10 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	}
 	ix.groupTerms = groupAnalyzer.terms
 	ix.groupPostings = buildPostings(groupFields, len(groupAnalyzer.terms), nil, &FieldWeights{Name: 2, Description: 1}, tune.k1)
+
+	if tune.feedbackDocs > 0 && tune.feedbackTerms > 0 && tune.feedbackWeight > 0 {
+		ix.buildForward()
+	}
 
 	n, vocabulary, groups := len(ix.docs), len(ix.postings), len(ix.groups)
 	ix.scratch.New = func() any { return newScratch(n, vocabulary, groups) }

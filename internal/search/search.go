@@ -91,6 +91,15 @@ type tuning struct {
 	// many tools (0: only words the catalog never uses); negative expands
 	// every word.
 	wordNetMaxDocs int
+	// feedbackDocs is the number of first-pass hits whose words feed
+	// back into the query (0: no feedback); feedbackTerms is how many
+	// words are added, the best at feedbackWeight of an exact match.
+	feedbackDocs   int
+	feedbackTerms  int
+	feedbackWeight float64
+	// feedbackOnlyPartial skips feedback when some tool matches every
+	// word of the request: there is no vocabulary gap to bridge.
+	feedbackOnlyPartial bool
 }
 
 var defaultTuning = tuning{
@@ -110,6 +119,9 @@ var defaultTuning = tuning{
 	wordNetWeight:      -1, // off: no setting improved dev (README)
 	wordNetMaxLinks:    8,
 	wordNetMaxDocs:     -1,
+	feedbackDocs:       0, // off: no setting improved the dev set (README)
+	feedbackTerms:      5,
+	feedbackWeight:     0.2,
 	wordNetKinds:       1<<wnSynonym | 1<<wnBroader | 1<<wnDerived | 1<<wnNarrower,
 }
 
@@ -368,9 +380,49 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 
 	s := ix.scratch.Get().(*scratch)
 	defer ix.scratch.Put(s)
-	ix.accumulate(&q, s)
-	exact := ix.prepareCoverage(&q, s)
-	mentioned := ix.mentionedServers(&q)
+	if ix.forward != nil {
+		// First pass for feedback: rank, keep the best few, add their
+		// distinctive words, then rank again below.
+		full := ix.rank(&q, s, keep, ix.tune.feedbackDocs, false)
+		if !ix.tune.feedbackOnlyPartial || !full {
+			for _, alt := range ix.feedbackTerms(&q, s) {
+				q.terms = append(q.terms, queryTerm{alternatives: []alternative{alt}, optional: true})
+			}
+		}
+		s.top = s.top[:0]
+	}
+	ix.rank(&q, s, keep, limit, wantGroups)
+
+	slices.SortFunc(s.top, func(a, b scored) int {
+		if ix.ranksBefore(a, b) {
+			return -1
+		}
+		return 1
+	})
+	hits := make([]Hit, len(s.top))
+	for i, h := range s.top {
+		hits[i] = Hit{ID: ix.docs[h.doc].id, Score: h.score}
+	}
+	s.top = s.top[:0]
+
+	var groups []GroupHit
+	if wantGroups {
+		groups = ix.rankGroups(&q, s, opts.Group)
+		if len(groups) > limit {
+			groups = groups[:limit]
+		}
+	}
+	return hits, groups
+}
+
+// rank scores every doc the query touches and keeps the limit best in
+// s.top (unsorted), and the per-group tallies when wantGroups; it leaves
+// the rest of the scratch zeroed. It reports whether some kept doc matched
+// every required term.
+func (ix *Index) rank(q *parsedQuery, s *scratch, keep func(int32) bool, limit int, wantGroups bool) (full bool) {
+	ix.accumulate(q, s)
+	exact := ix.prepareCoverage(q, s)
+	mentioned := ix.mentionedServers(q)
 	required := float64(max(q.required, 1))
 	for _, d := range s.touched {
 		score := s.total[d]
@@ -379,6 +431,7 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 		if keep != nil && !keep(d) {
 			continue
 		}
+		full = full || coverage == 1
 		score *= ix.tune.coordinationFloor + (1-ix.tune.coordinationFloor)*coverage
 		score *= 1 + ix.nameBonus(d, exact, s)
 		score *= ix.intentFactor(ix.docs[d].intent, q.intents)
@@ -406,27 +459,7 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 		s.coverage[t] = 0
 	}
 	s.coverageTerms = s.coverageTerms[:0]
-
-	slices.SortFunc(s.top, func(a, b scored) int {
-		if ix.ranksBefore(a, b) {
-			return -1
-		}
-		return 1
-	})
-	hits := make([]Hit, len(s.top))
-	for i, h := range s.top {
-		hits[i] = Hit{ID: ix.docs[h.doc].id, Score: h.score}
-	}
-	s.top = s.top[:0]
-
-	var groups []GroupHit
-	if wantGroups {
-		groups = ix.rankGroups(&q, s, opts.Group)
-		if len(groups) > limit {
-			groups = groups[:limit]
-		}
-	}
-	return hits, groups
+	return full
 }
 
 // mentionedServers returns, per server, how surely the request names it:

@@ -139,10 +139,11 @@ func TestVocabularyDevDiff(t *testing.T) {
 		t.Skip("set TOOLFOLD_EVAL_SWEEP=1 to compare the dev half with and without the expansions")
 	}
 	docs := loadCatalogs(t, catalogsDir(t))
-	off := defaultTuning
-	off.wordNetWeight = -1
-	on := defaultTuning
-	on.wordNetWeight = 0.3
+	off, on := defaultTuning, defaultTuning
+	off.wordNetWeight, off.feedbackDocs = -1, 0
+	if os.Getenv("TOOLFOLD_SWEEP_FEEDBACK") == "" {
+		on.wordNetWeight, on.feedbackDocs = 0.3, 0
+	}
 	if os.Getenv("TOOLFOLD_SWEEP_UNKNOWN") != "" {
 		on.wordNetMaxDocs = 5
 	}
@@ -159,5 +160,44 @@ func TestVocabularyDevDiff(t *testing.T) {
 		if a, b := rank(base, c), rank(with, c); a != b {
 			t.Logf("%2d → %2d  %q  top: %v", a, b, c.Query, ids(with.Search(c.Query, &SearchOptions{Limit: 3})))
 		}
+	}
+}
+
+// TestFeedbackSweep varies the pseudo-relevance feedback on the dev half
+// only (TOOLFOLD_EVAL_SWEEP=1 go test -run FeedbackSweep -v).
+func TestFeedbackSweep(t *testing.T) {
+	if os.Getenv("TOOLFOLD_EVAL_SWEEP") == "" {
+		t.Skip("set TOOLFOLD_EVAL_SWEEP=1 to sweep the feedback on the dev half")
+	}
+	docs := loadCatalogs(t, catalogsDir(t))
+	known := knownIDs(docs)
+	dev := loadEval(t, "eval.json")
+	type variant struct {
+		name string
+		tune func(*tuning)
+	}
+	variants := []variant{{"defaults", nil}, {"feedback off", func(t *tuning) { t.feedbackDocs = 0 }}}
+	for _, n := range []int{1, 2, 3, 5, 8} {
+		variants = append(variants, variant{"docs=" + ftoa(float64(n)), func(t *tuning) { t.feedbackDocs = n }})
+	}
+	for _, n := range []int{1, 2, 3, 5, 10, 20} {
+		variants = append(variants, variant{"terms=" + ftoa(float64(n)), func(t *tuning) { t.feedbackTerms = n }})
+	}
+	for _, w := range []float64{0.05, 0.1, 0.2, 0.3, 0.5, 0.8} {
+		variants = append(variants, variant{"weight=" + ftoa(w), func(t *tuning) { t.feedbackWeight = w }})
+	}
+	for _, v := range slices.Clone(variants[1:]) {
+		variants = append(variants, variant{"partial " + v.name, func(t *tuning) {
+			t.feedbackOnlyPartial = true
+			v.tune(t)
+		}})
+	}
+	for _, v := range variants {
+		tune := defaultTuning
+		if v.tune != nil {
+			v.tune(&tune)
+		}
+		r := runEval(newIndex(docs, nil, tune), known, dev)
+		t.Logf("%-28s recall@1 %.3f  recall@5 %.3f", v.name, r.recall1(), r.recall5())
 	}
 }
