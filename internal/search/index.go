@@ -76,11 +76,6 @@ type Options struct {
 	EquivalentWeight float64
 	// ExtraEquivalents adds groups in DefaultEquivalents' format.
 	ExtraEquivalents []string
-	// WordNetWeight is the share of an exact match a WordNet relative of
-	// a query word earns (wordnet_synonyms.txt: synonyms, hypernyms,
-	// hyponyms and derived words of catalog words); 0 means the default
-	// (off: no weight improved the dev set), a negative value disables it.
-	WordNetWeight float64
 	// GroupParents maps a group to its parent group, so that the Group
 	// filter of a search also matches the group's descendants. Dotted
 	// names ("code.repos" under "code") need no entry.
@@ -181,17 +176,8 @@ type Index struct {
 	synonymWeight  float64
 	// equivalentWeight is synonymWeight for equivalents.
 	equivalentWeight float64
-	// wordNet is the WordNet thesaurus, nil when disabled.
-	wordNet       *wordNetTable
-	wordNetWeight float64
-	tune          tuning
-	// forward lists each doc's terms (forward[forwardStart[d]:
-	// forwardStart[d+1]]) and stems names each term, for feedback; nil
-	// when feedback is off.
-	forward      []docTerm
-	forwardStart []int32
-	stems        []string
-	scratch      sync.Pool // *scratch, reused across queries
+	tune             tuning
+	scratch          sync.Pool // *scratch, reused across queries
 }
 
 // New builds an index over docs. Later docs with an ID already seen are
@@ -223,14 +209,6 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		ix.synonyms = newSynonymTable(append(slices.Clone(DefaultEquivalents), opts.ExtraEquivalents...), DefaultSynonyms, opts.ExtraSynonyms)
 	} else {
 		ix.synonyms = newSynonymTable(nil)
-	}
-
-	ix.wordNetWeight = opts.WordNetWeight
-	if ix.wordNetWeight == 0 {
-		ix.wordNetWeight = tune.wordNetWeight
-	}
-	if ix.wordNetWeight > 0 && ix.synonymWeight > 0 {
-		ix.wordNet = defaultWordNet()
 	}
 
 	seen := make(map[string]bool, len(docs))
@@ -352,10 +330,6 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	}
 	ix.groupTerms = groupAnalyzer.terms
 	ix.groupPostings = buildPostings(groupFields, len(groupAnalyzer.terms), nil, &FieldWeights{Name: 2, Description: 1}, tune.k1)
-
-	if tune.feedbackDocs > 0 && tune.feedbackTerms > 0 && tune.feedbackWeight > 0 {
-		ix.buildForward()
-	}
 
 	n, vocabulary, groups := len(ix.docs), len(ix.postings), len(ix.groups)
 	ix.scratch.New = func() any { return newScratch(n, vocabulary, groups) }

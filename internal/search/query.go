@@ -21,9 +21,6 @@ type queryTerm struct {
 type alternative struct {
 	stems  []string
 	weight float64
-	// weak marks a WordNet relative: it is evidence, but a later query
-	// word does not merge into it (mergeSynonym).
-	weak bool
 }
 
 type parsedQuery struct {
@@ -116,7 +113,7 @@ func (ix *Index) parseQuery(query string) parsedQuery {
 				continue
 			}
 		}
-		b.addWithWordNet(w.stem)
+		b.add([]string{w.stem}, ix.synonyms.alternatives[w.stem], false)
 	}
 
 	for _, hint := range tokenHints(query) {
@@ -179,17 +176,6 @@ func (b *queryBuilder) add(own []string, synonyms []synonym, optional bool) {
 	b.addAlternatives(optional, alts...)
 }
 
-// addWithWordNet adds a query word's term: the word, its equivalents and
-// synonyms, and its WordNet relatives at the weakest weight.
-func (b *queryBuilder) addWithWordNet(st string) {
-	alts := []alternative{{stems: []string{st}, weight: 1}}
-	for _, s := range b.ix.synonyms.alternatives[st] {
-		alts = append(alts, alternative{stems: s.stems, weight: b.ix.synonymWeightOf(s)})
-	}
-	alts = append(alts, b.ix.wordNetAlternatives(st, alts)...)
-	b.addAlternatives(false, alts...)
-}
-
 // synonymWeightOf is what a match on s counts for against the word itself.
 func (ix *Index) synonymWeightOf(s synonym) float64 {
 	if s.equivalent {
@@ -215,9 +201,6 @@ func (b *queryBuilder) addAlternatives(optional bool, alts ...alternative) {
 	}
 	b.seen[key] = true
 	for _, a := range alts {
-		if a.weak && !b.ix.tune.wordNetCoordination {
-			continue
-		}
 		for _, s := range a.stems {
 			b.q.stemWeights[s] = max(b.q.stemWeights[s], a.weight)
 		}
@@ -235,7 +218,7 @@ func (b *queryBuilder) mergeSynonym(s string) bool {
 		t := &b.q.terms[ti]
 		for ai := range t.alternatives {
 			a := &t.alternatives[ai]
-			if len(a.stems) == 1 && a.stems[0] == s && !a.weak {
+			if len(a.stems) == 1 && a.stems[0] == s {
 				if a.weight < 1 {
 					a.weight = 1
 					b.q.stemWeights[s] = 1

@@ -78,28 +78,6 @@ type tuning struct {
 	// serverBoost raises the tools of a server the request names ("on
 	// github", "in hubspot"), scaled by how surely the word names it.
 	serverBoost float64
-	// wordNetWeight is the default weight of a WordNet relative (0:
-	// off); wordNetMaxLinks caps the relatives one query word brings;
-	// wordNetKinds is a bit set of the wordNetKind relations used.
-	wordNetWeight   float64
-	wordNetMaxLinks int
-	wordNetKinds    uint8
-	// wordNetCoordination lets a WordNet match count as matching its
-	// query word in the coordination factor and the name coverage.
-	wordNetCoordination bool
-	// wordNetMaxDocs expands only query words that occur in at most this
-	// many tools (0: only words the catalog never uses); negative expands
-	// every word.
-	wordNetMaxDocs int
-	// feedbackDocs is the number of first-pass hits whose words feed
-	// back into the query (0: no feedback); feedbackTerms is how many
-	// words are added, the best at feedbackWeight of an exact match.
-	feedbackDocs   int
-	feedbackTerms  int
-	feedbackWeight float64
-	// feedbackOnlyPartial skips feedback when some tool matches every
-	// word of the request: there is no vocabulary gap to bridge.
-	feedbackOnlyPartial bool
 }
 
 var defaultTuning = tuning{
@@ -116,13 +94,6 @@ var defaultTuning = tuning{
 	intentBoost:        0.1,
 	intentPenalty:      0.25,
 	serverBoost:        0.5,
-	wordNetWeight:      -1, // off: no setting improved dev (README)
-	wordNetMaxLinks:    8,
-	wordNetMaxDocs:     -1,
-	feedbackDocs:       0, // off: no setting improved the dev set (README)
-	feedbackTerms:      5,
-	feedbackWeight:     0.2,
-	wordNetKinds:       1<<wnSynonym | 1<<wnBroader | 1<<wnDerived | 1<<wnNarrower,
 }
 
 // scratch holds per-query dense arrays, reused through a pool so that a
@@ -164,24 +135,15 @@ type scored struct {
 // accumulate adds every term's best alternative per doc into s.total.
 func (ix *Index) accumulate(q *parsedQuery, s *scratch) {
 	for _, term := range q.terms {
-		// Weak (WordNet) alternatives come last; docs first reached by
-		// them add their score but do not count as matching the term.
-		strong := -1
 		for _, alt := range term.alternatives {
-			if alt.weak && strong < 0 && !ix.tune.wordNetCoordination {
-				strong = len(s.termDocs)
-			}
 			ix.scoreAlternative(alt, s)
 		}
-		if strong < 0 {
-			strong = len(s.termDocs)
-		}
-		for i, d := range s.termDocs {
+		for _, d := range s.termDocs {
 			if s.total[d] == 0 && s.matched[d] == 0 {
 				s.touched = append(s.touched, d)
 			}
 			s.total[d] += s.best[d]
-			if !term.optional && i < strong {
+			if !term.optional {
 				s.matched[d]++
 			}
 			s.best[d] = 0
@@ -380,49 +342,9 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 
 	s := ix.scratch.Get().(*scratch)
 	defer ix.scratch.Put(s)
-	if ix.forward != nil {
-		// First pass for feedback: rank, keep the best few, add their
-		// distinctive words, then rank again below.
-		full := ix.rank(&q, s, keep, ix.tune.feedbackDocs, false)
-		if !ix.tune.feedbackOnlyPartial || !full {
-			for _, alt := range ix.feedbackTerms(&q, s) {
-				q.terms = append(q.terms, queryTerm{alternatives: []alternative{alt}, optional: true})
-			}
-		}
-		s.top = s.top[:0]
-	}
-	ix.rank(&q, s, keep, limit, wantGroups)
-
-	slices.SortFunc(s.top, func(a, b scored) int {
-		if ix.ranksBefore(a, b) {
-			return -1
-		}
-		return 1
-	})
-	hits := make([]Hit, len(s.top))
-	for i, h := range s.top {
-		hits[i] = Hit{ID: ix.docs[h.doc].id, Score: h.score}
-	}
-	s.top = s.top[:0]
-
-	var groups []GroupHit
-	if wantGroups {
-		groups = ix.rankGroups(&q, s, opts.Group)
-		if len(groups) > limit {
-			groups = groups[:limit]
-		}
-	}
-	return hits, groups
-}
-
-// rank scores every doc the query touches and keeps the limit best in
-// s.top (unsorted), and the per-group tallies when wantGroups; it leaves
-// the rest of the scratch zeroed. It reports whether some kept doc matched
-// every required term.
-func (ix *Index) rank(q *parsedQuery, s *scratch, keep func(int32) bool, limit int, wantGroups bool) (full bool) {
-	ix.accumulate(q, s)
-	exact := ix.prepareCoverage(q, s)
-	mentioned := ix.mentionedServers(q)
+	ix.accumulate(&q, s)
+	exact := ix.prepareCoverage(&q, s)
+	mentioned := ix.mentionedServers(&q)
 	required := float64(max(q.required, 1))
 	for _, d := range s.touched {
 		score := s.total[d]
@@ -431,7 +353,6 @@ func (ix *Index) rank(q *parsedQuery, s *scratch, keep func(int32) bool, limit i
 		if keep != nil && !keep(d) {
 			continue
 		}
-		full = full || coverage == 1
 		score *= ix.tune.coordinationFloor + (1-ix.tune.coordinationFloor)*coverage
 		score *= 1 + ix.nameBonus(d, exact, s)
 		score *= ix.intentFactor(ix.docs[d].intent, q.intents)
@@ -459,7 +380,27 @@ func (ix *Index) rank(q *parsedQuery, s *scratch, keep func(int32) bool, limit i
 		s.coverage[t] = 0
 	}
 	s.coverageTerms = s.coverageTerms[:0]
-	return full
+
+	slices.SortFunc(s.top, func(a, b scored) int {
+		if ix.ranksBefore(a, b) {
+			return -1
+		}
+		return 1
+	})
+	hits := make([]Hit, len(s.top))
+	for i, h := range s.top {
+		hits[i] = Hit{ID: ix.docs[h.doc].id, Score: h.score}
+	}
+	s.top = s.top[:0]
+
+	var groups []GroupHit
+	if wantGroups {
+		groups = ix.rankGroups(&q, s, opts.Group)
+		if len(groups) > limit {
+			groups = groups[:limit]
+		}
+	}
+	return hits, groups
 }
 
 // mentionedServers returns, per server, how surely the request names it:
