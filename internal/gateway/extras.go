@@ -35,26 +35,34 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.ListPromptsResult{Prompts: nonNil(prompts)}, nil
+			return &mcp.ListPromptsResult{Prompts: nonNil(prompts), Cacheable: listCacheable}, nil
 		case "prompts/get":
 			if r, ok := req.(*mcp.GetPromptRequest); ok {
-				return x.GetPrompt(ctx, r.Params)
+				res, err := x.GetPrompt(ctx, r.Params)
+				if err == nil && r.ProtocolVersion() >= statelessProtocol {
+					res = completeResult(res)
+				}
+				return res, err
 			}
 		case "resources/list":
 			resources, err := x.ListResources(ctx)
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.ListResourcesResult{Resources: nonNil(resources)}, nil
+			return &mcp.ListResourcesResult{Resources: nonNil(resources), Cacheable: listCacheable}, nil
 		case "resources/templates/list":
 			templates, err := x.ListResourceTemplates(ctx)
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.ListResourceTemplatesResult{ResourceTemplates: nonNil(templates)}, nil
+			return &mcp.ListResourceTemplatesResult{ResourceTemplates: nonNil(templates), Cacheable: listCacheable}, nil
 		case "resources/read":
 			if r, ok := req.(*mcp.ReadResourceRequest); ok {
-				return x.ReadResource(ctx, r.Params)
+				res, err := x.ReadResource(ctx, r.Params)
+				if err == nil && r.ProtocolVersion() >= statelessProtocol {
+					res = completeResult(res)
+				}
+				return res, err
 			}
 		case "completion/complete":
 			if r, ok := req.(*mcp.CompleteRequest); ok {
@@ -68,6 +76,11 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		return next(ctx, method, req)
 	}
 }
+
+// listCacheable is what the SDK puts on the lists it answers itself (the
+// 2026-07-28 protocol requires a scope): the lists are the same for every
+// client of the gateway, and may change at any time.
+var listCacheable = mcp.Cacheable{CacheScope: "public"}
 
 func nonNil[T any](s []T) []T {
 	if s == nil {

@@ -454,3 +454,13 @@ func TestGroupHandlerServesOneGroupAlone(t *testing.T) {
 		t.Errorf("unknown group: %v", err)
 	}
 }
+
+func TestCompleteResultForTheStatelessProtocol(t *testing.T) {
+	res := gateway.CompleteResultForTest(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}, Meta: mcp.Meta{"k": "v"}})
+	raw, _ := json.Marshal(res)
+	for _, want := range []string{`"resultType":"complete"`, `"text":"hi"`, `"k":"v"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("%s lacks %s", raw, want)
+		}
+	}
+}

@@ -165,7 +165,11 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "tools/call" {
 			if r, ok := req.(*mcp.CallToolRequest); ok {
-				return s.callTool(ctx, r)
+				res, err := s.callTool(ctx, r)
+				if err == nil && r.ProtocolVersion() >= statelessProtocol {
+					res = completeResult(res)
+				}
+				return res, err
 			}
 		}
 		return next(ctx, method, req)
@@ -331,4 +335,28 @@ func (s *session) afterChange(ch *view.Change) {
 	if ch.Before.Version != ch.After.Version {
 		s.reconcile()
 	}
+}
+
+// completeResult marks a result as complete ("resultType": "complete"),
+// which the 2026-07-28 protocol requires of tools/call, prompts/get and
+// resources/read results. The SDK marks the results of the handlers it runs
+// itself, but the gateway's middleware answers these methods before the SDK
+// does, and the field is settable only through the SDK's own decoding.
+func completeResult[T any](res *T) *T {
+	if res == nil {
+		return res
+	}
+	raw, err := json.Marshal(res)
+	if err != nil || len(raw) < 2 || raw[0] != '{' || bytes.Contains(raw, []byte(`"resultType"`)) || bytes.Contains(raw, []byte(`"inputRequests"`)) {
+		return res
+	}
+	marked := append([]byte(`{"resultType":"complete"`), raw[1:]...)
+	if len(raw) > 2 {
+		marked = append([]byte(`{"resultType":"complete",`), raw[1:]...)
+	}
+	var out T
+	if err := json.Unmarshal(marked, &out); err != nil {
+		return res
+	}
+	return &out
 }
