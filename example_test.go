@@ -71,3 +71,30 @@ func ExampleAddTool() {
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output: {"greeting":"Hello, Ada"}
 }
+
+// Func keeps tools that need neither the request nor a hand-built result
+// short.
+func ExampleFunc() {
+	type in struct {
+		Words []string `json:"words" jsonschema:"the words to count"`
+	}
+	type out struct {
+		Count int `json:"count"`
+	}
+	srv := toolfold.NewServer(&toolfold.Options{Mode: toolfold.ModeFlat})
+	toolfold.AddTool(srv, &mcp.Tool{Name: "count", Description: "Count words."},
+		toolfold.Func(func(_ context.Context, args in) (out, error) {
+			return out{Count: len(args.Words)}, nil
+		}))
+
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(ctx, st, "example"); err != nil {
+		log.Fatal(err)
+	}
+	cs, _ := mcp.NewClient(&mcp.Implementation{Name: "example"}, nil).Connect(ctx, ct, nil)
+	defer cs.Close()
+	res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "count", Arguments: map[string]any{"words": []string{"a", "b", "c"}}})
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output: {"count":3}
+}
