@@ -69,4 +69,20 @@ func TestAdminSide(t *testing.T) {
 	if got := strings.Join(names, ","); got != "glob_files,grep_files" {
 		t.Errorf("/mcp/files.search lists %q", got)
 	}
+
+	// A call through /mcp shows in /metrics.
+	main, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer main.Close()
+	if _, err := main.CallTool(context.Background(), &mcp.CallToolParams{Name: "call_tool", Arguments: map[string]any{"name": "calculate", "arguments": map[string]any{"expression": "1+1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	code, body = get(t, base+"/metrics", nil)
+	for _, want := range []string{`toolfold_tool_calls_total{outcome="ok",source="toolfold-demo",tool="call_tool"} 1`, `toolfold_sessions_total{mode="search"}`, `toolfold_source_up{kind="library",source="toolfold-demo",state="ready"} 1`} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("/metrics (%d) lacks %s", code, want)
+		}
+	}
 }

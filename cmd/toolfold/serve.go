@@ -14,6 +14,7 @@ import (
 	"github.com/toolfold/toolfold/internal/assemble"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/httpapi"
+	"github.com/toolfold/toolfold/internal/metrics"
 )
 
 func runServe(ctx context.Context, e env, args []string) error {
@@ -35,20 +36,35 @@ func runServe(ctx context.Context, e env, args []string) error {
 	}
 	// On stdio, stdout carries only JSON-RPC: logs always go to stderr.
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	// Metrics read the sources when scraped, so they need the plan; the
+	// plan needs the metrics as its observer: tie the knot with a pointer.
+	var report func() []httpapi.SourceStatus
+	m := metrics.New(func() []metrics.Source {
+		if report == nil {
+			return nil
+		}
+		var out []metrics.Source
+		for _, s := range report() {
+			out = append(out, metrics.Source{Name: s.Name, Kind: s.Kind, State: s.State, Tools: s.Tools})
+		}
+		return out
+	})
+	d.observer = m
 	p, b, err := build(ctx, e, d, logger, serveWait)
 	if err != nil {
 		return err
 	}
 	defer p.Upstreams.Close()
 	p.Follow(b)
+	report = func() []httpapi.SourceStatus { return sources(p, b) }
 	if *addr == "" {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
 	}
-	return serveHTTP(ctx, p, b, *addr, *stateless, logger)
+	return serveHTTP(ctx, p, b, *addr, *stateless, m.Handler(), logger)
 }
 
-func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr string, stateless bool, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr string, stateless bool, metricsHandler http.Handler, logger *slog.Logger) error {
 	httpOpts := &gateway.HTTPOptions{Stateless: stateless}
 	mcpHandler, err := b.Gateway.HTTPHandler(httpOpts)
 	if err != nil {
@@ -62,6 +78,7 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 			return b.Gateway.GroupHandler(group, readOnly, httpOpts)
 		},
 		Tokens: p.HTTP.Auth.Tokens, AllowedOrigins: p.HTTP.AllowedOrigins, Logger: logger,
+		Metrics: metricsHandler,
 	})
 	if err != nil {
 		return err

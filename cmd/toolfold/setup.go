@@ -12,6 +12,7 @@ import (
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/demo"
 	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/gateway"
 )
 
 // deployment are the switches shared by the commands that read a catalog.
@@ -21,6 +22,8 @@ type deployment struct {
 	groups        string
 	excludeGroups string
 	readOnly      bool
+	// observer hears calls and sessions (serve's metrics); not a flag.
+	observer gateway.Observer
 }
 
 func (d *deployment) register(fs interface {
@@ -97,6 +100,9 @@ func build(ctx context.Context, e env, d deployment, logger *slog.Logger, wait t
 	p, err := plan(ctx, e, d, logger)
 	if err != nil {
 		return nil, nil, err
+	}
+	if d.observer != nil {
+		p.Gateway.Observer = d.observer
 	}
 	if p.Upstreams != nil && wait != noDiscovery {
 		for name, err := range p.Upstreams.Discover(ctx, wait) {

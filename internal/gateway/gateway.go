@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,6 +56,20 @@ type Options struct {
 	// Extras passes prompts, resources and completion through from the
 	// sources; nil offers none.
 	Extras Extras
+	// Observer hears of tool calls and sessions, for metrics; nil hears
+	// nothing.
+	Observer Observer
+}
+
+// Observer hears what the gateway does, for metrics.
+type Observer interface {
+	// ToolCalled reports one tools/call: the wire tool, the source that
+	// served it ("toolfold" for meta-tools, "" when refused before reaching
+	// one), the outcome (ok, tool_error or refused) and how long it took.
+	ToolCalled(tool, source, outcome string, took time.Duration)
+	// SessionStarted reports a new client: a stdio connection, an HTTP
+	// session, or on a stateless endpoint a request.
+	SessionStarted(mode string)
 }
 
 // Gateway serves one catalog to any number of clients.
@@ -247,6 +262,9 @@ func (g *Gateway) ModeFor(c ClientInfo) expose.Mode {
 // a static mode, or a new server with a view of its own for the groups mode.
 func (g *Gateway) ServerFor(c ClientInfo) *mcp.Server {
 	m := g.ModeFor(c)
+	if obs := g.opts.Observer; obs != nil {
+		obs.SessionStarted(string(m))
+	}
 	if s, ok := g.shared[m]; ok {
 		return s.server
 	}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -462,5 +463,44 @@ func TestCompleteResultForTheStatelessProtocol(t *testing.T) {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("%s lacks %s", raw, want)
 		}
+	}
+}
+
+type recordingObserver struct {
+	mu    sync.Mutex
+	calls []string
+	modes []string
+}
+
+func (o *recordingObserver) ToolCalled(tool, source, outcome string, _ time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.calls = append(o.calls, tool+"|"+source+"|"+outcome)
+}
+
+func (o *recordingObserver) SessionStarted(mode string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.modes = append(o.modes, mode)
+}
+
+func TestObserverHearsCallsAndSessions(t *testing.T) {
+	obs := &recordingObserver{}
+	g := newGateway(t, gateway.Options{Mode: expose.Groups, Observer: obs}, nil)
+	c := connect(t, g, "x")
+	c.call(t, "enable_tools", map[string]any{"groups": []string{"docs"}})
+	c.call(t, "f", map[string]any{"x": "1"})
+	c.call(t, "f", map[string]any{"x": 1})
+	c.call(t, "e", map[string]any{})
+	c.call(t, "made_up_name", map[string]any{})
+	c.call(t, "call_tool", map[string]any{"name": "e", "arguments": map[string]any{}})
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	want := "enable_tools|toolfold|ok,f||ok,f||refused,e||refused,(unknown)||refused,call_tool||ok"
+	if got := strings.Join(obs.calls, ","); got != want {
+		t.Errorf("calls = %s\nwant    %s", got, want)
+	}
+	if strings.Join(obs.modes, ",") != "groups" {
+		t.Errorf("sessions = %v", obs.modes)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/expose"
@@ -165,7 +166,12 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "tools/call" {
 			if r, ok := req.(*mcp.CallToolRequest); ok {
+				start := time.Now()
+				ctx, note := withCallNote(ctx)
 				res, err := s.callTool(ctx, r)
+				if obs := s.g.opts.Observer; obs != nil {
+					obs.ToolCalled(s.metricName(r.Params.Name), note.source, outcome(res, err, note.reached), time.Since(start))
+				}
 				if err == nil && r.ProtocolVersion() >= statelessProtocol {
 					res = completeResult(res)
 				}
@@ -221,6 +227,7 @@ func (s *session) run(ctx context.Context, req *mcp.CallToolRequest, w *expose.W
 	if err != nil {
 		return meta.ErrorResult(err.Error()), nil
 	}
+	noteSource(ctx, tool.Source)
 	inner := &mcp.CallToolRequest{
 		Session: req.Session,
 		Extra:   req.Extra,
@@ -248,6 +255,9 @@ type callArgs struct {
 }
 
 func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind meta.Kind) (*mcp.CallToolResult, error) {
+	if kind != meta.Call {
+		noteSource(ctx, "toolfold")
+	}
 	raw := req.Params.Arguments
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
@@ -359,4 +369,49 @@ func completeResult[T any](res *T) *T {
 		return res
 	}
 	return &out
+}
+
+// metricName is the tool label of a call: the wire name when the gateway
+// knows it, else "(unknown)", so that names a model invents cannot grow the
+// metrics without bound.
+func (s *session) metricName(name string) string {
+	if s.g.names.Kind(name) != meta.NotMeta {
+		return name
+	}
+	expo, _ := s.current()
+	if _, ok := expo.Route(name); ok {
+		return name
+	}
+	return "(unknown)"
+}
+
+// callNote records, for metrics, whether a call reached a tool and which
+// source served it: run fills it in once the wire tool has been resolved.
+type callNote struct {
+	reached bool
+	source  string
+}
+
+type callNoteKey struct{}
+
+func withCallNote(ctx context.Context) (context.Context, *callNote) {
+	note := &callNote{}
+	return context.WithValue(ctx, callNoteKey{}, note), note
+}
+
+func noteSource(ctx context.Context, source string) {
+	if n, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
+		n.reached, n.source = true, source
+	}
+}
+
+// outcome classifies a call for metrics.
+func outcome(res *mcp.CallToolResult, err error, reached bool) string {
+	switch {
+	case err != nil || !reached:
+		return "refused"
+	case res != nil && res.IsError:
+		return "tool_error"
+	}
+	return "ok"
 }

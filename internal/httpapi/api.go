@@ -48,6 +48,8 @@ type Options struct {
 	AllowedOrigins []string
 	// Logger receives refusals and failures; nil discards them.
 	Logger *slog.Logger
+	// Metrics serves /metrics (Prometheus); nil leaves the route out.
+	Metrics http.Handler
 }
 
 // ErrNotAllowed, wrapped in an error from Options.GroupHandler, refuses the
@@ -99,6 +101,10 @@ func New(opts *Options) (*API, error) {
 	a.mux.Handle("/api/groups", readOnlyMethods(a.serveGroups))
 	a.mux.Handle("/api/tools", readOnlyMethods(a.serveTools))
 	a.mux.Handle("/{$}", readOnlyMethods(a.serveDashboard))
+	if opts.Metrics != nil {
+		metrics := opts.Metrics
+		a.mux.Handle("/metrics", readOnlyMethods(func(w http.ResponseWriter, r *http.Request) { metrics.ServeHTTP(w, r) }))
+	}
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("there is nothing at %s; toolfold serves /mcp, /mcp/<group>, /healthz, /api/groups, /api/tools and the dashboard at /", r.URL.Path))
 	})

@@ -1,0 +1,102 @@
+// Package metrics exposes what the gateway does as Prometheus metrics:
+// tool calls by tool, source and outcome, their duration, the sessions by
+// mode, and the state of every source. It is the one package that knows the
+// Prometheus client; the gateway only sees a small observer interface.
+package metrics
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Source is one source's state at scrape time.
+type Source struct {
+	Name, Kind, State string
+	Tools             int
+}
+
+// Metrics records the gateway's activity. The zero value is not usable;
+// build one with New.
+type Metrics struct {
+	registry *prometheus.Registry
+	calls    *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	sessions *prometheus.CounterVec
+}
+
+// New registers toolfold's metrics, and the Go runtime's, in a registry of
+// their own. sources, if not nil, is read at every scrape.
+func New(sources func() []Source) *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolfold_tool_calls_total",
+			Help: "Tool calls answered, by wire tool, source and outcome (ok, tool_error, refused).",
+		}, []string{"tool", "source", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "toolfold_tool_call_duration_seconds",
+			Help:    "Time from a tools/call reaching toolfold to its answer, by source.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10), // 0.5 ms .. ~2 min
+		}, []string{"source"}),
+		sessions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolfold_sessions_total",
+			Help: "Client sessions started, by the mode they were served.",
+		}, []string{"mode"}),
+	}
+	m.registry.MustRegister(m.calls, m.duration, m.sessions,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if sources != nil {
+		m.registry.MustRegister(&sourceCollector{sources: sources})
+	}
+	return m
+}
+
+// ToolCalled records one tools/call. source is empty for calls refused
+// before they reached a tool.
+func (m *Metrics) ToolCalled(tool, source string, outcome string, took time.Duration) {
+	m.calls.WithLabelValues(tool, source, outcome).Inc()
+	if source != "" {
+		m.duration.WithLabelValues(source).Observe(took.Seconds())
+	}
+}
+
+// SessionStarted records a new client session in a mode.
+func (m *Metrics) SessionStarted(mode string) { m.sessions.WithLabelValues(mode).Inc() }
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+var (
+	sourceUp = prometheus.NewDesc("toolfold_source_up",
+		"1 when a source is ready, 0 otherwise; the state label says which.", []string{"source", "kind", "state"}, nil)
+	sourceTools = prometheus.NewDesc("toolfold_source_tools",
+		"Tools known from a source.", []string{"source", "kind"}, nil)
+)
+
+// sourceCollector reads the sources' states when scraped, so the numbers
+// are never stale.
+type sourceCollector struct{ sources func() []Source }
+
+var _ prometheus.Collector = (*sourceCollector)(nil)
+
+func (c *sourceCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- sourceUp
+	ch <- sourceTools
+}
+
+func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, s := range c.sources() {
+		up := 0.0
+		if s.State == "ready" {
+			up = 1
+		}
+		ch <- prometheus.MustNewConstMetric(sourceUp, prometheus.GaugeValue, up, s.Name, s.Kind, s.State)
+		ch <- prometheus.MustNewConstMetric(sourceTools, prometheus.GaugeValue, float64(s.Tools), s.Name, s.Kind)
+	}
+}
