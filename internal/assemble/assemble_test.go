@@ -89,3 +89,25 @@ func TestRefreshingClientsDefaultToTheGatewaysList(t *testing.T) {
 		t.Errorf("an explicit empty list means none: %#v", p.Gateway.RefreshingClients)
 	}
 }
+
+func TestServable(t *testing.T) {
+	tests := []struct {
+		schema any
+		want   string
+	}{
+		{map[string]any{"type": "object"}, ""},
+		{map[string]any{"properties": map[string]any{}}, ""},
+		{nil, ""},
+		{map[string]any{"type": "string"}, "has type string"},
+		{[]int{1}, "not a JSON object"},
+	}
+	for _, tt := range tests {
+		got := servable(&mcp.Tool{Name: "t", InputSchema: tt.schema})
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("servable(%v) = %q, want %q", tt.schema, got, tt.want)
+		}
+	}
+	if servable(&mcp.Tool{}) == "" {
+		t.Error("a tool without a name must not be served")
+	}
+}

@@ -33,14 +33,18 @@ type Plan struct {
 	Upstreams *Upstreams
 }
 
-// spec is the plan's tools and groups with the upstream tools known now.
-func (p *Plan) spec() catalog.Spec {
+// spec is the plan's tools and groups with the upstream tools known now,
+// and warnings about upstream tools that had to be left out.
+func (p *Plan) spec() (catalog.Spec, []string) {
 	spec := p.Spec
+	var warnings []string
 	if p.Upstreams != nil {
-		spec.Tools = append(append([]*catalog.Tool(nil), p.Spec.Tools...), p.Upstreams.tools()...)
+		var tools []*catalog.Tool
+		tools, warnings = p.Upstreams.tools()
+		spec.Tools = append(append([]*catalog.Tool(nil), p.Spec.Tools...), tools...)
 		spec.PendingSources = p.Upstreams.pending()
 	}
-	return spec
+	return spec, warnings
 }
 
 // Built is a plan made real.
@@ -56,7 +60,8 @@ type Built struct {
 // gateway. Every problem it finds comes back as one error that names them
 // all.
 func (p *Plan) Build() (*Built, error) {
-	res, err := catalog.Build(p.spec())
+	spec, upstreamWarnings := p.spec()
+	res, err := catalog.Build(spec)
 	if err != nil {
 		return nil, fmt.Errorf("the tools and groups of %s do not fit together: %w", p.origin(), err)
 	}
@@ -69,7 +74,7 @@ func (p *Plan) Build() (*Built, error) {
 		return nil, fmt.Errorf("%s cannot be presented: %w", p.origin(), err)
 	}
 	b := &Built{Catalog: res.Catalog, Space: space, Gateway: gw}
-	b.Warnings = append(append(b.Warnings, p.Warnings...), res.Warnings...)
+	b.Warnings = append(append(append(b.Warnings, p.Warnings...), upstreamWarnings...), res.Warnings...)
 	return b, nil
 }
 

@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -152,14 +153,20 @@ func (u *Upstreams) Discover(ctx context.Context, wait time.Duration) map[string
 }
 
 // tools are the catalog tools of every server whose list is known now.
-func (u *Upstreams) tools() []*catalog.Tool {
-	var out []*catalog.Tool
+// A tool whose definition cannot be served (an input schema that is not
+// an object) is left out with a warning, so one server's mistake costs that
+// tool, not the whole catalog.
+func (u *Upstreams) tools() (out []*catalog.Tool, warnings []string) {
 	for _, s := range u.servers {
 		list, ok := u.Manager.CachedTools(s.key)
 		if !ok {
 			continue
 		}
 		for _, t := range list {
+			if problem := servable(t); problem != "" {
+				warnings = append(warnings, fmt.Sprintf("MCP server %q: tool %q is left out: %s", s.key, t.Name, problem))
+				continue
+			}
 			id := t.Name
 			if s.prefix != "" {
 				id = s.prefix + s.sep + t.Name
@@ -167,7 +174,31 @@ func (u *Upstreams) tools() []*catalog.Tool {
 			out = append(out, &catalog.Tool{ID: catalog.ToolID(id), Name: t.Name, Source: s.key, Def: t, Handler: u.forward(s.key, t.Name)})
 		}
 	}
-	return out
+	return out, warnings
+}
+
+// servable says what makes a tool definition impossible to serve, or "".
+func servable(t *mcp.Tool) string {
+	if t.Name == "" {
+		return "it has no name"
+	}
+	raw, err := json.Marshal(t.InputSchema)
+	if err != nil {
+		return fmt.Sprintf("its input schema cannot be encoded: %v", err)
+	}
+	var top struct {
+		Type any `json:"type"`
+	}
+	if string(raw) == "null" {
+		return ""
+	}
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return "its input schema is not a JSON object"
+	}
+	if top.Type != nil && top.Type != "object" {
+		return fmt.Sprintf("its input schema has type %v, but tool arguments are always an object", top.Type)
+	}
+	return ""
 }
 
 // pending lists the servers whose tool lists are not known yet.
@@ -247,7 +278,11 @@ func (p *Plan) Follow(b *Built) {
 	p.Upstreams.OnChanged(func() {
 		mu.Lock()
 		defer mu.Unlock()
-		res, err := catalog.Build(p.spec())
+		spec, warnings := p.spec()
+		for _, w := range warnings {
+			p.logf("%s", w)
+		}
+		res, err := catalog.Build(spec)
 		if err != nil {
 			p.logf("the catalog could not be rebuilt after an upstream change; serving the previous one: %v", err)
 			return
