@@ -56,14 +56,14 @@ func (n Names) All() []string {
 type Kind int
 
 const (
-	NotMeta Kind = iota
-	Enable
-	Disable
-	Reset
-	Find
-	Describe
-	Call
-	Guidance
+	NotMeta  Kind = iota // a catalog tool's name, or nothing known
+	Enable               // enable_tools
+	Disable              // disable_tools
+	Reset                // reset_tools
+	Find                 // find_tools
+	Describe             // describe_tools
+	Call                 // call_tool
+	Guidance             // guidance
 )
 
 // Kind tells which meta-tool a wire name is.

@@ -11,11 +11,11 @@ import (
 type Reason string
 
 const (
-	Unknown          Reason = "unknown_group"
-	ParentNotEnabled Reason = "parent_not_enabled"
-	AlreadyEnabled   Reason = "already_enabled"
-	NotEnabled       Reason = "not_enabled"
-	OverLimit        Reason = "over_limit"
+	Unknown          Reason = "unknown_group"      // no such group (Nearest has look-alikes)
+	ParentNotEnabled Reason = "parent_not_enabled" // enable Parent first
+	AlreadyEnabled   Reason = "already_enabled"    // nothing to do
+	NotEnabled       Reason = "not_enabled"        // nothing to disable
+	OverLimit        Reason = "over_limit"         // Count would exceed Limit
 )
 
 // GroupError is one group that a change could not apply. Its fields carry
