@@ -165,17 +165,22 @@ func (d *decoder) expand(n *node, path string) (string, bool) {
 // boolean, number, or duration given as a number.
 func fromVariable(n *node) bool { return n.kind == kindString && strings.Contains(n.text, "${") }
 
-func (d *decoder) decodeBool(n *node, path string, v reflect.Value) {
-	text := n.text
+// scalarText returns the text of a scalar of kind want, or of a string node
+// that fromString accepts, after expansion; any other node is a type error.
+func (d *decoder) scalarText(n *node, path string, v reflect.Value, want kind, fromString func(*node) bool) (string, bool) {
 	switch {
-	case n.kind == kindBool:
-	case fromVariable(n):
-		var ok bool
-		if text, ok = d.expand(n, path); !ok {
-			return
-		}
-	default:
-		d.typeError(n, path, v.Type())
+	case n.kind == want:
+		return n.text, true
+	case fromString(n):
+		return d.expand(n, path)
+	}
+	d.typeError(n, path, v.Type())
+	return "", false
+}
+
+func (d *decoder) decodeBool(n *node, path string, v reflect.Value) {
+	text, ok := d.scalarText(n, path, v, kindBool, fromVariable)
+	if !ok {
 		return
 	}
 	b, err := strconv.ParseBool(strings.ToLower(strings.TrimSpace(text)))
@@ -187,16 +192,8 @@ func (d *decoder) decodeBool(n *node, path string, v reflect.Value) {
 }
 
 func (d *decoder) decodeInt(n *node, path string, v reflect.Value) {
-	text := n.text
-	switch {
-	case n.kind == kindNumber:
-	case fromVariable(n):
-		var ok bool
-		if text, ok = d.expand(n, path); !ok {
-			return
-		}
-	default:
-		d.typeError(n, path, v.Type())
+	text, ok := d.scalarText(n, path, v, kindNumber, fromVariable)
+	if !ok {
 		return
 	}
 	i, err := strconv.ParseInt(strings.TrimSpace(text), 0, 32)
@@ -224,16 +221,9 @@ func (d *decoder) decodeByteSize(n *node, path string, v reflect.Value) {
 // decodePositive reads a quantity written as a number or a string with a
 // unit ("60s", "256KiB"), which must be more than zero.
 func (d *decoder) decodePositive(n *node, path string, v reflect.Value, parse func(string) (int64, error)) {
-	text := n.text
-	switch n.kind {
-	case kindNumber:
-	case kindString:
-		var ok bool
-		if text, ok = d.expand(n, path); !ok {
-			return
-		}
-	default:
-		d.typeError(n, path, v.Type())
+	anyString := func(n *node) bool { return n.kind == kindString }
+	text, ok := d.scalarText(n, path, v, kindNumber, anyString)
+	if !ok {
 		return
 	}
 	q, err := parse(text)
