@@ -51,23 +51,40 @@ func (r *routes) set(update func()) {
 // ListPrompts lists the prompts of every server that has any, named like
 // its tools ("github__review").
 func (u *Upstreams) ListPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
-	var out []*mcp.Prompt
+	return gather(ctx, u, hasPrompts, u.Manager.ListPrompts, func(s upstreamServer, prompts []*mcp.Prompt) []*mcp.Prompt {
+		out := make([]*mcp.Prompt, len(prompts))
+		u.routes.set(func() {
+			for i, p := range prompts {
+				cp := *p
+				cp.Name = s.qualify(p.Name)
+				u.routes.prompts[cp.Name] = promptRoute{s.key, p.Name}
+				out[i] = &cp
+			}
+		})
+		return out
+	})
+}
+
+func hasPrompts(c *mcp.ServerCapabilities) bool   { return c.Prompts != nil }
+func hasResources(c *mcp.ServerCapabilities) bool { return c.Resources != nil }
+func hasLogging(c *mcp.ServerCapabilities) bool   { return c.Logging != nil }
+
+// gather asks every server that offers a feature for its list and keeps
+// what keep makes of each (routes recorded, names qualified).
+func gather[T any](ctx context.Context, u *Upstreams, offered func(*mcp.ServerCapabilities) bool,
+	list func(context.Context, string) ([]T, error), keep func(upstreamServer, []T) []T) ([]T, error) {
+	var out []T
 	var errs []error
 	for _, s := range u.servers {
-		if !u.offers(s.key, func(c *mcp.ServerCapabilities) bool { return c.Prompts != nil }) {
+		if !u.offers(s.key, offered) {
 			continue
 		}
-		prompts, err := u.Manager.ListPrompts(ctx, s.key)
+		items, err := list(ctx, s.key)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		for _, p := range prompts {
-			cp := *p
-			cp.Name = s.qualify(p.Name)
-			u.routes.set(func() { u.routes.prompts[cp.Name] = promptRoute{s.key, p.Name} })
-			out = append(out, &cp)
-		}
+		out = append(out, keep(s, items)...)
 	}
 	return out, partial(out, errs)
 }
@@ -113,17 +130,7 @@ func (u *Upstreams) GetPrompt(ctx context.Context, params *mcp.GetPromptParams) 
 // ListResources lists the resources of every server that has any. URIs
 // are kept as the servers gave them: they are addresses, not names.
 func (u *Upstreams) ListResources(ctx context.Context) ([]*mcp.Resource, error) {
-	var out []*mcp.Resource
-	var errs []error
-	for _, s := range u.servers {
-		if !u.offers(s.key, func(c *mcp.ServerCapabilities) bool { return c.Resources != nil }) {
-			continue
-		}
-		resources, err := u.Manager.ListResources(ctx, s.key)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
+	return gather(ctx, u, hasResources, u.Manager.ListResources, func(s upstreamServer, resources []*mcp.Resource) []*mcp.Resource {
 		u.routes.set(func() {
 			for _, r := range resources {
 				if _, taken := u.routes.resources[r.URI]; !taken {
@@ -131,24 +138,13 @@ func (u *Upstreams) ListResources(ctx context.Context) ([]*mcp.Resource, error) 
 				}
 			}
 		})
-		out = append(out, resources...)
-	}
-	return out, partial(out, errs)
+		return resources
+	})
 }
 
 // ListResourceTemplates lists every server's resource templates.
 func (u *Upstreams) ListResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplate, error) {
-	var out []*mcp.ResourceTemplate
-	var errs []error
-	for _, s := range u.servers {
-		if !u.offers(s.key, func(c *mcp.ServerCapabilities) bool { return c.Resources != nil }) {
-			continue
-		}
-		templates, err := u.Manager.ListResourceTemplates(ctx, s.key)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
+	return gather(ctx, u, hasResources, u.Manager.ListResourceTemplates, func(s upstreamServer, templates []*mcp.ResourceTemplate) []*mcp.ResourceTemplate {
 		u.routes.set(func() {
 			for _, t := range templates {
 				if _, taken := u.routes.templates[t.URITemplate]; !taken {
@@ -156,9 +152,8 @@ func (u *Upstreams) ListResourceTemplates(ctx context.Context) ([]*mcp.ResourceT
 				}
 			}
 		})
-		out = append(out, templates...)
-	}
-	return out, partial(out, errs)
+		return templates
+	})
 }
 
 // ReadResource reads from the server that listed the URI, or whose
@@ -172,7 +167,7 @@ func (u *Upstreams) ReadResource(ctx context.Context, params *mcp.ReadResourcePa
 	}
 	var errs []error
 	for _, s := range u.servers {
-		if !u.offers(s.key, func(c *mcp.ServerCapabilities) bool { return c.Resources != nil }) {
+		if !u.offers(s.key, hasResources) {
 			continue
 		}
 		res, err := u.Manager.ReadResource(ctx, s.key, &p)
@@ -253,7 +248,7 @@ func (u *Upstreams) SetLoggingLevel(ctx context.Context, level mcp.LoggingLevel)
 	u.logLevel = level
 	u.mu.Unlock()
 	for _, s := range u.servers {
-		if u.offers(s.key, func(c *mcp.ServerCapabilities) bool { return c.Logging != nil }) {
+		if u.offers(s.key, hasLogging) {
 			_ = u.Manager.SetLoggingLevel(ctx, s.key, level)
 		}
 	}
