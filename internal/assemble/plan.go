@@ -60,12 +60,7 @@ type Built struct {
 // gateway. Every problem it finds comes back as one error that names them
 // all.
 func (p *Plan) Build() (*Built, error) {
-	spec, upstreamWarnings := p.spec()
-	res, err := catalog.Build(spec)
-	if err != nil {
-		return nil, fmt.Errorf("the tools and groups of %s do not fit together: %w", p.origin(), err)
-	}
-	space, err := view.NewSpace(res.Catalog, &p.View)
+	space, warnings, err := p.space()
 	if err != nil {
 		return nil, err
 	}
@@ -73,9 +68,24 @@ func (p *Plan) Build() (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s cannot be presented: %w", p.origin(), err)
 	}
-	b := &Built{Catalog: res.Catalog, Space: space, Gateway: gw}
-	b.Warnings = append(append(append(b.Warnings, p.Warnings...), upstreamWarnings...), res.Warnings...)
+	b := &Built{Catalog: space.Catalog(), Space: space, Gateway: gw}
+	b.Warnings = append(append(b.Warnings, p.Warnings...), warnings...)
 	return b, nil
+}
+
+// space builds the catalog of what is known now and the views' space over
+// it, with the warnings of both steps.
+func (p *Plan) space() (*view.Space, []string, error) {
+	spec, warnings := p.spec()
+	res, err := catalog.Build(spec)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the tools and groups of %s do not fit together: %w", p.origin(), err)
+	}
+	space, err := view.NewSpace(res.Catalog, &p.View)
+	if err != nil {
+		return nil, nil, err
+	}
+	return space, append(warnings, res.Warnings...), nil
 }
 
 // LogWarnings sends the warnings to a logger.

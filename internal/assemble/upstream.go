@@ -12,7 +12,6 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/upstream"
-	"github.com/toolfold/toolfold/internal/view"
 )
 
 // Upstreams are the MCP servers of a plan: the manager that runs them and
@@ -278,19 +277,13 @@ func (p *Plan) Follow(b *Built) {
 	p.Upstreams.OnChanged(func() {
 		mu.Lock()
 		defer mu.Unlock()
-		spec, warnings := p.spec()
+		space, warnings, err := p.space()
+		if err != nil {
+			p.logf("the catalog could not be rebuilt after an upstream change; serving the previous one: %v", err)
+			return
+		}
 		for _, w := range warnings {
 			p.logf("%s", w)
-		}
-		res, err := catalog.Build(spec)
-		if err != nil {
-			p.logf("the catalog could not be rebuilt after an upstream change; serving the previous one: %v", err)
-			return
-		}
-		space, err := view.NewSpace(res.Catalog, &p.View)
-		if err != nil {
-			p.logf("the catalog could not be rebuilt after an upstream change; serving the previous one: %v", err)
-			return
 		}
 		if err := b.Gateway.Update(space); err != nil {
 			p.logf("the gateway could not take the new catalog; serving the previous one: %v", err)
