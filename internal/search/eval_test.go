@@ -26,6 +26,7 @@ var evalFloors = map[string][2]float64{ // file → {recall@1, recall@5}
 	"eval.json":          {0.79, 0.94}, // reaches 0.799, 0.950 (170 of 179: 0.9497)
 	"eval_holdout.json":  {0.76, 0.92}, // reaches 0.765, 0.929
 	"eval_holdout2.json": {0.64, 0.87}, // reaches 0.650, 0.872
+	"eval_holdout3.json": {0.41, 0.66}, // reaches 0.418, 0.665
 }
 
 // evalCase is one request and the tools that serve it; finding any of them
@@ -114,8 +115,10 @@ func knownIDs(docs []Doc) map[string]bool {
 // evalSets are the evaluation files, in the order they are reported:
 // dev is the tuning set; holdout was seen once by a previous round of
 // tuning; holdout2 was written before the current method and is measured
-// only, never inspected for misses while tuning.
-var evalSets = []string{"eval.json", "eval_holdout.json", "eval_holdout2.json"}
+// only; holdout3 was written by a second engineer who saw neither the
+// method nor the other sets (README: Evaluation), the fairest measure of
+// requests the method has not seen.
+var evalSets = []string{"eval.json", "eval_holdout.json", "eval_holdout2.json", "eval_holdout3.json"}
 
 // evalSetName is the short label of an evaluation file in reports.
 func evalSetName(file string) string {
