@@ -140,7 +140,12 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 	case len(res.Tools) == 0:
 		res.Next = fmt.Sprintf("Nothing matched. Try other words, or %s {\"topic\": \"groups\"} to browse.", d.names.Guidance)
 	default:
-		res.Next = fmt.Sprintf("Call %s {\"names\": [...]} for a tool's parameters, then %s {\"name\": ..., \"arguments\": {...}}.", d.names.Describe, d.names.Call)
+		// The ranking matches words, not meaning: when the request and
+		// the tool's author used different words, the model reading this
+		// can still find the tool by meaning, one group at a time.
+		res.Next = fmt.Sprintf("Call %s {\"names\": [...]} for a tool's parameters, then %s {\"name\": ..., \"arguments\": {...}}. "+
+			"If none of these fits, search again in the tool's likely words, within one of the groups above ({\"query\": ..., \"group\": \"<group>\"}), or browse with %s {\"topic\": \"groups\"}.",
+			d.names.Describe, d.names.Call, d.names.Guidance)
 	}
 	return res, nil
 }

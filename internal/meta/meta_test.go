@@ -69,3 +69,32 @@ func TestResultCarriesTheSameJSONTwice(t *testing.T) {
 		t.Errorf("text %q, structured %v", text, r.StructuredContent)
 	}
 }
+
+// TestFindNextStep checks that find_tools always tells the model how to go
+// on: how to call a hit, and how to recover when no hit fits (the ranking
+// matches words, the model can match meaning by browsing groups).
+func TestFindNextStep(t *testing.T) {
+	e, v := setup(t, expose.Search)
+	d := meta.NewDiscovery(meta.DefaultNames(), e)
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"Branches", []string{`describe_tools {"names": [...]}`, `call_tool {"name"`, `"group": "<group>"`, `guidance {"topic": "groups"}`}},
+		{"zzzz qqqq", []string{"Nothing matched", `guidance {"topic": "groups"}`}},
+	}
+	for _, tt := range tests {
+		res, err := d.Find(meta.FindArgs{Query: tt.query}, v.Snapshot())
+		if err != nil {
+			t.Fatalf("%q: %v", tt.query, err)
+		}
+		if (len(res.Tools) == 0) != strings.Contains(tt.query, "zzzz") {
+			t.Errorf("%q found %d tools", tt.query, len(res.Tools))
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(res.Next, w) {
+				t.Errorf("%q: next lacks %q:\n%s", tt.query, w, res.Next)
+			}
+		}
+	}
+}
