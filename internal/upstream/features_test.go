@@ -18,10 +18,18 @@ func TestProgressIsRelayedWithCallersToken(t *testing.T) {
 	var got []*mcp.ProgressNotificationParams
 	params := &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 300, "steps": 3}}
 	params.SetProgressToken("downstream-token-7")
-	res, err := m.CallTool(context.Background(), "fx", params, &CallOptions{
-		OnProgress: func(_ context.Context, p *mcp.ProgressNotificationParams) {
+	// The notifications must come with the caller's context: on streamable
+	// HTTP that is what puts them on the caller's own response stream.
+	type callerKey struct{}
+	ctx := context.WithValue(context.Background(), callerKey{}, "caller")
+	withCallerCtx := 0
+	res, err := m.CallTool(ctx, "fx", params, &CallOptions{
+		OnProgress: func(ctx context.Context, p *mcp.ProgressNotificationParams) {
 			mu.Lock()
 			got = append(got, p)
+			if ctx.Value(callerKey{}) == "caller" {
+				withCallerCtx++
+			}
 			mu.Unlock()
 		},
 	})
@@ -32,6 +40,9 @@ func TestProgressIsRelayedWithCallersToken(t *testing.T) {
 	defer mu.Unlock()
 	if len(got) != 3 {
 		t.Fatalf("got %d progress notifications, want 3", len(got))
+	}
+	if withCallerCtx != len(got) {
+		t.Errorf("%d of %d notifications came with the caller's context", withCallerCtx, len(got))
 	}
 	for i, p := range got {
 		if p.ProgressToken != "downstream-token-7" || p.Progress != float64(i+1) || p.Total != 3 || p.Message == "" {

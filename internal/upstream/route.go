@@ -55,8 +55,11 @@ type CallOptions struct {
 	Downstream Downstream
 	// OnProgress receives the upstream's notifications/progress for this call.
 	// Its ProgressToken is the one in the caller's params._meta (nil if none),
-	// so it can be relayed to the downstream as is. It runs on the connection's
-	// reading goroutine: it should return quickly.
+	// so it can be relayed to the downstream as is, and its context is the one
+	// CallTool was given, so a notification sent with it travels with the
+	// caller's request (on streamable HTTP: on that request's response
+	// stream, the only one a stateless client has). It runs on the
+	// connection's reading goroutine: it should return quickly.
 	OnProgress func(ctx context.Context, p *mcp.ProgressNotificationParams)
 }
 

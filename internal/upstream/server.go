@@ -558,6 +558,13 @@ func (c *connection) relayProgress(ctx context.Context, p *mcp.ProgressNotificat
 	}
 	relay := *p
 	relay.ProgressToken = call.callerToken
+	// The call's own context, not the notification handler's: it carries what
+	// ties a message to the downstream request (on streamable HTTP, the
+	// request whose response stream it travels on). A stateless client has
+	// no other stream, so under any other context its progress is lost.
+	if call.ctx != nil {
+		ctx = call.ctx
+	}
 	call.onProgress(ctx, &relay)
 }
 
