@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/meta"
@@ -237,6 +239,14 @@ func (s *session) run(ctx context.Context, req *mcp.CallToolRequest, w *expose.W
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		// A JSON-RPC error is a handler's way to answer at the protocol
+		// level (the Go SDK's convention for tool handlers too): a source
+		// passing on an upstream's refusal that only the client can act
+		// on, such as a missing client capability.
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			return nil, rpcErr
 		}
 		return meta.ErrorResult(fmt.Sprintf("%s failed: %v", w.Name, err)), nil
 	}
