@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -232,5 +233,51 @@ func TestAttributeSkipsSettledCallsAndCarriesTheCallContext(t *testing.T) {
 	defer done()
 	if forward.Value(key{}) != "b" {
 		t.Error("the forwarded request lost the call's context values")
+	}
+}
+
+// TestMultiRoundAsksEveryRound: an upstream that asks twice gets both
+// rounds answered, on the 2026-07-28 protocol (both rounds in results) and
+// on a session protocol (the first as a request on the connection, the
+// second in a plain result without resultType).
+func TestMultiRoundAsksEveryRound(t *testing.T) {
+	for _, proto := range []string{"", "2025-11-25"} {
+		t.Run("protocol "+proto, func(t *testing.T) {
+			m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", nil)},
+				&Options{Forward: Forwarding{Elicitation: true}, ProtocolVersion: proto})
+			res, err := m.CallTool(context.Background(), "fx", &mcp.CallToolParams{Name: "twostep"}, &CallOptions{Downstream: &fakeDownstream{name: "alice"}})
+			if err != nil || text(res) != "alice likes alice" {
+				t.Fatalf("twostep: %q, %v", textOrNil(res), err)
+			}
+		})
+	}
+}
+
+// TestInputRequesterGetsTheUpstreamsRound: a Downstream that takes a round
+// at once gets the upstream's requests with the upstream's own keys.
+func TestInputRequesterGetsTheUpstreamsRound(t *testing.T) {
+	m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", nil)},
+		&Options{Forward: Forwarding{Elicitation: true}})
+	d := &batchDownstream{fakeDownstream: fakeDownstream{name: "bob"}}
+	res, err := m.CallTool(context.Background(), "fx", &mcp.CallToolParams{Name: "twostep"}, &CallOptions{Downstream: d})
+	if err != nil || text(res) != "bob likes bob" {
+		t.Fatalf("twostep: %q, %v", textOrNil(res), err)
+	}
+	if got := fmt.Sprint(d.rounds); got != "[[name] [colour]]" {
+		t.Errorf("rounds = %s", got)
+	}
+}
+
+// TestRootsDuringACallReachTheCaller: without Forwarding.Roots the roots
+// capability is not advertised and a roots/list outside any call is
+// refused, but one an upstream sends during a call goes to that call's
+// client.
+func TestRootsDuringACallReachTheCaller(t *testing.T) {
+	m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", nil)},
+		&Options{Forward: Forwarding{Elicitation: true}, ProtocolVersion: "2025-11-25"})
+	alice := &fakeDownstream{name: "alice", roots: []string{"file:///alice"}}
+	res, err := m.CallTool(context.Background(), "fx", &mcp.CallToolParams{Name: "roots"}, &CallOptions{Downstream: alice})
+	if err != nil || text(res) != "file:///alice" {
+		t.Fatalf("roots: %q, %v", textOrNil(res), err)
 	}
 }

@@ -26,6 +26,15 @@ type Downstream interface {
 
 var _ Downstream = (*mcp.ServerSession)(nil)
 
+// InputRequester is a Downstream that takes a whole round of an upstream's
+// input requests (multi-round trip) at once, keyed as the upstream keyed
+// them: a client that is asked through an InputRequiredResult of its own
+// gets every question of the round in one result instead of one per round
+// trip. A Downstream without it is asked one request at a time.
+type InputRequester interface {
+	RequestInput(ctx context.Context, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error)
+}
+
 // Forwarding says which server→client requests toolfold offers to forward, and
 // so which client capabilities it advertises to upstream servers.
 //
@@ -170,6 +179,19 @@ func (cs *calls) get(id string) *inflightCall {
 	return cs.byID[id]
 }
 
+// open counts the calls in flight whose result is not in yet.
+func (cs *calls) open() int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	n := 0
+	for _, c := range cs.byID {
+		if !c.settled {
+			n++
+		}
+	}
+	return n
+}
+
 // attribute finds the Downstream that should answer a server→client request
 // that arrived on the connection outside any call's own context (the legacy
 // protocol: a request on the connection, not tied to a call on the wire).
@@ -227,6 +249,13 @@ func sameDownstream(a, b Downstream) (same bool) {
 func fulfillInputRequests(ctx context.Context, server string, d Downstream, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	if d == nil {
 		return nil, fmt.Errorf("upstream %q asked the client for input (sampling, elicitation or roots) and the client that made the call cannot answer", server)
+	}
+	if r, ok := d.(InputRequester); ok {
+		out, err := r.RequestInput(ctx, reqs)
+		if err != nil {
+			return nil, fmt.Errorf("the client could not answer the input requests of upstream %q: %w", server, err)
+		}
+		return out, nil
 	}
 	out := make(mcp.InputResponseMap, len(reqs))
 	// One at a time: an elicitation is a question to a person, and asking two at
