@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/upstream"
 )
 
@@ -232,8 +233,14 @@ func (u *Upstreams) forward(server, tool string) mcp.ToolHandler {
 			params.Arguments = req.Params.Arguments
 		}
 		var opts upstream.CallOptions
+		if d := gateway.DownstreamFrom(ctx); d != nil {
+			// The client is asked through results (2026-07-28).
+			opts.Downstream = d
+		}
 		if ss := req.Session; ss != nil {
-			opts.Downstream = ss
+			if opts.Downstream == nil {
+				opts.Downstream = ss
+			}
 			// Relaying progress costs a token and a drain per call: only
 			// for callers that asked for progress.
 			if req.Params.GetProgressToken() != nil {

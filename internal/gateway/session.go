@@ -170,7 +170,17 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if r, ok := req.(*mcp.CallToolRequest); ok {
 				start := time.Now()
 				ctx, note := withCallNote(ctx)
-				res, err := s.callTool(ctx, r)
+				var res *mcp.CallToolResult
+				var err error
+				if r.ProtocolVersion() >= statelessProtocol {
+					// The client cannot be sent requests: a source that
+					// needs input asks it through results (see input.go).
+					res, err = s.g.inputs.serve(ctx, r, func(ctx context.Context) (*mcp.CallToolResult, error) {
+						return s.callTool(ctx, r)
+					})
+				} else {
+					res, err = s.callTool(ctx, r)
+				}
 				if obs := s.g.opts.Observer; obs != nil {
 					obs.ToolCalled(s.metricName(r.Params.Name), note.source, outcome(res, err, note.reached), time.Since(start))
 				}

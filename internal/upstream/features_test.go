@@ -151,6 +151,7 @@ func textOrNil(res *mcp.CallToolResult) string {
 
 func TestAttribute(t *testing.T) {
 	a, b := &fakeDownstream{name: "a"}, &fakeDownstream{name: "b"}
+	parked := &waitingDownstream{fakeDownstream{name: "parked"}}
 	tests := []struct {
 		name     string
 		inflight []Downstream
@@ -165,6 +166,8 @@ func TestAttribute(t *testing.T) {
 		{"two clients", []Downstream{a, b}, a, nil, "2 tool calls from different clients are in flight"},
 		{"caller cannot answer", []Downstream{nil}, a, nil, "the client that made the call cannot answer it"},
 		{"mixed", []Downstream{a, nil}, nil, nil, "from different clients"},
+		{"beside a call waiting for its client", []Downstream{parked, a}, nil, a, ""},
+		{"only a call waiting for its client", []Downstream{parked}, nil, nil, "no tool call is in flight"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -281,3 +284,11 @@ func TestRootsDuringACallReachTheCaller(t *testing.T) {
 		t.Fatalf("roots: %q, %v", textOrNil(res), err)
 	}
 }
+
+// waitingDownstream is a client that was sent its call's questions and has
+// not come back.
+type waitingDownstream struct{ fakeDownstream }
+
+func (*waitingDownstream) WaitingForClient() bool { return true }
+
+var _ Waiter = (*waitingDownstream)(nil)

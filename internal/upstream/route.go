@@ -179,6 +179,26 @@ func (cs *calls) get(id string) *inflightCall {
 	return cs.byID[id]
 }
 
+// Waiter is a Downstream that can tell that its call is waiting for its
+// client: the client was sent the call's questions and has yet to come back
+// with the answers (a 2026-07-28 client asked through an
+// InputRequiredResult, which may take minutes or never happen).
+//
+// Such a call is left out when a request on the connection is attributed:
+// its upstream handler is blocked on the questions already sent (a round's
+// questions are asked together, and the gateway gathers them into one
+// round), so a new request comes from another call. Counting it would make
+// every request ambiguous while it waits, and making it the target would
+// pile another call's question onto a client that is not there.
+type Waiter interface {
+	WaitingForClient() bool
+}
+
+func waitingForClient(d Downstream) bool {
+	w, ok := d.(Waiter)
+	return ok && w.WaitingForClient()
+}
+
 // open counts the calls in flight whose result is not in yet.
 func (cs *calls) open() int {
 	cs.mu.Lock()
@@ -201,7 +221,7 @@ func (cs *calls) attribute(server, method string, fallback Downstream) (Downstre
 	defer cs.mu.Unlock()
 	open := 0
 	for _, c := range cs.byID {
-		if !c.settled {
+		if !c.settled && !waitingForClient(c.downstream) {
 			open++
 		}
 	}
@@ -215,7 +235,7 @@ func (cs *calls) attribute(server, method string, fallback Downstream) (Downstre
 	var onlyCtx context.Context
 	first := true
 	for _, c := range cs.byID {
-		if c.settled {
+		if c.settled || waitingForClient(c.downstream) {
 			continue
 		}
 		if first {
