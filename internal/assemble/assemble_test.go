@@ -2,12 +2,14 @@ package assemble
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/upstream"
 )
 
 func load(t *testing.T, src string) *config.Config {
@@ -109,5 +111,34 @@ func TestServable(t *testing.T) {
 	}
 	if servable(&mcp.Tool{}) == "" {
 		t.Error("a tool without a name must not be served")
+	}
+}
+
+func TestCallCapabilities(t *testing.T) {
+	all := upstream.Forwarding{Sampling: true, Elicitation: true, Roots: true}
+	var rootsOnly mcp.ClientCapabilities
+	rootsOnly.Roots.ListChanged = true
+	tests := []struct {
+		name   string
+		client *mcp.ClientCapabilities
+		fw     upstream.Forwarding
+		want   string
+	}{
+		{"no client capabilities", nil, all, `{}`},
+		{"declared nothing", &mcp.ClientCapabilities{}, all, `{}`},
+		{"sampling and elicitation", &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}, Elicitation: &mcp.ElicitationCapabilities{}}, all, `{"elicitation":{"form":{}},"sampling":{}}`},
+		{"not forwarded", &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}, Elicitation: &mcp.ElicitationCapabilities{}}, upstream.Forwarding{}, `{}`},
+		{"url elicitation only", &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}}, all, `{}`},
+		{"roots, forwarded", &rootsOnly, all, `{"roots":{}}`},
+		{"roots, not forwarded", &rootsOnly, upstream.Forwarding{Sampling: true}, `{}`},
+		{"roots v2", &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}}, all, `{"roots":{}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := json.Marshal(callCapabilities(tt.client, tt.fw))
+			if err != nil || string(got) != tt.want {
+				t.Errorf("callCapabilities = %s, %v; want %s", got, err, tt.want)
+			}
+		})
 	}
 }

@@ -3,14 +3,17 @@ package assemble
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/upstream"
 )
 
@@ -27,6 +30,10 @@ type Upstreams struct {
 	logLevel  mcp.LoggingLevel
 
 	routes routes
+
+	// forwarding is what toolfold forwards from the upstreams to the calling
+	// client (sampling, elicitation, roots), fixed at construction.
+	forwarding upstream.Forwarding
 }
 
 type upstreamServer struct {
@@ -60,6 +67,11 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 	if len(servers) == 0 {
 		return nil
 	}
+	// Sampling and elicitation reach the client that made the call. Roots
+	// stay off: a server such as the filesystem one replaces its configured
+	// directories with the client's roots, which would silently change what
+	// a config allows.
+	u.forwarding = upstream.Forwarding{Sampling: true, Elicitation: true}
 	cacheDir := ""
 	if opts.CacheDir != "" {
 		cacheDir = opts.CacheDir + "/catalog"
@@ -77,11 +89,7 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 				fn(context.Background(), p)
 			}
 		},
-		// Sampling and elicitation reach the client that made the call.
-		// Roots stay off: a server such as the filesystem one replaces its
-		// configured directories with the client's roots, which would
-		// silently change what a config allows.
-		Forward: upstream.Forwarding{Sampling: true, Elicitation: true},
+		Forward: u.forwarding,
 		// Most servers today send sampling and elicitation requests in the
 		// middle of a call, which the 2026-07-28 protocol no longer allows;
 		// offering the last session-based version keeps them working.
@@ -217,12 +225,22 @@ func (u *Upstreams) pending() []string {
 func (u *Upstreams) forward(server, tool string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		params := &mcp.CallToolParams{Meta: hopMeta(req.Params.Meta), Name: tool}
+		if params.Meta == nil {
+			params.Meta = mcp.Meta{}
+		}
+		params.Meta[mcp.MetaKeyClientCapabilities] = callCapabilities(req.ClientCapabilities(), u.forwarding)
 		if len(req.Params.Arguments) > 0 {
 			params.Arguments = req.Params.Arguments
 		}
 		var opts upstream.CallOptions
+		if d := gateway.DownstreamFrom(ctx); d != nil {
+			// The client is asked through results (2026-07-28).
+			opts.Downstream = d
+		}
 		if ss := req.Session; ss != nil {
-			opts.Downstream = ss
+			if opts.Downstream == nil {
+				opts.Downstream = ss
+			}
 			// Relaying progress costs a token and a drain per call: only
 			// for callers that asked for progress.
 			if req.Params.GetProgressToken() != nil {
@@ -236,10 +254,48 @@ func (u *Upstreams) forward(server, tool string) mcp.ToolHandler {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
+			var rpcErr *jsonrpc.Error
+			if errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeMissingRequiredClientCapabilities {
+				// The capabilities the upstream judged were the client's own
+				// (see callCapabilities), so the refusal is the client's to
+				// act on, with its code and data, as from the server itself.
+				return nil, rpcErr
+			}
 			return toolError(err.Error()), nil
 		}
 		return res, nil
 	}
+}
+
+// callCapabilities are the client capabilities one forwarded call carries in
+// _meta (io.modelcontextprotocol/clientCapabilities): what the calling
+// client declared, narrowed to what toolfold forwards, in their wire form.
+//
+// The upstream connection is shared by every client, and its capabilities,
+// declared once at initialize, say what toolfold can relay, not what the
+// client behind a given call can answer. A server that reads the per-request
+// capabilities (the 2026-07-28 way, which the Go SDK's ClientCapabilities
+// prefers on any protocol) then asks a client only for what it can give,
+// and refuses a call that needs more with -32021, instead of the call failing
+// later when the client cannot answer. A server that does not read them
+// ignores an unknown _meta key.
+func callCapabilities(client *mcp.ClientCapabilities, fw upstream.Forwarding) map[string]any {
+	out := map[string]any{}
+	if client == nil {
+		return out
+	}
+	if fw.Sampling && client.Sampling != nil {
+		out["sampling"] = map[string]any{}
+	}
+	// toolfold relays form elicitation only. A client that names no mode
+	// takes forms.
+	if e := client.Elicitation; fw.Elicitation && e != nil && (e.Form != nil || e.URL == nil) {
+		out["elicitation"] = map[string]any{"form": map[string]any{}}
+	}
+	if fw.Roots && (client.RootsV2 != nil || client.Roots.ListChanged) {
+		out["roots"] = map[string]any{}
+	}
+	return out
 }
 
 // Status reports every server's state, for /healthz and the inspection

@@ -23,4 +23,14 @@
 // client's server (from stdin on stdio, from the request body on HTTP), so
 // a server's tool list is complete before its session starts and no
 // spurious list_changed is ever sent.
+//
+// # Input for clients that take no requests
+//
+// A 2026-07-28 client cannot be sent elicitation, sampling or roots
+// requests; a server asks it through an InputRequiredResult and the
+// client's retry. Sources still ask mid-call (upstreams are offered
+// 2025-11-25), so the gateway runs such a client's call detached from its
+// request, answers the request with the questions the source asked, and
+// hands the answers of the retry to the source's waiting requests. See
+// input.go.
 package gateway

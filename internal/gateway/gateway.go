@@ -59,6 +59,10 @@ type Options struct {
 	// Observer hears of tool calls and sessions, for metrics; nil hears
 	// nothing.
 	Observer Observer
+	// InputWait is how long a call of a 2026-07-28 client that was asked
+	// for input (an InputRequiredResult) waits for the client's retry
+	// before its questions fail upstream; zero means DefaultInputWait.
+	InputWait time.Duration
 }
 
 // Observer hears what the gateway does, for metrics.
@@ -90,6 +94,10 @@ type Gateway struct {
 	// groups are the endpoints serving one group alone.
 	groups groupEndpoints
 
+	// inputs holds the calls of 2026-07-28 clients waiting for the input
+	// they were asked for.
+	inputs *inputBroker
+
 	mu sync.Mutex
 	// live holds the groups-mode sessions, weakly: a session whose client
 	// has gone is collected with its server, and Update forgets it.
@@ -117,6 +125,7 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 		g.opts.Name = "toolfold"
 	}
 	g.names = g.opts.Meta.WithDefaults()
+	g.inputs = newInputBroker(g.opts.InputWait)
 	g.log = g.opts.Logger
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/meta"
@@ -168,7 +170,17 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if r, ok := req.(*mcp.CallToolRequest); ok {
 				start := time.Now()
 				ctx, note := withCallNote(ctx)
-				res, err := s.callTool(ctx, r)
+				var res *mcp.CallToolResult
+				var err error
+				if r.ProtocolVersion() >= statelessProtocol {
+					// The client cannot be sent requests: a source that
+					// needs input asks it through results (see input.go).
+					res, err = s.g.inputs.serve(ctx, r, func(ctx context.Context) (*mcp.CallToolResult, error) {
+						return s.callTool(ctx, r)
+					})
+				} else {
+					res, err = s.callTool(ctx, r)
+				}
 				if obs := s.g.opts.Observer; obs != nil {
 					obs.ToolCalled(s.metricName(r.Params.Name), note.source, outcome(res, err, note.reached), time.Since(start))
 				}
@@ -237,6 +249,14 @@ func (s *session) run(ctx context.Context, req *mcp.CallToolRequest, w *expose.W
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		// A JSON-RPC error is a handler's way to answer at the protocol
+		// level (the Go SDK's convention for tool handlers too): a source
+		// passing on an upstream's refusal that only the client can act
+		// on, such as a missing client capability.
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			return nil, rpcErr
 		}
 		return meta.ErrorResult(fmt.Sprintf("%s failed: %v", w.Name, err)), nil
 	}

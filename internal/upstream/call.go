@@ -100,7 +100,13 @@ func (m *Manager) CallTool(ctx context.Context, server string, params *mcp.CallT
 		if err != nil {
 			return nil, s.requestError(ctx, callCtx, c, what, err)
 		}
-		if !res.NeedsInput() {
+		// An upstream on a session protocol (2025-11-25, as toolfold offers)
+		// whose handlers ask in the multi-round-trip style gets its first
+		// round answered by its SDK with requests on the connection, but a
+		// second round comes back as a plain result carrying inputRequests
+		// (no resultType: the old protocol has none). It is a question all
+		// the same, and answered here like one.
+		if !res.NeedsInput() && len(res.InputRequests) == 0 {
 			c.calls.settle(id)
 			if o.OnProgress != nil {
 				call.progress.drain(progressDrainMax)

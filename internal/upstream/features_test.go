@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -18,10 +19,18 @@ func TestProgressIsRelayedWithCallersToken(t *testing.T) {
 	var got []*mcp.ProgressNotificationParams
 	params := &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 300, "steps": 3}}
 	params.SetProgressToken("downstream-token-7")
-	res, err := m.CallTool(context.Background(), "fx", params, &CallOptions{
-		OnProgress: func(_ context.Context, p *mcp.ProgressNotificationParams) {
+	// The notifications must come with the caller's context: on streamable
+	// HTTP that is what puts them on the caller's own response stream.
+	type callerKey struct{}
+	ctx := context.WithValue(context.Background(), callerKey{}, "caller")
+	withCallerCtx := 0
+	res, err := m.CallTool(ctx, "fx", params, &CallOptions{
+		OnProgress: func(ctx context.Context, p *mcp.ProgressNotificationParams) {
 			mu.Lock()
 			got = append(got, p)
+			if ctx.Value(callerKey{}) == "caller" {
+				withCallerCtx++
+			}
 			mu.Unlock()
 		},
 	})
@@ -32,6 +41,9 @@ func TestProgressIsRelayedWithCallersToken(t *testing.T) {
 	defer mu.Unlock()
 	if len(got) != 3 {
 		t.Fatalf("got %d progress notifications, want 3", len(got))
+	}
+	if withCallerCtx != len(got) {
+		t.Errorf("%d of %d notifications came with the caller's context", withCallerCtx, len(got))
 	}
 	for i, p := range got {
 		if p.ProgressToken != "downstream-token-7" || p.Progress != float64(i+1) || p.Total != 3 || p.Message == "" {
@@ -139,6 +151,7 @@ func textOrNil(res *mcp.CallToolResult) string {
 
 func TestAttribute(t *testing.T) {
 	a, b := &fakeDownstream{name: "a"}, &fakeDownstream{name: "b"}
+	parked := &waitingDownstream{fakeDownstream{name: "parked"}}
 	tests := []struct {
 		name     string
 		inflight []Downstream
@@ -153,6 +166,8 @@ func TestAttribute(t *testing.T) {
 		{"two clients", []Downstream{a, b}, a, nil, "2 tool calls from different clients are in flight"},
 		{"caller cannot answer", []Downstream{nil}, a, nil, "the client that made the call cannot answer it"},
 		{"mixed", []Downstream{a, nil}, nil, nil, "from different clients"},
+		{"beside a call waiting for its client", []Downstream{parked, a}, nil, a, ""},
+		{"only a call waiting for its client", []Downstream{parked}, nil, nil, "no tool call is in flight"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,3 +238,57 @@ func TestAttributeSkipsSettledCallsAndCarriesTheCallContext(t *testing.T) {
 		t.Error("the forwarded request lost the call's context values")
 	}
 }
+
+// TestMultiRoundAsksEveryRound: an upstream that asks twice gets both
+// rounds answered, on the 2026-07-28 protocol (both rounds in results) and
+// on a session protocol (the first as a request on the connection, the
+// second in a plain result without resultType).
+func TestMultiRoundAsksEveryRound(t *testing.T) {
+	for _, proto := range []string{"", "2025-11-25"} {
+		t.Run("protocol "+proto, func(t *testing.T) {
+			m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", nil)},
+				&Options{Forward: Forwarding{Elicitation: true}, ProtocolVersion: proto})
+			res, err := m.CallTool(context.Background(), "fx", &mcp.CallToolParams{Name: "twostep"}, &CallOptions{Downstream: &fakeDownstream{name: "alice"}})
+			if err != nil || text(res) != "alice likes alice" {
+				t.Fatalf("twostep: %q, %v", textOrNil(res), err)
+			}
+		})
+	}
+}
+
+// TestInputRequesterGetsTheUpstreamsRound: a Downstream that takes a round
+// at once gets the upstream's requests with the upstream's own keys.
+func TestInputRequesterGetsTheUpstreamsRound(t *testing.T) {
+	m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", nil)},
+		&Options{Forward: Forwarding{Elicitation: true}})
+	d := &batchDownstream{fakeDownstream: fakeDownstream{name: "bob"}}
+	res, err := m.CallTool(context.Background(), "fx", &mcp.CallToolParams{Name: "twostep"}, &CallOptions{Downstream: d})
+	if err != nil || text(res) != "bob likes bob" {
+		t.Fatalf("twostep: %q, %v", textOrNil(res), err)
+	}
+	if got := fmt.Sprint(d.rounds); got != "[[name] [colour]]" {
+		t.Errorf("rounds = %s", got)
+	}
+}
+
+// TestRootsDuringACallReachTheCaller: without Forwarding.Roots the roots
+// capability is not advertised and a roots/list outside any call is
+// refused, but one an upstream sends during a call goes to that call's
+// client.
+func TestRootsDuringACallReachTheCaller(t *testing.T) {
+	m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", nil)},
+		&Options{Forward: Forwarding{Elicitation: true}, ProtocolVersion: "2025-11-25"})
+	alice := &fakeDownstream{name: "alice", roots: []string{"file:///alice"}}
+	res, err := m.CallTool(context.Background(), "fx", &mcp.CallToolParams{Name: "roots"}, &CallOptions{Downstream: alice})
+	if err != nil || text(res) != "file:///alice" {
+		t.Fatalf("roots: %q, %v", textOrNil(res), err)
+	}
+}
+
+// waitingDownstream is a client that was sent its call's questions and has
+// not come back.
+type waitingDownstream struct{ fakeDownstream }
+
+func (*waitingDownstream) WaitingForClient() bool { return true }
+
+var _ Waiter = (*waitingDownstream)(nil)

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -160,6 +162,22 @@ func newFixtureServer() *mcp.Server {
 			}},
 		}}, nil
 	})
+	// twostep asks twice: on a session protocol its SDK answers the first
+	// round with a request on the connection and returns the second as a
+	// plain result with inputRequests.
+	tool("twostep", "Asks for a name, then for a colour", func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		schema := map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}
+		if r, ok := req.Params.InputResponses["colour"].(*mcp.ElicitResult); ok {
+			return textResult(fmt.Sprintf("%s likes %v", req.Params.RequestState, r.Content["name"])), nil
+		}
+		if r, ok := req.Params.InputResponses["name"].(*mcp.ElicitResult); ok {
+			return &mcp.CallToolResult{
+				InputRequests: mcp.InputRequestMap{"colour": &mcp.ElicitParams{Message: "Your colour?", RequestedSchema: schema}},
+				RequestState:  fmt.Sprint(r.Content["name"]),
+			}, nil
+		}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{Message: "Your name?", RequestedSchema: schema}}}, nil
+	})
 	tool("roots", "Lists the client's roots", func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if r, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult); ok {
 			var uris []string
@@ -248,3 +266,32 @@ func (f *fakeDownstream) ListRoots(context.Context, *mcp.ListRootsParams) (*mcp.
 }
 
 var _ Downstream = (*fakeDownstream)(nil)
+
+// batchDownstream takes a round of input requests at once and records the
+// keys of each round.
+type batchDownstream struct {
+	fakeDownstream
+	mu     sync.Mutex
+	rounds [][]string
+}
+
+func (b *batchDownstream) RequestInput(ctx context.Context, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	var keys []string
+	out := mcp.InputResponseMap{}
+	for k, r := range reqs {
+		keys = append(keys, k)
+		p, ok := r.(*mcp.ElicitParams)
+		if !ok {
+			return nil, fmt.Errorf("unexpected request %T", r)
+		}
+		res, _ := b.Elicit(ctx, p)
+		out[k] = res
+	}
+	slices.Sort(keys)
+	b.mu.Lock()
+	b.rounds = append(b.rounds, keys)
+	b.mu.Unlock()
+	return out, nil
+}
+
+var _ InputRequester = (*batchDownstream)(nil)

@@ -26,6 +26,15 @@ type Downstream interface {
 
 var _ Downstream = (*mcp.ServerSession)(nil)
 
+// InputRequester is a Downstream that takes a whole round of an upstream's
+// input requests (multi-round trip) at once, keyed as the upstream keyed
+// them: a client that is asked through an InputRequiredResult of its own
+// gets every question of the round in one result instead of one per round
+// trip. A Downstream without it is asked one request at a time.
+type InputRequester interface {
+	RequestInput(ctx context.Context, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error)
+}
+
 // Forwarding says which server→client requests toolfold offers to forward, and
 // so which client capabilities it advertises to upstream servers.
 //
@@ -55,8 +64,11 @@ type CallOptions struct {
 	Downstream Downstream
 	// OnProgress receives the upstream's notifications/progress for this call.
 	// Its ProgressToken is the one in the caller's params._meta (nil if none),
-	// so it can be relayed to the downstream as is. It runs on the connection's
-	// reading goroutine: it should return quickly.
+	// so it can be relayed to the downstream as is, and its context is the one
+	// CallTool was given, so a notification sent with it travels with the
+	// caller's request (on streamable HTTP: on that request's response
+	// stream, the only one a stateless client has). It runs on the
+	// connection's reading goroutine: it should return quickly.
 	OnProgress func(ctx context.Context, p *mcp.ProgressNotificationParams)
 }
 
@@ -167,6 +179,39 @@ func (cs *calls) get(id string) *inflightCall {
 	return cs.byID[id]
 }
 
+// Waiter is a Downstream that can tell that its call is waiting for its
+// client: the client was sent the call's questions and has yet to come back
+// with the answers (a 2026-07-28 client asked through an
+// InputRequiredResult, which may take minutes or never happen).
+//
+// Such a call is left out when a request on the connection is attributed:
+// its upstream handler is blocked on the questions already sent (a round's
+// questions are asked together, and the gateway gathers them into one
+// round), so a new request comes from another call. Counting it would make
+// every request ambiguous while it waits, and making it the target would
+// pile another call's question onto a client that is not there.
+type Waiter interface {
+	WaitingForClient() bool
+}
+
+func waitingForClient(d Downstream) bool {
+	w, ok := d.(Waiter)
+	return ok && w.WaitingForClient()
+}
+
+// open counts the calls in flight whose result is not in yet.
+func (cs *calls) open() int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	n := 0
+	for _, c := range cs.byID {
+		if !c.settled {
+			n++
+		}
+	}
+	return n
+}
+
 // attribute finds the Downstream that should answer a server→client request
 // that arrived on the connection outside any call's own context (the legacy
 // protocol: a request on the connection, not tied to a call on the wire).
@@ -176,7 +221,7 @@ func (cs *calls) attribute(server, method string, fallback Downstream) (Downstre
 	defer cs.mu.Unlock()
 	open := 0
 	for _, c := range cs.byID {
-		if !c.settled {
+		if !c.settled && !waitingForClient(c.downstream) {
 			open++
 		}
 	}
@@ -190,7 +235,7 @@ func (cs *calls) attribute(server, method string, fallback Downstream) (Downstre
 	var onlyCtx context.Context
 	first := true
 	for _, c := range cs.byID {
-		if c.settled {
+		if c.settled || waitingForClient(c.downstream) {
 			continue
 		}
 		if first {
@@ -224,6 +269,13 @@ func sameDownstream(a, b Downstream) (same bool) {
 func fulfillInputRequests(ctx context.Context, server string, d Downstream, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	if d == nil {
 		return nil, fmt.Errorf("upstream %q asked the client for input (sampling, elicitation or roots) and the client that made the call cannot answer", server)
+	}
+	if r, ok := d.(InputRequester); ok {
+		out, err := r.RequestInput(ctx, reqs)
+		if err != nil {
+			return nil, fmt.Errorf("the client could not answer the input requests of upstream %q: %w", server, err)
+		}
+		return out, nil
 	}
 	out := make(mcp.InputResponseMap, len(reqs))
 	// One at a time: an elicitation is a question to a person, and asking two at

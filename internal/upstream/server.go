@@ -490,8 +490,16 @@ func (s *server) clientOptions(c *connection) *mcp.ClientOptions {
 }
 
 // rootsMiddleware answers roots/list through the Downstream (the SDK client
-// would answer from its own, empty, root set), or refuses it when roots are not
-// forwarded.
+// would answer from its own, empty, root set).
+//
+// Without Forward.Roots the roots capability is not advertised, so a server
+// that adapts to its client's roots at start (the filesystem server replaces
+// its directories with them) is left alone, and a request outside any call
+// is refused. One that arrives during a call is the upstream asking anyway,
+// for that call (servers written in the multi-round-trip style ask whatever
+// their client advertised): answering a question asked changes nothing
+// about what the server was told, so it goes to that call's client, which
+// answers or refuses as it can.
 func (s *server) rootsMiddleware(c *connection) mcp.Middleware {
 	fw := s.m.opts.Forward
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -499,10 +507,14 @@ func (s *server) rootsMiddleware(c *connection) mcp.Middleware {
 			if method != "roots/list" {
 				return next(ctx, method, req)
 			}
+			fallback := fw.Fallback
 			if !fw.Roots {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "toolfold does not forward roots/list to its clients (the roots capability was not advertised)"}
+				fallback = nil
 			}
-			d, callCtx, err := c.calls.attribute(s.name, "roots/list", fw.Fallback)
+			d, callCtx, err := c.calls.attribute(s.name, "roots/list", fallback)
+			if err != nil && !fw.Roots && c.calls.open() == 0 {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "toolfold does not forward roots/list to its clients outside a tool call (the roots capability was not advertised)"}
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -558,6 +570,13 @@ func (c *connection) relayProgress(ctx context.Context, p *mcp.ProgressNotificat
 	}
 	relay := *p
 	relay.ProgressToken = call.callerToken
+	// The call's own context, not the notification handler's: it carries what
+	// ties a message to the downstream request (on streamable HTTP, the
+	// request whose response stream it travels on). A stateless client has
+	// no other stream, so under any other context its progress is lost.
+	if call.ctx != nil {
+		ctx = call.ctx
+	}
 	call.onProgress(ctx, &relay)
 }
 

@@ -1,0 +1,611 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Asking a 2026-07-28 client for input (SEP-2322, multi-round trip).
+//
+// Such a client receives no requests from its server: a server that needs
+// input mid-call answers with an InputRequiredResult (resultType
+// "input_required", inputRequests, requestState), and the client calls
+// again with inputResponses and that requestState. toolfold offers its
+// upstreams 2025-11-25, so they ask the old way: elicitation/create,
+// sampling/createMessage and roots/list requests in the middle of a call,
+// which block until answered (or, for a second round, inputRequests in a
+// result, which the upstream Manager asks through the same Downstream).
+//
+// So for such a client the call runs detached from the client's request,
+// with a pendingCall as its Downstream. Each question the upstream asks is
+// collected; the client's tools/call is answered with an InputRequiredResult
+// holding them and a fresh requestState; the upstream's requests stay open.
+// The client's retry with that requestState and inputResponses hands the
+// answers to the waiting requests, and its tools/call is answered by what
+// happens next: the call's result, or the next round of questions.
+//
+// A requestState is 128 random bits naming one pending call, used once
+// (each round mints a new one), and bound to the tool, its arguments and the
+// Authorization header of the call that began it, so it can be neither
+// guessed, replayed, nor used for another call or by another client. A
+// pending call waits for its retry for at most Options.InputWait; then its
+// questions fail upstream with a message saying so and it is forgotten.
+
+// Defaults of the multi-round trip.
+const (
+	// DefaultInputWait is how long a call waits for its client's retry.
+	DefaultInputWait = 5 * time.Minute
+	// inputGather is the quiet time after an upstream's question before the
+	// round is sent: an upstream asks a round's questions concurrently
+	// (the Go SDK does), and they belong in one InputRequiredResult.
+	inputGather = 50 * time.Millisecond
+	// maxPendingCalls bounds the calls waiting for a retry, so clients that
+	// never come back cannot grow the gateway without limit.
+	maxPendingCalls = 1024
+)
+
+// Downstream answers, for the client that made a call, the requests a
+// source sends back while serving it: sampling, elicitation, roots. Its
+// methods match upstream.Downstream.
+type Downstream interface {
+	CreateMessage(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	CreateMessageWithTools(ctx context.Context, params *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error)
+	Elicit(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	ListRoots(ctx context.Context, params *mcp.ListRootsParams) (*mcp.ListRootsResult, error)
+}
+
+type downstreamKey struct{}
+
+// DownstreamFrom returns the Downstream a tool handler must ask on its
+// client's behalf, or nil when the client's own session (the request's
+// Session) can be asked directly.
+func DownstreamFrom(ctx context.Context) Downstream {
+	d, _ := ctx.Value(downstreamKey{}).(Downstream)
+	return d
+}
+
+// Why a pending call ended before its result.
+var (
+	errClientGone  = errors.New("the client went away before it was asked for input")
+	errTooMany     = errors.New("too many calls are waiting for their clients' input")
+	errNoRetry     = errors.New("the client did not call again with the input asked for")
+	errNotDeclared = errors.New("the client did not declare the capability")
+)
+
+// inputBroker holds the calls waiting for their client's retry.
+type inputBroker struct {
+	wait time.Duration
+
+	mu      sync.Mutex
+	pending map[string]*pendingCall // by requestState
+}
+
+func newInputBroker(wait time.Duration) *inputBroker {
+	if wait <= 0 {
+		wait = DefaultInputWait
+	}
+	return &inputBroker{wait: wait, pending: map[string]*pendingCall{}}
+}
+
+// callKey binds a requestState to the call it was minted for.
+type callKey [sha256.Size]byte
+
+func keyOf(req *mcp.CallToolRequest) callKey {
+	h := sha256.New()
+	fmt.Fprintf(h, "%q\n", req.Params.Name)
+	// Arguments as a canonical JSON value: a client may encode its retry
+	// differently (key order, spaces).
+	var args any
+	if len(req.Params.Arguments) > 0 && json.Unmarshal(req.Params.Arguments, &args) == nil {
+		canon, _ := json.Marshal(args)
+		h.Write(canon)
+	}
+	h.Write([]byte("\n"))
+	if req.Extra != nil && req.Extra.Header != nil {
+		h.Write([]byte(req.Extra.Header.Get("Authorization")))
+	}
+	var k callKey
+	h.Sum(k[:0])
+	return k
+}
+
+// serve answers one tools/call of a client that must be asked for input
+// through results. call runs the tool; it is run detached from ctx, under a
+// context that carries the pending call as the Downstream.
+func (b *inputBroker) serve(ctx context.Context, req *mcp.CallToolRequest, call func(context.Context) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
+	var pc *pendingCall
+	if state := req.Params.RequestState; state != "" {
+		var err error
+		if pc, err = b.resume(req, state); err != nil {
+			return nil, err
+		}
+	} else {
+		// inputResponses without a requestState answer nothing toolfold
+		// asked: the call starts afresh, and its upstream asks again.
+		pc = b.start(ctx, req, call)
+	}
+	return b.round(ctx, pc)
+}
+
+// start runs a call detached from the client's request, which ends with
+// the first round, and keeps its values (what ties a message to the
+// request) for the messages of that round.
+func (b *inputBroker) start(ctx context.Context, req *mcp.CallToolRequest, call func(context.Context) (*mcp.CallToolResult, error)) *pendingCall {
+	callCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	pc := &pendingCall{
+		b:      b,
+		key:    keyOf(req),
+		caps:   req.ClientCapabilities(),
+		cancel: cancel,
+		wake:   make(chan struct{}, 1),
+		done:   make(chan struct{}),
+		sent:   map[string]*question{},
+	}
+	callCtx = context.WithValue(callCtx, downstreamKey{}, Downstream(pc))
+	go func() {
+		res, err := call(callCtx)
+		if err != nil && callCtx.Err() != nil {
+			err = fmt.Errorf("%w: %w", context.Cause(callCtx), err)
+		}
+		pc.finish(res, err)
+		cancel(nil)
+	}()
+	return pc
+}
+
+// resume takes the pending call a retry names and hands it the answers.
+// A state that is unknown, used or expired, or that belongs to another
+// call, is refused as invalid params, and a pending call stays as it was
+// when the answers do not fit its questions, so the client can correct
+// them.
+func (b *inputBroker) resume(req *mcp.CallToolRequest, state string) (*pendingCall, error) {
+	b.mu.Lock()
+	pc, ok := b.pending[state]
+	if !ok {
+		b.mu.Unlock()
+		return nil, invalidParams("requestState is unknown, already used or expired; call %s again without inputResponses and requestState to start over", req.Params.Name)
+	}
+	if pc.key != keyOf(req) {
+		b.mu.Unlock()
+		return nil, invalidParams("requestState belongs to another call: a retry must repeat the tool name and arguments of the call that returned it")
+	}
+	answers, err := pc.match(req.Params.InputResponses)
+	if err != nil {
+		b.mu.Unlock()
+		return nil, err
+	}
+	delete(b.pending, state)
+	b.mu.Unlock()
+	pc.deliver(answers)
+	return pc, nil
+}
+
+// round waits for what the call does next: finish, or ask.
+func (b *inputBroker) round(ctx context.Context, pc *pendingCall) (*mcp.CallToolResult, error) {
+	for {
+		select {
+		case <-pc.done:
+			return pc.res, pc.err
+		case <-ctx.Done():
+			// Nobody will learn a requestState: the call cannot go on.
+			pc.cancel(errClientGone)
+			return nil, ctx.Err()
+		case <-pc.wake:
+		}
+		if !pc.gather(ctx) {
+			continue
+		}
+		qs := pc.take()
+		if len(qs) == 0 {
+			continue
+		}
+		state, err := b.park(pc, qs)
+		if err != nil {
+			pc.cancel(err)
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("toolfold cannot keep this call waiting for input: %v; try again later", err)}
+		}
+		return inputRequired(qs, state), nil
+	}
+}
+
+// park records the round sent to the client under a new requestState and
+// starts the wait for the retry.
+func (b *inputBroker) park(pc *pendingCall, qs []*question) (string, error) {
+	var raw [16]byte
+	_, _ = rand.Read(raw[:]) // never fails (crypto/rand)
+	state := base64.RawURLEncoding.EncodeToString(raw[:])
+	b.mu.Lock()
+	if len(b.pending) >= maxPendingCalls {
+		b.mu.Unlock()
+		return "", errTooMany
+	}
+	b.pending[state] = pc
+	b.mu.Unlock()
+	pc.mu.Lock()
+	for _, q := range qs {
+		pc.sent[q.id] = q
+	}
+	pc.timer = time.AfterFunc(b.wait, func() { b.expire(pc, state) })
+	pc.mu.Unlock()
+	return state, nil
+}
+
+// expire ends a call whose client did not come back in time.
+func (b *inputBroker) expire(pc *pendingCall, state string) {
+	b.mu.Lock()
+	mine := b.pending[state] == pc
+	if mine {
+		delete(b.pending, state)
+	}
+	b.mu.Unlock()
+	if mine {
+		pc.cancel(fmt.Errorf("%w within %s", errNoRetry, b.wait))
+	}
+}
+
+// inputRequired is the result that asks the client: the SDK sets
+// resultType only on results it decodes, hence the round through JSON.
+func inputRequired(qs []*question, state string) *mcp.CallToolResult {
+	reqs := make(mcp.InputRequestMap, len(qs))
+	for _, q := range qs {
+		reqs[q.id] = q.req
+	}
+	wire, err := json.Marshal(struct {
+		ResultType    string              `json:"resultType"`
+		InputRequests mcp.InputRequestMap `json:"inputRequests"`
+		RequestState  string              `json:"requestState"`
+	}{"input_required", reqs, state})
+	var res mcp.CallToolResult
+	if err == nil {
+		err = json.Unmarshal(wire, &res)
+	}
+	if err != nil { // only an input request that cannot be encoded
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("toolfold could not pass on the tool's request for input: %v", err)}}}
+	}
+	return &res
+}
+
+func invalidParams(format string, args ...any) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+}
+
+// pendingCall is one call of a client asked through results: the
+// Downstream its source asks, and the questions between rounds.
+type pendingCall struct {
+	b      *inputBroker
+	key    callKey
+	caps   *mcp.ClientCapabilities
+	cancel context.CancelCauseFunc
+
+	wake chan struct{} // a question was asked (capacity 1)
+	done chan struct{} // closed when res and err are set
+	res  *mcp.CallToolResult
+	err  error
+
+	mu    sync.Mutex
+	next  int
+	asked []*question          // not sent to the client yet
+	sent  map[string]*question // sent in the last round, by id
+	timer *time.Timer          // the wait for the retry
+}
+
+// question is one input request waiting for its answer.
+type question struct {
+	id     string
+	req    mcp.InputRequest
+	answer chan mcp.InputResponse // capacity 1
+}
+
+var _ Downstream = (*pendingCall)(nil)
+
+func (pc *pendingCall) finish(res *mcp.CallToolResult, err error) {
+	pc.res, pc.err = res, err
+	close(pc.done)
+}
+
+// gather waits until the upstream has been quiet for inputGather, so that
+// questions asked together go out together. It reports false if the call
+// finished meanwhile.
+func (pc *pendingCall) gather(ctx context.Context) bool {
+	t := time.NewTimer(inputGather)
+	defer t.Stop()
+	for {
+		select {
+		case <-pc.done:
+			return false
+		case <-ctx.Done():
+			return true // round sees ctx.Done next
+		case <-pc.wake:
+			t.Reset(inputGather)
+		case <-t.C:
+			return true
+		}
+	}
+}
+
+// take hands over the questions not yet sent.
+func (pc *pendingCall) take() []*question {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	qs := pc.asked
+	pc.asked = nil
+	return qs
+}
+
+// match checks a retry's answers against the questions sent: each answer
+// must be of the kind its question asks for. Answers to questions not
+// asked are ignored; questions left unanswered are asked again.
+func (pc *pendingCall) match(responses mcp.InputResponseMap) (map[*question]mcp.InputResponse, error) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	out := map[*question]mcp.InputResponse{}
+	for id, q := range pc.sent {
+		r, ok := responses[id]
+		if !ok || r == nil {
+			continue
+		}
+		if want := answers(q.req, r); want != "" {
+			return nil, invalidParams("inputResponses[%q] must be %s", id, want)
+		}
+		out[q] = r
+	}
+	return out, nil
+}
+
+// answers says what kind of response a request needs, or "" if r is one.
+func answers(req mcp.InputRequest, r mcp.InputResponse) string {
+	switch req.(type) {
+	case *mcp.ElicitParams:
+		if _, ok := r.(*mcp.ElicitResult); !ok {
+			return "an elicitation result (action, content)"
+		}
+	case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+		switch r.(type) {
+		case *mcp.CreateMessageWithToolsResult, *mcp.CreateMessageResult:
+		default:
+			return "a sampling result (role, content, model)"
+		}
+	case *mcp.ListRootsParams:
+		if _, ok := r.(*mcp.ListRootsResult); !ok {
+			return "a roots result (roots)"
+		}
+	}
+	return ""
+}
+
+// deliver hands the answers to the waiting requests; the questions left
+// unanswered go out again in the next round.
+func (pc *pendingCall) deliver(answers map[*question]mcp.InputResponse) {
+	pc.mu.Lock()
+	if pc.timer != nil {
+		pc.timer.Stop()
+	}
+	var again []*question
+	for id, q := range pc.sent {
+		if r, ok := answers[q]; ok {
+			q.answer <- r
+		} else {
+			again = append(again, q)
+		}
+		delete(pc.sent, id)
+	}
+	pc.asked = append(again, pc.asked...)
+	pc.mu.Unlock()
+	if len(again) > 0 {
+		pc.signal()
+	}
+}
+
+func (pc *pendingCall) signal() {
+	select {
+	case pc.wake <- struct{}{}:
+	default:
+	}
+}
+
+// ask puts questions to the client and waits for their answers, keyed as
+// given (an id already waiting gets a suffix).
+func (pc *pendingCall) ask(ctx context.Context, reqs map[string]mcp.InputRequest) (map[string]mcp.InputResponse, error) {
+	byKey := map[string]*question{}
+	pc.mu.Lock()
+	for key, r := range reqs {
+		id := key
+		for pc.taken(id) {
+			pc.next++
+			id = fmt.Sprintf("%s-%d", key, pc.next)
+		}
+		q := &question{id: id, req: r, answer: make(chan mcp.InputResponse, 1)}
+		pc.asked = append(pc.asked, q)
+		byKey[key] = q
+	}
+	pc.mu.Unlock()
+	pc.signal()
+	out := make(map[string]mcp.InputResponse, len(byKey))
+	for key, q := range byKey {
+		select {
+		case r := <-q.answer:
+			out[key] = r
+		case <-ctx.Done():
+			pc.withdraw(byKey)
+			return nil, fmt.Errorf("toolfold asked its client for input and got no answer: %w", context.Cause(ctx))
+		}
+	}
+	return out, nil
+}
+
+// taken reports whether a question id is in use. The caller holds pc.mu.
+func (pc *pendingCall) taken(id string) bool {
+	if _, ok := pc.sent[id]; ok {
+		return true
+	}
+	for _, q := range pc.asked {
+		if q.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// withdraw forgets questions whose asker gave up, so they are not sent.
+func (pc *pendingCall) withdraw(qs map[string]*question) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	gone := map[*question]bool{}
+	for _, q := range qs {
+		gone[q] = true
+		if pc.sent[q.id] == q {
+			delete(pc.sent, q.id)
+		}
+	}
+	kept := pc.asked[:0]
+	for _, q := range pc.asked {
+		if !gone[q] {
+			kept = append(kept, q)
+		}
+	}
+	pc.asked = kept
+}
+
+// askOne asks one question of a kind the client must have declared.
+func (pc *pendingCall) askOne(ctx context.Context, kind string, declared bool, r mcp.InputRequest) (mcp.InputResponse, error) {
+	if !declared {
+		return nil, fmt.Errorf("%w %q", errNotDeclared, kind)
+	}
+	pc.mu.Lock()
+	pc.next++
+	id := fmt.Sprintf("%s-%d", kind, pc.next)
+	pc.mu.Unlock()
+	out, err := pc.ask(ctx, map[string]mcp.InputRequest{id: r})
+	if err != nil {
+		return nil, err
+	}
+	return out[id], nil
+}
+
+func (pc *pendingCall) declares(kind string) bool {
+	c := pc.caps
+	if c == nil {
+		return false
+	}
+	switch kind {
+	case "sampling":
+		return c.Sampling != nil
+	case "elicitation":
+		return c.Elicitation != nil
+	case "roots":
+		return c.RootsV2 != nil || c.Roots.ListChanged
+	}
+	return false
+}
+
+func kindOf(r mcp.InputRequest) string {
+	switch r.(type) {
+	case *mcp.ElicitParams:
+		return "elicitation"
+	case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+		return "sampling"
+	case *mcp.ListRootsParams:
+		return "roots"
+	}
+	return fmt.Sprintf("%T", r)
+}
+
+// WaitingForClient reports that the call's questions went to the client,
+// which has yet to come back with the answers (upstream.Waiter): until then
+// the call is not the origin of a new request from its upstream.
+func (pc *pendingCall) WaitingForClient() bool {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return len(pc.sent) > 0 && len(pc.asked) == 0
+}
+
+// Elicit asks the client through the next InputRequiredResult.
+func (pc *pendingCall) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	r, err := pc.askOne(ctx, "elicitation", pc.declares("elicitation"), p)
+	if err != nil {
+		return nil, err
+	}
+	return r.(*mcp.ElicitResult), nil // match checked the kind
+}
+
+// CreateMessageWithTools asks the client through the next InputRequiredResult.
+func (pc *pendingCall) CreateMessageWithTools(ctx context.Context, p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
+	r, err := pc.askOne(ctx, "sampling", pc.declares("sampling"), p)
+	if err != nil {
+		return nil, err
+	}
+	return samplingWithTools(r), nil
+}
+
+// CreateMessage asks the client through the next InputRequiredResult.
+func (pc *pendingCall) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	r, err := pc.askOne(ctx, "sampling", pc.declares("sampling"), p)
+	if err != nil {
+		return nil, err
+	}
+	if res, ok := r.(*mcp.CreateMessageResult); ok {
+		return res, nil
+	}
+	res := samplingWithTools(r)
+	if len(res.Content) > 1 {
+		return nil, fmt.Errorf("the client answered a sampling request that takes one content block with %d", len(res.Content))
+	}
+	out := &mcp.CreateMessageResult{Meta: res.Meta, Model: res.Model, Role: res.Role, StopReason: res.StopReason}
+	if len(res.Content) == 1 {
+		out.Content = res.Content[0]
+	}
+	return out, nil
+}
+
+// samplingWithTools is a sampling answer in its many-content form.
+func samplingWithTools(r mcp.InputResponse) *mcp.CreateMessageWithToolsResult {
+	switch v := r.(type) {
+	case *mcp.CreateMessageWithToolsResult:
+		return v
+	case *mcp.CreateMessageResult:
+		out := &mcp.CreateMessageWithToolsResult{Meta: v.Meta, Model: v.Model, Role: v.Role, StopReason: v.StopReason}
+		if v.Content != nil {
+			out.Content = []mcp.Content{v.Content}
+		}
+		return out
+	}
+	return &mcp.CreateMessageWithToolsResult{}
+}
+
+// ListRoots asks the client through the next InputRequiredResult.
+func (pc *pendingCall) ListRoots(ctx context.Context, p *mcp.ListRootsParams) (*mcp.ListRootsResult, error) {
+	r, err := pc.askOne(ctx, "roots", pc.declares("roots"), p)
+	if err != nil {
+		return nil, err
+	}
+	return r.(*mcp.ListRootsResult), nil
+}
+
+// RequestInput asks a whole multi-round-trip round at once, keyed as the
+// upstream keyed it (upstream.InputRequester).
+func (pc *pendingCall) RequestInput(ctx context.Context, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	ask := make(map[string]mcp.InputRequest, len(reqs))
+	for key, r := range reqs {
+		if kind := kindOf(r); !pc.declares(kind) {
+			return nil, fmt.Errorf("input request %q: %w %q", key, errNotDeclared, kind)
+		}
+		ask[key] = r
+	}
+	got, err := pc.ask(ctx, ask)
+	if err != nil {
+		return nil, err
+	}
+	// Passed on as the client sent them: the upstream decodes each answer
+	// from its JSON, whichever sampling form it takes.
+	return mcp.InputResponseMap(got), nil
+}
