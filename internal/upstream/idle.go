@@ -90,6 +90,10 @@ func (s *server) subscribedLocked() bool {
 // stopIfIdle stops c if it has been idle for the idle timeout and nothing
 // holds it (see the comment at the top of this file).
 func (s *server) stopIfIdle(c *connection) {
+	stopped := false
+	if hook := s.m.idleChecked; hook != nil {
+		defer func() { hook(s.name, stopped) }()
+	}
 	s.mu.Lock()
 	idleFor := s.m.clock.Now().Sub(c.lastUsed)
 	if s.conn != c || c.retiring || c.isEnded() || c.active > 0 || s.subscribedLocked() || idleFor < s.idleTimeout {
@@ -103,6 +107,7 @@ func (s *server) stopIfIdle(c *connection) {
 	s.mu.Unlock()
 	s.log.Info("stopping upstream: idle", "idle_for", idleFor.Round(time.Second), "idle_timeout", s.idleTimeout)
 	c.stop()
+	stopped = true
 }
 
 // subscribed records a resource subscription a client took (delta 1) or

@@ -83,6 +83,9 @@ type Manager struct {
 	sup     supervision
 	dial    dialer
 	clock   clock
+	// idleChecked, if set, learns the outcome of every idle check once it
+	// is over (tests wait on it instead of sleeping).
+	idleChecked func(server string, stopped bool)
 
 	startSlots chan struct{} // semaphore: MaxParallelStarts
 

@@ -35,24 +35,24 @@ type server struct {
 
 	cacheOnce sync.Once
 
-	mu       sync.Mutex
-	state    State
-	since    time.Time
-	lastErr  error // why the server is failed or restarting
+	mu      sync.Mutex
+	state   State
+	since   time.Time
+	lastErr error // why the server is failed or restarting
 	// fresh says the next start is a first start (state starting, not
 	// restarting): true until the first attempt, and again after an idle stop.
 	fresh     bool
 	restarts  int // start attempts that were not first starts
 	idleStops int // times the server was stopped for idleness
 	conn      *connection
-	starting chan struct{} // non-nil while a start runs; closed when it ends
-	failures int           // consecutive failures (crashes and failed starts)
-	retryAt  time.Time     // no new start before this
-	lastTail *tailBuffer   // stderr of the current or last process
-	init     *mcp.InitializeResult
-	tools    []*mcp.Tool // the server's own list, before include/exclude
-	known    bool        // tools holds a list (possibly empty)
-	cached   bool        // tools came from disk, not from this run
+	starting  chan struct{} // non-nil while a start runs; closed when it ends
+	failures  int           // consecutive failures (crashes and failed starts)
+	retryAt   time.Time     // no new start before this
+	lastTail  *tailBuffer   // stderr of the current or last process
+	init      *mcp.InitializeResult
+	tools     []*mcp.Tool // the server's own list, before include/exclude
+	known     bool        // tools holds a list (possibly empty)
+	cached    bool        // tools came from disk, not from this run
 	// subscriptions counts, by resource URI, the subscriptions clients hold
 	// on the server; while any is held it is not stopped for idleness.
 	subscriptions map[string]int
@@ -101,7 +101,7 @@ type connection struct {
 	idleTimer stopper   // nil until first armed
 	retiring  bool      // being stopped for idleness: hand it to no one
 
-	ended    chan struct{} // closed once the connection is over and the process reaped
+	ended chan struct{} // closed once the connection is over and the process reaped
 	// endVerb and endDetail say how it ended ("exited", "exit status 1"); set
 	// before ended is closed.
 	endVerb, endDetail string
