@@ -61,9 +61,10 @@ func (s *server) release(c *connection) {
 	}
 }
 
-// armIdleLocked (re)starts the idle timer of c. s.mu is held.
+// armIdleLocked (re)starts the idle timer of c, unless c is no longer the
+// server's connection (a request given back after a crash). s.mu is held.
 func (s *server) armIdleLocked(c *connection) {
-	if s.idleTimeout <= 0 || c.retiring || s.subscribedLocked() {
+	if s.idleTimeout <= 0 || s.conn != c || c.retiring || s.subscribedLocked() {
 		return
 	}
 	if c.idleTimer != nil {
@@ -105,7 +106,7 @@ func (s *server) stopIfIdle(c *connection) {
 		c.idleTimer.Stop()
 	}
 	s.mu.Unlock()
-	s.log.Info("stopping upstream: idle", "idle_for", idleFor.Round(time.Second), "idle_timeout", s.idleTimeout)
+	s.log.Debug("stopping upstream: idle", "idle_for", idleFor.Round(time.Second), "idle_timeout", s.idleTimeout)
 	c.stop()
 	stopped = true
 }
