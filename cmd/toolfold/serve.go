@@ -45,7 +45,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 		}
 		var out []metrics.Source
 		for _, s := range report() {
-			out = append(out, metrics.Source{Name: s.Name, Kind: s.Kind, State: s.State, Tools: s.Tools})
+			out = append(out, metrics.Source{Name: s.Name, Kind: s.Kind, State: s.State, Tools: s.Tools, IdleStops: s.IdleStops})
 		}
 		return out
 	})

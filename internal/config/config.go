@@ -44,6 +44,9 @@ type Config struct {
 	Exposition ExpositionConfig `json:"exposition"`
 	// HTTP configures the streamable HTTP front (SPEC §8).
 	HTTP HTTPConfig `json:"http"`
+	// ServerDefaults apply to every server under mcpServers that does not set
+	// the same key itself.
+	ServerDefaults ServerDefaults `json:"serverDefaults"`
 	// ReadOnly hides every tool not marked read-only, in every view.
 	ReadOnly bool `json:"readOnly,omitempty"`
 
@@ -113,8 +116,28 @@ type ServerConfig struct {
 	Lazy bool `json:"lazy"`
 	// Timeout bounds each call ("60s"; a bare number is seconds). Default 60s.
 	Timeout Duration `json:"timeout"`
+	// IdleTimeout stops a started stdio server after this long without a
+	// request; its cached tools stay listed and the next request starts it
+	// again. nil means serverDefaults.idleTimeout; a pointer to 0 means never.
+	// Validate fills it in for every stdio server from serverDefaults, so
+	// after loading a stdio server's value is the one that applies. Remote
+	// servers (url) are never stopped for idleness: there is no process to
+	// reclaim, and closing their session would drop state they keep for it.
+	IdleTimeout *IdleTimeout `json:"idleTimeout,omitempty"`
 	// Disabled keeps the server in the file but never starts it.
 	Disabled bool `json:"disabled,omitempty"`
+}
+
+// ServerDefaults are settings of every server under mcpServers, each
+// overridden by the same key in a server's own entry.
+type ServerDefaults struct {
+	// IdleTimeout stops a started stdio server after this long without a
+	// request (call, prompt, resource read, completion...); its cached tool
+	// list stays and the next request starts it again, as on first use. A
+	// server is never stopped while a request is in flight, while a client
+	// holds a resource subscription on it, or while it is starting. Default
+	// 0: never (servers run until toolfold exits).
+	IdleTimeout IdleTimeout `json:"idleTimeout"`
 }
 
 func (s *ServerConfig) setDefaults() {

@@ -24,6 +24,7 @@ type decoder struct {
 var (
 	durationType = reflect.TypeFor[Duration]()
 	byteSizeType = reflect.TypeFor[ByteSize]()
+	idleType     = reflect.TypeFor[IdleTimeout]()
 	paramsType   = reflect.TypeFor[Params]()
 )
 
@@ -68,6 +69,9 @@ func (d *decoder) decode(n *node, path string, v reflect.Value) {
 		return
 	case byteSizeType:
 		d.decodeByteSize(n, path, v)
+		return
+	case idleType:
+		d.decodeIdleTimeout(n, path, v)
 		return
 	case paramsType:
 		d.decodeParams(n, path, v)
@@ -211,6 +215,22 @@ func (d *decoder) decodeDuration(n *node, path string, v reflect.Value) {
 	})
 }
 
+// decodeIdleTimeout reads a duration that may also be zero or "never"
+// (switched off), unlike the timeouts decodePositive reads.
+func (d *decoder) decodeIdleTimeout(n *node, path string, v reflect.Value) {
+	anyString := func(n *node) bool { return n.kind == kindString }
+	text, ok := d.scalarText(n, path, v, kindNumber, anyString)
+	if !ok {
+		return
+	}
+	t, err := parseIdleTimeout(text)
+	if err != nil {
+		d.errorf(n, path, "%s", err)
+		return
+	}
+	v.SetInt(int64(t))
+}
+
 func (d *decoder) decodeByteSize(n *node, path string, v reflect.Value) {
 	d.decodePositive(n, path, v, func(text string) (int64, error) {
 		size, err := parseByteSize(text)
@@ -327,6 +347,7 @@ func misplacedKeys() map[string]string {
 		t     reflect.Type
 	}{
 		{`"mcpServers" under a server's name`, reflect.TypeFor[ServerConfig]()},
+		{`"serverDefaults"`, reflect.TypeFor[ServerDefaults]()}, // after ServerConfig: a top-level idleTimeout is the default
 		{`"http"`, reflect.TypeFor[HTTPConfig]()},
 		{`"exposition"`, reflect.TypeFor[ExpositionConfig]()},
 		{`"disclosure"`, reflect.TypeFor[DisclosureConfig]()},
@@ -374,6 +395,8 @@ func expectedOf(t reflect.Type) string {
 		return `a duration such as "30s"`
 	case byteSizeType:
 		return `a size such as "256KiB"`
+	case idleType:
+		return `a duration such as "10m", or "never"`
 	case paramsType:
 		return "an object of parameters"
 	}

@@ -473,3 +473,47 @@ func TestLoadMissingFile(t *testing.T) {
 		t.Errorf("Err() = %v", err)
 	}
 }
+
+// A server's idleTimeout overrides serverDefaults.idleTimeout; 0, "never" and
+// "off" switch it off; after loading every stdio server carries the value
+// that applies to it, and remote servers none.
+func TestIdleTimeout(t *testing.T) {
+	src := `{
+	  "serverDefaults": {"idleTimeout": "10m"},
+	  "mcpServers": {
+	    "inherits": {"command": "a"},
+	    "own":      {"command": "b", "idleTimeout": "90s"},
+	    "seconds":  {"command": "c", "idleTimeout": 45},
+	    "zero":     {"command": "d", "idleTimeout": 0},
+	    "never":    {"command": "e", "idleTimeout": "never"},
+	    "off":      {"command": "f", "idleTimeout": "OFF"},
+	    "null":     {"command": "g", "idleTimeout": null},
+	    "remote":   {"url": "https://example.com/mcp"}
+	  }}`
+	cfg, diags := Parse("idle.json", []byte(src), Options{})
+	if len(diags) != 0 {
+		t.Fatal(diags)
+	}
+	want := map[string]time.Duration{
+		"inherits": 10 * time.Minute, "own": 90 * time.Second, "seconds": 45 * time.Second,
+		"zero": 0, "never": 0, "off": 0, "null": 10 * time.Minute,
+	}
+	for name, w := range want {
+		got := cfg.MCPServers[name].IdleTimeout
+		if got == nil || got.Std() != w {
+			t.Errorf("%s: idleTimeout = %v, want %v", name, got, w)
+		}
+	}
+	if got := cfg.MCPServers["remote"].IdleTimeout; got != nil {
+		t.Errorf("remote: idleTimeout = %v, want none", got)
+	}
+
+	// Off by default.
+	cfg, diags = Parse("plain.json", []byte(`{"mcpServers": {"a": {"command": "a"}}}`), Options{})
+	if len(diags) != 0 {
+		t.Fatal(diags)
+	}
+	if got := cfg.MCPServers["a"].IdleTimeout; got == nil || got.Std() != 0 || got.String() != "never" {
+		t.Errorf("without the key: idleTimeout = %v, want never", got)
+	}
+}

@@ -165,6 +165,7 @@ func (v *checker) servers() {
 		}
 		v.globs(joinPath(p, "include"), s.Include)
 		v.globs(joinPath(p, "exclude"), s.Exclude)
+		v.idleTimeout(p, &s)
 		c.MCPServers[key] = s
 
 		if prefix := s.EffectivePrefix(); prefix != "" && !s.Disabled {
@@ -179,6 +180,22 @@ func (v *checker) servers() {
 		if other, taken := prefixOwner[key]; taken && !c.Commands[key].Disabled {
 			v.errorf(joinPath("commands", key), "the command %q and the server %q both prefix tools with %q, so their names would collide; rename the command or give the server another \"prefix\"", key, other, key)
 		}
+	}
+}
+
+// idleTimeout warns about an idle timeout on a remote server, which toolfold
+// does not stop, and gives every stdio server the default when it sets none,
+// so the value that applies is in the server's own config.
+func (v *checker) idleTimeout(p string, s *ServerConfig) {
+	if s.Transport != TransportStdio {
+		if s.IdleTimeout != nil && *s.IdleTimeout > 0 {
+			v.warnf(joinPath(p, "idleTimeout"), `"idleTimeout" only applies to servers started with "command"; a remote server at "url" is not a process toolfold runs, so it is left connected; remove the key`)
+		}
+		return
+	}
+	if s.IdleTimeout == nil {
+		d := v.cfg.ServerDefaults.IdleTimeout
+		s.IdleTimeout = &d
 	}
 }
 

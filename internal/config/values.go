@@ -41,6 +41,51 @@ func parseDuration(s string) (Duration, error) {
 	return Duration(d), nil
 }
 
+// IdleTimeout is how long a started stdio server may go without a request
+// before toolfold stops it. Zero means never: the server runs until toolfold
+// exits. Written as a duration ("10m", "1h30m"), a number of seconds, or
+// "never" / "off" / 0 to switch it off.
+type IdleTimeout time.Duration
+
+// Std returns the timeout as a time.Duration; zero means never.
+func (t IdleTimeout) Std() time.Duration { return time.Duration(t) }
+
+// String formats the timeout like time.Duration ("10m0s"), or "never".
+func (t IdleTimeout) String() string {
+	if t <= 0 {
+		return "never"
+	}
+	return time.Duration(t).String()
+}
+
+// MarshalJSON writes the timeout as a string the loader reads back.
+func (t IdleTimeout) MarshalJSON() ([]byte, error) { return json.Marshal(t.String()) }
+
+// parseIdleTimeout accepts what parseDuration does, plus zero and the words
+// "never" and "off", which switch idle shutdown off.
+func parseIdleTimeout(s string) (IdleTimeout, error) {
+	s = strings.TrimSpace(s)
+	switch strings.ToLower(s) {
+	case "never", "off":
+		return 0, nil
+	}
+	const fix = `write a duration such as "10m" to stop the server after that long without requests, or "never" (or 0) to keep it running`
+	if strings.HasPrefix(s, "-") {
+		return 0, fmt.Errorf("%q is negative; %s", s, fix)
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f > math.MaxInt64/float64(time.Second) || math.IsNaN(f) {
+			return 0, fmt.Errorf("%q is out of range; %s", s, fix)
+		}
+		return IdleTimeout(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration; %s", s, fix)
+	}
+	return IdleTimeout(d), nil
+}
+
 // ByteSize is a number of bytes, written as a bare integer or with a unit:
 // "256KiB", "1MiB" (powers of 1024) or "1MB", "500kB" (powers of 1000). Units are
 // case-insensitive; "K", "M", "G" alone are powers of 1024.

@@ -39,6 +39,9 @@ type SourceStatus struct {
 	StderrTail string `json:"stderrTail,omitempty"`
 	// Tools counts the source's known tools.
 	Tools int `json:"tools"`
+	// IdleStops counts the times an MCP server was stopped after its idle
+	// timeout (it is then idle until the next request starts it again).
+	IdleStops int `json:"idleStops,omitempty"`
 }
 
 // UpstreamSources converts the states of upstream MCP servers
@@ -47,7 +50,7 @@ func UpstreamSources(statuses []upstream.Status) []SourceStatus {
 	out := make([]SourceStatus, len(statuses))
 	for i, s := range statuses {
 		out[i] = SourceStatus{Name: s.Name, Kind: KindMCP, State: string(s.State), Transport: s.Transport,
-			Disabled: s.Disabled, Error: s.Error, StderrTail: s.StderrTail, Tools: s.Tools}
+			Disabled: s.Disabled, Error: s.Error, StderrTail: s.StderrTail, Tools: s.Tools, IdleStops: s.IdleStops}
 	}
 	return out
 }

@@ -17,6 +17,9 @@ import (
 type Source struct {
 	Name, Kind, State string
 	Tools             int
+	// IdleStops counts the times an upstream server was stopped for
+	// idleness (its state is then "idle" until the next request).
+	IdleStops int
 }
 
 // Metrics records the gateway's activity. The zero value is not usable;
@@ -77,6 +80,8 @@ var (
 		"1 when a source is ready, 0 otherwise; the state label says which.", []string{"source", "kind", "state"}, nil)
 	sourceTools = prometheus.NewDesc("toolfold_source_tools",
 		"Tools known from a source.", []string{"source", "kind"}, nil)
+	sourceIdleStops = prometheus.NewDesc("toolfold_source_idle_stops_total",
+		"Times a source was stopped after its idle timeout; it starts again on the next request.", []string{"source", "kind"}, nil)
 )
 
 // sourceCollector reads the sources' states when scraped, so the numbers
@@ -88,6 +93,7 @@ var _ prometheus.Collector = (*sourceCollector)(nil)
 func (c *sourceCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- sourceUp
 	ch <- sourceTools
+	ch <- sourceIdleStops
 }
 
 func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
@@ -98,5 +104,8 @@ func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(sourceUp, prometheus.GaugeValue, up, s.Name, s.Kind, s.State)
 		ch <- prometheus.MustNewConstMetric(sourceTools, prometheus.GaugeValue, float64(s.Tools), s.Name, s.Kind)
+		if s.Kind == "mcp" { // only MCP servers have a process to stop
+			ch <- prometheus.MustNewConstMetric(sourceIdleStops, prometheus.CounterValue, float64(s.IdleStops), s.Name, s.Kind)
+		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 func TestMetricsAreServed(t *testing.T) {
 	m := New(func() []Source {
-		return []Source{{Name: "memory", Kind: "mcp", State: "ready", Tools: 9}, {Name: "broken", Kind: "mcp", State: "failed"}}
+		return []Source{{Name: "memory", Kind: "mcp", State: "ready", Tools: 9}, {Name: "broken", Kind: "mcp", State: "failed"}, {Name: "sleepy", Kind: "mcp", State: "idle", Tools: 3, IdleStops: 2}}
 	})
 	m.ToolCalled("memory__read_graph", "memory", "ok", 3*time.Millisecond)
 	m.ToolCalled("memory__read_graph", "memory", "tool_error", time.Millisecond)
@@ -27,6 +27,8 @@ func TestMetricsAreServed(t *testing.T) {
 		`toolfold_source_up{kind="mcp",source="memory",state="ready"} 1`,
 		`toolfold_source_up{kind="mcp",source="broken",state="failed"} 0`,
 		`toolfold_source_tools{kind="mcp",source="memory"} 9`,
+		`toolfold_source_up{kind="mcp",source="sleepy",state="idle"} 0`,
+		`toolfold_source_idle_stops_total{kind="mcp",source="sleepy"} 2`,
 		`go_goroutines`,
 	} {
 		if !strings.Contains(string(body), want) {

@@ -72,6 +72,7 @@ func (m *Manager) CallTool(ctx context.Context, server string, params *mcp.CallT
 	if err != nil {
 		return nil, err
 	}
+	defer s.release(c)
 	var o CallOptions
 	if opts != nil {
 		o = *opts
@@ -207,6 +208,7 @@ func do[T any](ctx context.Context, m *Manager, server, what, feature string, of
 	if err != nil {
 		return zero, err
 	}
+	defer s.release(c)
 	caps := &mcp.ServerCapabilities{}
 	if ir := c.session.InitializeResult(); ir != nil && ir.Capabilities != nil {
 		caps = ir.Capabilities
@@ -306,13 +308,23 @@ func offersSubscribe(c *mcp.ServerCapabilities) bool {
 // through Options.OnResourceUpdated.
 func (m *Manager) Subscribe(ctx context.Context, server string, params *mcp.SubscribeParams) error {
 	_, err := do(ctx, m, server, fmt.Sprintf("resources/subscribe %q", params.URI), "resource subscriptions", offersSubscribe, func(ctx context.Context, cs *mcp.ClientSession) (struct{}, error) {
-		return struct{}{}, cs.Subscribe(ctx, params)
+		if err := cs.Subscribe(ctx, params); err != nil {
+			return struct{}{}, err
+		}
+		// Counted before the lease is given back, so the server cannot be
+		// stopped for idleness between the two.
+		m.servers[server].subscribed(params.URI, 1)
+		return struct{}{}, nil
 	})
 	return err
 }
 
 // Unsubscribe cancels a Subscribe.
 func (m *Manager) Unsubscribe(ctx context.Context, server string, params *mcp.UnsubscribeParams) error {
+	// The client gives the subscription up whatever happens to the request.
+	if s, ok := m.servers[server]; ok {
+		s.subscribed(params.URI, -1)
+	}
 	_, err := do(ctx, m, server, fmt.Sprintf("resources/unsubscribe %q", params.URI), "resource subscriptions", offersSubscribe, func(ctx context.Context, cs *mcp.ClientSession) (struct{}, error) {
 		return struct{}{}, cs.Unsubscribe(ctx, params)
 	})

@@ -82,6 +82,10 @@ type Manager struct {
 	names   []string // sorted, for stable Status and Discover order
 	sup     supervision
 	dial    dialer
+	clock   clock
+	// idleChecked, if set, learns the outcome of every idle check once it
+	// is over (tests wait on it instead of sleeping).
+	idleChecked func(server string, stopped bool)
 
 	startSlots chan struct{} // semaphore: MaxParallelStarts
 
@@ -128,6 +132,7 @@ func New(servers map[string]config.ServerConfig, opts *Options) *Manager {
 		servers:    make(map[string]*server, len(servers)),
 		sup:        defaultSupervision,
 		dial:       o.dial,
+		clock:      realClock{},
 		startSlots: make(chan struct{}, o.MaxParallelStarts),
 		life:       life,
 		shutdown:   shutdown,
@@ -172,9 +177,11 @@ func (m *Manager) Tools(ctx context.Context, name string) ([]*mcp.Tool, error) {
 	if tools, ok := s.knownTools(); ok {
 		return s.filter(tools), nil
 	}
-	if _, err := s.connect(ctx); err != nil {
+	c, err := s.connect(ctx)
+	if err != nil {
 		return nil, err
 	}
+	s.release(c)
 	tools, _ := s.knownTools()
 	return s.filter(tools), nil
 }
@@ -233,7 +240,10 @@ func (m *Manager) Discover(ctx context.Context) iter.Seq2[string, error] {
 		results := make(chan outcome, len(pending)) // buffered: nobody blocks if we stop early
 		for _, s := range pending {
 			go func() {
-				_, err := s.connect(ctx)
+				c, err := s.connect(ctx)
+				if err == nil {
+					s.release(c)
+				}
 				results <- outcome{s.name, err}
 			}()
 		}
@@ -332,8 +342,11 @@ type Status struct {
 	// StderrTail is the end of the stdio server's stderr (the running
 	// process's, or the last one's).
 	StderrTail string `json:"stderrTail,omitempty"`
-	// Restarts counts start attempts after the first.
+	// Restarts counts start attempts after the first, except the first
+	// start after an idle stop, which is a first start again.
 	Restarts int `json:"restarts"`
+	// IdleStops counts the times the server was stopped for idleness.
+	IdleStops int `json:"idleStops,omitempty"`
 	// Since is when the server entered State.
 	Since time.Time `json:"since"`
 	// Tools is the number of known tools after include/exclude; ToolsCached

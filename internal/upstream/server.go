@@ -28,24 +28,34 @@ type server struct {
 	cfg     config.ServerConfig
 	key     string // cache key
 	timeout time.Duration
-	log     *slog.Logger
+	// idleTimeout stops the started server after this long without a
+	// request; zero means never (see idle.go).
+	idleTimeout time.Duration
+	log         *slog.Logger
 
 	cacheOnce sync.Once
 
-	mu       sync.Mutex
-	state    State
-	since    time.Time
-	lastErr  error // why the server is failed or restarting
-	attempts int   // start attempts so far
-	conn     *connection
-	starting chan struct{} // non-nil while a start runs; closed when it ends
-	failures int           // consecutive failures (crashes and failed starts)
-	retryAt  time.Time     // no new start before this
-	lastTail *tailBuffer   // stderr of the current or last process
-	init     *mcp.InitializeResult
-	tools    []*mcp.Tool // the server's own list, before include/exclude
-	known    bool        // tools holds a list (possibly empty)
-	cached   bool        // tools came from disk, not from this run
+	mu      sync.Mutex
+	state   State
+	since   time.Time
+	lastErr error // why the server is failed or restarting
+	// fresh says the next start is a first start (state starting, not
+	// restarting): true until the first attempt, and again after an idle stop.
+	fresh     bool
+	restarts  int // start attempts that were not first starts
+	idleStops int // times the server was stopped for idleness
+	conn      *connection
+	starting  chan struct{} // non-nil while a start runs; closed when it ends
+	failures  int           // consecutive failures (crashes and failed starts)
+	retryAt   time.Time     // no new start before this
+	lastTail  *tailBuffer   // stderr of the current or last process
+	init      *mcp.InitializeResult
+	tools     []*mcp.Tool // the server's own list, before include/exclude
+	known     bool        // tools holds a list (possibly empty)
+	cached    bool        // tools came from disk, not from this run
+	// subscriptions counts, by resource URI, the subscriptions clients hold
+	// on the server; while any is held it is not stopped for idleness.
+	subscriptions map[string]int
 	// refreshing and refreshAgain coalesce tools/list_changed storms into at
 	// most one re-read in flight and one queued.
 	refreshing, refreshAgain bool
@@ -56,7 +66,7 @@ func newServer(m *Manager, name string, cfg config.ServerConfig) *server {
 	if timeout <= 0 {
 		timeout = config.DefaultServerTimeout
 	}
-	return &server{
+	s := &server{
 		m:       m,
 		name:    name,
 		cfg:     cfg,
@@ -65,7 +75,10 @@ func newServer(m *Manager, name string, cfg config.ServerConfig) *server {
 		log:     m.log.With("upstream", name),
 		state:   StateIdle,
 		since:   time.Now(),
+		fresh:   true,
 	}
+	s.idleTimeout = idleTimeoutOf(s)
+	return s
 }
 
 // connection is one session with the server: one process for stdio, one MCP
@@ -80,8 +93,15 @@ type connection struct {
 	calls     calls
 	cancel    context.CancelFunc // ends the context the transport was connected with
 
-	stopping atomic.Bool   // toolfold closed it on purpose
-	ended    chan struct{} // closed once the connection is over and the process reaped
+	stopping atomic.Bool // toolfold closed it on purpose
+
+	// Guarded by s.mu (see idle.go).
+	active    int       // requests holding a lease
+	lastUsed  time.Time // when the last lease was given back (the Manager's clock)
+	idleTimer stopper   // nil until first armed
+	retiring  bool      // being stopped for idleness: hand it to no one
+
+	ended chan struct{} // closed once the connection is over and the process reaped
 	// endVerb and endDetail say how it ended ("exited", "exit status 1"); set
 	// before ended is closed.
 	endVerb, endDetail string
@@ -188,7 +208,9 @@ func (s *server) backoff(n int) time.Duration {
 	return min(d, s.m.sup.backoffMax)
 }
 
-// connect returns the live connection, starting the server if needed. Callers
+// connect returns the live connection, starting the server if needed, with a
+// lease on it that the caller gives back with release once its request is
+// answered (a leased connection is not stopped for idleness). Callers
 // that arrive while a start runs wait for it (or for their ctx); the start
 // itself runs on the Manager's life, so one impatient caller does not abort it
 // for the others.
@@ -199,6 +221,19 @@ func (s *server) connect(ctx context.Context) (*connection, error) {
 		}
 		s.mu.Lock()
 		if c := s.conn; c != nil && !c.isEnded() {
+			if c.retiring {
+				// Being stopped for idleness: wait until it is gone, then
+				// start a new one (two processes of a server that keeps a
+				// file must not overlap).
+				s.mu.Unlock()
+				select {
+				case <-c.ended:
+				case <-ctx.Done():
+					return nil, newError(nil, ctx.Err(), "upstream %q is being stopped and started again: %v", s.name, ctx.Err())
+				}
+				continue
+			}
+			c.active++
 			s.mu.Unlock()
 			return c, nil
 		}
@@ -211,10 +246,12 @@ func (s *server) connect(ctx context.Context) (*connection, error) {
 			}
 			s.mu.Lock()
 			c, err := s.conn, s.lastErr
-			s.mu.Unlock()
-			if c != nil && !c.isEnded() {
+			if c != nil && !c.isEnded() && !c.retiring {
+				c.active++
+				s.mu.Unlock()
 				return c, nil
 			}
+			s.mu.Unlock()
 			if err != nil {
 				return nil, err
 			}
@@ -237,10 +274,11 @@ func (s *server) connect(ctx context.Context) (*connection, error) {
 		}
 		ch := make(chan struct{})
 		s.starting = ch
-		s.attempts++
-		if s.attempts == 1 {
+		if s.fresh {
+			s.fresh = false
 			s.setState(StateStarting)
 		} else {
+			s.restarts++
 			s.setState(StateRestarting)
 		}
 		s.mu.Unlock()
@@ -271,6 +309,8 @@ func (s *server) start(done chan struct{}) {
 		}
 		s.conn, s.lastErr, s.lastTail = c, nil, c.stderr
 		s.setState(StateReady)
+		c.lastUsed = s.m.clock.Now()
+		s.armIdleLocked(c) // in case every caller waiting for the start gave up
 		s.mu.Unlock()
 	}
 	select {
@@ -630,6 +670,22 @@ func (s *server) connectionEnded(c *connection) {
 		return // a start that failed half-way, or already replaced
 	}
 	s.conn = nil
+	if c.idleTimer != nil {
+		c.idleTimer.Stop()
+	}
+	if c.retiring && c.stopping.Load() {
+		// Not a crash: no backoff, and the next start is a first start. A
+		// server that served long enough is healthy again, as after a crash.
+		if time.Since(c.startedAt) >= s.m.sup.healthyAfter {
+			s.failures = 0
+		}
+		c.endDetail = "idle for " + humanDuration(s.idleTimeout)
+		s.idleStops++
+		s.fresh = true
+		s.setState(StateIdle)
+		s.log.Info("upstream stopped: idle", "idle_timeout", s.idleTimeout, "ran_for", time.Since(c.startedAt).Round(time.Second))
+		return
+	}
 	if c.stopping.Load() || s.m.isClosed() {
 		s.setState(StateIdle)
 		return
@@ -757,7 +813,8 @@ func (s *server) status() Status {
 		Transport: string(s.cfg.Transport),
 		Disabled:  s.cfg.Disabled,
 		Error:     errorOf(s.lastErr),
-		Restarts:  max(s.attempts-1, 0),
+		Restarts:  s.restarts,
+		IdleStops: s.idleStops,
 		Since:     s.since,
 	}
 	if st.Transport == "" {
