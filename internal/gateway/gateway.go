@@ -98,6 +98,10 @@ type Gateway struct {
 	// they were asked for.
 	inputs *inputBroker
 
+	// subs shares resource subscriptions among clients (nil without
+	// Extras).
+	subs *subscriptions
+
 	mu sync.Mutex
 	// live holds the groups-mode sessions, weakly: a session whose client
 	// has gone is collected with its server, and Update forgets it.
@@ -129,6 +133,9 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 	g.log = g.opts.Logger
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
+	}
+	if g.opts.Extras != nil {
+		g.subs = newSubscriptions(g.opts.Extras, g.log)
 	}
 	g.modes = []expose.Mode{g.opts.Mode}
 	if g.opts.Mode == expose.Auto || g.opts.Mode == expose.Groups {

@@ -59,8 +59,12 @@ func (g *Gateway) newSession(m expose.Mode, v *view.View) *session {
 		caps.Prompts = &mcp.PromptCapabilities{}
 		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true}
 		caps.Completions = &mcp.CompletionCapabilities{}
-		so.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error { return x.Subscribe(ctx, req.Params) }
-		so.UnsubscribeHandler = func(ctx context.Context, req *mcp.UnsubscribeRequest) error { return x.Unsubscribe(ctx, req.Params) }
+		so.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error {
+			return g.subs.subscribe(ctx, req.Session, req.Params)
+		}
+		so.UnsubscribeHandler = func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+			return g.subs.unsubscribe(ctx, req.Session, req.Params)
+		}
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, so)
 	s.server.AddReceivingMiddleware(s.middleware)
