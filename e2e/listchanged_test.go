@@ -145,3 +145,21 @@ func TestUpstreamResourceChangeReachesTheClient(t *testing.T) {
 		t.Errorf("resources/read %s: %v", uri, err)
 	}
 }
+
+// TestLateUpstreamBringsItsPrompts: a server that finishes starting after
+// toolfold began serving (here: later than the two seconds toolfold waits)
+// brings prompts the list left out until then. Clients are told, as they
+// are of its tools.
+func TestLateUpstreamBringsItsPrompts(t *testing.T) {
+	path := writeConfig(t, map[string]any{"mcpServers": map[string]any{
+		"late": map[string]any{"command": "sh", "args": []string{"-c", "sleep 3; exec " + goFixture(t)}, "prefix": "late"},
+	}})
+	l := connectLists(t, path, "2025-11-25")
+	if before := promptList(t, l.ClientSession); len(before) != 0 {
+		t.Skipf("the server was ready before the first listing (%d prompts): the machine is too slow for this test", len(before))
+	}
+	waitFor(t, l.prompts, "prompts")
+	if after := promptList(t, l.ClientSession); !slices.Contains(after, "late__test_simple_prompt") {
+		t.Errorf("prompts after the late start: %v", after)
+	}
+}
