@@ -163,6 +163,8 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 	}
 	if p.Upstreams != nil {
 		p.Gateway.Extras = p.Upstreams
+		// Follow passes the servers' list changes on.
+		p.Gateway.ExtrasListChanged = true
 	}
 	return p, nil
 }

@@ -48,6 +48,31 @@ func (r *routes) set(update func()) {
 	update()
 }
 
+// forget drops a server's prompt routes, or its resource and template
+// routes, after it announced that those lists changed: a route to a prompt
+// it no longer has, or a URI another server now serves, must not outlive
+// the change. The next listing records them afresh.
+func (r *routes) forget(server string, prompts, resources bool) {
+	r.set(func() {
+		if prompts {
+			for name, pr := range r.prompts {
+				if pr.server == server {
+					delete(r.prompts, name)
+				}
+			}
+		}
+		if resources {
+			for _, m := range []map[string]string{r.resources, r.templates} {
+				for uri, s := range m {
+					if s == server {
+						delete(m, uri)
+					}
+				}
+			}
+		}
+	})
+}
+
 // ListPrompts lists the prompts of every server that has any, named like
 // its tools ("github__review").
 func (u *Upstreams) ListPrompts(ctx context.Context) ([]*mcp.Prompt, error) {

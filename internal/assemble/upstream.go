@@ -27,7 +27,13 @@ type Upstreams struct {
 	onChanged func()
 	onLog     func(context.Context, *mcp.LoggingMessageParams)
 	onUpdated func(context.Context, *mcp.ResourceUpdatedNotificationParams)
-	logLevel  mcp.LoggingLevel
+	// onPrompts and onResources tell the gateway its pass-through lists
+	// changed.
+	onPrompts, onResources func()
+	// offered is what each server was known to offer when clients were
+	// last told (see noticeOffers); nil until Follow.
+	offered  map[string]offers
+	logLevel mcp.LoggingLevel
 
 	routes routes
 
@@ -79,8 +85,16 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 	u.Manager = upstream.New(servers, &upstream.Options{
 		CacheDir: cacheDir, DisableCache: opts.CacheDir == "", Logger: opts.Logger,
 		ClientName: "toolfold", ClientVersion: opts.Version,
-		OnToolsChanged: func(string) { u.changed() },
-		OnLog:          func(_ string, msg *mcp.LoggingMessageParams) { u.log(msg) },
+		OnToolsChanged: u.toolsChanged,
+		OnPromptsChanged: func(server string) {
+			u.routes.forget(server, true, false)
+			u.notify(func() func() { return u.onPrompts })
+		},
+		OnResourcesChanged: func(server string) {
+			u.routes.forget(server, false, true)
+			u.notify(func() func() { return u.onResources })
+		},
+		OnLog: func(_ string, msg *mcp.LoggingMessageParams) { u.log(msg) },
 		OnResourceUpdated: func(_ string, p *mcp.ResourceUpdatedNotificationParams) {
 			u.mu.Lock()
 			fn := u.onUpdated
@@ -114,12 +128,52 @@ func (u *Upstreams) log(msg *mcp.LoggingMessageParams) {
 	}
 }
 
-func (u *Upstreams) changed() {
+func (u *Upstreams) changed() { u.notify(func() func() { return u.onChanged }) }
+
+// notify calls the callback get reads under u.mu, if it is set.
+func (u *Upstreams) notify(get func() func()) {
 	u.mu.Lock()
-	fn := u.onChanged
+	fn := get()
 	u.mu.Unlock()
 	if fn != nil {
 		fn()
+	}
+}
+
+// offers is what a server is known to offer beside tools.
+type offers struct{ prompts, resources bool }
+
+func (u *Upstreams) offersOf(key string) offers {
+	return offers{prompts: u.offers(key, hasPrompts), resources: u.offers(key, hasResources)}
+}
+
+// toolsChanged follows a server's new tool list. A server's tools become
+// known when it first starts, and so do its capabilities: a lazy server
+// that nobody had started (with no cache) then brings prompts or resources
+// that the lists left out until now, which is a change of those lists too.
+func (u *Upstreams) toolsChanged(server string) {
+	u.noticeOffers(server)
+	u.changed()
+}
+
+// noticeOffers announces the prompt and resource lists of a server whose
+// offer changed since clients were last told.
+func (u *Upstreams) noticeOffers(server string) {
+	now := u.offersOf(server)
+	u.mu.Lock()
+	if u.offered == nil {
+		u.mu.Unlock()
+		return // not serving yet: nobody has listed anything
+	}
+	before := u.offered[server]
+	u.offered[server] = now
+	onPrompts, onResources := u.onPrompts, u.onResources
+	u.mu.Unlock()
+	if now.prompts != before.prompts && onPrompts != nil {
+		onPrompts()
+	}
+	if now.resources != before.resources && onResources != nil {
+		onResources()
 	}
 }
 
@@ -328,7 +382,18 @@ func (p *Plan) Follow(b *Built) {
 	p.Upstreams.mu.Lock()
 	p.Upstreams.onLog = b.Gateway.Log
 	p.Upstreams.onUpdated = b.Gateway.ResourceUpdated
+	// Prompts and resources are listed afresh from the servers on every
+	// request, so a change needs no rebuild: clients are told, and ask.
+	p.Upstreams.onPrompts = b.Gateway.PromptsChanged
+	p.Upstreams.onResources = b.Gateway.ResourcesChanged
+	p.Upstreams.offered = map[string]offers{}
 	p.Upstreams.mu.Unlock()
+	for _, s := range p.Upstreams.servers {
+		o := p.Upstreams.offersOf(s.key) // reads the cache: outside u.mu
+		p.Upstreams.mu.Lock()
+		p.Upstreams.offered[s.key] = o
+		p.Upstreams.mu.Unlock()
+	}
 	var mu sync.Mutex // one rebuild at a time, in order
 	p.Upstreams.OnChanged(func() {
 		mu.Lock()

@@ -24,6 +24,18 @@
 // a server's tool list is complete before its session starts and no
 // spurious list_changed is ever sent.
 //
+// # Prompts and resources
+//
+// Prompts, resources and completion are answered from Extras by a
+// middleware, the same for every client, and never cached. When the
+// sources' lists change, PromptsChanged and ResourcesChanged tell every
+// server (shared, per-view and group endpoints) after a short coalescing
+// delay. The SDK has no call that sends list_changed on its own; it sends
+// one when its registry changes, so each server adds and removes a
+// placeholder prompt or resource that no client ever sees (see
+// listchanged.go), and the SDK's delivery does the rest, listen streams
+// included.
+//
 // # Input for clients that take no requests
 //
 // A 2026-07-28 client cannot be sent elicitation, sampling or roots

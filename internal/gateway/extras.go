@@ -107,18 +107,25 @@ func (g *Gateway) ResourceUpdated(ctx context.Context, params *mcp.ResourceUpdat
 	}
 }
 
-// sessions are the shared sessions and the live groups-mode ones.
+// sessions are the shared sessions, the live groups-mode ones and those of
+// the group endpoints, which pass the same prompts, resources and logs
+// through.
 func (g *Gateway) sessions() []*session {
 	var out []*session
 	for _, s := range g.shared {
 		out = append(out, s)
 	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	for _, wp := range g.live {
 		if s := wp.Value(); s != nil {
 			out = append(out, s)
 		}
+	}
+	g.mu.Unlock()
+	g.groups.mu.Lock()
+	defer g.groups.mu.Unlock()
+	for _, ep := range g.groups.by {
+		out = append(out, ep.gw.sessions()...)
 	}
 	return out
 }

@@ -56,6 +56,11 @@ type Options struct {
 	// Extras passes prompts, resources and completion through from the
 	// sources; nil offers none.
 	Extras Extras
+	// ExtrasListChanged promises that whoever feeds the gateway calls
+	// PromptsChanged and ResourcesChanged whenever the Extras' lists change;
+	// only then does the gateway declare prompts.listChanged and
+	// resources.listChanged to its clients.
+	ExtrasListChanged bool
 	// Observer hears of tool calls and sessions, for metrics; nil hears
 	// nothing.
 	Observer Observer
@@ -102,6 +107,10 @@ type Gateway struct {
 	// Extras).
 	subs *subscriptions
 
+	// lists coalesces the announcements of changed prompt and resource
+	// lists.
+	lists listAnnouncer
+
 	mu sync.Mutex
 	// live holds the groups-mode sessions, weakly: a session whose client
 	// has gone is collected with its server, and Update forgets it.
@@ -130,6 +139,7 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 	}
 	g.names = g.opts.Meta.WithDefaults()
 	g.inputs = newInputBroker(g.opts.InputWait)
+	g.lists.delay = listChangedDelay
 	g.log = g.opts.Logger
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)

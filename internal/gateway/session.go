@@ -56,8 +56,8 @@ func (g *Gateway) newSession(m expose.Mode, v *view.View) *session {
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}}
 	so := &mcp.ServerOptions{Instructions: g.opts.Instructions, Logger: g.log, Capabilities: caps}
 	if x := g.opts.Extras; x != nil {
-		caps.Prompts = &mcp.PromptCapabilities{}
-		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true}
+		caps.Prompts = &mcp.PromptCapabilities{ListChanged: g.opts.ExtrasListChanged}
+		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: g.opts.ExtrasListChanged}
 		caps.Completions = &mcp.CompletionCapabilities{}
 		so.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error {
 			return g.subs.subscribe(ctx, req.Session, req.Params)

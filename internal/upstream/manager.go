@@ -36,6 +36,12 @@ type Options struct {
 	// OnResourceUpdated receives notifications/resources/updated for the
 	// resources a client subscribed to through Subscribe.
 	OnResourceUpdated func(server string, params *mcp.ResourceUpdatedNotificationParams)
+	// OnPromptsChanged and OnResourcesChanged are called, on a goroutine of
+	// their own, when a server sends notifications/prompts/list_changed or
+	// notifications/resources/list_changed (the latter covers resource
+	// templates too). The Manager keeps no prompt or resource lists, so
+	// nothing is re-read here: the next listing asks the server itself.
+	OnPromptsChanged, OnResourcesChanged func(server string)
 	// ClientName and ClientVersion are the clientInfo sent to upstreams.
 	// Default "toolfold" and "dev".
 	ClientName, ClientVersion string

@@ -504,6 +504,18 @@ func (s *server) clientOptions(c *connection) *mcp.ClientOptions {
 			on(s.name, req.Params)
 		}
 	}
+	// Off the reading goroutine, like OnToolsChanged: whoever hears of the
+	// change may well list the prompts again on this very connection.
+	if on := s.m.opts.OnPromptsChanged; on != nil {
+		o.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) {
+			s.m.goBackground(func() { on(s.name) })
+		}
+	}
+	if on := s.m.opts.OnResourcesChanged; on != nil {
+		o.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) {
+			s.m.goBackground(func() { on(s.name) })
+		}
+	}
 	if fw.Sampling {
 		o.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			d, callCtx, err := c.calls.attribute(s.name, "sampling/createMessage", fw.Fallback)

@@ -1,0 +1,110 @@
+package gateway
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// listChangedDelay is how long the gateway gathers changes of the prompt or
+// resource lists before it tells clients: upstreams often change together
+// (a shared backend reloads, several servers finish starting), and one
+// list_changed per burst saves every client as many re-listings. The SDK
+// adds its own 10 ms debounce on top.
+const listChangedDelay = 100 * time.Millisecond
+
+// listKind is a pass-through list whose changes clients can hear of.
+type listKind int
+
+const (
+	promptList listKind = iota
+	resourceList
+)
+
+// PromptsChanged tells the clients that the prompt list changed: every
+// client of every mode and of every group endpoint (prompts are not folded,
+// so all of them see the same list). Changes within listChangedDelay are
+// announced once. The lists are never cached, so the next prompts/list
+// asks the sources and has the change.
+//
+// Clients hear of it as the SDK delivers any list_changed: on their
+// session, or for a 2026-07-28 client on its subscriptions/listen stream.
+// A client of a stateless endpoint has neither and hears nothing; it lists
+// afresh on every request anyway.
+func (g *Gateway) PromptsChanged() { g.lists.changed(promptList, g.announce) }
+
+// ResourcesChanged is PromptsChanged for resources and resource templates
+// (one notification covers both, as in the protocol).
+func (g *Gateway) ResourcesChanged() { g.lists.changed(resourceList, g.announce) }
+
+// announce passes one coalesced change to every server.
+func (g *Gateway) announce(k listKind) {
+	if g.opts.Extras == nil || !g.opts.ExtrasListChanged {
+		return // not declared: a client would not expect it
+	}
+	for _, s := range g.sessions() {
+		s.announce(k)
+	}
+}
+
+// listAnnouncer holds back the announcements of each list for a delay,
+// coalescing the changes that arrive meanwhile. The delay runs from the
+// first change, so a steady stream of changes cannot postpone the news
+// for ever.
+type listAnnouncer struct {
+	delay   time.Duration
+	mu      sync.Mutex
+	pending map[listKind]bool
+}
+
+func (a *listAnnouncer) changed(k listKind, send func(listKind)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.pending[k] {
+		return
+	}
+	if a.pending == nil {
+		a.pending = map[listKind]bool{}
+	}
+	a.pending[k] = true
+	time.AfterFunc(a.delay, func() {
+		// Cleared before sending: a change that arrives while clients are
+		// being told gets an announcement of its own.
+		a.mu.Lock()
+		delete(a.pending, k)
+		a.mu.Unlock()
+		send(k)
+	})
+}
+
+// Placeholders for announce; never listed, read or got (see announce).
+const (
+	placeholderPrompt   = "toolfold.list_changed"
+	placeholderResource = "toolfold://list_changed"
+)
+
+// announce makes the SDK tell this server's clients that a pass-through
+// list changed. The SDK sends list_changed only when its own registry of
+// prompts or resources changes, and has no call to send one otherwise; so
+// the session adds a placeholder and removes it again: two changes, which
+// the SDK debounces into one notification to every session that should
+// hear it, legacy sessions and 2026-07-28 listen streams alike, exactly as
+// for a hand-written server. The placeholder is never seen: prompts/list,
+// prompts/get, resources/list and resources/read are all answered by
+// extrasMiddleware before the SDK's registry is consulted.
+func (s *session) announce(k listKind) {
+	switch k {
+	case promptList:
+		s.server.AddPrompt(&mcp.Prompt{Name: placeholderPrompt}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{}, nil
+		})
+		s.server.RemovePrompts(placeholderPrompt)
+	case resourceList:
+		s.server.AddResource(&mcp.Resource{Name: placeholderPrompt, URI: placeholderResource}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{}, nil
+		})
+		s.server.RemoveResources(placeholderResource)
+	}
+}

@@ -1,0 +1,310 @@
+package gateway_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/gateway"
+)
+
+// fakeExtras serves prompts and resources whose lists a test changes.
+type fakeExtras struct {
+	mu        sync.Mutex
+	prompts   []string
+	resources []string
+}
+
+func (x *fakeExtras) set(prompts, resources []string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.prompts, x.resources = prompts, resources
+}
+
+func (x *fakeExtras) ListPrompts(context.Context) ([]*mcp.Prompt, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var out []*mcp.Prompt
+	for _, n := range x.prompts {
+		out = append(out, &mcp.Prompt{Name: n})
+	}
+	return out, nil
+}
+
+func (x *fakeExtras) GetPrompt(_ context.Context, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+	return &mcp.GetPromptResult{Description: p.Name}, nil
+}
+
+func (x *fakeExtras) ListResources(context.Context) ([]*mcp.Resource, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var out []*mcp.Resource
+	for _, u := range x.resources {
+		out = append(out, &mcp.Resource{Name: u, URI: u})
+	}
+	return out, nil
+}
+
+func (x *fakeExtras) ListResourceTemplates(context.Context) ([]*mcp.ResourceTemplate, error) {
+	return nil, nil
+}
+
+func (x *fakeExtras) ReadResource(_ context.Context, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: p.URI, Text: "x"}}}, nil
+}
+
+func (x *fakeExtras) Complete(context.Context, *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	return &mcp.CompleteResult{}, nil
+}
+func (x *fakeExtras) SetLoggingLevel(context.Context, mcp.LoggingLevel)         {}
+func (x *fakeExtras) Subscribe(context.Context, *mcp.SubscribeParams) error     { return nil }
+func (x *fakeExtras) Unsubscribe(context.Context, *mcp.UnsubscribeParams) error { return nil }
+
+// listener is a client that records the prompt and resource list_changed
+// notifications it gets.
+type listener struct {
+	cs                 *mcp.ClientSession
+	prompts, resources chan struct{}
+}
+
+func listenerOptions(l *listener) *mcp.ClientOptions {
+	l.prompts, l.resources = make(chan struct{}, 16), make(chan struct{}, 16)
+	return &mcp.ClientOptions{
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { l.prompts <- struct{}{} },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { l.resources <- struct{}{} },
+	}
+}
+
+// connectListener connects over in-memory transports; protocol "" is the
+// SDK's newest (2026-07-28), on which the client subscribes through
+// subscriptions/listen to what the server declares.
+func connectListener(t *testing.T, g *gateway.Gateway, name, protocol string) *listener {
+	t.Helper()
+	ctx := context.Background()
+	l := &listener{}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := g.ServerFor(gateway.ClientInfo{Name: name, ProtocolVersion: protocol}).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	var opts *mcp.ClientSessionOptions
+	if protocol != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: protocol}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name}, listenerOptions(l)).Connect(ctx, ct, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	l.cs = cs
+	return l
+}
+
+// hear waits until every client has had one notification on the channel
+// pick chooses, then checks that none had a second for the same burst of
+// changes.
+func hear(t *testing.T, clients map[string]*listener, what string, pick func(*listener) chan struct{}) {
+	t.Helper()
+	for who, l := range clients {
+		select {
+		case <-pick(l):
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s: no %s list_changed", who, what)
+		}
+	}
+	time.Sleep(250 * time.Millisecond)
+	for who, l := range clients {
+		select {
+		case <-pick(l):
+			t.Errorf("%s: a second %s list_changed for one burst of changes", who, what)
+		default:
+		}
+	}
+}
+
+func prompts(l *listener) chan struct{}   { return l.prompts }
+func resources(l *listener) chan struct{} { return l.resources }
+
+func silent(t *testing.T, who, what string, ch chan struct{}) {
+	t.Helper()
+	select {
+	case <-ch:
+		t.Errorf("%s: an unexpected %s list_changed", who, what)
+	default:
+	}
+}
+
+func promptNames(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	res, err := cs.ListPrompts(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range res.Prompts {
+		out = append(out, p.Name)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
+
+func resourceURIs(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	res, err := cs.ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range res.Resources {
+		out = append(out, r.URI)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
+
+// TestPromptAndResourceListChangesReachEveryClient covers every mode: the
+// shared server of a static mode, and the servers of their own that
+// groups-mode clients have. Every client hears of each burst of changes
+// once, hears nothing of the other list, and lists the change next.
+func TestPromptAndResourceListChangesReachEveryClient(t *testing.T) {
+	for _, tc := range []struct {
+		mode     expose.Mode
+		protocol string
+	}{
+		{expose.Flat, "2025-11-25"},
+		{expose.Grouped, "2025-11-25"},
+		{expose.Search, "2025-11-25"},
+		{expose.Groups, "2025-11-25"},
+		{expose.Auto, "2025-11-25"}, // one groups client, one search client
+		{expose.Flat, ""},           // 2026-07-28: through subscriptions/listen
+		{expose.Search, ""},
+	} {
+		name := string(tc.mode) + "/" + tc.protocol
+		if tc.protocol == "" {
+			name = string(tc.mode) + "/newest"
+		}
+		t.Run(name, func(t *testing.T) {
+			x := &fakeExtras{}
+			x.set([]string{"a"}, []string{"mem://a"})
+			g := newGateway(t, gateway.Options{Mode: tc.mode, Extras: x, ExtrasListChanged: true}, nil)
+			clients := map[string]*listener{
+				"claude-code": connectListener(t, g, "claude-code", tc.protocol),
+				"other":       connectListener(t, g, "other", tc.protocol),
+			}
+			for who, l := range clients {
+				caps := l.cs.InitializeResult().Capabilities
+				if caps.Prompts == nil || !caps.Prompts.ListChanged || caps.Resources == nil || !caps.Resources.ListChanged {
+					t.Fatalf("%s: capabilities %+v %+v, want listChanged for prompts and resources", who, caps.Prompts, caps.Resources)
+				}
+				if got := promptNames(t, l.cs); got != "a" {
+					t.Fatalf("%s: prompts %q", who, got)
+				}
+			}
+			if tc.protocol == "" {
+				// The client opens its listen stream in the background.
+				time.Sleep(100 * time.Millisecond)
+			}
+
+			x.set([]string{"a", "b"}, []string{"mem://a"})
+			g.PromptsChanged() // three upstreams at once
+			g.PromptsChanged()
+			g.PromptsChanged()
+			hear(t, clients, "prompts", prompts)
+			for who, l := range clients {
+				silent(t, who, "resources", l.resources)
+				if got := promptNames(t, l.cs); got != "a,b" {
+					t.Errorf("%s: prompts after the change %q, want a,b", who, got)
+				}
+			}
+
+			x.set([]string{"a", "b"}, []string{"mem://a", "mem://b"})
+			g.ResourcesChanged()
+			hear(t, clients, "resources", resources)
+			for who, l := range clients {
+				silent(t, who, "prompts", l.prompts)
+				if got := resourceURIs(t, l.cs); got != "mem://a,mem://b" {
+					t.Errorf("%s: resources after the change %q", who, got)
+				}
+				// The placeholder that makes the SDK announce is never seen.
+				if _, err := l.cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "b"}); err != nil {
+					t.Errorf("%s: prompts/get: %v", who, err)
+				}
+			}
+		})
+	}
+}
+
+// TestListChangedIsDeclaredOnlyWhenPromised keeps the gateway from
+// announcing what nobody will tell it: without ExtrasListChanged the lists
+// pass through as before, with no listChanged and no notifications.
+func TestListChangedIsDeclaredOnlyWhenPromised(t *testing.T) {
+	x := &fakeExtras{}
+	x.set([]string{"a"}, nil)
+	g := newGateway(t, gateway.Options{Mode: expose.Flat, Extras: x}, nil)
+	l := connectListener(t, g, "x", "2025-11-25")
+	caps := l.cs.InitializeResult().Capabilities
+	if caps.Prompts == nil || caps.Prompts.ListChanged || caps.Resources == nil || caps.Resources.ListChanged {
+		t.Errorf("capabilities %+v %+v, want prompts and resources without listChanged", caps.Prompts, caps.Resources)
+	}
+	x.set([]string{"a", "b"}, nil)
+	g.PromptsChanged()
+	time.Sleep(300 * time.Millisecond)
+	silent(t, "x", "prompts", l.prompts)
+	if got := promptNames(t, l.cs); got != "a,b" {
+		t.Errorf("prompts %q, want a,b: the lists are never cached", got)
+	}
+}
+
+// TestListChangedOverHTTP covers the group endpoints (a gateway of their
+// own, kept by the main one) and a stateless endpoint, whose clients
+// cannot be told but must keep working.
+func TestListChangedOverHTTP(t *testing.T) {
+	x := &fakeExtras{}
+	x.set([]string{"a"}, nil)
+	g := newGateway(t, gateway.Options{Mode: expose.Auto, Extras: x, ExtrasListChanged: true}, nil)
+	group, err := g.GroupHandler("code", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stateless, err := g.HTTPHandler(&gateway.HTTPOptions{Stateless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := func(h *httptest.Server, protocol string) *listener {
+		l := &listener{}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "x"}, listenerOptions(l)).Connect(context.Background(),
+			&mcp.StreamableClientTransport{Endpoint: h.URL}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		l.cs = cs
+		return l
+	}
+	// Closed after the clients (cleanups run last first): a server's Close
+	// waits for its connections.
+	gs, ss := httptest.NewServer(group), httptest.NewServer(stateless)
+	t.Cleanup(gs.Close)
+	t.Cleanup(ss.Close)
+	groupClient := dial(gs, "2025-11-25")
+	statelessClient := dial(ss, "2025-11-25")
+	// A stateful client opens its standalone stream in the background.
+	time.Sleep(100 * time.Millisecond)
+
+	x.set([]string{"a", "b"}, nil)
+	g.PromptsChanged()
+	hear(t, map[string]*listener{"group endpoint": groupClient}, "prompts", prompts)
+	silent(t, "stateless", "prompts", statelessClient.prompts)
+	for who, l := range map[string]*listener{"group endpoint": groupClient, "stateless": statelessClient} {
+		if got := promptNames(t, l.cs); got != "a,b" {
+			t.Errorf("%s: prompts %q, want a,b", who, got)
+		}
+	}
+}
