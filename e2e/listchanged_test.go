@@ -48,7 +48,7 @@ func connectLists(t *testing.T, path, protocol string) *listClient {
 	return l
 }
 
-func waitFor(t *testing.T, ch chan struct{}, what string) {
+func waitNotified(t *testing.T, ch chan struct{}, what string) {
 	t.Helper()
 	select {
 	case <-ch:
@@ -105,7 +105,7 @@ func TestUpstreamPromptChangeReachesTheClient(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatalf("test_trigger_prompt_change: %v %+v", err, res)
 			}
-			waitFor(t, l.prompts, "prompts")
+			waitNotified(t, l.prompts, "prompts")
 			after := promptList(t, l.ClientSession)
 			if len(after) != len(before)+1 || !slices.Contains(after, "__transient_prompt_for_list_changed") {
 				t.Errorf("prompts before %v, after %v: want the transient prompt added", before, after)
@@ -129,7 +129,7 @@ func TestUpstreamResourceChangeReachesTheClient(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("gzip-file-as-resource: %v %+v", err, res)
 	}
-	waitFor(t, l.resources, "resources")
+	waitNotified(t, l.resources, "resources")
 	list, err := l.ListResources(ctx, nil)
 	if err != nil {
 		t.Fatalf("resources/list: %v", err)
@@ -158,7 +158,7 @@ func TestLateUpstreamBringsItsPrompts(t *testing.T) {
 	if before := promptList(t, l.ClientSession); len(before) != 0 {
 		t.Skipf("the server was ready before the first listing (%d prompts): the machine is too slow for this test", len(before))
 	}
-	waitFor(t, l.prompts, "prompts")
+	waitNotified(t, l.prompts, "prompts")
 	if after := promptList(t, l.ClientSession); !slices.Contains(after, "late__test_simple_prompt") {
 		t.Errorf("prompts after the late start: %v", after)
 	}
