@@ -48,6 +48,9 @@ func (g *Gateway) GroupHandler(group string, readOnly bool, opts *HTTPOptions) (
 	if err != nil {
 		return nil, fmt.Errorf("serving group %q alone: %w", group, err)
 	}
+	// One count of each resource's clients across every endpoint: the
+	// source behind them is the same.
+	sub.subs = g.subs
 	h, err := sub.HTTPHandler(opts)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
@@ -79,6 +80,27 @@ func (*subscribingExtras) SetLoggingLevel(context.Context, mcp.LoggingLevel) {}
 
 var _ gateway.Extras = (*subscribingExtras)(nil)
 
+// connectStateful connects a client on 2025-11-25, whose resources/subscribe
+// is answered once the subscription is made. (On 2026-07-28 the SDK client
+// subscribes through a listen stream it opens in the background, and
+// several clients' streams arrive in any order.)
+func connectStateful(t *testing.T, g *gateway.Gateway, name string) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := g.ServerFor(gateway.ClientInfo{Name: name, ProtocolVersion: "2025-11-25"}).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 // TestSubscriptionsAreSharedAmongClients checks that the source sees one
 // subscriber per resource: subscribed by the first client, unsubscribed
 // when the last one leaves, by unsubscribing or by going away, in a mode
@@ -89,8 +111,8 @@ func TestSubscriptionsAreSharedAmongClients(t *testing.T) {
 			x := newSubscribingExtras()
 			g := newGateway(t, gateway.Options{Mode: mode, Extras: x}, nil)
 			ctx := context.Background()
-			a, b := connect(t, g, "a"), connect(t, g, "b")
-			sub := func(c *client, uri string) {
+			a, b := connectStateful(t, g, "a"), connectStateful(t, g, "b")
+			sub := func(c *mcp.ClientSession, uri string) {
 				t.Helper()
 				if err := c.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 					t.Fatal(err)
@@ -122,5 +144,38 @@ func TestSubscriptionsAreSharedAmongClients(t *testing.T) {
 				t.Errorf("resubscribing: the source saw %v", got)
 			}
 		})
+	}
+}
+
+// TestSubscriptionsAreSharedAcrossEndpoints checks that a client of a
+// group's own endpoint (/mcp/<group>) and a client of the main one count
+// as two clients of the same source.
+func TestSubscriptionsAreSharedAcrossEndpoints(t *testing.T) {
+	x := newSubscribingExtras()
+	g := newGateway(t, gateway.Options{Mode: expose.Flat, Extras: x}, nil)
+	h, err := g.GroupHandler("code", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx := context.Background()
+	remote, err := mcp.NewClient(&mcp.Implementation{Name: "r"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remote.Close()
+	local := connectStateful(t, g, "l")
+	if err := local.Subscribe(ctx, &mcp.SubscribeParams{URI: "mem://x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Subscribe(ctx, &mcp.SubscribeParams{URI: "mem://x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "mem://x"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := x.log(); !slices.Equal(got, []string{"+mem://x"}) {
+		t.Errorf("the source saw %v while the main endpoint's client still watches", got)
 	}
 }
