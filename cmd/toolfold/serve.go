@@ -71,7 +71,9 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 		return err
 	}
 	api, err := httpapi.New(&httpapi.Options{
-		MCP:     limitedTokensUseGroupEndpoints(mcpHandler),
+		MCP: limitedViews(mcpHandler, func(groups []string, readOnly bool) (http.Handler, error) {
+			return b.Gateway.LimitedHandler(groups, readOnly, httpOpts)
+		}, logger),
 		Catalog: b.Gateway.Catalog,
 		Sources: func() []httpapi.SourceStatus { return sources(p, b) },
 		GroupHandler: func(group string, readOnly bool) (http.Handler, error) {
@@ -108,21 +110,37 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 	}
 }
 
-// limitedTokensUseGroupEndpoints refuses /mcp to a token limited to some
-// groups or to read-only tools: /mcp serves the whole catalog, while
-// /mcp/<group> enforces the limits.
-func limitedTokensUseGroupEndpoints(next http.Handler) http.Handler {
+// limitedViews serves /mcp to a token limited to some groups or to
+// read-only tools through a gateway over only what it may reach (same mode,
+// same meta-tools), and to every other request through next.
+func limitedViews(next http.Handler, limited func(groups []string, readOnly bool) (http.Handler, error), logger *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if access, ok := httpapi.AccessFromContext(r.Context()); ok && access.Limited() {
-			what := "read-only tools"
-			if len(access.Groups) > 0 {
-				what = "the groups " + strings.Join(access.Groups, ", ")
-			}
-			http.Error(w, fmt.Sprintf("this token is limited to %s; connect to /mcp/<group> for one of its groups instead of /mcp", what), http.StatusForbidden)
+		access, ok := httpapi.AccessFromContext(r.Context())
+		if !ok || !access.Limited() {
+			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(w, r)
+		h, err := limited(access.Groups, access.ReadOnly)
+		if err != nil {
+			// A token naming a group the catalog does not have (yet):
+			// the operator's config, not the client, must change.
+			logger.Warn("cannot serve a limited token its view", "token", access.TokenName, "err", err)
+			http.Error(w, fmt.Sprintf("this token is limited to %s, which toolfold cannot serve: %v; fix the token's groups in http.auth.tokens", describeLimit(access), err), http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
 	})
+}
+
+func describeLimit(a httpapi.Access) string {
+	what := "read-only tools"
+	if len(a.Groups) > 0 {
+		what = "the groups " + strings.Join(a.Groups, ", ")
+		if a.ReadOnly {
+			what += " (read-only tools)"
+		}
+	}
+	return what
 }
 
 // sources reports every source's state: the upstream servers', and the

@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,4 +216,52 @@ func TestPendingSourcesAreNotReportedEmpty(t *testing.T) {
 	if !strings.Contains(joined, `server "gone" offers no tool`) || !strings.Contains(joined, `group "gone" has no tools`) {
 		t.Errorf("a server that offers nothing must still be reported: %s", joined)
 	}
+}
+
+func TestLimit(t *testing.T) {
+	cat := catalogtest.Tree(t)
+	tests := []struct {
+		ids           []catalog.GroupID
+		tools, groups string
+	}{
+		{[]catalog.GroupID{"docs"}, "a,f,u", "docs"},
+		{[]catalog.GroupID{"code.repos", "docs"}, "a,c,d,e,f,u", "code.repos,code.repos.br,docs"},
+		// A group inside another named one stays inside it, once.
+		{[]catalog.GroupID{"code.repos", "code"}, "a,b,c,d,e,u", "code,code.repos,code.repos.br"},
+		{[]catalog.GroupID{"docs", "docs"}, "a,f,u", "docs"},
+	}
+	for _, tt := range tests {
+		sub, err := cat.Limit(tt.ids, false)
+		if err != nil {
+			t.Fatalf("%v: %v", tt.ids, err)
+		}
+		tools := sub.ToolIDs()
+		slices.Sort(tools)
+		if got := strings.Join(tools, ","); got != tt.tools {
+			t.Errorf("%v: tools = %q, want %q", tt.ids, got, tt.tools)
+		}
+		groups := sub.GroupIDs()
+		slices.Sort(groups)
+		if got := strings.Join(groups, ","); got != tt.groups {
+			t.Errorf("%v: groups = %q, want %q", tt.ids, got, tt.groups)
+		}
+	}
+	if g, _ := mustLimit(t, cat, "code.repos", "code").Group("code.repos"); g.Parent == nil || g.Parent.ID != "code" {
+		t.Error("code.repos lost its parent code, which was named too")
+	}
+	if a, _ := mustLimit(t, cat, "docs").Tool("a"); len(a.Groups) != 1 || a.Groups[0].ID != "docs" {
+		t.Error("a tool keeps only the groups the limit names")
+	}
+	if _, err := cat.Limit([]catalog.GroupID{"docs", "cod"}, false); err == nil || !strings.Contains(err.Error(), `did you mean "code"`) {
+		t.Errorf("unknown group: err = %v", err)
+	}
+}
+
+func mustLimit(t *testing.T, cat *catalog.Catalog, ids ...catalog.GroupID) *catalog.Catalog {
+	t.Helper()
+	sub, err := cat.Limit(ids, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sub
 }

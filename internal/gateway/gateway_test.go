@@ -504,3 +504,48 @@ func TestObserverHearsCallsAndSessions(t *testing.T) {
 		t.Errorf("sessions = %v", obs.modes)
 	}
 }
+
+// TestLimitedHandlerServesOnlyWhatTheLimitReaches checks the main endpoint
+// as a token limited to one group sees it in the groups mode: the same
+// meta-tools, but other groups can be neither enabled nor called.
+func TestLimitedHandlerServesOnlyWhatTheLimitReaches(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
+	h, err := g.LimitedHandler([]string{"docs"}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "claude-code"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			return err.Error()
+		}
+		var text []string
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				text = append(text, tc.Text)
+			}
+		}
+		return strings.Join(text, "\n")
+	}
+	if got := call("enable_tools", map[string]any{"groups": []string{"code"}}); !strings.Contains(got, `"reason":"unknown_group"`) || !strings.Contains(got, `"available_groups":[{"name":"docs"`) {
+		t.Errorf("enabling a group outside the limit: %s", got)
+	}
+	if got := call("call_tool", map[string]any{"name": "b", "arguments": map[string]any{}}); !strings.HasPrefix(got, `there is no tool "b"`) {
+		t.Errorf("calling a tool outside the limit: %s", got)
+	}
+	if got := call("call_tool", map[string]any{"name": "f", "arguments": map[string]any{}}); got != "f {}" {
+		t.Errorf("calling a tool inside the limit: %s", got)
+	}
+	if _, err := g.LimitedHandler([]string{"dos"}, false, nil); err == nil || !strings.Contains(err.Error(), `did you mean "docs"`) {
+		t.Errorf("a limit naming an unknown group: %v", err)
+	}
+}

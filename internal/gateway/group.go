@@ -3,6 +3,8 @@ package gateway
 import (
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -20,6 +22,9 @@ type groupEndpoints struct {
 type groupKey struct {
 	id       catalog.GroupID
 	readOnly bool
+	// limited marks a limited view of the main endpoint (LimitedHandler):
+	// id then joins the sorted groups with newlines.
+	limited bool
 }
 
 type groupEndpoint struct {
@@ -32,7 +37,22 @@ type groupEndpoint struct {
 // what /mcp/<group> mounts, for a client that should see one area only.
 // With readOnly it serves only the tools that declare themselves read-only.
 func (g *Gateway) GroupHandler(group string, readOnly bool, opts *HTTPOptions) (http.Handler, error) {
-	key := groupKey{catalog.GroupID(group), readOnly}
+	return g.partHandler(groupKey{id: catalog.GroupID(group), readOnly: readOnly}, opts)
+}
+
+// LimitedHandler serves the main endpoint to a client limited to some
+// groups (none: every group) or to read-only tools, as a token may be: the
+// same mode and meta-tools as /mcp, over only what the client may reach.
+// The groups' tools, those of the groups inside them and the ungrouped
+// tools are served; nothing else is listed, found or callable.
+func (g *Gateway) LimitedHandler(groups []string, readOnly bool, opts *HTTPOptions) (http.Handler, error) {
+	ids := slices.Clone(groups)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	return g.partHandler(groupKey{id: catalog.GroupID(strings.Join(ids, "\n")), readOnly: readOnly, limited: true}, opts)
+}
+
+func (g *Gateway) partHandler(key groupKey, opts *HTTPOptions) (http.Handler, error) {
 	g.groups.mu.Lock()
 	defer g.groups.mu.Unlock()
 	if ep, ok := g.groups.by[key]; ok {
@@ -43,10 +63,12 @@ func (g *Gateway) GroupHandler(group string, readOnly bool, opts *HTTPOptions) (
 		return nil, err
 	}
 	o := g.opts
-	o.Mode = expose.Flat
+	if !key.limited {
+		o.Mode = expose.Flat
+	}
 	sub, err := New(space, &o)
 	if err != nil {
-		return nil, fmt.Errorf("serving group %q alone: %w", group, err)
+		return nil, fmt.Errorf("serving %s: %w", key, err)
 	}
 	// One count of each resource's clients across every endpoint: the
 	// source behind them is the same.
@@ -63,11 +85,52 @@ func (g *Gateway) GroupHandler(group string, readOnly bool, opts *HTTPOptions) (
 }
 
 func (g *Gateway) groupSpace(key groupKey) (*view.Space, error) {
-	sub, err := g.Catalog().Subtree(key.id, key.readOnly)
-	if err != nil {
+	var sub *catalog.Catalog
+	var err error
+	if key.limited {
+		var ids []catalog.GroupID
+		if key.id != "" {
+			for _, id := range strings.Split(string(key.id), "\n") {
+				ids = append(ids, catalog.GroupID(id))
+			}
+		} else {
+			for _, root := range g.Catalog().Roots() {
+				ids = append(ids, root.ID)
+			}
+		}
+		if sub, err = g.Catalog().Limit(ids, key.readOnly); err != nil {
+			return nil, err
+		}
+		// The main endpoint's view rules, less the initial groups the
+		// limit leaves out.
+		o := g.cur.Load().space.Options()
+		o.InitialGroups = slices.DeleteFunc(slices.Clone(o.InitialGroups), func(id catalog.GroupID) bool {
+			_, ok := sub.Group(id)
+			return !ok
+		})
+		return view.NewSpace(sub, &o)
+	}
+	if sub, err = g.Catalog().Subtree(key.id, key.readOnly); err != nil {
 		return nil, err
 	}
 	return view.NewSpace(sub, nil)
+}
+
+// String names the endpoint in messages.
+func (k groupKey) String() string {
+	var what string
+	switch {
+	case !k.limited:
+		what = fmt.Sprintf("group %q alone", k.id)
+	case k.id == "":
+		what = "the whole catalog"
+	default:
+		what = "the groups " + strings.ReplaceAll(string(k.id), "\n", ", ")
+	}
+	if k.readOnly {
+		what += ", read-only tools only"
+	}
+	return what
 }
 
 // updateGroups moves the group endpoints to the current catalog. A group
@@ -78,11 +141,11 @@ func (g *Gateway) updateGroups() {
 	for key, ep := range g.groups.by {
 		space, err := g.groupSpace(key)
 		if err != nil {
-			g.log.Warn("group endpoint keeps its old catalog", "group", key.id, "err", err)
+			g.log.Warn("endpoint keeps its old catalog", "serving", key.String(), "err", err)
 			continue
 		}
 		if err := ep.gw.Update(space); err != nil {
-			g.log.Warn("group endpoint keeps its old catalog", "group", key.id, "err", err)
+			g.log.Warn("endpoint keeps its old catalog", "serving", key.String(), "err", err)
 		}
 	}
 }

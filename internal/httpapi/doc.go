@@ -31,8 +31,8 @@
 //     must carry one of them (compared in constant time over fixed-length
 //     digests). The matched token's limits travel in the request context
 //     (AccessFromContext); /api, the dashboard and /mcp/<group> honour them
-//     here, while the view behind /mcp is restricted by the gateway, which
-//     reads the same context value.
+//     here, while /mcp is served to a limited token by a gateway over only
+//     what it reaches (gateway.LimitedHandler, wired by toolfold serve).
 //
 // Token values never appear in logs or in error bodies: a token is named
 // by its position in the config (http.auth.tokens[1]).
