@@ -68,9 +68,15 @@ func httpSession(t *testing.T, base, name string) *session {
 
 func (s *session) names() string {
 	s.t.Helper()
-	res, err := s.ListTools(context.Background(), nil)
+	return toolNames(s.t, s.ClientSession)
+}
+
+// toolNames is a client's tool list, sorted and joined with commas.
+func toolNames(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
-		s.t.Fatal(err)
+		t.Fatal(err)
 	}
 	var out []string
 	for _, tl := range res.Tools {

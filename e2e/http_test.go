@@ -58,15 +58,7 @@ func TestAdminSide(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tl := range res.Tools {
-		names = append(names, tl.Name)
-	}
-	if got := strings.Join(names, ","); got != "glob_files,grep_files" {
+	if got := toolNames(t, cs); got != "glob_files,grep_files" {
 		t.Errorf("/mcp/files.search lists %q", got)
 	}
 

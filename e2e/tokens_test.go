@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -79,17 +77,7 @@ http:
 		{"ro-secret", "echo__say,printf__format"},
 	}
 	for _, tt := range tests {
-		cs := connect(tt.token)
-		res, err := cs.ListTools(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, tl := range res.Tools {
-			names = append(names, tl.Name)
-		}
-		slices.Sort(names)
-		if got := strings.Join(names, ","); got != tt.tools {
+		if got := toolNames(t, connect(tt.token)); got != tt.tools {
 			t.Errorf("token %s lists %q, want %q", tt.token, got, tt.tools)
 		}
 	}
