@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/upstream"
 )
 
 var _ gateway.Extras = (*Upstreams)(nil)
@@ -149,7 +150,19 @@ func (u *Upstreams) GetPrompt(ctx context.Context, params *mcp.GetPromptParams) 
 	}
 	p := *params
 	p.Name, p.Meta = r.name, hopMeta(params.Meta)
-	return u.Manager.GetPrompt(ctx, r.server, &p)
+	return u.Manager.GetPrompt(ctx, r.server, &p, askVia(ctx))
+}
+
+// askVia is where an upstream's questions during a prompt, a read or a
+// completion go: the Downstream the gateway put in the request's context,
+// the client's own session or its stand-in that asks through results. The
+// Manager registers the request with it, so a question the upstream sends
+// meanwhile reaches the client that caused it.
+func askVia(ctx context.Context) *upstream.CallOptions {
+	if d := gateway.DownstreamFrom(ctx); d != nil {
+		return &upstream.CallOptions{Downstream: d}
+	}
+	return nil
 }
 
 // ListResources lists the resources of every server that has any. URIs
@@ -187,15 +200,16 @@ func (u *Upstreams) ListResourceTemplates(ctx context.Context) ([]*mcp.ResourceT
 func (u *Upstreams) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	p := *params
 	p.Meta = hopMeta(params.Meta)
+	opts := askVia(ctx)
 	if server, ok := u.resourceServer(params.URI); ok {
-		return u.Manager.ReadResource(ctx, server, &p)
+		return u.Manager.ReadResource(ctx, server, &p, opts)
 	}
 	var errs []error
 	for _, s := range u.servers {
 		if !u.offers(s.key, hasResources) {
 			continue
 		}
-		res, err := u.Manager.ReadResource(ctx, s.key, &p)
+		res, err := u.Manager.ReadResource(ctx, s.key, &p, opts)
 		if err == nil {
 			return res, nil
 		}
@@ -258,7 +272,7 @@ func (u *Upstreams) Complete(ctx context.Context, params *mcp.CompleteParams) (*
 	default:
 		return nil, fmt.Errorf("unknown completion reference type %q: use ref/prompt or ref/resource", ref.Type)
 	}
-	return u.Manager.Complete(ctx, server, &p)
+	return u.Manager.Complete(ctx, server, &p, askVia(ctx))
 }
 
 // SetLoggingLevel asks every running server that logs for the most verbose

@@ -40,9 +40,11 @@
 //
 // A 2026-07-28 client cannot be sent elicitation, sampling or roots
 // requests; a server asks it through an InputRequiredResult and the
-// client's retry. Sources still ask mid-call (upstreams are offered
-// 2025-11-25), so the gateway runs such a client's call detached from its
-// request, answers the request with the questions the source asked, and
-// hands the answers of the retry to the source's waiting requests. See
-// input.go.
+// client's retry. Sources still ask mid-request (upstreams are offered
+// 2025-11-25), so the gateway runs such a client's tools/call, prompts/get
+// or resources/read detached from its request, answers the request with
+// the questions the source asked, and hands the answers of the retry to
+// the source's waiting requests. See input.go. Extras get no request, so
+// the Downstream to ask is in their context (DownstreamFrom), for every
+// client.
 package gateway

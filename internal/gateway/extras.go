@@ -38,11 +38,13 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return &mcp.ListPromptsResult{Prompts: nonNil(prompts), Cacheable: listCacheable}, nil
 		case "prompts/get":
 			if r, ok := req.(*mcp.GetPromptRequest); ok {
-				res, err := x.GetPrompt(ctx, r.Params)
-				if err == nil && r.ProtocolVersion() >= statelessProtocol {
-					res = completeResult(res)
-				}
-				return res, err
+				params := *r.Params
+				// The client's answers are to toolfold's questions (see
+				// input.go), not the source's.
+				params.InputResponses, params.RequestState = nil, ""
+				return askingRequest(ctx, g.inputs, r, promptRequest, func(ctx context.Context) (*mcp.GetPromptResult, error) {
+					return x.GetPrompt(ctx, &params)
+				})
 			}
 		case "resources/list":
 			resources, err := x.ListResources(ctx)
@@ -58,15 +60,18 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return &mcp.ListResourceTemplatesResult{ResourceTemplates: nonNil(templates), Cacheable: listCacheable}, nil
 		case "resources/read":
 			if r, ok := req.(*mcp.ReadResourceRequest); ok {
-				res, err := x.ReadResource(ctx, r.Params)
-				if err == nil && r.ProtocolVersion() >= statelessProtocol {
-					res = completeResult(res)
-				}
-				return res, err
+				params := *r.Params
+				params.InputResponses, params.RequestState = nil, ""
+				return askingRequest(ctx, g.inputs, r, readRequest, func(ctx context.Context) (*mcp.ReadResourceResult, error) {
+					return x.ReadResource(ctx, &params)
+				})
 			}
 		case "completion/complete":
 			if r, ok := req.(*mcp.CompleteRequest); ok {
-				return x.Complete(ctx, r.Params)
+				// A completion result cannot ask, so a 2026-07-28 client is
+				// not asked through results: its session, which cannot be
+				// sent requests, refuses the source's questions.
+				return x.Complete(withSession(ctx, r.Session), r.Params)
 			}
 		case "logging/setLevel":
 			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil {
@@ -75,6 +80,31 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// askingRequest serves a pass-through request during which the source may
+// ask the client for input (prompts/get, resources/read), with the
+// Downstream that asks it in the context: for a 2026-07-28 client the
+// broker's stand-in, which asks through an InputRequiredResult and
+// completes the request on the client's retry (see input.go); for any
+// other, the client's own session.
+func askingRequest[P mcp.Params, R mcp.Result](ctx context.Context, b *inputBroker, req *mcp.ServerRequest[P], bind func(*mcp.ServerRequest[P]) inputRequest, serve func(context.Context) (R, error)) (R, error) {
+	if req.ProtocolVersion() < statelessProtocol {
+		return serve(withSession(ctx, req.Session))
+	}
+	res, err := serveInput(ctx, b, bind(req), serve)
+	if err != nil {
+		return res, err
+	}
+	return completeResult(res), nil
+}
+
+// withSession makes the client's session the Downstream of a request.
+func withSession(ctx context.Context, ss *mcp.ServerSession) context.Context {
+	if ss == nil {
+		return ctx
+	}
+	return withDownstream(ctx, ss)
 }
 
 // listCacheable is what the SDK puts on the lists it answers itself (the

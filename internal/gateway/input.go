@@ -18,28 +18,33 @@ import (
 // Asking a 2026-07-28 client for input (SEP-2322, multi-round trip).
 //
 // Such a client receives no requests from its server: a server that needs
-// input mid-call answers with an InputRequiredResult (resultType
-// "input_required", inputRequests, requestState), and the client calls
-// again with inputResponses and that requestState. toolfold offers its
-// upstreams 2025-11-25, so they ask the old way: elicitation/create,
-// sampling/createMessage and roots/list requests in the middle of a call,
-// which block until answered (or, for a second round, inputRequests in a
-// result, which the upstream Manager asks through the same Downstream).
+// input while serving tools/call, prompts/get or resources/read answers
+// with an InputRequiredResult (resultType "input_required", inputRequests,
+// requestState), and the client sends the request again with
+// inputResponses and that requestState. toolfold offers its upstreams
+// 2025-11-25, so they ask the old way: elicitation/create,
+// sampling/createMessage and roots/list requests in the middle of the
+// request, which block until answered (or, for a second round,
+// inputRequests in a result, which the upstream Manager asks through the
+// same Downstream).
 //
-// So for such a client the call runs detached from the client's request,
-// with a pendingCall as its Downstream. Each question the upstream asks is
-// collected; the client's tools/call is answered with an InputRequiredResult
-// holding them and a fresh requestState; the upstream's requests stay open.
-// The client's retry with that requestState and inputResponses hands the
-// answers to the waiting requests, and its tools/call is answered by what
-// happens next: the call's result, or the next round of questions.
+// So for such a client the request runs detached from the client's, with a
+// pendingCall as its Downstream. Each question the upstream asks is
+// collected; the client's request is answered with an InputRequiredResult
+// of the method's result type holding them and a fresh requestState; the
+// upstream's requests stay open. The client's retry with that requestState
+// and inputResponses hands the answers to the waiting requests, and is
+// answered by what happens next: the result, or the next round of
+// questions.
 //
 // A requestState is 128 random bits naming one pending call, used once
-// (each round mints a new one), and bound to the tool, its arguments and the
-// Authorization header of the call that began it, so it can be neither
-// guessed, replayed, nor used for another call or by another client. A
-// pending call waits for its retry for at most Options.InputWait; then its
-// questions fail upstream with a message saying so and it is forgotten.
+// (each round mints a new one), and bound to the method, its params (the
+// tool and its arguments, the prompt and its arguments, the resource URI)
+// and the Authorization header of the request that began it, so it can be
+// neither guessed, replayed, nor used for another request or by another
+// client. A pending call waits for its retry for at most Options.InputWait;
+// then its questions fail upstream with a message saying so and it is
+// forgotten.
 
 // Defaults of the multi-round trip.
 const (
@@ -66,12 +71,19 @@ type Downstream interface {
 
 type downstreamKey struct{}
 
-// DownstreamFrom returns the Downstream a tool handler must ask on its
-// client's behalf, or nil when the client's own session (the request's
-// Session) can be asked directly.
+// DownstreamFrom returns the Downstream a source must ask on its client's
+// behalf. For a tool handler it is nil when the client's own session (the
+// request's Session) can be asked directly. Extras get no request, so for
+// prompts/get, resources/read and completion/complete it is always set:
+// the client's session, or for a 2026-07-28 client the stand-in that asks
+// it through results.
 func DownstreamFrom(ctx context.Context) Downstream {
 	d, _ := ctx.Value(downstreamKey{}).(Downstream)
 	return d
+}
+
+func withDownstream(ctx context.Context, d Downstream) context.Context {
+	return context.WithValue(ctx, downstreamKey{}, d)
 }
 
 // Why a pending call ended before its result.
@@ -97,61 +109,125 @@ func newInputBroker(wait time.Duration) *inputBroker {
 	return &inputBroker{wait: wait, pending: map[string]*pendingCall{}}
 }
 
-// callKey binds a requestState to the call it was minted for.
+// callKey binds a requestState to the request it was minted for.
 type callKey [sha256.Size]byte
 
-func keyOf(req *mcp.CallToolRequest) callKey {
-	h := sha256.New()
-	fmt.Fprintf(h, "%q\n", req.Params.Name)
-	// Arguments as a canonical JSON value: a client may encode its retry
-	// differently (key order, spaces).
-	var args any
-	if len(req.Params.Arguments) > 0 && json.Unmarshal(req.Params.Arguments, &args) == nil {
-		canon, _ := json.Marshal(args)
-		h.Write(canon)
+// inputRequest is what the broker needs of a request whose client is asked
+// for input through results: tools/call, prompts/get or resources/read.
+type inputRequest struct {
+	key       callKey
+	responses mcp.InputResponseMap
+	state     string
+	caps      *mcp.ClientCapabilities
+	what      string // the request, for messages: tools/call "x"
+	repeat    string // what a retry must repeat, for messages
+}
+
+func toolRequest(req *mcp.CallToolRequest) inputRequest {
+	return inputRequest{
+		key:       keyOf("tools/call", req.Params.Name, canonical(req.Params.Arguments), req.Extra),
+		responses: req.Params.InputResponses,
+		state:     req.Params.RequestState,
+		caps:      req.ClientCapabilities(),
+		what:      fmt.Sprintf("tools/call %q", req.Params.Name),
+		repeat:    "the tool name and arguments",
 	}
+}
+
+func promptRequest(req *mcp.GetPromptRequest) inputRequest {
+	var args []byte
+	if len(req.Params.Arguments) > 0 {
+		args, _ = json.Marshal(req.Params.Arguments) // a map: sorted keys
+	}
+	return inputRequest{
+		key:       keyOf("prompts/get", req.Params.Name, args, req.Extra),
+		responses: req.Params.InputResponses,
+		state:     req.Params.RequestState,
+		caps:      req.ClientCapabilities(),
+		what:      fmt.Sprintf("prompts/get %q", req.Params.Name),
+		repeat:    "the prompt name and arguments",
+	}
+}
+
+func readRequest(req *mcp.ReadResourceRequest) inputRequest {
+	return inputRequest{
+		key:       keyOf("resources/read", req.Params.URI, nil, req.Extra),
+		responses: req.Params.InputResponses,
+		state:     req.Params.RequestState,
+		caps:      req.ClientCapabilities(),
+		what:      fmt.Sprintf("resources/read %q", req.Params.URI),
+		repeat:    "the resource URI",
+	}
+}
+
+// canonical re-encodes JSON arguments as a canonical value: a client may
+// encode its retry differently (key order, spaces).
+func canonical(raw json.RawMessage) []byte {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	out, _ := json.Marshal(v)
+	return out
+}
+
+// keyOf binds a request: its method, what it names (a tool, a prompt, a
+// URI), its canonical arguments, and the credentials it came with.
+func keyOf(method, name string, args []byte, extra *mcp.RequestExtra) callKey {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%q\n", method, name)
+	h.Write(args)
 	h.Write([]byte("\n"))
-	if req.Extra != nil && req.Extra.Header != nil {
-		h.Write([]byte(req.Extra.Header.Get("Authorization")))
+	if extra != nil && extra.Header != nil {
+		h.Write([]byte(extra.Header.Get("Authorization")))
 	}
 	var k callKey
 	h.Sum(k[:0])
 	return k
 }
 
-// serve answers one tools/call of a client that must be asked for input
-// through results. call runs the tool; it is run detached from ctx, under a
+// serveInput answers one request of a client that must be asked for input
+// through results. call serves it; it is run detached from ctx, under a
 // context that carries the pending call as the Downstream.
-func (b *inputBroker) serve(ctx context.Context, req *mcp.CallToolRequest, call func(context.Context) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
+func serveInput[R mcp.Result](ctx context.Context, b *inputBroker, req inputRequest, call func(context.Context) (R, error)) (R, error) {
+	var zero R
 	var pc *pendingCall
-	if state := req.Params.RequestState; state != "" {
+	if req.state != "" {
 		var err error
-		if pc, err = b.resume(req, state); err != nil {
-			return nil, err
+		if pc, err = b.resume(req); err != nil {
+			return zero, err
 		}
 	} else {
 		// inputResponses without a requestState answer nothing toolfold
-		// asked: the call starts afresh, and its upstream asks again.
-		pc = b.start(ctx, req, call)
+		// asked: the request starts afresh, and its upstream asks again.
+		pc = b.start(ctx, req, func(ctx context.Context) (mcp.Result, error) { return call(ctx) })
 	}
-	return b.round(ctx, pc)
+	res, qs, state, err := b.round(ctx, pc)
+	switch {
+	case err != nil:
+		return zero, err
+	case qs != nil:
+		return inputRequired[R](qs, state)
+	}
+	r, _ := res.(R) // start stored what call returned: an R
+	return r, nil
 }
 
-// start runs a call detached from the client's request, which ends with
-// the first round, and keeps its values (what ties a message to the
-// request) for the messages of that round.
-func (b *inputBroker) start(ctx context.Context, req *mcp.CallToolRequest, call func(context.Context) (*mcp.CallToolResult, error)) *pendingCall {
+// start runs a request detached from the client's, which ends with the
+// first round, and keeps its values (what ties a message to the request)
+// for the messages of that round.
+func (b *inputBroker) start(ctx context.Context, req inputRequest, call func(context.Context) (mcp.Result, error)) *pendingCall {
 	callCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	pc := &pendingCall{
 		b:      b,
-		key:    keyOf(req),
-		caps:   req.ClientCapabilities(),
+		key:    req.key,
+		caps:   req.caps,
 		cancel: cancel,
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 		sent:   map[string]*question{},
 	}
-	callCtx = context.WithValue(callCtx, downstreamKey{}, Downstream(pc))
+	callCtx = withDownstream(callCtx, pc)
 	go func() {
 		res, err := call(callCtx)
 		if err != nil && callCtx.Err() != nil {
@@ -168,38 +244,39 @@ func (b *inputBroker) start(ctx context.Context, req *mcp.CallToolRequest, call 
 // call, is refused as invalid params, and a pending call stays as it was
 // when the answers do not fit its questions, so the client can correct
 // them.
-func (b *inputBroker) resume(req *mcp.CallToolRequest, state string) (*pendingCall, error) {
+func (b *inputBroker) resume(req inputRequest) (*pendingCall, error) {
 	b.mu.Lock()
-	pc, ok := b.pending[state]
+	pc, ok := b.pending[req.state]
 	if !ok {
 		b.mu.Unlock()
-		return nil, invalidParams("requestState is unknown, already used or expired; call %s again without inputResponses and requestState to start over", req.Params.Name)
+		return nil, invalidParams("requestState is unknown, already used or expired; send %s again without inputResponses and requestState to start over", req.what)
 	}
-	if pc.key != keyOf(req) {
+	if pc.key != req.key {
 		b.mu.Unlock()
-		return nil, invalidParams("requestState belongs to another call: a retry must repeat the tool name and arguments of the call that returned it")
+		return nil, invalidParams("requestState belongs to another call: a retry must repeat the method, %s of the request that returned it", req.repeat)
 	}
-	answers, err := pc.match(req.Params.InputResponses)
+	answers, err := pc.match(req.responses)
 	if err != nil {
 		b.mu.Unlock()
 		return nil, err
 	}
-	delete(b.pending, state)
+	delete(b.pending, req.state)
 	b.mu.Unlock()
 	pc.deliver(answers)
 	return pc, nil
 }
 
-// round waits for what the call does next: finish, or ask.
-func (b *inputBroker) round(ctx context.Context, pc *pendingCall) (*mcp.CallToolResult, error) {
+// round waits for what the call does next: finish (its result or error),
+// or ask (the questions to send, under a new requestState).
+func (b *inputBroker) round(ctx context.Context, pc *pendingCall) (mcp.Result, []*question, string, error) {
 	for {
 		select {
 		case <-pc.done:
-			return pc.res, pc.err
+			return pc.res, nil, "", pc.err
 		case <-ctx.Done():
 			// Nobody will learn a requestState: the call cannot go on.
 			pc.cancel(errClientGone)
-			return nil, ctx.Err()
+			return nil, nil, "", ctx.Err()
 		case <-pc.wake:
 		}
 		if !pc.gather(ctx) {
@@ -212,9 +289,9 @@ func (b *inputBroker) round(ctx context.Context, pc *pendingCall) (*mcp.CallTool
 		state, err := b.park(pc, qs)
 		if err != nil {
 			pc.cancel(err)
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("toolfold cannot keep this call waiting for input: %v; try again later", err)}
+			return nil, nil, "", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("toolfold cannot keep this request waiting for input: %v; try again later", err)}
 		}
-		return inputRequired(qs, state), nil
+		return nil, qs, state, nil
 	}
 }
 
@@ -253,9 +330,10 @@ func (b *inputBroker) expire(pc *pendingCall, state string) {
 	}
 }
 
-// inputRequired is the result that asks the client: the SDK sets
-// resultType only on results it decodes, hence the round through JSON.
-func inputRequired(qs []*question, state string) *mcp.CallToolResult {
+// inputRequired is the result (of the method's own type) that asks the
+// client: the SDK sets resultType only on results it decodes, hence the
+// round through JSON.
+func inputRequired[R mcp.Result](qs []*question, state string) (R, error) {
 	reqs := make(mcp.InputRequestMap, len(qs))
 	for _, q := range qs {
 		reqs[q.id] = q.req
@@ -265,14 +343,15 @@ func inputRequired(qs []*question, state string) *mcp.CallToolResult {
 		InputRequests mcp.InputRequestMap `json:"inputRequests"`
 		RequestState  string              `json:"requestState"`
 	}{"input_required", reqs, state})
-	var res mcp.CallToolResult
+	var res R // a pointer: Unmarshal allocates what it points to
 	if err == nil {
 		err = json.Unmarshal(wire, &res)
 	}
 	if err != nil { // only an input request that cannot be encoded
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("toolfold could not pass on the tool's request for input: %v", err)}}}
+		var zero R
+		return zero, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("toolfold could not pass on the source's request for input: %v", err)}
 	}
-	return &res
+	return res, nil
 }
 
 func invalidParams(format string, args ...any) error {
@@ -289,7 +368,7 @@ type pendingCall struct {
 
 	wake chan struct{} // a question was asked (capacity 1)
 	done chan struct{} // closed when res and err are set
-	res  *mcp.CallToolResult
+	res  mcp.Result    // of the type the request's method answers with
 	err  error
 
 	mu    sync.Mutex
@@ -308,7 +387,7 @@ type question struct {
 
 var _ Downstream = (*pendingCall)(nil)
 
-func (pc *pendingCall) finish(res *mcp.CallToolResult, err error) {
+func (pc *pendingCall) finish(res mcp.Result, err error) {
 	pc.res, pc.err = res, err
 	close(pc.done)
 }

@@ -179,7 +179,7 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				if r.ProtocolVersion() >= statelessProtocol {
 					// The client cannot be sent requests: a source that
 					// needs input asks it through results (see input.go).
-					res, err = s.g.inputs.serve(ctx, r, func(ctx context.Context) (*mcp.CallToolResult, error) {
+					res, err = serveInput(ctx, s.g.inputs, toolRequest(r), func(ctx context.Context) (*mcp.CallToolResult, error) {
 						return s.callTool(ctx, r)
 					})
 				} else {
@@ -376,10 +376,9 @@ func (s *session) afterChange(ch *view.Change) {
 // resources/read results. The SDK marks the results of the handlers it runs
 // itself, but the gateway's middleware answers these methods before the SDK
 // does, and the field is settable only through the SDK's own decoding.
-func completeResult[T any](res *T) *T {
-	if res == nil {
-		return res
-	}
+//
+// R is a pointer type; a nil one encodes as null and is returned as it is.
+func completeResult[R any](res R) R {
 	raw, err := json.Marshal(res)
 	if err != nil || len(raw) < 2 || raw[0] != '{' || bytes.Contains(raw, []byte(`"resultType"`)) || bytes.Contains(raw, []byte(`"inputRequests"`)) {
 		return res
@@ -388,11 +387,11 @@ func completeResult[T any](res *T) *T {
 	if len(raw) > 2 {
 		marked = append([]byte(`{"resultType":"complete",`), raw[1:]...)
 	}
-	var out T
+	var out R // Unmarshal allocates what it points to
 	if err := json.Unmarshal(marked, &out); err != nil {
 		return res
 	}
-	return &out
+	return out
 }
 
 // metricName is the tool label of a call: the wire name when the gateway

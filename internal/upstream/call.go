@@ -77,7 +77,8 @@ func (m *Manager) CallTool(ctx context.Context, server string, params *mcp.CallT
 	if opts != nil {
 		o = *opts
 	}
-	call := &inflightCall{tool: params.Name, downstream: o.Downstream, ctx: ctx, onProgress: o.OnProgress, callerToken: params.GetProgressToken()}
+	what := fmt.Sprintf("tools/call %q", params.Name)
+	call := &inflightCall{what: what, downstream: o.Downstream, ctx: ctx, onProgress: o.OnProgress, callerToken: params.GetProgressToken()}
 	id := c.calls.add(call, "toolfold")
 	defer c.calls.remove(id)
 
@@ -94,12 +95,36 @@ func (m *Manager) CallTool(ctx context.Context, server string, params *mcp.CallT
 
 	callCtx, cancel := s.requestContext(ctx)
 	defer cancel()
-	what := fmt.Sprintf("tools/call %q", params.Name)
+	res, err := withInput(ctx, callCtx, s, c, what, o.Downstream,
+		func(ctx context.Context) (*mcp.CallToolResult, error) { return c.session.CallTool(ctx, &p) },
+		func(responses mcp.InputResponseMap, state string) {
+			p.InputResponses, p.RequestState = responses, state
+		})
+	if err != nil {
+		return nil, err
+	}
+	c.calls.settle(id)
+	if o.OnProgress != nil {
+		call.progress.drain(progressDrainMax)
+	}
+	return res, nil
+}
+
+// withInput sends a request that the upstream may answer with questions
+// (tools/call, prompts/get, resources/read) and answers them through the
+// caller's Downstream, sending the request again with the answers until
+// the upstream gives its result. send sends the request as its params
+// stand; answer puts one round's answers and the upstream's requestState
+// into them. ctx is the caller's context, callCtx the one bounded by the
+// server's timeout; every error is explained for the caller.
+func withInput[R any](ctx, callCtx context.Context, s *server, c *connection, what string, d Downstream,
+	send func(context.Context) (R, error), answer func(mcp.InputResponseMap, string)) (R, error) {
+	var zero R
 	busy := 0
 	for round := 1; ; round++ {
-		res, err := c.session.CallTool(callCtx, &p)
+		res, err := send(callCtx)
 		if err != nil {
-			return nil, s.requestError(ctx, callCtx, c, what, err)
+			return zero, s.requestError(ctx, callCtx, c, what, err)
 		}
 		// An upstream on a session protocol (2025-11-25, as toolfold offers)
 		// whose handlers ask in the multi-round-trip style gets its first
@@ -107,34 +132,52 @@ func (m *Manager) CallTool(ctx context.Context, server string, params *mcp.CallT
 		// second round comes back as a plain result carrying inputRequests
 		// (no resultType: the old protocol has none). It is a question all
 		// the same, and answered here like one.
-		if !res.NeedsInput() && len(res.InputRequests) == 0 {
-			c.calls.settle(id)
-			if o.OnProgress != nil {
-				call.progress.drain(progressDrainMax)
-			}
+		reqs, state, asks := questionsOf(res)
+		if !asks {
 			return res, nil
 		}
 		if round >= maxInputRounds {
-			return nil, fmt.Errorf("upstream %q asked for input %d times during %s; giving up", server, round, what)
+			return zero, fmt.Errorf("upstream %q asked for input %d times during %s; giving up", s.name, round, what)
 		}
-		if len(res.InputRequests) == 0 { // the server is shedding load
+		if len(reqs) == 0 { // the server is shedding load
 			busy++
 			if busy > maxBusyRetries {
-				return nil, fmt.Errorf("upstream %q is too busy to answer %s; try again later", server, what)
+				return zero, fmt.Errorf("upstream %q is too busy to answer %s; try again later", s.name, what)
 			}
 			if err := sleep(callCtx, time.Duration(busy)*busyRetryPadding); err != nil {
-				return nil, s.requestError(ctx, callCtx, c, what, err)
+				return zero, s.requestError(ctx, callCtx, c, what, err)
 			}
 		}
-		responses, err := fulfillInputRequests(callCtx, server, o.Downstream, res.InputRequests)
+		responses, err := fulfillInputRequests(callCtx, s.name, d, reqs)
 		if err != nil {
 			if callCtx.Err() != nil {
-				return nil, s.requestError(ctx, callCtx, c, what, err)
+				return zero, s.requestError(ctx, callCtx, c, what, err)
 			}
-			return nil, err
+			return zero, err
 		}
-		p.InputResponses, p.RequestState = responses, res.RequestState
+		answer(responses, state)
 	}
+}
+
+// questionsOf reads what a multi-round-trip result asks: its input
+// requests, the state to send back with the answers, and whether it asks
+// at all (an input-required result with no requests is a busy server).
+func questionsOf(res any) (mcp.InputRequestMap, string, bool) {
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		if r != nil {
+			return r.InputRequests, r.RequestState, r.NeedsInput() || len(r.InputRequests) > 0
+		}
+	case *mcp.GetPromptResult:
+		if r != nil {
+			return r.InputRequests, r.RequestState, r.NeedsInput() || len(r.InputRequests) > 0
+		}
+	case *mcp.ReadResourceResult:
+		if r != nil {
+			return r.InputRequests, r.RequestState, r.NeedsInput() || len(r.InputRequests) > 0
+		}
+	}
+	return nil, "", false
 }
 
 // nonNullArguments turns absent arguments (nil, a nil map, JSON null) into {}:
@@ -200,22 +243,11 @@ func (s *server) requestError(parent, callCtx context.Context, c *connection, wh
 // starting the server if needed and bounding the request by its timeout.
 func do[T any](ctx context.Context, m *Manager, server, what, feature string, offers func(*mcp.ServerCapabilities) bool, f func(context.Context, *mcp.ClientSession) (T, error)) (T, error) {
 	var zero T
-	s, err := m.lookup(server)
-	if err != nil {
-		return zero, err
-	}
-	c, err := s.connect(ctx)
+	s, c, err := passThrough(ctx, m, server, feature, offers)
 	if err != nil {
 		return zero, err
 	}
 	defer s.release(c)
-	caps := &mcp.ServerCapabilities{}
-	if ir := c.session.InitializeResult(); ir != nil && ir.Capabilities != nil {
-		caps = ir.Capabilities
-	}
-	if !offers(caps) {
-		return zero, newError(ErrUnsupported, nil, "upstream %q does not offer %s", server, feature)
-	}
 	callCtx, cancel := s.requestContext(ctx)
 	defer cancel()
 	res, err := f(callCtx, c.session)
@@ -223,6 +255,62 @@ func do[T any](ctx context.Context, m *Manager, server, what, feature string, of
 		return zero, s.requestError(ctx, callCtx, c, what, err)
 	}
 	return res, nil
+}
+
+// doAsking runs a pass-through request during which the upstream may ask
+// its client for input (prompts/get, resources/read, completion/complete).
+// Like a tool call it is registered as a request in flight with the
+// caller's Downstream, so an elicitation, sampling or roots request the
+// upstream sends meanwhile reaches that caller; and a result that asks
+// (multi-round trip) is answered through the same Downstream and the
+// request sent again (see withInput). answer is nil for a request whose
+// result cannot ask.
+func doAsking[T any](ctx context.Context, m *Manager, server, what, feature string, offers func(*mcp.ServerCapabilities) bool, opts *CallOptions,
+	send func(context.Context, *mcp.ClientSession) (T, error), answer func(mcp.InputResponseMap, string)) (T, error) {
+	var zero T
+	s, c, err := passThrough(ctx, m, server, feature, offers)
+	if err != nil {
+		return zero, err
+	}
+	defer s.release(c)
+	var d Downstream
+	if opts != nil {
+		d = opts.Downstream
+	}
+	id := c.calls.add(&inflightCall{what: what, downstream: d, ctx: ctx}, "toolfold-req")
+	defer c.calls.remove(id)
+	callCtx, cancel := s.requestContext(ctx)
+	defer cancel()
+	if answer == nil {
+		res, err := send(callCtx, c.session)
+		if err != nil {
+			return zero, s.requestError(ctx, callCtx, c, what, err)
+		}
+		return res, nil
+	}
+	return withInput(ctx, callCtx, s, c, what, d, func(ctx context.Context) (T, error) { return send(ctx, c.session) }, answer)
+}
+
+// passThrough connects to a server for a pass-through request, which it
+// must offer. The caller gives the lease back with s.release(c).
+func passThrough(ctx context.Context, m *Manager, server, feature string, offers func(*mcp.ServerCapabilities) bool) (*server, *connection, error) {
+	s, err := m.lookup(server)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := s.connect(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	caps := &mcp.ServerCapabilities{}
+	if ir := c.session.InitializeResult(); ir != nil && ir.Capabilities != nil {
+		caps = ir.Capabilities
+	}
+	if !offers(caps) {
+		s.release(c)
+		return nil, nil, newError(ErrUnsupported, nil, "upstream %q does not offer %s", server, feature)
+	}
+	return s, c, nil
 }
 
 func offersResources(c *mcp.ServerCapabilities) bool   { return c.Resources != nil }
@@ -244,15 +332,20 @@ func (m *Manager) ListResourceTemplates(ctx context.Context, server string) ([]*
 	})
 }
 
-// ReadResource reads one resource of a server.
-func (m *Manager) ReadResource(ctx context.Context, server string, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
-	what := "resources/read"
-	if params != nil {
-		what = fmt.Sprintf("resources/read %q", params.URI)
+// ReadResource reads one resource of a server. opts (may be nil) carries
+// the Downstream that answers what the server asks while serving the read.
+func (m *Manager) ReadResource(ctx context.Context, server string, params *mcp.ReadResourceParams, opts *CallOptions) (*mcp.ReadResourceResult, error) {
+	if params == nil {
+		return nil, fmt.Errorf("reading a resource of upstream %q needs a URI", server)
 	}
-	return do(ctx, m, server, what, "resources", offersResources, func(ctx context.Context, cs *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
-		return cs.ReadResource(ctx, params)
-	})
+	p := *params // the caller's params stay untouched across rounds
+	return doAsking(ctx, m, server, fmt.Sprintf("resources/read %q", params.URI), "resources", offersResources, opts,
+		func(ctx context.Context, cs *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
+			return cs.ReadResource(ctx, &p)
+		},
+		func(responses mcp.InputResponseMap, state string) {
+			p.InputResponses, p.RequestState = responses, state
+		})
 }
 
 // ListPrompts returns every prompt of a server (all pages).
@@ -262,22 +355,31 @@ func (m *Manager) ListPrompts(ctx context.Context, server string) ([]*mcp.Prompt
 	})
 }
 
-// GetPrompt gets one prompt of a server.
-func (m *Manager) GetPrompt(ctx context.Context, server string, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
-	what := "prompts/get"
-	if params != nil {
-		what = fmt.Sprintf("prompts/get %q", params.Name)
+// GetPrompt gets one prompt of a server. opts (may be nil) carries the
+// Downstream that answers what the server asks while serving the prompt.
+func (m *Manager) GetPrompt(ctx context.Context, server string, params *mcp.GetPromptParams, opts *CallOptions) (*mcp.GetPromptResult, error) {
+	if params == nil {
+		return nil, fmt.Errorf("getting a prompt of upstream %q needs a prompt name", server)
 	}
-	return do(ctx, m, server, what, "prompts", offersPrompts, func(ctx context.Context, cs *mcp.ClientSession) (*mcp.GetPromptResult, error) {
-		return cs.GetPrompt(ctx, params)
-	})
+	p := *params // the caller's params stay untouched across rounds
+	return doAsking(ctx, m, server, fmt.Sprintf("prompts/get %q", params.Name), "prompts", offersPrompts, opts,
+		func(ctx context.Context, cs *mcp.ClientSession) (*mcp.GetPromptResult, error) {
+			return cs.GetPrompt(ctx, &p)
+		},
+		func(responses mcp.InputResponseMap, state string) {
+			p.InputResponses, p.RequestState = responses, state
+		})
 }
 
-// Complete asks a server for argument completions.
-func (m *Manager) Complete(ctx context.Context, server string, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
-	return do(ctx, m, server, "completion/complete", "completions", offersCompletions, func(ctx context.Context, cs *mcp.ClientSession) (*mcp.CompleteResult, error) {
-		return cs.Complete(ctx, params)
-	})
+// Complete asks a server for argument completions. A completion result
+// cannot ask for input, but a server on a session protocol may still send
+// its client a request while it completes: opts (may be nil) carries the
+// Downstream that answers it.
+func (m *Manager) Complete(ctx context.Context, server string, params *mcp.CompleteParams, opts *CallOptions) (*mcp.CompleteResult, error) {
+	return doAsking(ctx, m, server, "completion/complete", "completions", offersCompletions, opts,
+		func(ctx context.Context, cs *mcp.ClientSession) (*mcp.CompleteResult, error) {
+			return cs.Complete(ctx, params)
+		}, nil)
 }
 
 // SetLoggingLevel sets the level of the log messages a server sends (to

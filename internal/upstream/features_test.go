@@ -135,7 +135,7 @@ func TestServerToClientRequests(t *testing.T) {
 				return
 			}
 			msg := errorOf(err) + textOrNil(res)
-			if !strings.Contains(msg, "tool calls from different clients are in flight") {
+			if !strings.Contains(msg, "requests from different clients are in flight") {
 				t.Errorf("ask beside another client's call: %q", msg)
 			}
 		})
@@ -159,15 +159,15 @@ func TestAttribute(t *testing.T) {
 		want     Downstream
 		wantErr  string
 	}{
-		{"nothing in flight", nil, nil, nil, "no tool call is in flight"},
+		{"nothing in flight", nil, nil, nil, "no request that could ask is in flight"},
 		{"nothing in flight, fallback", nil, b, b, ""},
 		{"one call", []Downstream{a}, b, a, ""},
 		{"two calls, one client", []Downstream{a, a}, nil, a, ""},
-		{"two clients", []Downstream{a, b}, a, nil, "2 tool calls from different clients are in flight"},
-		{"caller cannot answer", []Downstream{nil}, a, nil, "the client that made the call cannot answer it"},
+		{"two clients", []Downstream{a, b}, a, nil, "2 requests from different clients are in flight"},
+		{"caller cannot answer", []Downstream{nil}, a, nil, "the client that made the request cannot answer it"},
 		{"mixed", []Downstream{a, nil}, nil, nil, "from different clients"},
 		{"beside a call waiting for its client", []Downstream{parked, a}, nil, a, ""},
-		{"only a call waiting for its client", []Downstream{parked}, nil, nil, "no tool call is in flight"},
+		{"only a call waiting for its client", []Downstream{parked}, nil, nil, "no request that could ask is in flight"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -57,10 +57,12 @@ type Forwarding struct {
 	Fallback Downstream
 }
 
-// CallOptions are per-call extras for Manager.CallTool.
+// CallOptions are per-call extras for Manager.CallTool, and for the
+// pass-through requests during which an upstream may ask its client
+// (GetPrompt, ReadResource, Complete), which use only Downstream.
 type CallOptions struct {
 	// Downstream answers sampling, elicitation and roots requests the upstream
-	// sends while serving this call. Nil means the caller cannot answer them.
+	// sends while serving this request. Nil means the caller cannot answer them.
 	Downstream Downstream
 	// OnProgress receives the upstream's notifications/progress for this call.
 	// Its ProgressToken is the one in the caller's params._meta (nil if none),
@@ -72,10 +74,12 @@ type CallOptions struct {
 	OnProgress func(ctx context.Context, p *mcp.ProgressNotificationParams)
 }
 
-// inflightCall is one tool call in flight on a connection: what the server
-// →client routing and the progress relay need to know about it.
+// inflightCall is one request in flight on a connection (a tool call, or
+// a pass-through request during which the server may ask its client, such
+// as prompts/get): what the server→client routing and the progress relay
+// need to know about it.
 type inflightCall struct {
-	tool       string
+	what       string // the request, as errors name it (tools/call "x"); for debugging
 	downstream Downstream
 	// ctx is the downstream call's context. A request forwarded on the
 	// call's behalf travels under it, so that an HTTP client gets it on the
@@ -229,7 +233,7 @@ func (cs *calls) attribute(server, method string, fallback Downstream) (Downstre
 		if fallback != nil {
 			return fallback, nil, nil
 		}
-		return nil, nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: no tool call is in flight, so there is no client to ask", method, server)
+		return nil, nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: no request that could ask is in flight (a tool call, prompts/get, resources/read or completion/complete), so there is no client to ask", method, server)
 	}
 	var only Downstream
 	var onlyCtx context.Context
@@ -243,11 +247,11 @@ func (cs *calls) attribute(server, method string, fallback Downstream) (Downstre
 			continue
 		}
 		if !sameDownstream(only, c.downstream) {
-			return nil, nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: %d tool calls from different clients are in flight and the request does not say which one it belongs to; retry when the server runs one call at a time", method, server, open)
+			return nil, nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: %d requests from different clients are in flight and the request does not say which one it belongs to; retry when the server serves one request at a time", method, server, open)
 		}
 	}
 	if only == nil {
-		return nil, nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: the client that made the call cannot answer it", method, server)
+		return nil, nil, fmt.Errorf("toolfold cannot forward %s from upstream %q: the client that made the request cannot answer it", method, server)
 	}
 	return only, onlyCtx, nil
 }
