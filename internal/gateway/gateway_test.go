@@ -41,27 +41,37 @@ func newGateway(t *testing.T, opts gateway.Options, vopts *view.Options) *gatewa
 
 func connect(t *testing.T, g *gateway.Gateway, name string) *client {
 	t.Helper()
-	ctx := context.Background()
 	c := &client{changed: make(chan struct{}, 16)}
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := g.ServerFor(gateway.ClientInfo{Name: name}).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	mc := mcp.NewClient(&mcp.Implementation{Name: name}, &mcp.ClientOptions{
+	c.ClientSession = connectAt(t, g, name, "", &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			c.count.Add(1)
 			c.changed <- struct{}{}
 		},
 	})
-	cs, err := mc.Connect(ctx, ct, nil)
+	return c
+}
+
+// connectAt connects a client over in-memory transports on protocol ("":
+// the SDK's newest), with opts (may be nil); both ends close with the test.
+func connectAt(t *testing.T, g *gateway.Gateway, name, protocol string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := g.ServerFor(gateway.ClientInfo{Name: name, ProtocolVersion: protocol}).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	var sessionOpts *mcp.ClientSessionOptions
+	if protocol != "" {
+		sessionOpts = &mcp.ClientSessionOptions{ProtocolVersion: protocol}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name}, opts).Connect(ctx, ct, sessionOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	c.ClientSession = cs
-	return c
+	return cs
 }
 
 func (c *client) names(t *testing.T) string {

@@ -8,11 +8,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolfold/toolfold/internal/catalog"
-	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
-	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
-	"github.com/toolfold/toolfold/internal/view"
 )
 
 // askingExtras are prompts and resources whose source asks the client for
@@ -163,31 +159,13 @@ func TestInputRequiredStateIsBoundToTheRequest(t *testing.T) {
 // directly, with an elicitation/create request during its prompts/get, and
 // gets a plain result.
 func TestPromptAsksAStatefulClient(t *testing.T) {
-	space, err := view.NewSpace(catalogtest.Build(t, catalog.Spec{Tools: askingTools(nil)}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(space, &gateway.Options{Mode: expose.Flat, Extras: &askingExtras{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := flatGateway(t, gateway.Options{Extras: &askingExtras{}}, askingTools(nil))
 	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := g.ServerFor(gateway.ClientInfo{Name: "old", ProtocolVersion: "2025-11-25"}).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	c := mcp.NewClient(&mcp.Implementation{Name: "old"}, &mcp.ClientOptions{
+	cs := connectAt(t, g, "old", "2025-11-25", &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return accept("carol"), nil
 		},
 	})
-	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
 	res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "greet"})
 	if err != nil || res.NeedsInput() || promptText(res) != "hello carol from greet" {
 		t.Fatalf("prompt: %q, %v", promptText(res), err)

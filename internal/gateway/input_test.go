@@ -70,6 +70,13 @@ func askingTools(asked chan<- error) []*catalog.Tool {
 // itself (the SDK's automatic retry is off) and declares caps.
 func connect2026(t *testing.T, opts gateway.Options, tools []*catalog.Tool, caps *mcp.ClientCapabilities) *mcp.ClientSession {
 	t.Helper()
+	return connectAt(t, flatGateway(t, opts, tools), "mrtr", "2026-07-28",
+		&mcp.ClientOptions{Capabilities: caps, MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+}
+
+// flatGateway serves tools in the flat mode.
+func flatGateway(t *testing.T, opts gateway.Options, tools []*catalog.Tool) *gateway.Gateway {
+	t.Helper()
 	space, err := view.NewSpace(catalogtest.Build(t, catalog.Spec{Tools: tools}), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -79,20 +86,7 @@ func connect2026(t *testing.T, opts gateway.Options, tools []*catalog.Tool, caps
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := g.ServerFor(gateway.ClientInfo{Name: "mrtr", ProtocolVersion: "2026-07-28"}).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	c := mcp.NewClient(&mcp.Implementation{Name: "mrtr"}, &mcp.ClientOptions{Capabilities: caps, MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
-	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return g
 }
 
 var everything = &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}, Elicitation: &mcp.ElicitationCapabilities{}}

@@ -86,24 +86,8 @@ func listenerOptions(l *listener) *mcp.ClientOptions {
 // subscriptions/listen to what the server declares.
 func connectListener(t *testing.T, g *gateway.Gateway, name, protocol string) *listener {
 	t.Helper()
-	ctx := context.Background()
 	l := &listener{}
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := g.ServerFor(gateway.ClientInfo{Name: name, ProtocolVersion: protocol}).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	var opts *mcp.ClientSessionOptions
-	if protocol != "" {
-		opts = &mcp.ClientSessionOptions{ProtocolVersion: protocol}
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: name}, listenerOptions(l)).Connect(ctx, ct, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	l.cs = cs
+	l.cs = connectAt(t, g, name, protocol, listenerOptions(l))
 	return l
 }
 

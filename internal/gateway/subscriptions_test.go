@@ -86,19 +86,7 @@ var _ gateway.Extras = (*subscribingExtras)(nil)
 // several clients' streams arrive in any order.)
 func connectStateful(t *testing.T, g *gateway.Gateway, name string) *mcp.ClientSession {
 	t.Helper()
-	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := g.ServerFor(gateway.ClientInfo{Name: name, ProtocolVersion: "2025-11-25"}).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: name}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return connectAt(t, g, name, "2025-11-25", nil)
 }
 
 // TestSubscriptionsAreSharedAmongClients checks that the source sees one
