@@ -199,15 +199,7 @@ func blockingServer(entered chan<- struct{}, release <-chan struct{}) *mcp.Serve
 		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
-	srv.AddTool(&mcp.Tool{Name: "block", InputSchema: objectSchema}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		entered <- struct{}{}
-		select {
-		case <-release:
-			return textResult("done"), nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	})
+	addBlockingTool(srv, entered, release)
 	srv.AddTool(&mcp.Tool{Name: "add", InputSchema: objectSchema}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a := args(req)
 		return textResult(strconv.FormatFloat(num(a, "a")+num(a, "b"), 'f', -1, 64)), nil
@@ -432,4 +424,18 @@ func TestCallDuringIdleStopWaitsAndStartsAgain(t *testing.T) {
 	if got := strings.Join(events, ", "); got != "dial 1, close, closed, dial 2, answered" {
 		t.Errorf("events: %s; want the new start after the stop", got)
 	}
+}
+
+// addBlockingTool adds the tool "block", which signals entered and answers
+// "done" once release is closed (or fails when its call is cancelled).
+func addBlockingTool(srv *mcp.Server, entered chan<- struct{}, release <-chan struct{}) {
+	srv.AddTool(&mcp.Tool{Name: "block", InputSchema: objectSchema}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		entered <- struct{}{}
+		select {
+		case <-release:
+			return textResult("done"), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
 }

@@ -119,15 +119,7 @@ func TestPassThroughRequestsAsk(t *testing.T) {
 func TestPassThroughRequestCountsAsInFlight(t *testing.T) {
 	srv := askingServer()
 	entered, release := make(chan struct{}, 1), make(chan struct{})
-	srv.AddTool(&mcp.Tool{Name: "block", InputSchema: objectSchema}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		entered <- struct{}{}
-		select {
-		case <-release:
-			return textResult("done"), nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	})
+	addBlockingTool(srv, entered, release)
 	m := newTestManager(t, map[string]config.ServerConfig{"mem": memServer(0)},
 		&Options{dial: inMemoryDialer(srv), Forward: Forwarding{Elicitation: true}, ProtocolVersion: "2025-11-25"})
 	ctx := context.Background()
