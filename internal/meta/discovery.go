@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -69,8 +70,23 @@ func prefixOf(t *catalog.Tool) string {
 // FindArgs are find_tools' arguments.
 type FindArgs struct {
 	Query string `json:"query"`
-	Limit int    `json:"limit,omitempty"`
-	Group string `json:"group,omitempty"`
+	// Queries are other phrasings of the same need, ranked with Query in
+	// one call (search.MaxPhrasings in all).
+	Queries []string `json:"queries,omitempty"`
+	Limit   int      `json:"limit,omitempty"`
+	Group   string   `json:"group,omitempty"`
+}
+
+// phrasings are the distinct non-blank phrasings of the call, Query first.
+func (a FindArgs) phrasings() []string {
+	var out []string
+	for _, p := range append([]string{a.Query}, a.Queries...) {
+		p = strings.TrimSpace(p)
+		if p != "" && !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, p) }) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // FoundTool is one ranked tool.
@@ -102,8 +118,13 @@ const maxFindLimit = 50
 
 // Find runs find_tools.
 func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
-	if strings.TrimSpace(args.Query) == "" {
+	phrasings := args.phrasings()
+	switch {
+	case len(phrasings) == 0:
 		return nil, fmt.Errorf(`%s needs a query: say what you want to do, e.g. {"query": "create an issue"}`, d.names.Find)
+	case len(phrasings) > search.MaxPhrasings:
+		return nil, fmt.Errorf(`%s ranks up to %d phrasings of one need; this call has %d (query and queries together): keep the %d that differ most, e.g. {"query": "create issue github", "queries": ["open bug report"]}`,
+			d.names.Find, search.MaxPhrasings, len(phrasings), search.MaxPhrasings)
 	}
 	cat := d.expo.Catalog()
 	if args.Group != "" {
@@ -116,7 +137,7 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 		limit = search.DefaultLimit
 	}
 	limit = min(limit, maxFindLimit)
-	hits, groups := d.index.Find(args.Query, &search.SearchOptions{Limit: limit, Group: args.Group})
+	hits, groups := d.index.FindPhrasings(phrasings, &search.SearchOptions{Limit: limit, Group: args.Group})
 	res := &FindResult{Tools: []FoundTool{}, Groups: []FoundGroup{}}
 	for _, h := range hits {
 		w, ok := d.expo.Route(h.ID)

@@ -78,6 +78,10 @@ type tuning struct {
 	// serverBoost raises the tools of a server the request names ("on
 	// github", "in hubspot"), scaled by how surely the word names it.
 	serverBoost float64
+	// fusionK is reciprocal-rank fusion's k: how flat the reward for rank
+	// is when several phrasings are fused (small k: being first counts
+	// much more than being third).
+	fusionK float64
 }
 
 var defaultTuning = tuning{
@@ -94,6 +98,7 @@ var defaultTuning = tuning{
 	intentBoost:        0.1,
 	intentPenalty:      0.25,
 	serverBoost:        0.5,
+	fusionK:            60,
 }
 
 // scratch holds per-query dense arrays, reused through a pool so that a
@@ -315,6 +320,11 @@ func (ix *Index) Find(query string, opts *SearchOptions) (tools []Hit, groups []
 }
 
 func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit, []GroupHit) {
+	q := ix.parseQuery(query)
+	return ix.findParsed(&q, opts, wantGroups)
+}
+
+func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool) ([]Hit, []GroupHit) {
 	if opts == nil {
 		opts = &SearchOptions{}
 	}
@@ -323,7 +333,6 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 		limit = DefaultLimit
 	}
 	keep := ix.filter(opts)
-	q := ix.parseQuery(query)
 	if len(q.terms) == 0 {
 		if keep == nil {
 			return nil, nil
@@ -342,9 +351,9 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 
 	s := ix.scratch.Get().(*scratch)
 	defer ix.scratch.Put(s)
-	ix.accumulate(&q, s)
-	exact := ix.prepareCoverage(&q, s)
-	mentioned := ix.mentionedServers(&q)
+	ix.accumulate(q, s)
+	exact := ix.prepareCoverage(q, s)
+	mentioned := ix.mentionedServers(q)
 	required := float64(max(q.required, 1))
 	for _, d := range s.touched {
 		score := s.total[d]
@@ -395,7 +404,7 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 
 	var groups []GroupHit
 	if wantGroups {
-		groups = ix.rankGroups(&q, s, opts.Group)
+		groups = ix.rankGroups(q, s, opts.Group)
 		if len(groups) > limit {
 			groups = groups[:limit]
 		}
