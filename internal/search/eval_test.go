@@ -20,22 +20,31 @@ var evalGoals = [...][2]float64{ // phrasing → {recall@1, recall@5}
 	agentFused: {0.95, 0.99},
 }
 
-// evalFloors are what TestRecallGoals enforces per set and phrasing: just
-// under what the method reaches today where that is below the goals, the
-// goals where it meets them. Raise them as the method improves; never
+// evalFloors are what TestRecallGoals enforces per set and phrasing. The
+// human-phrased floors sit just under what the method reached when they
+// were set; the agent-phrased ones (issue 15) at what it reaches, so that
+// losing one request fails. Raise them as the method improves; never
 // lower them to let a change through.
 var evalFloors = map[string][len(phrasings)][2]float64{ // file → phrasing → {recall@1, recall@5}
 	"eval.json": {
-		human: {0.79, 0.94}, // reaches 0.799, 0.950 (170 of 179: 0.9497)
+		human:      {0.79, 0.94},   // reaches 0.799, 0.950 (170 of 179: 0.9497)
+		agentFirst: {0.955, 0.994}, // 171, 178 of 179
+		agentFused: {0.977, 1},     // 175, 179 of 179
 	},
 	"eval_holdout.json": {
-		human: {0.76, 0.92}, // reaches 0.765, 0.929
+		human:      {0.76, 0.92}, // reaches 0.765, 0.929
+		agentFirst: {0.958, 1},   // 163, 170 of 170
+		agentFused: {0.929, 1},   // 158, 170 of 170: the goal's 0.95 is not met
 	},
 	"eval_holdout2.json": {
-		human: {0.64, 0.87}, // reaches 0.650, 0.872
+		human:      {0.64, 0.87}, // reaches 0.650, 0.872
+		agentFirst: {0.954, 1},   // 254, 266 of 266
+		agentFused: {0.951, 1},   // 253, 266 of 266
 	},
 	"eval_holdout3.json": {
-		human: {0.41, 0.66}, // reaches 0.418, 0.665
+		human:      {0.41, 0.66}, // reaches 0.418, 0.665
+		agentFirst: {0.954, 1},   // 251, 263 of 263
+		agentFused: {0.958, 1},   // 252, 263 of 263
 	},
 }
 
@@ -256,11 +265,17 @@ func TestRecallGoals(t *testing.T) {
 }
 
 // TestEvalSetShape keeps the evaluation sets honest: each big enough and
-// spread over enough servers, no request in two sets.
+// spread over enough servers, no request in two sets, and each agent-phrased
+// companion following its set one for one with two phrasings a request.
 func TestEvalSetShape(t *testing.T) {
 	queries := map[string]string{}
 	for _, name := range evalSets {
-		cases := loadEval(t, name)
+		cases := loadEvalWithAgent(t, name)
+		for _, c := range cases {
+			if len(c.Phrasings) != 2 || slices.ContainsFunc(c.Phrasings, func(p string) bool { return strings.TrimSpace(p) == "" }) {
+				t.Errorf("%s: %q has phrasings %q, want two non-blank ones", agentFile(name), c.Query, c.Phrasings)
+			}
+		}
 		if len(cases) < 150 {
 			t.Errorf("%s has %d requests, want at least 150", name, len(cases))
 		}

@@ -22,8 +22,9 @@ const fusionDepth = 30
 // it is Find; phrasings with no searchable words add nothing. Each
 // phrasing is filtered by opts like Find; groups are fused the same way.
 //
-// The fused score is reciprocal-rank fusion scaled to 0..1: a tool every
-// phrasing ranks first scores 1. Same catalog and phrasings → same order.
+// The first phrasing counts most (README.md: Several phrasings). The fused
+// score runs from 0 to 1: a tool every phrasing ranks first scores 1. Same
+// catalog and phrasings → same order.
 func (ix *Index) FindPhrasings(phrasings []string, opts *SearchOptions) ([]Hit, []GroupHit) {
 	phrasings = distinctPhrasings(phrasings)
 	if len(phrasings) <= 1 {
@@ -51,16 +52,16 @@ func (ix *Index) FindPhrasings(phrasings []string, opts *SearchOptions) ([]Hit, 
 	if opts != nil {
 		deep.Group, deep.Allow = opts.Group, opts.Allow
 	}
-	tools := make([][]string, len(parsed))
-	groups := make([][]string, len(parsed))
+	tools := make([][]scoredKey, len(parsed))
+	groups := make([][]scoredKey, len(parsed))
 	matches := map[string]int{} // per group, the most tools one phrasing matched
 	for i := range parsed {
 		hits, gs := ix.findParsed(&parsed[i], &deep, true)
 		for _, h := range hits {
-			tools[i] = append(tools[i], h.ID)
+			tools[i] = append(tools[i], scoredKey{h.ID, h.Score})
 		}
 		for _, g := range gs {
-			groups[i] = append(groups[i], g.Name)
+			groups[i] = append(groups[i], scoredKey{g.Name, g.Score})
 			matches[g.Name] = max(matches[g.Name], g.Matches)
 		}
 	}
@@ -99,20 +100,32 @@ type fused struct {
 	score float64
 }
 
-// fuse combines rankings by reciprocal rank: each ranking gives the item
-// at rank r (from 1) 1/(k+r), and the sum is scaled so that an item first
-// in every ranking scores 1. Ties are broken by key.
-func (ix *Index) fuse(rankings [][]string, limit int) []fused {
-	k := ix.tune.fusionK
+// fuse combines the rankings of several phrasings: each phrasing's scores
+// are divided by its best score (so a phrasing whose words the catalog
+// uses often does not drown one with rarer words), weighted, and summed
+// per item. The first phrasing weighs firstPhrasingWeight, the others 1:
+// it is the caller's best wording, and the others are there to catch what
+// it misses. The sum is divided by the total weight, so an item that every
+// phrasing ranks first scores 1. Ties are broken by key.
+func (ix *Index) fuse(rankings [][]scoredKey, limit int) []fused {
 	scores := map[string]float64{}
-	for _, ranking := range rankings {
-		for r, key := range ranking {
-			scores[key] += (k + 1) / (k + float64(r+1))
+	total := 0.0
+	for i, ranking := range rankings {
+		w := 1.0
+		if i == 0 {
+			w = ix.tune.firstPhrasingWeight
+		}
+		total += w
+		if len(ranking) == 0 || ranking[0].score <= 0 {
+			continue
+		}
+		for _, r := range ranking {
+			scores[r.key] += w * r.score / ranking[0].score
 		}
 	}
 	out := make([]fused, 0, len(scores))
 	for key, s := range scores {
-		out = append(out, fused{key: key, score: s / float64(len(rankings))})
+		out = append(out, fused{key: key, score: s / total})
 	}
 	slices.SortFunc(out, func(a, b fused) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
@@ -124,4 +137,10 @@ func (ix *Index) fuse(rankings [][]string, limit int) []fused {
 		out = out[:limit]
 	}
 	return out
+}
+
+// scoredKey is one item of one phrasing's ranking, best first.
+type scoredKey struct {
+	key   string
+	score float64
 }

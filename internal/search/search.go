@@ -78,27 +78,26 @@ type tuning struct {
 	// serverBoost raises the tools of a server the request names ("on
 	// github", "in hubspot"), scaled by how surely the word names it.
 	serverBoost float64
-	// fusionK is reciprocal-rank fusion's k: how flat the reward for rank
-	// is when several phrasings are fused (small k: being first counts
-	// much more than being third).
-	fusionK float64
+	// firstPhrasingWeight is how much more the first of several
+	// phrasings counts than each of the others when they are fused.
+	firstPhrasingWeight float64
 }
 
 var defaultTuning = tuning{
-	k1:                 1.2,
-	coordinationFloor:  0.35,
-	nameCoverageBonus:  0.5,
-	adjacencyBonus:     0.15,
-	coverageBoost:      2,
-	hintWeight:         0.4,
-	pluralListWeight:   0.3,
-	questionReadWeight: 0.3,
-	stopWordWeight:     0.3,
-	groupToolShare:     1.0,
-	intentBoost:        0.1,
-	intentPenalty:      0.25,
-	serverBoost:        0.5,
-	fusionK:            60,
+	k1:                  1.2,
+	coordinationFloor:   0.35,
+	nameCoverageBonus:   0.5,
+	adjacencyBonus:      0.15,
+	coverageBoost:       2,
+	hintWeight:          0.4,
+	pluralListWeight:    0.3,
+	questionReadWeight:  0.3,
+	stopWordWeight:      0.3,
+	groupToolShare:      1.0,
+	intentBoost:         0.1,
+	intentPenalty:       0.25,
+	serverBoost:         0.5,
+	firstPhrasingWeight: 2.5,
 }
 
 // scratch holds per-query dense arrays, reused through a pool so that a
