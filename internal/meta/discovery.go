@@ -159,7 +159,7 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 	}
 	switch {
 	case len(res.Tools) == 0:
-		res.Next = fmt.Sprintf("Nothing matched. Try other words, or %s {\"topic\": \"groups\"} to browse.", d.names.Guidance)
+		res.Next = fmt.Sprintf("Nothing matched. Search again as a tool would be named: the operation and the thing it acts on, the product if known (\"merge pull request github\"), with another wording in \"queries\"; or browse with %s {\"topic\": \"groups\"}.", d.names.Guidance)
 	default:
 		// The ranking matches words, not meaning: when the request and
 		// the tool's author used different words, the model reading this
@@ -236,7 +236,7 @@ func didYouMean(name string, candidates []string) string {
 	return ""
 }
 
-var findSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"What you want to do, in your own words."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"How many tools to return (default 5)."},"group":{"type":"string","description":"Search only this group and the groups inside it."}},"required":["query"]}`)
+var findSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Operation, object, product if known."},"queries":{"type":"array","items":{"type":"string"},"maxItems":3,"description":"Other wordings; query counts most."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"How many tools to return (default 5)."},"group":{"type":"string","description":"Search only this group and the groups inside it."}},"required":["query"]}`)
 
 var describeSchema = json.RawMessage(`{"type":"object","properties":{"names":{"type":"array","items":{"type":"string"},"description":"Tool names as find_tools returned them."}},"required":["names"]}`)
 
@@ -245,7 +245,7 @@ var guidanceSchema = json.RawMessage(`{"type":"object","properties":{"topic":{"t
 // FindTool is find_tools' definition.
 func FindTool(n Names) *mcp.Tool {
 	return &mcp.Tool{Name: n.Find, InputSchema: findSchema, Annotations: readOnly(true),
-		Description: fmt.Sprintf("Search every available tool by what it does, including tools not in your list. Returns the best matches with the name to pass to %s and %s.", n.Describe, n.Call)}
+		Description: fmt.Sprintf("Search every tool by what it does, including tools not in your list; returns names for %s and %s. Query as tools are named: \"merge pull request github\" for \"land PR #42\"; other wordings go in queries.", n.Describe, n.Call)}
 }
 
 // DescribeTool is describe_tools' definition.

@@ -116,6 +116,23 @@ func TestFusionSweep(t *testing.T) {
 	}
 	r := runEval(ix, knownIDs(docs), dev, agentFused)
 	t.Logf("%-28s recall@1 %.3f (%3d)                   recall@5 %.3f (%3d)", "FindPhrasings (as built)", r.recall1(), r.at1, r.recall5(), r.at5)
+	// A model may also pass the user's own words as another phrasing.
+	for _, extra := range []struct {
+		name string
+		with func(c evalCase) []string
+	}{
+		{"as built, p1 + request", func(c evalCase) []string { return []string{c.Phrasings[0], c.Query} }},
+		{"as built, p1 + p2 + request", func(c evalCase) []string { return append(slices.Clone(c.Phrasings), c.Query) }},
+		{"as built, request + p1 + p2", func(c evalCase) []string { return append([]string{c.Query}, c.Phrasings...) }},
+	} {
+		withRequest := make([]evalCase, len(dev))
+		for i, c := range dev {
+			withRequest[i] = c
+			withRequest[i].Phrasings = extra.with(c)
+		}
+		r := runEval(ix, knownIDs(docs), withRequest, agentFused)
+		t.Logf("%-28s recall@1 %.3f (%3d)                   recall@5 %.3f (%3d)", extra.name, r.recall1(), r.at1, r.recall5(), r.at5)
+	}
 	for _, m := range methods {
 		var found [5]int // found[r]: requests whose first right tool is at rank r+1
 		for i, c := range dev {
