@@ -104,8 +104,8 @@ func TestGoldenGuidance(t *testing.T) {
 }
 
 // TestGoldenFindAnswers snapshots what find_tools tells a model when
-// nothing matched and when a call brings more phrasings than it ranks: both
-// teach the query that works.
+// nothing matched, when a call has no query and when it brings more
+// phrasings than it ranks: each teaches the query that works.
 func TestGoldenFindAnswers(t *testing.T) {
 	cs := inProcess(t, toolfold.Options{Mode: toolfold.ModeSearch}, "golden")
 	tests := []struct {
@@ -114,6 +114,7 @@ func TestGoldenFindAnswers(t *testing.T) {
 		isError bool
 	}{
 		{"find-nothing-matched.json", map[string]any{"query": "zzzz qqqq"}, false},
+		{"find-no-query.txt", map[string]any{"query": " ", "queries": []string{""}}, true},
 		{"find-too-many-phrasings.txt", map[string]any{"query": "store note", "queries": []string{"save note", "remember fact", "keep text"}}, true},
 	}
 	for _, tt := range tests {

@@ -121,7 +121,7 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 	phrasings := args.phrasings()
 	switch {
 	case len(phrasings) == 0:
-		return nil, fmt.Errorf(`%s needs a query: say what you want to do, e.g. {"query": "create an issue"}`, d.names.Find)
+		return nil, fmt.Errorf(`%s needs a query: a few words as tools are named, e.g. {"query": "create issue github"}`, d.names.Find)
 	case len(phrasings) > search.MaxPhrasings:
 		return nil, fmt.Errorf(`%s ranks up to %d phrasings of one need; this call has %d (query and queries together): keep the %d that differ most, e.g. {"query": "create issue github", "queries": ["open bug report"]}`,
 			d.names.Find, search.MaxPhrasings, len(phrasings), search.MaxPhrasings)
