@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 
@@ -77,16 +76,9 @@ type FindArgs struct {
 	Group   string   `json:"group,omitempty"`
 }
 
-// phrasings are the distinct non-blank phrasings of the call, Query first.
+// phrasings are the call's distinct non-blank phrasings, Query first.
 func (a FindArgs) phrasings() []string {
-	var out []string
-	for _, p := range append([]string{a.Query}, a.Queries...) {
-		p = strings.TrimSpace(p)
-		if p != "" && !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, p) }) {
-			out = append(out, p)
-		}
-	}
-	return out
+	return search.DistinctPhrasings(append([]string{a.Query}, a.Queries...))
 }
 
 // FoundTool is one ranked tool.

@@ -26,7 +26,8 @@ const fusionDepth = 30
 // score runs from 0 to 1: a tool every phrasing ranks first scores 1. Same
 // catalog and phrasings → same order.
 func (ix *Index) FindPhrasings(phrasings []string, opts *SearchOptions) ([]Hit, []GroupHit) {
-	phrasings = distinctPhrasings(phrasings)
+	phrasings = DistinctPhrasings(phrasings)
+	phrasings = phrasings[:min(len(phrasings), MaxPhrasings)]
 	if len(phrasings) <= 1 {
 		return ix.Find(strings.Join(phrasings, ""), opts)
 	}
@@ -78,18 +79,14 @@ func (ix *Index) FindPhrasings(phrasings []string, opts *SearchOptions) ([]Hit, 
 	return outTools, outGroups
 }
 
-// distinctPhrasings trims the phrasings and drops blank and repeated ones,
-// keeping the first MaxPhrasings in order.
-func distinctPhrasings(phrasings []string) []string {
+// DistinctPhrasings trims the phrasings and drops blank ones and ones
+// repeated (ignoring case), keeping the order.
+func DistinctPhrasings(phrasings []string) []string {
 	var out []string
 	for _, p := range phrasings {
 		p = strings.TrimSpace(p)
-		if p == "" || slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, p) }) {
-			continue
-		}
-		out = append(out, p)
-		if len(out) == MaxPhrasings {
-			break
+		if p != "" && !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, p) }) {
+			out = append(out, p)
 		}
 	}
 	return out
