@@ -86,6 +86,7 @@ func TestTypeScriptClientSearchMode(t *testing.T) {
 			{"op": "call", "name": "describe_tools", "arguments": map[string]any{"names": []string{"current_time"}}},
 			{"op": "call", "name": "call_tool", "arguments": map[string]any{"name": "current_time", "arguments": map[string]any{"time_zone": "Asia/Tokyo"}}},
 			{"op": "call", "name": "guidance", "arguments": map[string]any{"topic": "groups"}},
+			{"op": "call", "name": "find_tools", "arguments": map[string]any{"query": "convert time zone", "queries": []string{"time in another city"}}},
 		},
 	})
 	s := rep.Steps
@@ -103,5 +104,8 @@ func TestTypeScriptClientSearchMode(t *testing.T) {
 	}
 	if !strings.Contains(s[4].Text, "| notes | available | 5 |") {
 		t.Errorf("guidance = %s", s[4].Text)
+	}
+	if s[5].IsError || !strings.Contains(s[5].Text, `"name":"convert_time_zone"`) {
+		t.Errorf("find_tools with two phrasings = %s", s[5].Text)
 	}
 }

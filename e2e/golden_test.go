@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -98,6 +99,39 @@ func TestGoldenGuidance(t *testing.T) {
 			}
 			text := res.Content[0].(*mcp.TextContent).Text
 			golden(t, "guidance/"+tt.file, []byte(fmt.Sprintln(text)))
+		})
+	}
+}
+
+// TestGoldenFindAnswers snapshots what find_tools tells a model when
+// nothing matched, when a call has no query and when it brings more
+// phrasings than it ranks: each teaches the query that works.
+func TestGoldenFindAnswers(t *testing.T) {
+	cs := inProcess(t, toolfold.Options{Mode: toolfold.ModeSearch}, "golden")
+	tests := []struct {
+		file    string
+		args    map[string]any
+		isError bool
+	}{
+		{"find-nothing-matched.json", map[string]any{"query": "zzzz qqqq"}, false},
+		{"find-no-query.txt", map[string]any{"query": " ", "queries": []string{""}}, true},
+		{"find-too-many-phrasings.txt", map[string]any{"query": "store note", "queries": []string{"save note", "remember fact", "keep text"}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "find_tools", Arguments: tt.args})
+			if err != nil || res.IsError != tt.isError {
+				t.Fatalf("find_tools: %v %+v, want isError %v", err, res, tt.isError)
+			}
+			text := res.Content[0].(*mcp.TextContent).Text
+			if !tt.isError {
+				var pretty bytes.Buffer
+				if err := json.Indent(&pretty, []byte(text), "", "  "); err != nil {
+					t.Fatal(err)
+				}
+				text = pretty.String()
+			}
+			golden(t, "find/"+tt.file, []byte(fmt.Sprintln(text)))
 		})
 	}
 }

@@ -329,7 +329,7 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 	case meta.Find:
 		var args meta.FindArgs
 		if err := json.Unmarshal(raw, &args); err != nil {
-			return meta.ErrorResult(fmt.Sprintf(`%s takes {"query": "...", "limit": 5, "group": "..."}: %v`, n.Find, err)), nil
+			return meta.ErrorResult(fmt.Sprintf(`%s takes {"query": "...", "queries": ["..."], "limit": 5, "group": "..."}: %v`, n.Find, err)), nil
 		}
 		res, err := s.disc().Find(args, v.Snapshot())
 		if err != nil {

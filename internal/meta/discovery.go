@@ -69,8 +69,16 @@ func prefixOf(t *catalog.Tool) string {
 // FindArgs are find_tools' arguments.
 type FindArgs struct {
 	Query string `json:"query"`
-	Limit int    `json:"limit,omitempty"`
-	Group string `json:"group,omitempty"`
+	// Queries are other phrasings of the same need, ranked with Query in
+	// one call (search.MaxPhrasings in all).
+	Queries []string `json:"queries,omitempty"`
+	Limit   int      `json:"limit,omitempty"`
+	Group   string   `json:"group,omitempty"`
+}
+
+// phrasings are the call's distinct non-blank phrasings, Query first.
+func (a FindArgs) phrasings() []string {
+	return search.DistinctPhrasings(append([]string{a.Query}, a.Queries...))
 }
 
 // FoundTool is one ranked tool.
@@ -102,8 +110,13 @@ const maxFindLimit = 50
 
 // Find runs find_tools.
 func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
-	if strings.TrimSpace(args.Query) == "" {
-		return nil, fmt.Errorf(`%s needs a query: say what you want to do, e.g. {"query": "create an issue"}`, d.names.Find)
+	phrasings := args.phrasings()
+	switch {
+	case len(phrasings) == 0:
+		return nil, fmt.Errorf(`%s needs a query: a few words as tools are named, e.g. {"query": "create issue github"}`, d.names.Find)
+	case len(phrasings) > search.MaxPhrasings:
+		return nil, fmt.Errorf(`%s ranks up to %d phrasings of one need; this call has %d (query and queries together): keep the %d that differ most, e.g. {"query": "create issue github", "queries": ["open bug report"]}`,
+			d.names.Find, search.MaxPhrasings, len(phrasings), search.MaxPhrasings)
 	}
 	cat := d.expo.Catalog()
 	if args.Group != "" {
@@ -116,7 +129,7 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 		limit = search.DefaultLimit
 	}
 	limit = min(limit, maxFindLimit)
-	hits, groups := d.index.Find(args.Query, &search.SearchOptions{Limit: limit, Group: args.Group})
+	hits, groups := d.index.FindPhrasings(phrasings, &search.SearchOptions{Limit: limit, Group: args.Group})
 	res := &FindResult{Tools: []FoundTool{}, Groups: []FoundGroup{}}
 	for _, h := range hits {
 		w, ok := d.expo.Route(h.ID)
@@ -138,7 +151,7 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 	}
 	switch {
 	case len(res.Tools) == 0:
-		res.Next = fmt.Sprintf("Nothing matched. Try other words, or %s {\"topic\": \"groups\"} to browse.", d.names.Guidance)
+		res.Next = fmt.Sprintf("Nothing matched. Search again as a tool would be named: the operation and the thing it acts on, the product if known (\"merge pull request github\"), with another wording in \"queries\"; or browse with %s {\"topic\": \"groups\"}.", d.names.Guidance)
 	default:
 		// The ranking matches words, not meaning: when the request and
 		// the tool's author used different words, the model reading this
@@ -215,7 +228,7 @@ func didYouMean(name string, candidates []string) string {
 	return ""
 }
 
-var findSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"What you want to do, in your own words."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"How many tools to return (default 5)."},"group":{"type":"string","description":"Search only this group and the groups inside it."}},"required":["query"]}`)
+var findSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Operation, object, product if known."},"queries":{"type":"array","items":{"type":"string"},"maxItems":3,"description":"Other wordings; query counts most."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"How many tools to return (default 5)."},"group":{"type":"string","description":"Search only this group and the groups inside it."}},"required":["query"]}`)
 
 var describeSchema = json.RawMessage(`{"type":"object","properties":{"names":{"type":"array","items":{"type":"string"},"description":"Tool names as find_tools returned them."}},"required":["names"]}`)
 
@@ -224,7 +237,7 @@ var guidanceSchema = json.RawMessage(`{"type":"object","properties":{"topic":{"t
 // FindTool is find_tools' definition.
 func FindTool(n Names) *mcp.Tool {
 	return &mcp.Tool{Name: n.Find, InputSchema: findSchema, Annotations: readOnly(true),
-		Description: fmt.Sprintf("Search every available tool by what it does, including tools not in your list. Returns the best matches with the name to pass to %s and %s.", n.Describe, n.Call)}
+		Description: fmt.Sprintf("Search every tool by what it does, including tools not in your list; returns names for %s and %s. Query as tools are named: \"merge pull request github\" for \"land PR #42\"; other wordings go in queries.", n.Describe, n.Call)}
 }
 
 // DescribeTool is describe_tools' definition.

@@ -68,11 +68,11 @@ func (d *Discovery) overview(s view.Snapshot) string {
 	n := d.names
 	switch d.expo.Mode() {
 	case expose.Groups:
-		fmt.Fprintf(&b, "1. `%s {\"query\": \"what you want to do\"}` finds tools by purpose.\n", n.Find)
+		b.WriteString(findStep(n))
 		fmt.Fprintf(&b, "2. `%s {\"groups\": [\"<group>\"]}` adds a group's tools to your list; or call one tool right away with `%s {\"name\": ..., \"arguments\": {...}}`.\n", n.Enable, n.Call)
 		fmt.Fprintf(&b, "3. `%s` removes groups you no longer need.\n", n.Disable)
 	default:
-		fmt.Fprintf(&b, "1. `%s {\"query\": \"what you want to do\"}` finds tools by purpose.\n", n.Find)
+		b.WriteString(findStep(n))
 		fmt.Fprintf(&b, "2. `%s {\"names\": [\"<tool>\"]}` shows a tool's parameters.\n", n.Describe)
 		fmt.Fprintf(&b, "3. `%s {\"name\": \"<tool>\", \"arguments\": {...}}` runs it.\n", n.Call)
 	}
@@ -90,6 +90,14 @@ func (d *Discovery) overview(s view.Snapshot) string {
 	}
 	fmt.Fprintf(&b, "\n`%s {\"topic\": \"groups\"}` lists every group; `%s {\"topic\": \"<group>\"}` shows one group's tools.\n", n.Guidance, n.Guidance)
 	return b.String()
+}
+
+// findStep teaches the query that finds tools: the ranking matches words,
+// so a query in the words tools are named with finds them, and a second
+// wording catches what the first misses.
+func findStep(n Names) string {
+	return fmt.Sprintf("1. `%s {\"query\": \"merge pull request github\", \"queries\": [\"land PR\"]}` finds tools by purpose. "+
+		"Write the query as tools are named: the operation, the thing it acts on, the product if known; put other wordings in `queries`.\n", n.Find)
 }
 
 func stateNote(g *catalog.Group, s view.Snapshot) string {

@@ -2,10 +2,13 @@ package meta_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/meta"
@@ -81,7 +84,7 @@ func TestFindNextStep(t *testing.T) {
 		want  []string
 	}{
 		{"Branches", []string{`describe_tools {"names": [...]}`, `call_tool {"name"`, `"group": "<group>"`, `guidance {"topic": "groups"}`}},
-		{"zzzz qqqq", []string{"Nothing matched", `guidance {"topic": "groups"}`}},
+		{"zzzz qqqq", []string{"Nothing matched", "as a tool would be named", `"merge pull request github"`, `"queries"`, `guidance {"topic": "groups"}`}},
 	}
 	for _, tt := range tests {
 		res, err := d.Find(meta.FindArgs{Query: tt.query}, v.Snapshot())
@@ -96,5 +99,106 @@ func TestFindNextStep(t *testing.T) {
 				t.Errorf("%q: next lacks %q:\n%s", tt.query, w, res.Next)
 			}
 		}
+	}
+}
+
+// phrasingsCatalog has realistic descriptions and a child group whose name
+// is not dotted under its parent (as derived sub-groups may be named).
+func phrasingsCatalog(t *testing.T) (*meta.Discovery, *view.View) {
+	t.Helper()
+	tool := func(id, desc string) *catalog.Tool {
+		tl := catalogtest.Tool(id)
+		tl.Def.Description = desc
+		return tl
+	}
+	cat := catalogtest.Build(t, catalog.Spec{
+		Tools: []*catalog.Tool{
+			tool("merge_pull_request", "Merge a pull request"),
+			tool("create_issue", "Create a new issue in a repository"),
+			tool("list_issues", "List the issues of a repository"),
+			tool("delete_file", "Delete a file"),
+			tool("read_file", "Read the contents of a file"),
+		},
+		Groups: []catalog.GroupSpec{
+			{ID: "github", Description: "GitHub", Members: catalog.Members{Tools: []catalog.ToolID{"merge_pull_request"}}},
+			{ID: "tracker", Parent: "github", Description: "Issue tracking", Members: catalog.Members{Tools: []catalog.ToolID{"create_issue", "list_issues"}}},
+			{ID: "files", Description: "Local files", Members: catalog.Members{Tools: []catalog.ToolID{"delete_file", "read_file"}}},
+		},
+	})
+	space, err := view.NewSpace(cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := expose.Build(space, &expose.Options{Mode: expose.Search})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return meta.NewDiscovery(meta.DefaultNames(), e), space.New()
+}
+
+// TestFindSeveralPhrasings checks find_tools' queries: ranked with query in
+// one call, alone when query is blank, within a group and its children,
+// and refused beyond three phrasings with the fix.
+func TestFindSeveralPhrasings(t *testing.T) {
+	d, v := phrasingsCatalog(t)
+	tests := []struct {
+		name  string
+		args  meta.FindArgs
+		first string
+		want  []string // found among the tools
+		only  []string // when set, every tool found is one of these
+		err   string
+	}{
+		{name: "the second phrasing finds what the first misses", args: meta.FindArgs{Query: "merge pull request", Queries: []string{"remove file"}},
+			first: "merge_pull_request", want: []string{"delete_file"}},
+		{name: "queries alone", args: meta.FindArgs{Queries: []string{"delete file", "erase a file"}}, first: "delete_file"},
+		{name: "repeated phrasings count once", args: meta.FindArgs{Query: "read file", Queries: []string{"Read File", " read file ", "", "read file"}}, first: "read_file"},
+		{name: "within a group and its child", args: meta.FindArgs{Query: "create issue", Queries: []string{"delete file", "merge pull request"}, Group: "github"},
+			first: "create_issue", want: []string{"merge_pull_request"}, only: []string{"merge_pull_request", "create_issue", "list_issues"}},
+		{name: "within the child", args: meta.FindArgs{Query: "merge pull request", Queries: []string{"list issues"}, Group: "tracker"},
+			first: "list_issues", only: []string{"create_issue", "list_issues"}},
+		{name: "four phrasings", args: meta.FindArgs{Query: "a", Queries: []string{"b", "c", "d"}}, err: "find_tools ranks up to 3 phrasings of one need; this call has 4"},
+		{name: "nothing to search", args: meta.FindArgs{Query: " ", Queries: []string{""}}, err: "find_tools needs a query"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := d.Find(tt.args, v.Snapshot())
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, f := range res.Tools {
+				names = append(names, f.Name)
+				if tt.only != nil && !slices.Contains(tt.only, f.Name) {
+					t.Errorf("%s is outside the group", f.Name)
+				}
+			}
+			if len(names) == 0 || names[0] != tt.first {
+				t.Errorf("found %v, want %s first", names, tt.first)
+			}
+			for _, w := range tt.want {
+				if !slices.Contains(names, w) {
+					t.Errorf("found %v, want %s among them", names, w)
+				}
+			}
+		})
+	}
+	// One phrasing given twice ranks as that phrasing alone: same tools, same scores.
+	alone, err := d.Find(meta.FindArgs{Query: "read file"}, v.Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice, err := d.Find(meta.FindArgs{Query: "read file", Queries: []string{"read file"}}, v.Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := fmt.Sprint(alone.Tools), fmt.Sprint(twice.Tools); a != b {
+		t.Errorf("a repeated phrasing changed the result:\n%s\n%s", a, b)
 	}
 }

@@ -113,3 +113,39 @@ func TestLatencyReport(t *testing.T) {
 		percentileLatency(ix, queries, 0.5).Round(time.Microsecond),
 		percentileLatency(ix, queries, 0.99).Round(time.Microsecond))
 }
+
+// BenchmarkFindPhrasings5000 measures one find_tools ranking (tools and
+// groups) over 5,000 tools with an agent's first phrasing alone and with
+// both phrasings fused (every agent-phrased companion's), and reports the
+// 99th percentile latency.
+func BenchmarkFindPhrasings5000(b *testing.B) {
+	for _, p := range []phrasing{agentFirst, agentFused} {
+		b.Run(p.String(), func(b *testing.B) { benchmarkFindPhrasings(b, p) })
+	}
+}
+
+func benchmarkFindPhrasings(b *testing.B, p phrasing) {
+	ix := New(syntheticCatalog(b, 5000), nil)
+	var calls [][]string
+	for _, name := range evalSets {
+		for _, c := range loadEvalWithAgent(b, name) {
+			calls = append(calls, c.queries(p))
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		ix.FindPhrasings(calls[i%len(calls)], &SearchOptions{Limit: 5})
+		i++
+	}
+	b.StopTimer()
+	var latencies []time.Duration
+	for _, phrasings := range calls {
+		start := time.Now()
+		ix.FindPhrasings(phrasings, &SearchOptions{Limit: 5})
+		latencies = append(latencies, time.Since(start))
+	}
+	slices.Sort(latencies)
+	b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds()), "p99-µs")
+}

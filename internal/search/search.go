@@ -78,22 +78,26 @@ type tuning struct {
 	// serverBoost raises the tools of a server the request names ("on
 	// github", "in hubspot"), scaled by how surely the word names it.
 	serverBoost float64
+	// firstPhrasingWeight is how much more the first of several
+	// phrasings counts than each of the others when they are fused.
+	firstPhrasingWeight float64
 }
 
 var defaultTuning = tuning{
-	k1:                 1.2,
-	coordinationFloor:  0.35,
-	nameCoverageBonus:  0.5,
-	adjacencyBonus:     0.15,
-	coverageBoost:      2,
-	hintWeight:         0.4,
-	pluralListWeight:   0.3,
-	questionReadWeight: 0.3,
-	stopWordWeight:     0.3,
-	groupToolShare:     1.0,
-	intentBoost:        0.1,
-	intentPenalty:      0.25,
-	serverBoost:        0.5,
+	k1:                  1.2,
+	coordinationFloor:   0.35,
+	nameCoverageBonus:   0.5,
+	adjacencyBonus:      0.15,
+	coverageBoost:       2,
+	hintWeight:          0.4,
+	pluralListWeight:    0.3,
+	questionReadWeight:  0.3,
+	stopWordWeight:      0.3,
+	groupToolShare:      1.0,
+	intentBoost:         0.1,
+	intentPenalty:       0.25,
+	serverBoost:         0.5,
+	firstPhrasingWeight: 2.5,
 }
 
 // scratch holds per-query dense arrays, reused through a pool so that a
@@ -315,6 +319,11 @@ func (ix *Index) Find(query string, opts *SearchOptions) (tools []Hit, groups []
 }
 
 func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit, []GroupHit) {
+	q := ix.parseQuery(query)
+	return ix.findParsed(&q, opts, wantGroups)
+}
+
+func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool) ([]Hit, []GroupHit) {
 	if opts == nil {
 		opts = &SearchOptions{}
 	}
@@ -323,7 +332,6 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 		limit = DefaultLimit
 	}
 	keep := ix.filter(opts)
-	q := ix.parseQuery(query)
 	if len(q.terms) == 0 {
 		if keep == nil {
 			return nil, nil
@@ -342,9 +350,9 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 
 	s := ix.scratch.Get().(*scratch)
 	defer ix.scratch.Put(s)
-	ix.accumulate(&q, s)
-	exact := ix.prepareCoverage(&q, s)
-	mentioned := ix.mentionedServers(&q)
+	ix.accumulate(q, s)
+	exact := ix.prepareCoverage(q, s)
+	mentioned := ix.mentionedServers(q)
 	required := float64(max(q.required, 1))
 	for _, d := range s.touched {
 		score := s.total[d]
@@ -395,7 +403,7 @@ func (ix *Index) find(query string, opts *SearchOptions, wantGroups bool) ([]Hit
 
 	var groups []GroupHit
 	if wantGroups {
-		groups = ix.rankGroups(&q, s, opts.Group)
+		groups = ix.rankGroups(q, s, opts.Group)
 		if len(groups) > limit {
 			groups = groups[:limit]
 		}

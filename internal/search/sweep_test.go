@@ -72,7 +72,7 @@ func TestTuningSweep(t *testing.T) {
 		if v.weight != nil {
 			v.weight(&weights)
 		}
-		r := runEval(newIndex(docs, &Options{Weights: &weights, SynonymWeight: v.synW}, tune), known, dev)
+		r := runEval(newIndex(docs, &Options{Weights: &weights, SynonymWeight: v.synW}, tune), known, dev, human)
 		t.Logf("%-14s recall@1 %.3f  recall@5 %.3f", v.name, r.recall1(), r.recall5())
 	}
 }
