@@ -114,3 +114,27 @@ func TestHeaderTransportSetsHeaders(t *testing.T) {
 		t.Error("the caller's request was modified")
 	}
 }
+
+// A failure is explained by the stderr lines that say why, not by whatever
+// came last (Node.js ends a crash with its version).
+func TestStderrExplanation(t *testing.T) {
+	tests := []struct{ name, stderr, want string }{
+		{"node missing module", "node:internal/modules/cjs/loader:1210\n  throw err;\n  ^\n\nError: Cannot find module '/srv/index.js'\n" +
+			"    at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15)\n    at Module._load (node:internal/modules/cjs/loader:1038:27) {\n" +
+			"  code: 'MODULE_NOT_FOUND',\n  requireStack: []\n}\n\nNode.js v20.20.2\n", "Error: Cannot find module '/srv/index.js'"},
+		{"python", "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nModuleNotFoundError: No module named 'mcp'\n", "ModuleNotFoundError: No module named 'mcp'"},
+		{"a reason in plain words", "starting\nGITHUB_TOKEN is not set\n", "GITHUB_TOKEN is not set"},
+		{"nothing reads like an error", "hello\nbye\n", "bye"},
+		{"at most three, no repeats", "error: a\nerror: a\nerror: b\nerror: c\nerror: d\n", "error: a | error: b | error: c"},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newTailBuffer(stderrTailSize)
+			b.Write([]byte(tt.stderr))
+			if got := b.Explanation(); got != tt.want {
+				t.Errorf("Explanation = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
