@@ -17,10 +17,6 @@ import (
 	"github.com/toolfold/toolfold/internal/config"
 )
 
-// minStartTimeout keeps a short call timeout from also cutting short a start
-// that has to fetch a package first (npx -y on a cold cache).
-const minStartTimeout = 30 * time.Second
-
 // server is one configured upstream and its supervision state.
 type server struct {
 	m       *Manager
@@ -28,6 +24,10 @@ type server struct {
 	cfg     config.ServerConfig
 	key     string // cache key
 	timeout time.Duration
+	// startTimeout bounds a start (the config's startTimeout): independent
+	// of the call timeout, since a start may have to fetch a package first
+	// (npx -y on a cold cache).
+	startTimeout time.Duration
 	// idleTimeout stops the started server after this long without a
 	// request; zero means never (see idle.go).
 	idleTimeout time.Duration
@@ -78,6 +78,7 @@ func newServer(m *Manager, name string, cfg config.ServerConfig) *server {
 		fresh:   true,
 	}
 	s.idleTimeout = idleTimeoutOf(s)
+	s.startTimeout = cfg.EffectiveStartTimeout()
 	return s
 }
 
@@ -107,12 +108,12 @@ type connection struct {
 	endVerb, endDetail string
 }
 
-// stderrSuffix is ": <last stderr line>" or "".
+// stderrSuffix is ": <the stderr lines that explain why>" or "".
 func (c *connection) stderrSuffix() string {
 	if c.stderr == nil {
 		return ""
 	}
-	if l := c.stderr.LastLine(); l != "" {
+	if l := c.stderr.Explanation(); l != "" {
 		return ": " + l
 	}
 	return ""
@@ -320,7 +321,7 @@ func (s *server) start(done chan struct{}) {
 		finish(nil, newError(ErrClosed, nil, "upstream %q was not started: toolfold is shutting down", s.name))
 		return
 	}
-	ctx, cancel := context.WithTimeout(s.m.life, max(s.timeout, minStartTimeout))
+	ctx, cancel := context.WithTimeout(s.m.life, s.startTimeout)
 	defer cancel()
 	began := time.Now()
 	c, err := s.dialAndInitialize(ctx)
@@ -459,7 +460,7 @@ func (s *server) startError(ctx context.Context, c *connection, err error) error
 		}
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return newError(ErrStartFailed, err, "upstream %q did not finish starting within %s%s", s.name, humanDuration(max(s.timeout, minStartTimeout)), c.stderrSuffix())
+		return newError(ErrStartFailed, err, "upstream %q did not finish starting within %s%s", s.name, humanDuration(s.startTimeout), c.stderrSuffix())
 	}
 	if c.cmd != nil {
 		return newError(ErrStartFailed, err, "upstream %q could not be started: %v%s", s.name, err, c.stderrSuffix())
