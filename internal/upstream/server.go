@@ -353,6 +353,11 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 		return nil, newError(ErrStartFailed, err, "upstream %q could not be started: %v", s.name, err)
 	}
 	transport, cmd, tail := d.transport, d.cmd, d.stderr
+	if st, ok := transport.(*stdioTransport); ok {
+		st.skipped = func(line string) {
+			s.log.Warn("upstream printed a line on stdout that is not JSON-RPC; skipped it", "line", line)
+		}
+	}
 	c := &connection{s: s, cmd: cmd, stderr: tail, http: d.http, startedAt: time.Now(), ended: make(chan struct{})}
 	s.mu.Lock()
 	s.lastTail = tail

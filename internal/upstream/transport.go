@@ -167,7 +167,7 @@ func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig) (dialed
 	case cfg.Command != "":
 		tail := newTailBuffer(stderrTailSize)
 		cmd := newCommand(cfg, tail)
-		return dialed{transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, cmd: cmd, stderr: tail}, nil
+		return dialed{transport: &stdioTransport{cmd: cmd, terminateGrace: terminateGrace}, cmd: cmd, stderr: tail}, nil
 	case cfg.URL != "":
 		// No overall client timeout: SSE streams stay open for the session's
 		// life; requests are bounded by their contexts instead.

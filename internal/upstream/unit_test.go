@@ -1,6 +1,8 @@
 package upstream
 
 import (
+	"bufio"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -8,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
 )
 
@@ -136,5 +139,51 @@ func TestStderrExplanation(t *testing.T) {
 				t.Errorf("Explanation = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// A server that prints a banner on stdout before it serves works; each
+// line that is not JSON-RPC is skipped with a warning naming the server
+// and quoting the line.
+func TestStdoutBannerIsSkipped(t *testing.T) {
+	var logs syncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	m := newTestManager(t, map[string]config.ServerConfig{"chatty": fixture(t, "banner", nil)}, &Options{Logger: logger})
+	res, err := m.CallTool(t.Context(), "chatty", &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 40, "b": 2}}, nil)
+	if err != nil {
+		t.Fatalf("a server that prints a banner does not work: %v", err)
+	}
+	if got := text(res); got != "42" {
+		t.Errorf("add = %q", got)
+	}
+	out := logs.String()
+	for _, want := range []string{"upstream=chatty", `line="Fixture MCP server v1.0 running on stdio"`, `line="* ready *"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// jsonLines passes JSON lines of any size whole and skips the others,
+// whatever the reads' sizes.
+func TestJSONLinesFilter(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":1,"result":{"text":"` + strings.Repeat("x", 10000) + `"}}`
+	in := "banner one\n" + big + "\n\n  [1]\nnot json " + strings.Repeat("y", 5000) + "\n{\"last\":true}"
+	var skipped []string
+	j := &jsonLines{r: bufio.NewReaderSize(strings.NewReader(in), 16), skipped: func(l string) { skipped = append(skipped, l) }, lineStart: true}
+	var out strings.Builder
+	buf := make([]byte, 7)
+	for {
+		n, err := j.Read(buf)
+		out.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	if want := big + "\n\n  [1]\n{\"last\":true}"; out.String() != want {
+		t.Errorf("passed on %d bytes, want %d:\n%.200s", out.Len(), len(want), out.String())
+	}
+	if len(skipped) != 2 || skipped[0] != "banner one" || !strings.HasPrefix(skipped[1], "not json yyy") || len(skipped[1]) > junkQuote+5 {
+		t.Errorf("skipped = %q", skipped)
 	}
 }
