@@ -95,6 +95,9 @@ type connection struct {
 	cancel    context.CancelFunc // ends the context the transport was connected with
 
 	stopping atomic.Bool // toolfold closed it on purpose
+	// sessionLost says a remote server ended it by forgetting the session
+	// (404 session not found); set before ended is closed.
+	sessionLost bool
 
 	// Guarded by s.mu (see idle.go).
 	active    int       // requests holding a lease
@@ -659,6 +662,9 @@ func (c *connection) watch() {
 		c.endVerb, c.endDetail = "exited", c.cmd.ProcessState.String()
 	case c.cmd != nil:
 		c.endVerb, c.endDetail = "closed its connection", "its stdout was closed"
+	case sessionLost(waitErr):
+		c.sessionLost = true
+		c.endVerb, c.endDetail = "forgot toolfold's session", "it answered 404 session not found, as after a restart"
 	default:
 		detail := "the session ended"
 		if waitErr != nil {
@@ -706,6 +712,14 @@ func (s *server) connectionEnded(c *connection) {
 	}
 	if c.stopping.Load() || s.m.isClosed() {
 		s.setState(StateIdle)
+		return
+	}
+	if c.sessionLost {
+		// The server is up; it only forgot the session. Not a failure:
+		// the next need makes a new session at once.
+		s.lastErr = newError(ErrExited, nil, "upstream %q %s (%s); a new session is made on the next call", s.name, c.endVerb, c.endDetail)
+		s.setState(StateRestarting)
+		s.log.Info("upstream forgot the session", "detail", c.endDetail)
 		return
 	}
 	if time.Since(c.startedAt) >= s.m.sup.healthyAfter {
