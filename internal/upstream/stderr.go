@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/toolfold/toolfold/internal/redact"
 )
 
 // stderrTailSize bounds what is kept of a child's stderr: enough for a stack trace
@@ -19,6 +21,9 @@ type tailBuffer struct {
 	mu  sync.Mutex
 	max int
 	buf []byte
+	// secrets are masked in what is read back: a server may print the
+	// token it was given.
+	secrets *redact.Secrets
 }
 
 func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
@@ -52,7 +57,7 @@ func (t *tailBuffer) String() string {
 			b = b[i+1:]
 		}
 	}
-	return strings.ToValidUTF8(string(b), "�")
+	return t.secrets.String(strings.ToValidUTF8(string(b), "�"))
 }
 
 // LastLine returns the last non-empty line written, trimmed, at most 300 bytes:
