@@ -136,13 +136,18 @@ func (s *session) refreshes(req mcp.Request) bool {
 	return slices.ContainsFunc(refreshing, func(pattern string) bool { return clientMatches(pattern, info.Name) })
 }
 
-// sourcesNote explains, after an answer that lacks something, which
+// sourcesNote explains, after an answer that lacks the tool name, which
 // sources' tools are not known: those that failed to start (with why) and
-// those still starting after the wait.
-func sourcesNote(cat *catalog.Catalog, waited time.Duration) string {
+// those still starting after the wait. When the name starts with the name
+// of failed sources (their default prefix), only those are named.
+func sourcesNote(cat *catalog.Catalog, name string, waited time.Duration) string {
 	var b strings.Builder
 	failed := cat.Unavailable()
-	for _, src := range slices.Sorted(maps.Keys(failed)) {
+	sources := slices.Sorted(maps.Keys(failed))
+	if mine := slices.DeleteFunc(slices.Clone(sources), func(src string) bool { return !strings.HasPrefix(name, src) }); len(mine) > 0 {
+		sources = mine
+	}
+	for _, src := range sources {
 		fmt.Fprintf(&b, " The MCP server %q failed to start, so its tools are missing: %s.", src, strings.TrimSuffix(failed[src], "."))
 	}
 	if pending := cat.Pending(); len(pending) > 0 {

@@ -217,7 +217,7 @@ func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		s.await(ctx, func(e *expose.Exposure) bool { _, ok := e.Route(name); return ok })
 		expo, v = s.current()
 		if w, ok = expo.Route(name); !ok {
-			return meta.ErrorResult(meta.UnknownToolMessage(n, expo, name, s.metaNames()) + sourcesNote(expo.Catalog(), time.Since(start))), nil
+			return meta.ErrorResult(meta.UnknownToolMessage(n, expo, name, s.metaNames()) + sourcesNote(expo.Catalog(), name, time.Since(start))), nil
 		}
 	}
 	snap := v.Snapshot()
@@ -339,7 +339,7 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 			start := time.Now()
 			expo = s.awaitRoute(ctx, args.Name)
 			if w, ok = expo.Route(args.Name); !ok {
-				return meta.ErrorResult(meta.UnknownToolMessage(n, expo, args.Name, nil) + sourcesNote(expo.Catalog(), time.Since(start))), nil
+				return meta.ErrorResult(meta.UnknownToolMessage(n, expo, args.Name, nil) + sourcesNote(expo.Catalog(), args.Name, time.Since(start))), nil
 			}
 		}
 		// call_tool reaches every tool the client may use, enabled or not,
