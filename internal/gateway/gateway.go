@@ -119,6 +119,9 @@ type Gateway struct {
 	// catalog, and replaced; requests waiting for pending sources watch it.
 	updMu   sync.Mutex
 	updated chan struct{}
+	// waitHook, if set, hears each request that starts waiting for pending
+	// sources (tests wait on it instead of sleeping).
+	waitHook func()
 
 	mu sync.Mutex
 	// live holds the groups-mode sessions, weakly: a session whose client

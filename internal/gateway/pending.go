@@ -60,6 +60,9 @@ func (s *session) await(ctx context.Context, ready func(*expose.Exposure) bool) 
 			return expo
 		}
 		if deadline == nil {
+			if hook := s.g.waitHook; hook != nil {
+				hook()
+			}
 			t := time.NewTimer(s.g.startWait())
 			defer t.Stop()
 			deadline = t.C
