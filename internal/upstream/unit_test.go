@@ -88,7 +88,7 @@ func TestDescribeTransportHidesSecrets(t *testing.T) {
 		want string
 	}{
 		{config.ServerConfig{Command: "npx", Args: []string{"--token", "secret"}}, "command npx"},
-		{config.ServerConfig{URL: "https://user:pw@example.com/mcp?key=secret", Transport: config.TransportHTTP}, "http https://example.com/mcp"},
+		{config.ServerConfig{URL: "https://user:pw@example.com/mcp?key=secret", Transport: config.TransportHTTP}, "http https://***@example.com/mcp?key=***"},
 		{config.ServerConfig{URL: "http://localhost:3001/sse", Transport: config.TransportSSE}, "sse http://localhost:3001/sse"},
 	}
 	for _, tt := range tests {
