@@ -122,6 +122,9 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 			j.err = err
 		}
 		if len(chunk) == 0 {
+			if j.err != nil && j.skipping {
+				j.report() // a skipped last line without a newline
+			}
 			continue
 		}
 		if j.lineStart {
@@ -138,11 +141,16 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 			j.junk = append(j.junk, chunk[:min(room, len(chunk))]...)
 		}
 		if lineEnds || j.err != nil {
-			j.skipped(lastLine(string(bytes.ToValidUTF8(j.junk, []byte("�")))))
-			j.junk, j.skipping = j.junk[:0], false
+			j.report()
 		}
 	}
 	n := copy(p, j.rest)
 	j.rest = j.rest[n:]
 	return n, nil
+}
+
+// report tells of the line being skipped, once it has ended.
+func (j *jsonLines) report() {
+	j.skipped(lastLine(string(bytes.ToValidUTF8(j.junk, []byte("�")))))
+	j.junk, j.skipping = j.junk[:0], false
 }

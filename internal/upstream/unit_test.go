@@ -187,3 +187,41 @@ func TestJSONLinesFilter(t *testing.T) {
 		t.Errorf("skipped = %q", skipped)
 	}
 }
+
+// FuzzJSONLines: whatever a server prints and however it is read, the
+// filter passes exactly the lines that may be JSON-RPC (or are blank) and
+// reports each other line once.
+func FuzzJSONLines(f *testing.F) {
+	f.Add("banner\n{\"jsonrpc\":\"2.0\"}\n\n  [1]\nmore\n{\"x\":1}", uint8(16), uint8(7))
+	f.Add("{}", uint8(16), uint8(1))
+	f.Add("no newline at all", uint8(17), uint8(3))
+	f.Fuzz(func(t *testing.T, in string, bufSize, readSize uint8) {
+		var want strings.Builder
+		wantSkipped := 0
+		for _, line := range strings.SplitAfter(in, "\n") {
+			if line == "" {
+				continue
+			}
+			first := strings.TrimLeft(line, " \t\r\n")
+			if first == "" || first[0] == '{' || first[0] == '[' {
+				want.WriteString(line)
+			} else {
+				wantSkipped++
+			}
+		}
+		skipped := 0
+		j := &jsonLines{r: bufio.NewReaderSize(strings.NewReader(in), int(bufSize)), skipped: func(string) { skipped++ }, lineStart: true}
+		var got strings.Builder
+		buf := make([]byte, int(readSize)%64+1)
+		for {
+			n, err := j.Read(buf)
+			got.Write(buf[:n])
+			if err != nil {
+				break
+			}
+		}
+		if got.String() != want.String() || skipped != wantSkipped {
+			t.Errorf("passed %q (want %q), skipped %d lines (want %d)", got.String(), want.String(), skipped, wantSkipped)
+		}
+	})
+}
