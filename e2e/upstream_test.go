@@ -150,7 +150,8 @@ func TestBrokenUpstreamsLeaveTheOthersServing(t *testing.T) {
 		"memory": map[string]any{"command": nodeServer(t, "mcp-server-memory"),
 			"env": map[string]any{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "m.jsonl")}},
 		"broken": map[string]any{"command": "sh", "args": []string{"-c", "echo 'GITHUB_TOKEN is not set' >&2; exit 3"}},
-		"silent": map[string]any{"command": "sh", "args": []string{"-c", "sleep 600"}, "timeout": "2s"},
+		// It never answers: its start fails after its startTimeout.
+		"silent": map[string]any{"command": "sh", "args": []string{"-c", "sleep 600"}, "timeout": "2s", "startTimeout": "3s"},
 	}}
 	path := writeConfig(t, cfg)
 	cmd := exec.Command(binary, "tools", "--config", path)

@@ -83,7 +83,10 @@ func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assem
 // Waiting for upstream servers before the first catalog is built.
 const (
 	// serveWait bounds how long serve waits for servers that have no cached
-	// tool list; the rest join the catalog when ready, and clients are told.
+	// tool list before it answers its first client. Those still starting
+	// after it are pending: requests that need their tools wait for them
+	// (at most their startTimeout; see gateway/pending.go), and clients
+	// that refresh their lists are told when they arrive.
 	serveWait = 2 * time.Second
 	// inspectWait is how long the inspection commands wait: they must show
 	// everything, but a server that hangs at start must not hang them.

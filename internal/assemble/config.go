@@ -163,6 +163,7 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 	}
 	if p.Upstreams != nil {
 		p.Gateway.Extras = p.Upstreams
+		p.Gateway.StartWait = p.Upstreams.StartWait()
 		// Follow passes the servers' list changes on.
 		p.Gateway.ExtrasListChanged = true
 	}

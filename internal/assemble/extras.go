@@ -101,6 +101,9 @@ func gather[T any](ctx context.Context, u *Upstreams, offered func(*mcp.ServerCa
 	list func(context.Context, string) ([]T, error), keep func(upstreamServer, []T) []T) ([]T, error) {
 	var out []T
 	var errs []error
+	// Whether a server still starting offers the feature is known once it
+	// has started.
+	u.awaitPending(ctx)
 	for _, s := range u.servers {
 		if !u.offers(s.key, offered) {
 			continue
@@ -205,6 +208,7 @@ func (u *Upstreams) ReadResource(ctx context.Context, params *mcp.ReadResourcePa
 		return u.Manager.ReadResource(ctx, server, &p, opts)
 	}
 	var errs []error
+	u.awaitPending(ctx)
 	for _, s := range u.servers {
 		if !u.offers(s.key, hasResources) {
 			continue

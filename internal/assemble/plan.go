@@ -43,6 +43,7 @@ func (p *Plan) spec() (catalog.Spec, []string) {
 		tools, warnings = p.Upstreams.tools()
 		spec.Tools = append(append([]*catalog.Tool(nil), p.Spec.Tools...), tools...)
 		spec.PendingSources = p.Upstreams.pending()
+		spec.UnavailableSources = p.Upstreams.unavailable()
 	}
 	return spec, warnings
 }

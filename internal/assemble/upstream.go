@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -36,6 +37,17 @@ type Upstreams struct {
 	logLevel mcp.LoggingLevel
 
 	routes routes
+
+	// discovery starts every server whose tools are not known, once (see
+	// Discover); results and failed (under mu) hold the outcomes and why
+	// those that failed did, so their tools are unavailable, not pending.
+	discovery sync.Once
+	settled   chan struct{} // closed when every discovery start has ended
+	results   map[string]error
+	failed    map[string]string
+	// startWait is the longest start timeout of the servers: how long a
+	// request waits for those still starting.
+	startWait time.Duration
 
 	// forwarding is what toolfold forwards from the upstreams to the calling
 	// client (sampling, elicitation, roots), fixed at construction.
@@ -69,6 +81,7 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 		}
 		servers[key] = sc
 		u.servers = append(u.servers, upstreamServer{key: key, prefix: sc.EffectivePrefix(), sep: cfg.Exposition.Separator})
+		u.startWait = max(u.startWait, sc.EffectiveStartTimeout())
 	}
 	if len(servers) == 0 {
 		return nil
@@ -177,41 +190,67 @@ func (u *Upstreams) noticeOffers(server string) {
 	}
 }
 
-// Discover makes the servers' tool lists known, waiting at most wait (zero
-// waits for all of them). Servers still starting when it returns keep
-// starting; their tools arrive through OnChanged.
+// Discover makes the servers' tool lists known: it starts every server
+// whose list is not known (once; later calls join the same run) and waits
+// for them at most wait (zero waits for all of them), then returns the
+// outcomes settled so far. Servers still starting when it returns keep
+// starting; their tools, or why they failed, reach the catalog through
+// OnChanged.
 func (u *Upstreams) Discover(ctx context.Context, wait time.Duration) map[string]error {
-	results := map[string]error{}
-	var mu sync.Mutex
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for name, err := range u.Manager.Discover(ctx) {
-			mu.Lock()
-			results[name] = err
-			mu.Unlock()
-		}
-	}()
+	u.startDiscovery()
 	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
 		select {
-		case <-done:
-		case <-time.After(wait):
+		case <-u.settled:
+		case <-t.C:
 		case <-ctx.Done():
 		}
 	} else {
 		select {
-		case <-done:
+		case <-u.settled:
 		case <-ctx.Done():
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	out := make(map[string]error, len(results))
-	for k, v := range results {
-		out[k] = v
-	}
-	return out
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return maps.Clone(u.results)
 }
+
+// startDiscovery starts the servers whose lists are not known, once. The
+// starts run on the Manager's life, not a caller's: a request that gave up
+// waiting does not abort a start others wait for.
+func (u *Upstreams) startDiscovery() {
+	u.discovery.Do(func() {
+		u.mu.Lock()
+		u.settled = make(chan struct{})
+		u.results, u.failed = map[string]error{}, map[string]string{}
+		u.mu.Unlock()
+		go func() {
+			defer close(u.settled)
+			for name, err := range u.Manager.Discover(context.Background()) {
+				u.mu.Lock()
+				u.results[name] = err
+				if err != nil {
+					u.failed[name] = err.Error()
+				} else {
+					delete(u.failed, name)
+				}
+				u.mu.Unlock()
+				if _, known := u.Manager.CachedTools(name); err != nil && !known {
+					// No tools will come: the catalog stops waiting for
+					// them and says why. (Success is announced by
+					// OnToolsChanged.)
+					u.changed()
+				}
+			}
+		}()
+	})
+}
+
+// StartWait is how long a request may wait for servers still starting: the
+// longest start timeout among them.
+func (u *Upstreams) StartWait() time.Duration { return u.startWait }
 
 // tools are the catalog tools of every server whose list is known now.
 // A tool whose definition cannot be served (an input schema that is not
@@ -262,15 +301,53 @@ func servable(t *mcp.Tool) string {
 	return ""
 }
 
-// pending lists the servers whose tool lists are not known yet.
+// pending lists the servers whose tool lists are not known yet and that
+// have not failed to start: their tools are on their way.
 func (u *Upstreams) pending() []string {
+	u.mu.Lock()
+	failed := maps.Clone(u.failed)
+	u.mu.Unlock()
 	var out []string
 	for _, s := range u.servers {
 		if _, ok := u.Manager.CachedTools(s.key); !ok {
-			out = append(out, s.key)
+			if _, bad := failed[s.key]; !bad {
+				out = append(out, s.key)
+			}
 		}
 	}
 	return out
+}
+
+// unavailable maps the servers whose lists are not known because their
+// start failed to why.
+func (u *Upstreams) unavailable() map[string]string {
+	u.mu.Lock()
+	failed := maps.Clone(u.failed)
+	u.mu.Unlock()
+	out := map[string]string{}
+	for key, why := range failed {
+		if _, ok := u.Manager.CachedTools(key); !ok {
+			out[key] = why
+		}
+	}
+	return out
+}
+
+// awaitPending waits, at most the start wait, for the servers still
+// starting to settle: their capabilities, and so whether they have prompts
+// or resources, are known only then.
+func (u *Upstreams) awaitPending(ctx context.Context) {
+	pending := u.pending()
+	if len(pending) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, u.startWait)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, key := range pending {
+		wg.Go(func() { _, _ = u.Manager.Tools(ctx, key) })
+	}
+	wg.Wait()
 }
 
 // forward calls a tool upstream on behalf of the client that called it:
@@ -395,7 +472,7 @@ func (p *Plan) Follow(b *Built) {
 		p.Upstreams.mu.Unlock()
 	}
 	var mu sync.Mutex // one rebuild at a time, in order
-	p.Upstreams.OnChanged(func() {
+	rebuild := func(logWarnings bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		space, warnings, err := p.space()
@@ -404,12 +481,21 @@ func (p *Plan) Follow(b *Built) {
 			return
 		}
 		for _, w := range warnings {
-			p.logf("%s", w)
+			if logWarnings {
+				p.logf("%s", w)
+			}
 		}
 		if err := b.Gateway.Update(space); err != nil {
 			p.logf("the gateway could not take the new catalog; serving the previous one: %v", err)
 		}
-	})
+	}
+	p.Upstreams.OnChanged(func() { rebuild(true) })
+	// A server that settled after b was built and before OnChanged was set
+	// told nobody: catch up once. (Clients hear list_changed only if their
+	// list changed; the warnings were told when b was built.)
+	rebuild(false)
+	// Pending servers must be on their way for requests to wait for them.
+	p.Upstreams.startDiscovery()
 }
 
 func (p *Plan) logf(format string, args ...any) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -28,8 +29,20 @@ type Spec struct {
 	ReadOnly bool
 	// PendingSources are sources whose tools are not known yet (a server
 	// still starting, or never started): rules naming them, and groups made
-	// of them, are not reported as matching nothing.
+	// of them, are not reported as matching nothing, and requests that may
+	// need their tools wait for them (see Catalog.Pending).
 	PendingSources []string
+	// UnavailableSources are sources whose tools are not known because they
+	// failed to start, each with why, for a person. Like pending ones, their
+	// rules and groups are not reported as matching nothing.
+	UnavailableSources map[string]string
+}
+
+// unknown reports a source whose tools are not known: pending or
+// unavailable.
+func (s *Spec) unknown(src string) bool {
+	_, failed := s.UnavailableSources[src]
+	return failed || slices.Contains(s.PendingSources, src)
 }
 
 // GroupSpec describes one group.
@@ -259,7 +272,7 @@ func (b *builder) assignMembers() {
 					n++
 				}
 			}
-			if n == 0 && !slices.Contains(b.spec.PendingSources, src) {
+			if n == 0 && !b.spec.unknown(src) {
 				b.warnings = append(b.warnings, fmt.Sprintf("group %q: server %q offers no tool", id, src))
 			}
 		}
@@ -334,18 +347,18 @@ func (b *builder) dropExcludedAndWritable() {
 }
 
 // pending reports whether a group draws on a source whose tools are not
-// known yet, so that its emptiness says nothing.
+// known, so that its emptiness says nothing.
 func (b *builder) pending(id GroupID) bool {
+	return b.drawsOn(id, b.spec.unknown)
+}
+
+// drawsOn reports whether a group's rules name a source that matches.
+func (b *builder) drawsOn(id GroupID, match func(string) bool) bool {
 	gs := b.specOf[id]
 	if gs == nil {
 		return false
 	}
-	for _, src := range gs.Members.Sources {
-		if slices.Contains(b.spec.PendingSources, src) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(gs.Members.Sources, match)
 }
 
 func (b *builder) excluded(g *Group, tools int) {
@@ -364,6 +377,11 @@ func (b *builder) finish() *Catalog {
 		toolByID:  b.tools,
 		groupByID: b.groups,
 		excluded:  b.exclusions,
+		pending:   slices.Sorted(slices.Values(b.spec.PendingSources)),
+		waiting:   map[GroupID]bool{},
+	}
+	if len(b.spec.UnavailableSources) > 0 {
+		c.unavailable = maps.Clone(b.spec.UnavailableSources)
 	}
 	c.groups = sortTree(roots)
 	c.roots = roots
@@ -390,6 +408,22 @@ func (b *builder) finish() *Catalog {
 			c.ungrouped = append(c.ungrouped, t)
 		}
 	}
+	pendingSource := func(src string) bool { return slices.Contains(c.pending, src) }
+	takenWhole := map[string]bool{}
+	for _, g := range c.groups {
+		if gs := b.specOf[g.ID]; gs != nil {
+			for _, src := range gs.Members.Sources {
+				takenWhole[src] = true
+			}
+		}
+		if b.drawsOn(g.ID, pendingSource) {
+			// The group and its ancestors wait for the source.
+			for p := g; p != nil; p = p.Parent {
+				c.waiting[p.ID] = true
+			}
+		}
+	}
+	c.pendingUngrouped = slices.ContainsFunc(c.pending, func(src string) bool { return !takenWhole[src] })
 	for _, g := range c.groups {
 		if len(g.Tools) == 0 && len(g.Children) == 0 && !b.pending(g.ID) {
 			b.warnings = append(b.warnings, fmt.Sprintf("group %q has no tools", g.ID))

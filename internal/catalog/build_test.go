@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -264,4 +265,59 @@ func mustLimit(t *testing.T, cat *catalog.Catalog, ids ...catalog.GroupID) *cata
 		t.Fatal(err)
 	}
 	return sub
+}
+
+// A catalog knows which sources are still starting, which groups wait for
+// them, whether they may bring ungrouped tools, and why failed ones failed.
+func TestPendingSources(t *testing.T) {
+	tool := func(id, src string) *catalog.Tool {
+		return &catalog.Tool{ID: catalog.ToolID(id), Source: src, Def: &mcp.Tool{Name: id, InputSchema: map[string]any{"type": "object"}}, Handler: catalogtest.Echo}
+	}
+	tests := []struct {
+		name             string
+		spec             catalog.Spec
+		pending          []string
+		groupPending     map[catalog.GroupID]bool
+		pendingUngrouped bool
+	}{
+		{name: "nothing pending", spec: catalog.Spec{Tools: []*catalog.Tool{tool("a__x", "a")}, Groups: []catalog.GroupSpec{{ID: "a", Members: catalog.Members{Sources: []string{"a"}}}}},
+			groupPending: map[catalog.GroupID]bool{"a": false}},
+		{name: "a server's group waits, with its parent",
+			spec: catalog.Spec{PendingSources: []string{"mem", "b"}, UnavailableSources: map[string]string{"gone": "exited"},
+				Groups: []catalog.GroupSpec{{ID: "kb"}, {ID: "kb.mem", Parent: "kb", Members: catalog.Members{Sources: []string{"mem"}}}, {ID: "b", Members: catalog.Members{Sources: []string{"b"}}}, {ID: "gone", Members: catalog.Members{Sources: []string{"gone"}}}}},
+			pending: []string{"b", "mem"}, groupPending: map[catalog.GroupID]bool{"kb": true, "kb.mem": true, "b": true, "gone": false}},
+		{name: "a server no group takes whole may bring ungrouped tools",
+			spec:    catalog.Spec{PendingSources: []string{"loose"}, Groups: []catalog.GroupSpec{{ID: "g", Members: catalog.Members{Globs: []string{"loose__*"}}}}},
+			pending: []string{"loose"}, groupPending: map[catalog.GroupID]bool{"g": false}, pendingUngrouped: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := catalog.Build(tt.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := res.Catalog
+			if got := c.Pending(); !slices.Equal(got, tt.pending) {
+				t.Errorf("Pending = %v, want %v", got, tt.pending)
+			}
+			for id, want := range tt.groupPending {
+				if got := c.GroupPending(id); got != want {
+					t.Errorf("GroupPending(%s) = %v, want %v", id, got, want)
+				}
+			}
+			if got := c.PendingUngrouped(); got != tt.pendingUngrouped {
+				t.Errorf("PendingUngrouped = %v, want %v", got, tt.pendingUngrouped)
+			}
+			if got := c.Unavailable(); !maps.Equal(got, tt.spec.UnavailableSources) {
+				t.Errorf("Unavailable = %v", got)
+			}
+			for _, w := range res.Warnings {
+				// (A group that takes a pending server's tools by glob is
+				// still warned about; only server rules know their source.)
+				if strings.Contains(w, `"kb.mem"`) || strings.Contains(w, `"gone"`) || strings.Contains(w, `"b"`) {
+					t.Errorf("a group of a source whose tools are not known is reported empty: %s", w)
+				}
+			}
+		})
+	}
 }

@@ -184,7 +184,32 @@ type Catalog struct {
 	excluded  []ExcludedGroup
 	toolByID  map[ToolID]*Tool
 	groupByID map[GroupID]*Group
+	// pending are the sources whose tools are not known yet, sorted;
+	// waiting the groups that draw on one of them (with their ancestors);
+	// unavailable the sources that failed to start, with why.
+	pending          []string
+	pendingUngrouped bool
+	waiting          map[GroupID]bool
+	unavailable      map[string]string
 }
+
+// Pending lists the sources whose tools are not known yet because they are
+// still starting, sorted. A catalog with pending sources is incomplete: a
+// later one will hold their tools (or list them as unavailable).
+func (c *Catalog) Pending() []string { return c.pending }
+
+// GroupPending reports whether a group (or one of its descendants) takes
+// the tools of a pending source, so its tools are not all known yet.
+func (c *Catalog) GroupPending(id GroupID) bool { return c.waiting[id] }
+
+// PendingUngrouped reports whether a pending source may bring ungrouped
+// tools: one that no group takes whole (a server whose tools join its own
+// group does not).
+func (c *Catalog) PendingUngrouped() bool { return c.pendingUngrouped }
+
+// Unavailable maps the sources whose tools are not known because they
+// failed to start to why, for a person. The map must not be modified.
+func (c *Catalog) Unavailable() map[string]string { return c.unavailable }
 
 // ExcludedGroup records a group that was left out, for reports; clients never
 // see it.

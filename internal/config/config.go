@@ -12,6 +12,11 @@ import (
 const (
 	// DefaultServerTimeout bounds one call to an MCP server.
 	DefaultServerTimeout = 60 * time.Second
+	// DefaultStartTimeout bounds an MCP server's start: spawning or dialing
+	// it, the handshake and its first tool list. Generous, because a cold
+	// "npx -y" may first download the package; a request that needs the
+	// tools of a server still starting waits for it at most this long.
+	DefaultStartTimeout = 60 * time.Second
 	// DefaultCommandTimeout bounds one run of a command-line program.
 	DefaultCommandTimeout = 30 * time.Second
 	// DefaultMaxOutput caps the captured stdout (and, separately, stderr) of a program.
@@ -116,6 +121,12 @@ type ServerConfig struct {
 	Lazy bool `json:"lazy"`
 	// Timeout bounds each call ("60s"; a bare number is seconds). Default 60s.
 	Timeout Duration `json:"timeout"`
+	// StartTimeout bounds the server's start: spawn or dial, handshake and
+	// first tool list. A request that needs the tools of a server still
+	// starting waits for it at most this long. Zero means
+	// serverDefaults.startTimeout; Validate fills it in, so after loading
+	// the value is the one that applies.
+	StartTimeout Duration `json:"startTimeout"`
 	// IdleTimeout stops a started stdio server after this long without a
 	// request; its cached tools stay listed and the next request starts it
 	// again. nil means serverDefaults.idleTimeout; a pointer to 0 means never.
@@ -138,6 +149,17 @@ type ServerDefaults struct {
 	// holds a resource subscription on it, or while it is starting. Default
 	// 0: never (servers run until toolfold exits).
 	IdleTimeout IdleTimeout `json:"idleTimeout"`
+	// StartTimeout is the startTimeout of every server that sets none.
+	// Default 60s.
+	StartTimeout Duration `json:"startTimeout"`
+}
+
+// EffectiveStartTimeout is how long the server may take to start.
+func (s ServerConfig) EffectiveStartTimeout() time.Duration {
+	if s.StartTimeout > 0 {
+		return s.StartTimeout.Std()
+	}
+	return DefaultStartTimeout
 }
 
 func (s *ServerConfig) setDefaults() {

@@ -517,3 +517,40 @@ func TestIdleTimeout(t *testing.T) {
 		t.Errorf("without the key: idleTimeout = %v, want never", got)
 	}
 }
+
+// A server's startTimeout overrides serverDefaults.startTimeout, which
+// defaults to DefaultStartTimeout; zero and negative values are refused.
+func TestStartTimeout(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      map[string]time.Duration
+		problem   string
+	}{
+		{name: "defaults", src: `{"mcpServers": {"a": {"command": "a"}, "r": {"url": "https://example.com/mcp"}}}`,
+			want: map[string]time.Duration{"a": DefaultStartTimeout, "r": DefaultStartTimeout}},
+		{name: "serverDefaults and own", src: `{"serverDefaults": {"startTimeout": "2m"},
+			"mcpServers": {"inherits": {"command": "a"}, "own": {"command": "b", "startTimeout": 5}}}`,
+			want: map[string]time.Duration{"inherits": 2 * time.Minute, "own": 5 * time.Second}},
+		{name: "zero", src: `{"mcpServers": {"a": {"command": "a", "startTimeout": "0s"}}}`, problem: "startTimeout"},
+		{name: "not a duration", src: `{"serverDefaults": {"startTimeout": "soon"}, "mcpServers": {"a": {"command": "a"}}}`, problem: "startTimeout"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, diags := Parse("start.json", []byte(tc.src), Options{})
+			if tc.problem != "" {
+				if !diags.HasErrors() || !strings.Contains(diags.String(), tc.problem) {
+					t.Fatalf("diagnostics = %q, want an error about %s", diags.String(), tc.problem)
+				}
+				return
+			}
+			if len(diags) != 0 {
+				t.Fatal(diags)
+			}
+			for name, w := range tc.want {
+				if got := cfg.MCPServers[name].EffectiveStartTimeout(); got != w {
+					t.Errorf("%s: start timeout = %v, want %v", name, got, w)
+				}
+			}
+		})
+	}
+}

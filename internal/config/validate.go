@@ -166,6 +166,9 @@ func (v *checker) servers() {
 		v.globs(joinPath(p, "include"), s.Include)
 		v.globs(joinPath(p, "exclude"), s.Exclude)
 		v.idleTimeout(p, &s)
+		if s.StartTimeout == 0 {
+			s.StartTimeout = v.cfg.ServerDefaults.StartTimeout
+		}
 		c.MCPServers[key] = s
 
 		if prefix := s.EffectivePrefix(); prefix != "" && !s.Disabled {

@@ -24,6 +24,19 @@
 // a server's tool list is complete before its session starts and no
 // spurious list_changed is ever sent.
 //
+// # Sources still starting
+//
+// A catalog names the sources whose tools are not known yet (Pending) and
+// those that failed to start (Unavailable, with why). A request whose
+// answer depends on pending tools waits, at most Options.StartWait, for
+// the Update that brings them: a call until its tool routes, enable_tools
+// until its groups are complete, find_tools and guidance for every pending
+// source, and tools/list for a client not known to refresh on list_changed
+// (matched on clientInfo like the auto mode). A client that refreshes gets
+// its list at once and list_changed later. Each Update closes a channel
+// the waiters watch, once every session serves the new catalog. See
+// pending.go.
+//
 // # Prompts and resources
 //
 // Prompts, resources and completion are answered from Extras by a

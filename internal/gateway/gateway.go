@@ -64,6 +64,10 @@ type Options struct {
 	// Observer hears of tool calls and sessions, for metrics; nil hears
 	// nothing.
 	Observer Observer
+	// StartWait bounds how long a request waits for sources still starting
+	// (the catalog's pending sources) when its answer depends on their
+	// tools; zero means DefaultStartWait. See pending.go.
+	StartWait time.Duration
 	// InputWait is how long a call of a 2026-07-28 client that was asked
 	// for input (an InputRequiredResult) waits for the client's retry
 	// before its questions fail upstream; zero means DefaultInputWait.
@@ -111,6 +115,14 @@ type Gateway struct {
 	// lists.
 	lists listAnnouncer
 
+	// updated is closed by each Update once every session serves the new
+	// catalog, and replaced; requests waiting for pending sources watch it.
+	updMu   sync.Mutex
+	updated chan struct{}
+	// waitHook, if set, hears each request that starts waiting for pending
+	// sources (tests wait on it instead of sleeping).
+	waitHook func()
+
 	mu sync.Mutex
 	// live holds the groups-mode sessions, weakly: a session whose client
 	// has gone is collected with its server, and Update forgets it.
@@ -127,7 +139,7 @@ type state struct {
 // New prepares a gateway over space. It builds the exposures the mode can
 // need up front, so naming problems surface before any client connects.
 func New(space *view.Space, opts *Options) (*Gateway, error) {
-	g := &Gateway{shared: map[expose.Mode]*session{}}
+	g := &Gateway{shared: map[expose.Mode]*session{}, updated: make(chan struct{})}
 	if opts != nil {
 		g.opts = *opts
 	}
@@ -213,6 +225,7 @@ func (g *Gateway) Update(space *view.Space) error {
 		s.migrate(st)
 	}
 	g.updateGroups()
+	g.announceUpdate()
 	return nil
 }
 

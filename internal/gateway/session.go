@@ -194,6 +194,9 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				return res, err
 			}
 		}
+		if method == "tools/list" {
+			s.awaitList(ctx, req)
+		}
 		return next(ctx, method, req)
 	}
 }
@@ -209,7 +212,13 @@ func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	expo, v := s.current()
 	w, ok := expo.Route(name)
 	if !ok {
-		return meta.ErrorResult(meta.UnknownToolMessage(n, expo, name, s.metaNames())), nil
+		// A tool of a source still starting is not missing: wait for it.
+		start := time.Now()
+		s.await(ctx, func(e *expose.Exposure) bool { _, ok := e.Route(name); return ok })
+		expo, v = s.current()
+		if w, ok = expo.Route(name); !ok {
+			return meta.ErrorResult(meta.UnknownToolMessage(n, expo, name, s.metaNames()) + sourcesNote(expo.Catalog(), name, time.Since(start))), nil
+		}
 	}
 	snap := v.Snapshot()
 	if !expo.Reachable(snap, w) {
@@ -294,6 +303,12 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		if err := json.Unmarshal(raw, &args); err != nil {
 			return meta.ErrorResult(fmt.Sprintf(`%s takes {"groups": ["<group>", ...]}: %v`, req.Params.Name, err)), nil
 		}
+		if kind == meta.Enable {
+			// Enabling a group of a source still starting enables its tools
+			// once they are known.
+			s.awaitGroups(ctx, args.Groups)
+			expo, v = s.current()
+		}
 		var result any
 		var ch *view.Change
 		if kind == meta.Enable {
@@ -321,7 +336,11 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		}
 		w, ok := expo.Route(args.Name)
 		if !ok {
-			return meta.ErrorResult(meta.UnknownToolMessage(n, expo, args.Name, nil)), nil
+			start := time.Now()
+			expo = s.awaitRoute(ctx, args.Name)
+			if w, ok = expo.Route(args.Name); !ok {
+				return meta.ErrorResult(meta.UnknownToolMessage(n, expo, args.Name, nil) + sourcesNote(expo.Catalog(), args.Name, time.Since(start))), nil
+			}
 		}
 		// call_tool reaches every tool the client may use, enabled or not,
 		// and changes no list.
@@ -331,6 +350,8 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		if err := json.Unmarshal(raw, &args); err != nil {
 			return meta.ErrorResult(fmt.Sprintf(`%s takes {"query": "...", "queries": ["..."], "limit": 5, "group": "..."}: %v`, n.Find, err)), nil
 		}
+		s.await(ctx, nil) // a pending source's tools may be the best match
+		_, v = s.current()
 		res, err := s.disc().Find(args, v.Snapshot())
 		if err != nil {
 			return meta.ErrorResult(err.Error()), nil
@@ -341,6 +362,7 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		if err := json.Unmarshal(raw, &args); err != nil {
 			return meta.ErrorResult(fmt.Sprintf(`%s takes {"names": ["<tool>", ...]}: %v`, n.Describe, err)), nil
 		}
+		s.awaitRoute(ctx, args.Names...)
 		res := s.disc().Describe(args)
 		return meta.Result(res, len(res.Tools) == 0), nil
 	case meta.Guidance:
@@ -348,6 +370,8 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		if err := json.Unmarshal(raw, &args); err != nil {
 			return meta.ErrorResult(fmt.Sprintf(`%s takes {"topic": "overview" | "groups" | "<group>" | "tool", "tool_name": "..."}: %v`, n.Guidance, err)), nil
 		}
+		s.await(ctx, nil) // tool counts and lists include every source
+		_, v = s.current()
 		res, err := s.disc().Guidance(args, v.Snapshot())
 		if err != nil {
 			return meta.ErrorResult(err.Error()), nil

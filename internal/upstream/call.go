@@ -68,15 +68,32 @@ func (m *Manager) CallTool(ctx context.Context, server string, params *mcp.CallT
 	if !s.allowed(params.Name) {
 		return nil, newError(ErrExcluded, nil, "tool %q of server %q is excluded by its config (include/exclude)", params.Name, server)
 	}
+	var o CallOptions
+	if opts != nil {
+		o = *opts
+	}
+	res, err := s.callTool(ctx, params, o)
+	if sessionLost(err) {
+		// The remote server forgot toolfold's session (it restarted, or
+		// expired it) and refused the call without running it: the
+		// connection is over, and the next connect makes a new session.
+		s.log.Info("upstream forgot the session; re-initializing and retrying the call once", "tool", params.Name)
+		res, err = s.callTool(ctx, params, o)
+	}
+	return res, err
+}
+
+// sessionLost reports an error of a remote server that no longer knows
+// toolfold's session (HTTP 404 on a request that carried it).
+func sessionLost(err error) bool { return errors.Is(err, mcp.ErrSessionMissing) }
+
+// callTool is one attempt of CallTool.
+func (s *server) callTool(ctx context.Context, params *mcp.CallToolParams, o CallOptions) (*mcp.CallToolResult, error) {
 	c, err := s.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer s.release(c)
-	var o CallOptions
-	if opts != nil {
-		o = *opts
-	}
 	what := fmt.Sprintf("tools/call %q", params.Name)
 	call := &inflightCall{what: what, downstream: o.Downstream, ctx: ctx, onProgress: o.OnProgress, callerToken: params.GetProgressToken()}
 	id := c.calls.add(call, "toolfold")
@@ -242,6 +259,16 @@ func (s *server) requestError(parent, callCtx context.Context, c *connection, wh
 // do runs one pass-through request on a server that offers the feature,
 // starting the server if needed and bounding the request by its timeout.
 func do[T any](ctx context.Context, m *Manager, server, what, feature string, offers func(*mcp.ServerCapabilities) bool, f func(context.Context, *mcp.ClientSession) (T, error)) (T, error) {
+	res, err := doOnce(ctx, m, server, what, feature, offers, f)
+	if sessionLost(err) {
+		// As for CallTool: the request was refused unread; once more on a
+		// new session.
+		res, err = doOnce(ctx, m, server, what, feature, offers, f)
+	}
+	return res, err
+}
+
+func doOnce[T any](ctx context.Context, m *Manager, server, what, feature string, offers func(*mcp.ServerCapabilities) bool, f func(context.Context, *mcp.ClientSession) (T, error)) (T, error) {
 	var zero T
 	s, c, err := passThrough(ctx, m, server, feature, offers)
 	if err != nil {

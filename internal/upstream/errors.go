@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/redact"
 )
 
 // Kinds of failure a caller may want to tell apart with errors.Is. Every error
@@ -45,8 +47,11 @@ func (e *upstreamError) Is(target error) bool { return e.kind != nil && target =
 
 func (e *upstreamError) Unwrap() error { return e.cause }
 
+// newError words an error. URLs in it lose their userinfo and query (Go's
+// url.Error quotes the URL it failed on, secrets and all): the message may
+// reach a model, /healthz and the logs.
 func newError(kind, cause error, format string, args ...any) error {
-	return &upstreamError{msg: fmt.Sprintf(format, args...), kind: kind, cause: cause}
+	return &upstreamError{msg: redact.URLs(fmt.Sprintf(format, args...)), kind: kind, cause: cause}
 }
 
 // humanDuration writes 60s as "60s" and 90s as "90s" (not "1m30s"), which is

@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 //	serve       serve the fixture tools
 //	fail-start  print a reason on stderr and exit 3 before answering anything
 //	slow-start  sleep FIXTURE_DELAY (a Go duration), then serve
+//	banner      print lines that are not JSON on stdout, then serve
 //
 // FIXTURE_START_LOG, when set, gets one line per process start, so a test can
 // tell whether the server was spawned. FIXTURE_EVENT_LOG gets "cancelled <tool>"
@@ -54,6 +55,11 @@ func runFixture(mode string) int {
 	case "slow-start":
 		d, _ := time.ParseDuration(os.Getenv("FIXTURE_DELAY"))
 		time.Sleep(d)
+	case "banner":
+		// What many servers print before they serve.
+		fmt.Println("Fixture MCP server v1.0 running on stdio")
+		fmt.Println()
+		fmt.Println("  * ready *")
 	}
 	srv := newFixtureServer()
 	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {

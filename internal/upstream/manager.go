@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/redact"
 )
 
 // Options configure a Manager. The zero value is usable.
@@ -130,6 +131,13 @@ func New(servers map[string]config.ServerConfig, opts *Options) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// Nothing logged about a server may hold a secret of any server's
+	// config, nor a URL's userinfo or query.
+	secrets := &redact.Secrets{}
+	for _, cfg := range servers {
+		secrets.Merge(secretsOf(cfg))
+	}
+	log = slog.New(redact.Handler(log.Handler(), secrets))
 	life, shutdown := context.WithCancel(context.Background())
 	m := &Manager{
 		opts:       o,

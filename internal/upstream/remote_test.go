@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -96,3 +99,41 @@ func inMemoryDialer(srv *mcp.Server) dialer {
 		return dialed{transport: clientT}, nil
 	}
 }
+
+// A remote server that restarted has forgotten toolfold's session and
+// answers 404 "session not found": the next call re-initializes and is
+// retried once, and the caller never hears of it.
+func TestRemoteSessionLostIsReinitialized(t *testing.T) {
+	var handler atomicHandler
+	fresh := func() http.Handler {
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newFixtureServer() }, nil)
+	}
+	handler.Store(fresh())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.Load().ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	var logs syncBuffer
+	m := newTestManager(t, map[string]config.ServerConfig{
+		"remote": {URL: srv.URL + "/mcp", Transport: config.TransportHTTP, Lazy: true, Timeout: config.Duration(5 * time.Second)},
+	}, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if got := mustCall(t, m, "remote", "add", map[string]any{"a": 1, "b": 2}); got != "3" {
+		t.Fatalf("add = %q", got)
+	}
+	handler.Store(fresh()) // the server restarted: its sessions are gone
+	for i := range 3 {
+		if got := mustCall(t, m, "remote", "add", map[string]any{"a": 40, "b": i}); got != strconv.Itoa(40+i) {
+			t.Errorf("add after the restart = %q", got)
+		}
+	}
+	if st := m.Status()[0]; st.State != StateReady {
+		t.Errorf("state = %s (%s), want ready", st.State, st.Error)
+	}
+	// Forgetting a session is not a crash: no backoff, no warning.
+	if out := logs.String(); !strings.Contains(out, "upstream forgot the session") || strings.Contains(out, "level=WARN") {
+		t.Errorf("log:\n%s", out)
+	}
+}
+
+type atomicHandler struct{ p atomic.Pointer[http.Handler] }
+
+func (a *atomicHandler) Store(h http.Handler) { a.p.Store(&h) }
+func (a *atomicHandler) Load() http.Handler   { return *a.p.Load() }

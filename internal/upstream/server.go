@@ -17,10 +17,6 @@ import (
 	"github.com/toolfold/toolfold/internal/config"
 )
 
-// minStartTimeout keeps a short call timeout from also cutting short a start
-// that has to fetch a package first (npx -y on a cold cache).
-const minStartTimeout = 30 * time.Second
-
 // server is one configured upstream and its supervision state.
 type server struct {
 	m       *Manager
@@ -28,6 +24,10 @@ type server struct {
 	cfg     config.ServerConfig
 	key     string // cache key
 	timeout time.Duration
+	// startTimeout bounds a start (the config's startTimeout): independent
+	// of the call timeout, since a start may have to fetch a package first
+	// (npx -y on a cold cache).
+	startTimeout time.Duration
 	// idleTimeout stops the started server after this long without a
 	// request; zero means never (see idle.go).
 	idleTimeout time.Duration
@@ -78,6 +78,7 @@ func newServer(m *Manager, name string, cfg config.ServerConfig) *server {
 		fresh:   true,
 	}
 	s.idleTimeout = idleTimeoutOf(s)
+	s.startTimeout = cfg.EffectiveStartTimeout()
 	return s
 }
 
@@ -94,6 +95,9 @@ type connection struct {
 	cancel    context.CancelFunc // ends the context the transport was connected with
 
 	stopping atomic.Bool // toolfold closed it on purpose
+	// sessionLost says a remote server ended it by forgetting the session
+	// (404 session not found); set before ended is closed.
+	sessionLost bool
 
 	// Guarded by s.mu (see idle.go).
 	active    int       // requests holding a lease
@@ -107,12 +111,12 @@ type connection struct {
 	endVerb, endDetail string
 }
 
-// stderrSuffix is ": <last stderr line>" or "".
+// stderrSuffix is ": <the stderr lines that explain why>" or "".
 func (c *connection) stderrSuffix() string {
 	if c.stderr == nil {
 		return ""
 	}
-	if l := c.stderr.LastLine(); l != "" {
+	if l := c.stderr.Explanation(); l != "" {
 		return ": " + l
 	}
 	return ""
@@ -320,7 +324,7 @@ func (s *server) start(done chan struct{}) {
 		finish(nil, newError(ErrClosed, nil, "upstream %q was not started: toolfold is shutting down", s.name))
 		return
 	}
-	ctx, cancel := context.WithTimeout(s.m.life, max(s.timeout, minStartTimeout))
+	ctx, cancel := context.WithTimeout(s.m.life, s.startTimeout)
 	defer cancel()
 	began := time.Now()
 	c, err := s.dialAndInitialize(ctx)
@@ -352,6 +356,11 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 		return nil, newError(ErrStartFailed, err, "upstream %q could not be started: %v", s.name, err)
 	}
 	transport, cmd, tail := d.transport, d.cmd, d.stderr
+	if st, ok := transport.(*stdioTransport); ok {
+		st.skipped = func(line string) {
+			s.log.Warn("upstream printed a line on stdout that is not JSON-RPC; skipped it", "line", line)
+		}
+	}
 	c := &connection{s: s, cmd: cmd, stderr: tail, http: d.http, startedAt: time.Now(), ended: make(chan struct{})}
 	s.mu.Lock()
 	s.lastTail = tail
@@ -459,7 +468,7 @@ func (s *server) startError(ctx context.Context, c *connection, err error) error
 		}
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return newError(ErrStartFailed, err, "upstream %q did not finish starting within %s%s", s.name, humanDuration(max(s.timeout, minStartTimeout)), c.stderrSuffix())
+		return newError(ErrStartFailed, err, "upstream %q did not finish starting within %s%s", s.name, humanDuration(s.startTimeout), c.stderrSuffix())
 	}
 	if c.cmd != nil {
 		return newError(ErrStartFailed, err, "upstream %q could not be started: %v%s", s.name, err, c.stderrSuffix())
@@ -653,6 +662,9 @@ func (c *connection) watch() {
 		c.endVerb, c.endDetail = "exited", c.cmd.ProcessState.String()
 	case c.cmd != nil:
 		c.endVerb, c.endDetail = "closed its connection", "its stdout was closed"
+	case sessionLost(waitErr):
+		c.sessionLost = true
+		c.endVerb, c.endDetail = "forgot toolfold's session", "it answered 404 session not found, as after a restart"
 	default:
 		detail := "the session ended"
 		if waitErr != nil {
@@ -700,6 +712,14 @@ func (s *server) connectionEnded(c *connection) {
 	}
 	if c.stopping.Load() || s.m.isClosed() {
 		s.setState(StateIdle)
+		return
+	}
+	if c.sessionLost {
+		// The server is up; it only forgot the session. Not a failure:
+		// the next need makes a new session at once.
+		s.lastErr = newError(ErrExited, nil, "upstream %q %s (%s); a new session is made on the next call", s.name, c.endVerb, c.endDetail)
+		s.setState(StateRestarting)
+		s.log.Info("upstream forgot the session", "detail", c.endDetail)
 		return
 	}
 	if time.Since(c.startedAt) >= s.m.sup.healthyAfter {

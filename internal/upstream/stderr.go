@@ -2,8 +2,12 @@ package upstream
 
 import (
 	"bytes"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
+
+	"github.com/toolfold/toolfold/internal/redact"
 )
 
 // stderrTailSize bounds what is kept of a child's stderr: enough for a stack trace
@@ -17,6 +21,9 @@ type tailBuffer struct {
 	mu  sync.Mutex
 	max int
 	buf []byte
+	// secrets are masked in what is read back: a server may print the
+	// token it was given.
+	secrets *redact.Secrets
 }
 
 func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
@@ -50,7 +57,7 @@ func (t *tailBuffer) String() string {
 			b = b[i+1:]
 		}
 	}
-	return strings.ToValidUTF8(string(b), "�")
+	return t.secrets.String(strings.ToValidUTF8(string(b), "�"))
 }
 
 // LastLine returns the last non-empty line written, trimmed, at most 300 bytes:
@@ -70,4 +77,46 @@ func lastLine(s string) string {
 		s = strings.ToValidUTF8(s[:max], "") + "…"
 	}
 	return s
+}
+
+// explainingPattern matches the stderr lines that usually say why a process
+// failed: error and exception lines, a missing file, module or variable.
+var explainingPattern = regexp.MustCompile(`(?i:\b(error|exception|fatal|panic|cannot|can't|could not|couldn't|unable|not found|no such|not set|missing|denied|refused|invalid|failed)\b)|[a-z](Error|Exception)\b|\b(ENOENT|EACCES|EADDRINUSE)\b`)
+
+// stackFrame matches the frames of a stack trace (Node.js, Python, Go, Java),
+// which repeat the error's place, not its cause.
+var stackFrame = regexp.MustCompile(`^\s*(at |File "|goroutine |\S+\.go:\d+|\.\.\. \d+ more)`)
+
+// maxExplaining bounds how many stderr lines an error message quotes.
+const maxExplaining = 3
+
+// Explanation returns the stderr lines that explain a failure, for an error
+// message: the lines that read like an error (at most three, stack frames
+// left out, each at most 300 bytes), or else the last non-empty line. A
+// Node.js crash ends with its version ("Node.js v20.20.2"); the cause,
+// "Error: Cannot find module …", is lines above it.
+func (t *tailBuffer) Explanation() string {
+	return explanation(t.String())
+}
+
+func explanation(s string) string {
+	var picked []string
+	for _, line := range strings.Split(s, "\n") {
+		if !explainingPattern.MatchString(line) || stackFrame.MatchString(line) {
+			continue
+		}
+		line = lastLine(line)
+		if line == "" || slices.Contains(picked, line) {
+			continue
+		}
+		picked = append(picked, line)
+	}
+	if len(picked) == 0 {
+		return lastLine(s)
+	}
+	if len(picked) > maxExplaining {
+		// The first ones: the cause comes before what it brought down.
+		picked = picked[:maxExplaining]
+	}
+	return strings.Join(picked, " | ")
 }

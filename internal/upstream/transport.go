@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/redact"
 )
 
 // inheritedEnv names the variables of toolfold's own environment that a stdio
@@ -83,6 +84,7 @@ func newCommand(cfg config.ServerConfig, tail *tailBuffer) *exec.Cmd {
 type headerTransport struct {
 	base      http.RoundTripper
 	headers   map[string]string
+	secrets   *redact.Secrets // masked in the kept error (a 401 body may echo the token)
 	lastError atomic.Pointer[string]
 }
 
@@ -113,6 +115,7 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if body := strings.Join(strings.Fields(strings.ToValidUTF8(string(head), "")), " "); body != "" {
 		msg += ": " + body
 	}
+	msg = h.secrets.String(msg)
 	h.lastError.Store(&msg)
 	return resp, nil
 }
@@ -128,6 +131,22 @@ func (h *headerTransport) lastHTTPError() string {
 	return ""
 }
 
+// secretsOf gathers what a server's config holds secret: env and header
+// values, the URL's password and query values. (Not its args: they are
+// mostly paths and names, which masking would garble; a token belongs in
+// env.)
+func secretsOf(cfg config.ServerConfig) *redact.Secrets {
+	s := &redact.Secrets{}
+	for _, v := range cfg.Env {
+		s.Add(v)
+	}
+	for _, v := range cfg.Headers {
+		s.Add(v)
+	}
+	s.AddURL(cfg.URL)
+	return s
+}
+
 // describeTransport says where a server lives, for logs and errors, without
 // secrets: the command's name (not its args, which may hold tokens) or the URL's
 // scheme and host.
@@ -135,16 +154,7 @@ func describeTransport(cfg config.ServerConfig) string {
 	if cfg.Command != "" {
 		return "command " + cfg.Command
 	}
-	u := cfg.URL
-	if i := strings.Index(u, "?"); i >= 0 {
-		u = u[:i]
-	}
-	if at := strings.Index(u, "@"); at >= 0 {
-		if s := strings.Index(u, "://"); s >= 0 && s < at {
-			u = u[:s+3] + u[at+1:]
-		}
-	}
-	return string(cfg.Transport) + " " + u
+	return string(cfg.Transport) + " " + redact.URL(cfg.URL)
 }
 
 // errNoTransport reports a server with neither command nor url; the config
@@ -166,12 +176,13 @@ func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig) (dialed
 	switch {
 	case cfg.Command != "":
 		tail := newTailBuffer(stderrTailSize)
+		tail.secrets = secretsOf(cfg)
 		cmd := newCommand(cfg, tail)
-		return dialed{transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, cmd: cmd, stderr: tail}, nil
+		return dialed{transport: &stdioTransport{cmd: cmd, terminateGrace: terminateGrace}, cmd: cmd, stderr: tail}, nil
 	case cfg.URL != "":
 		// No overall client timeout: SSE streams stay open for the session's
 		// life; requests are bounded by their contexts instead.
-		ht := &headerTransport{base: http.DefaultTransport, headers: cfg.Headers}
+		ht := &headerTransport{base: http.DefaultTransport, headers: cfg.Headers, secrets: secretsOf(cfg)}
 		client := &http.Client{Transport: ht}
 		if cfg.Transport == config.TransportSSE {
 			return dialed{transport: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, http: ht}, nil

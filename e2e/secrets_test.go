@@ -1,0 +1,146 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestNoSecretInAnyOutput configures secrets the ways a config holds them
+// (a URL's query and password, a header, an env value), makes every server
+// fail in the way that used to print them (a URL in a network error, a 401
+// body echoing the header, a stderr line echoing the env), and reads every
+// channel toolfold writes to: tool results, /healthz, the logs and
+// `toolfold tools`. No secret may appear in any of them.
+func TestNoSecretInAnyOutput(t *testing.T) {
+	secrets := map[string]string{
+		"Q_SECRET": "q-secret-8f3a91", "H_SECRET": "h-secret-27bc54",
+		"E_SECRET": "e-secret-d41e07", "U_SECRET": "u-secret-5a5a5a",
+	}
+	// A server that refuses everyone and, carelessly, says with what.
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "invalid credentials: "+r.Header.Get("Authorization")+" for "+r.URL.String(), http.StatusUnauthorized)
+	}))
+	t.Cleanup(echo.Close)
+	closed := "http://" + freeAddr(t)
+	host := strings.TrimPrefix(echo.URL, "http://")
+	path := writeConfig(t, map[string]any{"mcpServers": map[string]any{
+		"refusing": map[string]any{"url": "http://user:${U_SECRET}@" + host + "/mcp?key=${Q_SECRET}",
+			"headers": map[string]any{"Authorization": "Bearer ${H_SECRET}"}},
+		"gone":  map[string]any{"url": closed + "/mcp?api_key=${Q_SECRET}"},
+		"leaky": map[string]any{"command": "sh", "args": []string{"-c", `echo "fatal: the token $TOKEN was rejected" >&2; exit 1`}, "env": map[string]any{"TOKEN": "${E_SECRET}"}},
+	}})
+	environ := []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}
+	for k, v := range secrets {
+		environ = append(environ, k+"="+v)
+	}
+	var outputs []string
+	saw := func(channel, text string) { outputs = append(outputs, "== "+channel+" ==\n"+text) }
+
+	// toolfold tools: its warnings name each failed server.
+	tools := exec.Command(binary, "tools", "--config", path)
+	tools.Env = append(os.Environ(), environ...)
+	var toolsOut, toolsErr bytes.Buffer
+	tools.Stdout, tools.Stderr = &toolsOut, &toolsErr
+	_ = tools.Run()
+	saw("toolfold tools stdout", toolsOut.String())
+	saw("toolfold tools stderr", toolsErr.String())
+	if !strings.Contains(toolsErr.String(), `"gone"`) {
+		t.Errorf("toolfold tools does not report the failed server:\n%s", toolsErr.String())
+	}
+
+	// toolfold serve: logs, /healthz, tool results.
+	addr := freeAddr(t)
+	serve := exec.Command(binary, "serve", "--http", addr, "--config", path, "--mode", "flat", "--log-level", "debug")
+	serve.Env = append(os.Environ(), environ...)
+	stderr, err := serve.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	logs := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(stderr)
+		logs <- string(b)
+	}()
+	defer serve.Process.Kill()
+	base := "http://" + addr
+	waitListening(t, addr)
+	s := httpSession(t, base, "e2e-go")
+	for _, tool := range []string{"refusing__x", "gone__x", "leaky__x"} {
+		res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
+		if err != nil {
+			saw("tools/call "+tool, err.Error())
+			continue
+		}
+		saw("tools/call "+tool, fmt.Sprint(resultText(res)))
+	}
+	saw("tools/list", s.names())
+	health, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(health.Body)
+	health.Body.Close()
+	saw("/healthz", string(body))
+	for _, want := range []string{`"refusing"`, `"gone"`, `"leaky"`, "401", "rejected"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/healthz lacks %s: the failures must still be explained:\n%s", want, body)
+		}
+	}
+	s.Close()
+	_ = serve.Process.Signal(os.Interrupt)
+	select {
+	case l := <-logs:
+		saw("serve logs", l)
+	case <-time.After(30 * time.Second):
+		t.Error("toolfold serve did not stop")
+	}
+	_ = serve.Wait()
+
+	all := strings.Join(outputs, "\n")
+	for name, secret := range secrets {
+		if strings.Contains(all, secret) {
+			t.Errorf("the secret %s appears in toolfold's output", name)
+		}
+	}
+	if t.Failed() || os.Getenv("SHOW") != "" {
+		t.Logf("everything toolfold printed:\n%s", all)
+	}
+}
+
+func waitListening(t *testing.T, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("toolfold did not listen on %s", addr)
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var text []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text = append(text, tc.Text)
+		}
+	}
+	return strings.Join(text, "\n")
+}

@@ -1,0 +1,168 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/expose"
+)
+
+// DefaultStartWait bounds how long a request waits for sources that are
+// still starting when Options.StartWait is zero.
+const DefaultStartWait = 60 * time.Second
+
+// A source that is still starting is not a source that is missing: its
+// tools are pending (catalog.Catalog.Pending), and a request whose answer
+// depends on them waits, at most Options.StartWait, for a catalog that
+// holds them (or says the source failed) instead of answering without
+// them. Whoever feeds the gateway calls Update when a source settles.
+
+// updates returns a channel closed by the next Update, after every session
+// has moved to the new catalog. Take it before looking at the catalog, so
+// an Update in between is not missed.
+func (g *Gateway) updates() <-chan struct{} {
+	g.updMu.Lock()
+	defer g.updMu.Unlock()
+	return g.updated
+}
+
+// announceUpdate wakes whoever waits for a new catalog.
+func (g *Gateway) announceUpdate() {
+	g.updMu.Lock()
+	close(g.updated)
+	g.updated = make(chan struct{})
+	g.updMu.Unlock()
+}
+
+func (g *Gateway) startWait() time.Duration {
+	if g.opts.StartWait > 0 {
+		return g.opts.StartWait
+	}
+	return DefaultStartWait
+}
+
+// await waits until the session's catalog satisfies ready, or has no
+// pending source left, or the start wait has passed, or ctx ends. A nil
+// ready waits for every pending source. It returns the exposure to answer
+// from.
+func (s *session) await(ctx context.Context, ready func(*expose.Exposure) bool) *expose.Exposure {
+	var deadline <-chan time.Time
+	for {
+		updated := s.g.updates()
+		expo, _ := s.current()
+		if len(expo.Catalog().Pending()) == 0 || (ready != nil && ready(expo)) {
+			return expo
+		}
+		if deadline == nil {
+			if hook := s.g.waitHook; hook != nil {
+				hook()
+			}
+			t := time.NewTimer(s.g.startWait())
+			defer t.Stop()
+			deadline = t.C
+		}
+		select {
+		case <-updated:
+		case <-deadline:
+			return expo
+		case <-ctx.Done():
+			return expo
+		}
+	}
+}
+
+// awaitRoute waits until a wire name routes, if a pending source may bring
+// it.
+func (s *session) awaitRoute(ctx context.Context, names ...string) *expose.Exposure {
+	return s.await(ctx, func(e *expose.Exposure) bool {
+		for _, n := range names {
+			if _, ok := e.Route(n); !ok {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// awaitGroups waits until none of the named groups takes tools from a
+// pending source. A name the catalog does not know yet waits for every
+// pending source: one of them may bring it.
+func (s *session) awaitGroups(ctx context.Context, groups []string) *expose.Exposure {
+	return s.await(ctx, func(e *expose.Exposure) bool {
+		cat := e.Catalog()
+		for _, name := range groups {
+			if _, ok := cat.Group(catalog.GroupID(name)); !ok || cat.GroupPending(catalog.GroupID(name)) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// awaitList holds a tools/list back until the pending sources have
+// brought their tools, for a client that would not fetch the list again
+// when told it changed. A client that does gets the list at once, and a
+// list_changed when the rest arrive.
+func (s *session) awaitList(ctx context.Context, req mcp.Request) {
+	if s.mode == expose.Groups || s.refreshes(req) {
+		return
+	}
+	s.await(ctx, func(e *expose.Exposure) bool {
+		// The search mode lists only ungrouped tools besides its
+		// meta-tools: a source whose tools all join groups changes nothing.
+		return s.mode == expose.Search && !e.Catalog().PendingUngrouped()
+	})
+}
+
+// refreshes reports whether the client that sent req is known to fetch
+// its tool list again on notifications/tools/list_changed (matched on its
+// clientInfo, like the auto mode's choice).
+func (s *session) refreshes(req mcp.Request) bool {
+	r, ok := req.(interface{ ClientInfo() *mcp.Implementation })
+	if !ok {
+		return false
+	}
+	info := r.ClientInfo()
+	if info == nil {
+		return false
+	}
+	refreshing := s.g.opts.RefreshingClients
+	if refreshing == nil {
+		refreshing = DefaultRefreshingClients
+	}
+	return slices.ContainsFunc(refreshing, func(pattern string) bool { return clientMatches(pattern, info.Name) })
+}
+
+// sourcesNote explains, after an answer that lacks the tool name, which
+// sources' tools are not known: those that failed to start (with why) and
+// those still starting after the wait. When the name starts with the name
+// of failed sources (their default prefix), only those are named.
+func sourcesNote(cat *catalog.Catalog, name string, waited time.Duration) string {
+	var b strings.Builder
+	failed := cat.Unavailable()
+	sources := slices.Sorted(maps.Keys(failed))
+	if mine := slices.DeleteFunc(slices.Clone(sources), func(src string) bool { return !strings.HasPrefix(name, src) }); len(mine) > 0 {
+		sources = mine
+	}
+	for _, src := range sources {
+		fmt.Fprintf(&b, " The MCP server %q failed to start, so its tools are missing: %s.", src, strings.TrimSuffix(failed[src], "."))
+	}
+	if pending := cat.Pending(); len(pending) > 0 {
+		fmt.Fprintf(&b, " Still starting after %s, so their tools are not known yet: %s; try again shortly.", waited.Round(time.Second), quoteAll(pending))
+	}
+	return b.String()
+}
+
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}

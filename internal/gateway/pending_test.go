@@ -1,0 +1,208 @@
+package gateway_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+// slowSpace is a catalog in which the source "slow" is still starting
+// (known: nil), has started (its tools given), or failed (why).
+func slowSpace(t *testing.T, known []string, failed string) *view.Space {
+	t.Helper()
+	spec := catalog.Spec{Tools: []*catalog.Tool{catalogtest.Tool("u")},
+		Groups: []catalog.GroupSpec{{ID: "slow", Description: "Slow", Members: catalog.Members{Sources: []string{"slow"}}}}}
+	switch {
+	case failed != "":
+		spec.UnavailableSources = map[string]string{"slow": failed}
+	case known == nil:
+		spec.PendingSources = []string{"slow"}
+	}
+	for _, id := range known {
+		tool := catalogtest.Tool(id)
+		tool.Source = "slow"
+		spec.Tools = append(spec.Tools, tool)
+	}
+	space, err := view.NewSpace(catalogtest.Build(t, spec), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return space
+}
+
+// pendingGateway serves slowSpace with "slow" pending; waiting receives
+// one value per request that starts waiting for it.
+func pendingGateway(t *testing.T, opts gateway.Options) (g *gateway.Gateway, waiting <-chan struct{}) {
+	t.Helper()
+	g, err := gateway.New(slowSpace(t, nil, ""), &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan struct{}, 16)
+	gateway.OnPendingWait(g, func() { ch <- struct{}{} })
+	return g, ch
+}
+
+// waiting waits until n requests wait for pending sources.
+func waiting(t *testing.T, ch <-chan struct{}, n int) {
+	t.Helper()
+	for range n {
+		select {
+		case <-ch:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the requests never started waiting")
+		}
+	}
+}
+
+type outcome struct {
+	text string
+	err  error
+}
+
+func goCall(cs *mcp.ClientSession, name string, args any) <-chan outcome {
+	out := make(chan outcome, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			out <- outcome{err: err}
+			return
+		}
+		var text []string
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				text = append(text, tc.Text)
+			}
+		}
+		out <- outcome{text: strings.Join(text, "\n")}
+	}()
+	return out
+}
+
+func goList(cs *mcp.ClientSession) <-chan outcome {
+	out := make(chan outcome, 1)
+	go func() {
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			out <- outcome{err: err}
+			return
+		}
+		var names []string
+		for _, tl := range res.Tools {
+			names = append(names, tl.Name)
+		}
+		out <- outcome{text: strings.Join(names, ",")}
+	}()
+	return out
+}
+
+func await(t *testing.T, what string, ch <-chan outcome) string {
+	t.Helper()
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			t.Fatalf("%s: %v", what, o.err)
+		}
+		return o.text
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s never answered", what)
+	}
+	return ""
+}
+
+// Requests that need the tools of a source still starting wait for the
+// catalog that brings them, and then answer from it.
+func TestPendingSourceRequestsWaitForItsTools(t *testing.T) {
+	g, gWaits := pendingGateway(t, gateway.Options{Mode: expose.Flat})
+	c := connect(t, g, "other")
+	list := goList(c.ClientSession)
+	call := goCall(c.ClientSession, "slow_tool", map[string]any{"x": "1"})
+	waiting(t, gWaits, 2)
+
+	s, sWaits := pendingGateway(t, gateway.Options{Mode: expose.Search})
+	sc := connect(t, s, "other")
+	find := goCall(sc.ClientSession, "find_tools", map[string]any{"query": "slow_tool"})
+	callTool := goCall(sc.ClientSession, "call_tool", map[string]any{"name": "slow_tool", "arguments": map[string]any{}})
+	waiting(t, sWaits, 2)
+
+	for _, gw := range []*gateway.Gateway{g, s} {
+		if err := gw.Update(slowSpace(t, []string{"slow_tool"}, "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := await(t, "tools/list", list); got != "slow_tool,u" {
+		t.Errorf("the first list of a client that does not refresh = %q", got)
+	}
+	if got := await(t, "slow_tool", call); got != `slow_tool {"x":"1"}` {
+		t.Errorf("call = %q", got)
+	}
+	if got := await(t, "find_tools", find); !strings.Contains(got, `"slow_tool"`) {
+		t.Errorf("find_tools = %s", got)
+	}
+	if got := await(t, "call_tool", callTool); got != "slow_tool {}" {
+		t.Errorf("call_tool = %q", got)
+	}
+}
+
+// A client known to refresh gets its list at once, and list_changed when
+// the tools arrive.
+func TestPendingSourceRefreshingClientIsToldLater(t *testing.T) {
+	g, _ := pendingGateway(t, gateway.Options{Mode: expose.Flat, RefreshingClients: []string{"refresher"}})
+	c := connect(t, g, "refresher")
+	if got := c.names(t); got != "u" {
+		t.Fatalf("first list = %q", got)
+	}
+	if err := g.Update(slowSpace(t, []string{"slow_tool"}, "")); err != nil {
+		t.Fatal(err)
+	}
+	c.waitChanged(t)
+	if got := c.names(t); got != "slow_tool,u" {
+		t.Errorf("list after list_changed = %q", got)
+	}
+}
+
+// enable_tools of a group whose source is starting enables its tools once
+// they are known.
+func TestPendingSourceEnableWaits(t *testing.T) {
+	g, waits := pendingGateway(t, gateway.Options{Mode: expose.Groups})
+	c := connect(t, g, "refresher")
+	enable := goCall(c.ClientSession, "enable_tools", map[string]any{"groups": []string{"slow"}})
+	waiting(t, waits, 1)
+	if err := g.Update(slowSpace(t, []string{"slow_tool"}, "")); err != nil {
+		t.Fatal(err)
+	}
+	if got := await(t, "enable_tools", enable); !strings.Contains(got, `"slow_tool"`) {
+		t.Errorf("enable_tools = %s", got)
+	}
+}
+
+// A source that failed is named with why; one still starting after the
+// wait is named as such.
+func TestPendingSourceFailureAndTimeoutAreExplained(t *testing.T) {
+	g, waits := pendingGateway(t, gateway.Options{Mode: expose.Flat})
+	c := connect(t, g, "other")
+	call := goCall(c.ClientSession, "slow_tool", map[string]any{})
+	waiting(t, waits, 1)
+	if err := g.Update(slowSpace(t, nil, `upstream "slow" exited at start (exit status 1): Error: Cannot find module '/x.js'`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := await(t, "slow_tool", call); !strings.Contains(got, `The MCP server "slow" failed to start`) || !strings.Contains(got, "Cannot find module '/x.js'") {
+		t.Errorf("call to a failed source's tool = %q", got)
+	}
+
+	// Nothing ever comes: the wait ends at its bound.
+	short, _ := pendingGateway(t, gateway.Options{Mode: expose.Flat, StartWait: time.Millisecond})
+	sc := connect(t, short, "other")
+	_, text := sc.call(t, "slow_tool", map[string]any{})
+	if !strings.Contains(text, `Still starting after`) || !strings.Contains(text, `"slow"`) {
+		t.Errorf("call after the wait = %q", text)
+	}
+}
