@@ -146,6 +146,13 @@ func (s *Server) register(g *Group, t *mcp.Tool, h mcp.ToolHandler) {
 // output schema from Out unless Out is any, arguments are unmarshalled into
 // In, and the output becomes structuredContent plus the same JSON as text.
 // An error from the handler becomes a tool error the agent can read.
+//
+// MCP requires an output schema of type object. When Out is a struct, a
+// pointer to one or a map, the result is sent as it is. Any other Out (a
+// string, number, boolean or slice) is wrapped: the output schema is
+// {"type": "object", "properties": {"result": <Out's schema>}} and a call
+// returns {"result": <value>} (see ResultKey). Return a struct to choose
+// the field names yourself.
 func AddTool[In, Out any](r Registrar, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	tt, handler, err := typedTool(t, h)
 	if err != nil {
@@ -171,12 +178,13 @@ func typedTool[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.To
 		}
 	}
 	outType := reflect.TypeFor[Out]()
+	wrap := false
 	if tt.OutputSchema == nil && outType != reflect.TypeFor[any]() {
 		s, err := jsonschema.ForType(outType, nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("inferring the output schema: %w", err)
 		}
-		tt.OutputSchema = s
+		tt.OutputSchema, wrap = objectOutputSchema(s)
 	}
 	handler := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
@@ -196,7 +204,11 @@ func typedTool[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.To
 			if v := reflect.ValueOf(out); v.Kind() == reflect.Pointer && v.IsNil() {
 				return res, nil
 			}
-			b, err := json.Marshal(out)
+			var v any = out
+			if wrap {
+				v = wrappedResult{Result: out}
+			}
+			b, err := json.Marshal(v)
 			if err != nil {
 				return nil, fmt.Errorf("encoding the output of %s: %w", tt.Name, err)
 			}
@@ -208,6 +220,38 @@ func typedTool[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.To
 		return res, nil
 	}
 	return &tt, handler, nil
+}
+
+// ResultKey is the property that holds a typed tool's result when the
+// result is not a JSON object (a string, number, boolean or list): MCP
+// requires an output schema of type object, and clients such as the
+// TypeScript SDK refuse a whole tool list that has any other, so such a
+// result is sent as {"result": <value>} with a schema to match.
+const ResultKey = "result"
+
+// wrappedResult is a non-object result as it is sent.
+type wrappedResult struct {
+	Result any `json:"result"`
+}
+
+// objectOutputSchema makes an inferred output schema one MCP accepts: an
+// object schema as it is (a pointer to a struct loses its "null", since a
+// nil result is sent without structured content), anything else wrapped in
+// an object under ResultKey. It reports whether results must be wrapped.
+func objectOutputSchema(s *jsonschema.Schema) (*jsonschema.Schema, bool) {
+	if s.Type == "object" {
+		return s, false
+	}
+	if len(s.Types) == 2 && slices.Contains(s.Types, "null") && slices.Contains(s.Types, "object") {
+		c := *s
+		c.Types, c.Type = nil, "object"
+		return &c, false
+	}
+	return &jsonschema.Schema{
+		Type:       "object",
+		Properties: map[string]*jsonschema.Schema{ResultKey: s},
+		Required:   []string{ResultKey},
+	}, true
 }
 
 func errorResult(err error) *mcp.CallToolResult {

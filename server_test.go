@@ -140,3 +140,37 @@ func TestBadOptionsAreReported(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestNonObjectResultsAreWrapped: MCP needs object output schemas, so a
+// string, list or pointer-to-struct result must still advertise one.
+func TestNonObjectResultsAreWrapped(t *testing.T) {
+	srv := toolfold.NewServer(&toolfold.Options{Mode: toolfold.ModeFlat})
+	toolfold.AddTool(srv, &mcp.Tool{Name: "hello"}, toolfold.Func(func(context.Context, struct{}) (string, error) { return "hi", nil }))
+	toolfold.AddTool(srv, &mcp.Tool{Name: "list"}, toolfold.Func(func(context.Context, struct{}) ([]int, error) { return []int{1, 2}, nil }))
+	toolfold.AddTool(srv, &mcp.Tool{Name: "sum"}, toolfold.Func(func(context.Context, struct{}) (*addOut, error) { return &addOut{Sum: 3}, nil }))
+	cs := connect(t, srv, "test")
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range list.Tools {
+		var s struct {
+			Type any `json:"type"`
+		}
+		b, _ := json.Marshal(tl.OutputSchema)
+		if err := json.Unmarshal(b, &s); err != nil || s.Type != "object" {
+			t.Errorf("%s: outputSchema %s is not of type object", tl.Name, b)
+		}
+	}
+	want := map[string]string{"hello": `{"result":"hi"}`, "list": `{"result":[1,2]}`, "sum": `{"sum":3}`}
+	for name, w := range want {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", name, err, res)
+		}
+		got, _ := json.Marshal(res.StructuredContent)
+		if string(got) != w {
+			t.Errorf("%s: structuredContent = %s, want %s", name, got, w)
+		}
+	}
+}
