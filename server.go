@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolfold/toolfold/internal/assemble"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/view"
@@ -327,22 +326,30 @@ func (s *Server) build() (*gateway.Gateway, error) {
 	for i, g := range s.opts.InitialGroups {
 		initial[i] = catalog.GroupID(g)
 	}
-	plan := &assemble.Plan{
-		Origin: fmt.Sprintf("server %q", s.opts.Name),
-		Spec:   spec,
-		View:   view.Options{MaxTools: s.opts.MaxTools, InitialGroups: initial, HideUngrouped: s.opts.HideUngrouped},
-		Gateway: gateway.Options{
-			Name: s.opts.Name, Version: s.opts.Version, Instructions: s.opts.Instructions,
-			Mode: mode, Exposition: exp, AnnotateDescriptions: !s.opts.PlainDescriptions,
-			ResetTools: s.opts.ResetTools, RefreshingClients: s.opts.RefreshingClients, Logger: s.opts.Logger,
-		},
+	// The engine alone: catalog, views, gateway. The config loader and the
+	// upstream machinery (internal/assemble) stay out of library programs.
+	res, err := catalog.Build(spec)
+	if err != nil {
+		return nil, fmt.Errorf("toolfold: the tools and groups of server %q do not fit together: %w", s.opts.Name, err)
 	}
-	built, err := plan.Build()
+	space, err := view.NewSpace(res.Catalog, &view.Options{MaxTools: s.opts.MaxTools, InitialGroups: initial, HideUngrouped: s.opts.HideUngrouped})
 	if err != nil {
 		return nil, fmt.Errorf("toolfold: %w", err)
 	}
-	built.LogWarnings(s.opts.Logger)
-	return built.Gateway, nil
+	gw, err := gateway.New(space, &gateway.Options{
+		Name: s.opts.Name, Version: s.opts.Version, Instructions: s.opts.Instructions,
+		Mode: mode, Exposition: exp, AnnotateDescriptions: !s.opts.PlainDescriptions,
+		ResetTools: s.opts.ResetTools, RefreshingClients: s.opts.RefreshingClients, Logger: s.opts.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("toolfold: server %q cannot be presented: %w", s.opts.Name, err)
+	}
+	if s.opts.Logger != nil {
+		for _, w := range res.Warnings {
+			s.opts.Logger.Warn(w)
+		}
+	}
+	return gw, nil
 }
 
 // Run serves one client over t until the client disconnects or ctx ends.

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/tokens"
 	"github.com/toolfold/toolfold/internal/view"
 )
 
@@ -64,6 +66,9 @@ func (p *Plan) Build() (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.Gateway.ToolsCost == nil {
+		p.Gateway.ToolsCost = exactToolsCost
+	}
 	gw, err := gateway.New(space, &p.Gateway)
 	if err != nil {
 		return nil, fmt.Errorf("%s cannot be presented: %w", p.origin(), err)
@@ -96,6 +101,13 @@ func (b *Built) LogWarnings(log *slog.Logger) {
 	for _, w := range b.Warnings {
 		log.Warn(w)
 	}
+}
+
+// exactToolsCost counts o200k tokens, the figure `toolfold tokens` reports,
+// so guidance and the command agree.
+func exactToolsCost(tools []*mcp.Tool) int {
+	n, _ := tokens.ToolsCost(tools)
+	return n
 }
 
 func (p *Plan) origin() string {

@@ -68,6 +68,10 @@ type Options struct {
 	// for input (an InputRequiredResult) waits for the client's retry
 	// before its questions fail upstream; zero means DefaultInputWait.
 	InputWait time.Duration
+	// ToolsCost measures the context cost guidance reports per group; nil
+	// estimates it (meta.EstimateToolsCost), which keeps a tokenizer out of
+	// library servers.
+	ToolsCost meta.ToolsCost
 }
 
 // Observer hears what the gateway does, for metrics.
@@ -179,7 +183,7 @@ func (g *Gateway) render(space *view.Space) (*state, error) {
 		}
 		st.expo[m] = e
 		if m == expose.Groups || m == expose.Search {
-			st.disc[m] = meta.NewDiscovery(g.names, e)
+			st.disc[m] = meta.NewDiscovery(g.names, e, g.opts.ToolsCost)
 		}
 	}
 	return st, nil

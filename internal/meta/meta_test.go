@@ -78,7 +78,7 @@ func TestResultCarriesTheSameJSONTwice(t *testing.T) {
 // matches words, the model can match meaning by browsing groups).
 func TestFindNextStep(t *testing.T) {
 	e, v := setup(t, expose.Search)
-	d := meta.NewDiscovery(meta.DefaultNames(), e)
+	d := meta.NewDiscovery(meta.DefaultNames(), e, nil)
 	tests := []struct {
 		query string
 		want  []string
