@@ -120,7 +120,8 @@ func (s *Server) addTool(t *mcp.Tool, h mcp.ToolHandler) { s.register(nil, t, h)
 func (g *Group) addTool(t *mcp.Tool, h mcp.ToolHandler) { g.srv.register(g, t, h) }
 
 // register records a tool. Like the SDK, it panics on programmer errors
-// (no tool, no name, no schema): they show on the first run of a program.
+// (no tool, no name, no schema, a name taken): they show on the first run
+// of a program.
 func (s *Server) register(g *Group, t *mcp.Tool, h mcp.ToolHandler) {
 	if t == nil || t.Name == "" {
 		panic("toolfold: AddTool needs a tool with a name")
@@ -133,6 +134,9 @@ func (s *Server) register(g *Group, t *mcp.Tool, h mcp.ToolHandler) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if slices.ContainsFunc(s.tools, func(c *catalog.Tool) bool { return c.Name == t.Name }) {
+		panic(fmt.Sprintf("toolfold: AddTool %q: a tool of that name was already added; tool names are unique across the whole server, whatever their group, so rename one (to put one tool in several groups, add it once and use Group.Include)", t.Name))
+	}
 	ct := &catalog.Tool{ID: catalog.ToolID(t.Name), Name: t.Name, Source: s.opts.Name, Def: t, Handler: h}
 	s.tools = append(s.tools, ct)
 	if g != nil {

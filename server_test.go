@@ -3,6 +3,7 @@ package toolfold_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -172,5 +173,25 @@ func TestNonObjectResultsAreWrapped(t *testing.T) {
 		if string(got) != w {
 			t.Errorf("%s: structuredContent = %s, want %s", name, got, w)
 		}
+	}
+}
+
+// TestDuplicateToolNameIsWordedForTheLibrary: a library has no prefixes to
+// change, so the advice must be the library's: rename, or Group.Include.
+func TestDuplicateToolNameIsWordedForTheLibrary(t *testing.T) {
+	srv := toolfold.NewServer(nil)
+	toolfold.AddTool(srv.Group("a", nil), &mcp.Tool{Name: "add"}, add)
+	var msg string
+	func() {
+		defer func() { msg = fmt.Sprint(recover()) }()
+		toolfold.AddTool(srv.Group("b", nil), &mcp.Tool{Name: "add"}, add)
+	}()
+	for _, want := range []string{`AddTool "add"`, "unique across the whole server", "Include"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the message %q does not say %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "prefix") {
+		t.Errorf("the message gives the gateway's advice about prefixes: %q", msg)
 	}
 }

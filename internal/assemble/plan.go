@@ -135,3 +135,12 @@ func (p *Plan) GroupIDs() []string {
 	}
 	return out
 }
+
+// AddSpec adds a Go library server's tools and groups to the plan, beside
+// what the config declares. Its groups keep the states the code gave them;
+// a tool or group name that collides with the config's is refused when the
+// plan is built.
+func (p *Plan) AddSpec(spec catalog.Spec) {
+	p.Spec.Tools = append(p.Spec.Tools, spec.Tools...)
+	p.Spec.Groups = append(p.Spec.Groups, spec.Groups...)
+}
