@@ -428,7 +428,7 @@ func TestResetToolsSetsTheFinalState(t *testing.T) {
 		t.Errorf("after reset: %q", got)
 	}
 	res, text = c.call(t, "reset_tools", map[string]any{"code": "yes"})
-	if !res.IsError || !strings.Contains(text, "one boolean per group") {
+	if !res.IsError || !strings.Contains(text, `every value must be true or false ("code" is not)`) {
 		t.Errorf("bad reset arguments: %v %s", res.IsError, text)
 	}
 	// Off by default.

@@ -186,7 +186,7 @@ func round(f float64) float64 { return math.Round(f*100) / 100 }
 
 // DescribeArgs are describe_tools' arguments.
 type DescribeArgs struct {
-	Names []string `json:"names"`
+	Names StringList `json:"names"`
 }
 
 // DescribedTool is a tool's full wire definition plus its groups.
