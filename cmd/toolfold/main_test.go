@@ -112,3 +112,43 @@ func TestCommandLine(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstHourCommandLine covers what a new user trips over: help printed
+// once, no usage noise before a flag error, `call` with --mode and flags
+// after the tool's name.
+func TestFirstHourCommandLine(t *testing.T) {
+	empty := t.TempDir()
+	for _, cmd := range []string{"serve", "tools", "groups", "tokens", "check", "call"} {
+		code, _, stderr := runCLI(t, empty, nil, cmd, "-h")
+		if code != 0 || strings.Count(stderr, "Usage: toolfold "+cmd) != 1 || strings.Count(stderr, "Flags:") != 1 || !strings.Contains(stderr, "-config") {
+			t.Errorf("%s -h: exit %d, want the usage once with its flags:\n%s", cmd, code, stderr)
+		}
+	}
+	code, _, stderr := runCLI(t, empty, nil, "tools", "--jsn")
+	if code != 2 || strings.Contains(stderr, "Flags:") || strings.Contains(stderr, "Usage:") {
+		t.Errorf("an unknown flag must print one line and the hint, no usage header: exit %d\n%s", code, stderr)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"mode grouped", []string{"call", "--mode", "grouped", "math", `{"action": "calculate", "expression": "6*7"}`}, `"value":42`},
+		{"flags after the tool", []string{"call", "math", "--mode", "grouped", `{"action": "calculate", "expression": "6*7"}`}, `"value":42`},
+		{"flags after the arguments", []string{"call", "calculate", `{"expression": "6*7"}`, "--read-only"}, `"value":42`},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := runCLI(t, empty, nil, tt.args...)
+		if code != 0 || !strings.Contains(stdout, tt.want) {
+			t.Errorf("%s: exit %d\nstdout: %s\nstderr: %s", tt.name, code, stdout, stderr)
+		}
+	}
+}
+
+func TestListenAddr(t *testing.T) {
+	for in, want := range map[string]string{"8080": "127.0.0.1:8080", "127.0.0.1:9": "127.0.0.1:9", ":8080": ":8080", "localhost:80": "localhost:80"} {
+		if got := listenAddr(in); got != want {
+			t.Errorf("listenAddr(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

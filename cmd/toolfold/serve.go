@@ -21,7 +21,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "serve", "[--config F] [--http ADDR] [--mode M] [--groups a,b] [--exclude-groups c] [--read-only]")
 	var d deployment
 	d.register(fs)
-	addr := fs.String("http", "", "serve streamable HTTP at ADDR (path /mcp) instead of stdio, e.g. 127.0.0.1:8080")
+	addr := fs.String("http", "", "serve streamable HTTP at ADDR (path /mcp) instead of stdio, e.g. 127.0.0.1:8080; a bare port means 127.0.0.1 on that port")
 	stateless := fs.Bool("stateless", false, "with --http: serve every request on its own, without sessions (auto then serves search)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error; logs go to stderr")
 	if err := parse(fs, args); err != nil {
@@ -61,7 +61,17 @@ func runServe(ctx context.Context, e env, args []string) error {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
 	}
-	return serveHTTP(ctx, p, b, *addr, *stateless, m.Handler(), logger)
+	return serveHTTP(ctx, p, b, listenAddr(*addr), *stateless, m.Handler(), logger)
+}
+
+// listenAddr reads --http: a bare port ("8080") is loopback on that port,
+// as serving is loopback unless told otherwise; anything else is a host
+// and port as net.Listen takes them (":8080" is every interface).
+func listenAddr(s string) string {
+	if s != "" && strings.Trim(s, "0123456789") == "" {
+		return "127.0.0.1:" + s
+	}
+	return s
 }
 
 func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr string, stateless bool, metricsHandler http.Handler, logger *slog.Logger) error {
