@@ -152,3 +152,36 @@ func TestListenAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestServeSaysEachFactOnce: serving a config with a server that cannot
+// start and an excluded server reports the failure once, says nothing
+// about the excluded one, and shows none of the SDK's session chatter.
+func TestServeSaysEachFactOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "toolfold.json", `{"mcpServers": {"broken": {"command": "/nonexistent/server"}, "excluded": {"command": "/nonexistent/other"}},
+		"commands": {"echo": {"command": "echo", "actions": {"say": {"readOnly": true}}}}}`)
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+	e := env{stdin: io.NopCloser(strings.NewReader(in)), stdout: nopCloser{&out}, stderr: &errb,
+		lookupEnv: func(k string) (string, bool) {
+			if k == "TOOLFOLD_CACHE_DIR" {
+				return t.TempDir(), true
+			}
+			return "", false
+		}}
+	code := run(context.Background(), []string{"serve", "--exclude-groups", "excluded"}, e)
+	stderr := errb.String()
+	if code != 0 || !strings.Contains(out.String(), `"id":1`) {
+		t.Fatalf("serve: exit %d\nstdout: %s\nstderr: %s", code, out.String(), stderr)
+	}
+	if n := strings.Count(stderr, `"broken`); n != 1 {
+		t.Errorf("the failed server is reported %d times, want once:\n%s", n, stderr)
+	}
+	for _, noise := range []string{"excluded", "session_id", "server session", "session initialized"} {
+		if strings.Contains(stderr, noise) {
+			t.Errorf("stderr says %q, which is no news:\n%s", noise, stderr)
+		}
+	}
+}

@@ -106,7 +106,9 @@ func build(ctx context.Context, e env, d deployment, logger *slog.Logger, wait t
 	}
 	if p.Upstreams != nil && wait != noDiscovery {
 		for name, err := range p.Upstreams.Discover(ctx, wait) {
-			if err != nil {
+			// With a logger, the upstream machinery has already logged
+			// the failure (at warn): one message per fact.
+			if err != nil && logger == nil {
 				fmt.Fprintf(e.stderr, "warning: MCP server %q is not available: %v\n", name, err)
 			}
 		}

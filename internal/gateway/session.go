@@ -55,7 +55,7 @@ func (g *Gateway) newSession(m expose.Mode, v *view.View) *session {
 	// finishing its start, or announcing new tools); only the groups mode
 	// also changes it per client.
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}}
-	so := &mcp.ServerOptions{Instructions: g.opts.Instructions, Logger: g.log, Capabilities: caps}
+	so := &mcp.ServerOptions{Instructions: g.opts.Instructions, Logger: sdkLogger(g.log), Capabilities: caps}
 	if x := g.opts.Extras; x != nil {
 		caps.Prompts = &mcp.PromptCapabilities{ListChanged: g.opts.ExtrasListChanged}
 		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: g.opts.ExtrasListChanged}
