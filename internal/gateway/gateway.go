@@ -76,10 +76,12 @@ type Options struct {
 
 // Observer hears what the gateway does, for metrics.
 type Observer interface {
-	// ToolCalled reports one tools/call: the wire tool, the source that
-	// served it ("toolfold" for meta-tools, "" when refused before reaching
-	// one), the outcome (ok, tool_error or refused) and how long it took.
-	ToolCalled(tool, source, outcome string, took time.Duration)
+	// ToolCalled reports one tools/call: the wire tool, the meta-tool it
+	// was called through (via: "call_tool", or "" when called directly),
+	// the source that served it ("toolfold" for meta-tools, "" when refused
+	// before reaching one), the outcome (ok, tool_error or refused) and how
+	// long it took.
+	ToolCalled(tool, via, source, outcome string, took time.Duration)
 	// SessionStarted reports a new client: a stdio connection, an HTTP
 	// session, or on a stateless endpoint a request.
 	SessionStarted(mode string)

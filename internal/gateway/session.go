@@ -187,7 +187,13 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 					res, err = s.callTool(ctx, r)
 				}
 				if obs := s.g.opts.Observer; obs != nil {
-					obs.ToolCalled(s.metricName(r.Params.Name), note.source, outcome(res, err, note.reached), time.Since(start))
+					// A call through call_tool counts under the tool it
+					// reached, with the meta-tool apart as via.
+					tool, via := s.metricName(r.Params.Name), ""
+					if note.tool != "" {
+						tool, via = note.tool, tool
+					}
+					obs.ToolCalled(tool, via, note.source, outcome(res, err, note.reached), time.Since(start))
 				}
 				if err == nil && r.ProtocolVersion() >= statelessProtocol {
 					res = completeResult(res)
@@ -353,6 +359,7 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		}
 		// call_tool reaches every tool the client may use, enabled or not,
 		// and changes no list.
+		noteTool(ctx, args.Name)
 		res, err := s.run(ctx, req, w, args.Arguments)
 		if err == nil && len(notes) > 0 && res != nil {
 			res = withNotes(res, notes)
@@ -465,9 +472,12 @@ func (s *session) metricName(name string) string {
 
 // callNote records, for metrics, whether a call reached a tool and which
 // source served it: run fills it in once the wire tool has been resolved.
+// tool is the wire tool a meta-tool (call_tool) called on the caller's
+// behalf.
 type callNote struct {
 	reached bool
 	source  string
+	tool    string
 }
 
 type callNoteKey struct{}
@@ -475,6 +485,12 @@ type callNoteKey struct{}
 func withCallNote(ctx context.Context) (context.Context, *callNote) {
 	note := &callNote{}
 	return context.WithValue(ctx, callNoteKey{}, note), note
+}
+
+func noteTool(ctx context.Context, tool string) {
+	if n, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
+		n.tool = tool
+	}
 }
 
 func noteSource(ctx context.Context, source string) {
