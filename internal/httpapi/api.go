@@ -121,6 +121,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answerPreflight(w)
 		return
 	}
+	if a.tokens.enabled() && isOAuthDiscovery(r.URL.Path) {
+		writeError(w, http.StatusNotFound, noOAuth)
+		return
+	}
 	r, ok := a.authenticate(w, r)
 	if !ok {
 		return
