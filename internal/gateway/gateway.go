@@ -128,6 +128,7 @@ type state struct {
 	space *view.Space
 	expo  map[expose.Mode]*expose.Exposure
 	disc  map[expose.Mode]*meta.Discovery
+	findIndex
 }
 
 // New prepares a gateway over space. It builds the exposures the mode can
