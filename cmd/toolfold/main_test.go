@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -161,20 +164,35 @@ func TestServeSaysEachFactOnce(t *testing.T) {
 	writeFile(t, dir, "toolfold.json", `{"mcpServers": {"broken": {"command": "/nonexistent/server"}, "excluded": {"command": "/nonexistent/other"}},
 		"commands": {"echo": {"command": "echo", "actions": {"say": {"readOnly": true}}}}}`)
 	t.Chdir(dir)
-	var out, errb bytes.Buffer
-	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}` + "\n" +
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
-	e := env{stdin: io.NopCloser(strings.NewReader(in)), stdout: nopCloser{&out}, stderr: &errb,
+	// The client speaks first, waits for the answer, then hangs up: serve
+	// ends when stdin does.
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	errb := &syncBuffer{}
+	e := env{stdin: inR, stdout: outW, stderr: errb,
 		lookupEnv: func(k string) (string, bool) {
 			if k == "TOOLFOLD_CACHE_DIR" {
 				return t.TempDir(), true
 			}
 			return "", false
 		}}
-	code := run(context.Background(), []string{"serve", "--exclude-groups", "excluded"}, e)
+	done := make(chan int, 1)
+	go func() { done <- run(context.Background(), []string{"serve", "--exclude-groups", "excluded"}, e) }()
+	go func() {
+		fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	}()
+	answer, err := bufio.NewReader(outR).ReadString('\n')
+	if err != nil || !strings.Contains(answer, `"id":1`) {
+		t.Fatalf("no answer to initialize: %q %v\nstderr: %s", answer, err, errb.String())
+	}
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	code := <-done
+	outW.Close()
 	stderr := errb.String()
-	if code != 0 || !strings.Contains(out.String(), `"id":1`) {
-		t.Fatalf("serve: exit %d\nstdout: %s\nstderr: %s", code, out.String(), stderr)
+	if code != 0 {
+		t.Fatalf("serve: exit %d\nstderr: %s", code, stderr)
 	}
 	if n := strings.Count(stderr, `"broken`); n != 1 {
 		t.Errorf("the failed server is reported %d times, want once:\n%s", n, stderr)
@@ -184,4 +202,22 @@ func TestServeSaysEachFactOnce(t *testing.T) {
 			t.Errorf("stderr says %q, which is no news:\n%s", noise, stderr)
 		}
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -41,7 +41,7 @@ func TestFindWorksInEveryMode(t *testing.T) {
 type countingObserver struct{ calls, sessions int }
 
 func (c *countingObserver) ToolCalled(string, string, string, string, time.Duration) { c.calls++ }
-func (c *countingObserver) SessionStarted(string)                                   { c.sessions++ }
+func (c *countingObserver) SessionStarted(string)                                    { c.sessions++ }
 
 func TestObserversTellEveryone(t *testing.T) {
 	a, b := &countingObserver{}, &countingObserver{}
