@@ -148,6 +148,22 @@ func TestFirstHourCommandLine(t *testing.T) {
 	}
 }
 
+// TestOptionalServerWarnsOnce: the README's first config marks a server
+// whose secret may be missing as optional; the rest serves, and the one
+// warning reads as one warning.
+func TestOptionalServerWarnsOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "toolfold.json", `{"mcpServers": {"docs": {"url": "https://docs.example/mcp", "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}, "optional": true}},
+		"commands": {"echo": {"command": "echo", "actions": {"say": {"readOnly": true}}}}}`)
+	code, stdout, stderr := runCLI(t, dir, nil, "tools")
+	if code != 0 || !strings.Contains(stdout, "echo__say") {
+		t.Fatalf("tools: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, `server "docs" is optional, so it is left out`) || strings.Count(stderr, "warning:") != 1 {
+		t.Errorf("want one warning saying docs is left out:\n%s", stderr)
+	}
+}
+
 func TestListenAddr(t *testing.T) {
 	for in, want := range map[string]string{"8080": "127.0.0.1:8080", "127.0.0.1:9": "127.0.0.1:9", ":8080": ":8080", "localhost:80": "localhost:80"} {
 		if got := listenAddr(in); got != want {

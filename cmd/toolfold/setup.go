@@ -72,7 +72,8 @@ func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assem
 	}
 	cfg, diags := config.Load(path, config.Options{LookupEnv: e.lookupEnv})
 	for _, w := range diags.Warnings() {
-		fmt.Fprintln(e.stderr, "warning:", w.String())
+		// The diagnostic already says "warning:" after its location.
+		fmt.Fprintln(e.stderr, w.String())
 	}
 	if diags.HasErrors() {
 		return nil, configError{diags}
