@@ -133,7 +133,7 @@ func phrasingsCatalog(t *testing.T) (*meta.Discovery, *view.View) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return meta.NewDiscovery(meta.DefaultNames(), e), space.New()
+	return meta.NewDiscovery(meta.DefaultNames(), e, nil), space.New()
 }
 
 // TestFindSeveralPhrasings checks find_tools' queries: ranked with query in
