@@ -368,7 +368,7 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 	case meta.Find:
 		var args meta.FindArgs
 		if _, err := meta.DecodeArgs(n.Find, raw, &args, []meta.Param{{Name: "query", Want: "a string saying what you want to do"}, {Name: "queries", Want: "a list of phrasings"}, {Name: "limit", Want: "a whole number"}, {Name: "group", Want: "a group name"}},
-			`{"query": "create an issue", "limit": 5}`); err != nil {
+			`{"query": "create an issue", "queries": ["..."], "limit": 5}`); err != nil {
 			return meta.ErrorResult(err.Error()), nil
 		}
 		res, err := s.disc().Find(args, v.Snapshot())
