@@ -14,7 +14,9 @@ import (
 //	}))
 //
 // The output becomes structured content and the same JSON as text; an error
-// becomes a tool error the agent can read.
+// becomes a tool error the agent can read. An output that is not a JSON
+// object (a string, a number, a list) is sent as {"result": <output>}, since
+// MCP requires object results (see AddTool).
 func Func[In, Out any](f func(ctx context.Context, in In) (Out, error)) mcp.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		out, err := f(ctx, in)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolfold/toolfold/internal/assemble"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/view"
@@ -121,7 +120,8 @@ func (s *Server) addTool(t *mcp.Tool, h mcp.ToolHandler) { s.register(nil, t, h)
 func (g *Group) addTool(t *mcp.Tool, h mcp.ToolHandler) { g.srv.register(g, t, h) }
 
 // register records a tool. Like the SDK, it panics on programmer errors
-// (no tool, no name, no schema): they show on the first run of a program.
+// (no tool, no name, no schema, a name taken): they show on the first run
+// of a program.
 func (s *Server) register(g *Group, t *mcp.Tool, h mcp.ToolHandler) {
 	if t == nil || t.Name == "" {
 		panic("toolfold: AddTool needs a tool with a name")
@@ -134,6 +134,9 @@ func (s *Server) register(g *Group, t *mcp.Tool, h mcp.ToolHandler) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if slices.ContainsFunc(s.tools, func(c *catalog.Tool) bool { return c.Name == t.Name }) {
+		panic(fmt.Sprintf("toolfold: AddTool %q: a tool of that name was already added; tool names are unique across the whole server, whatever their group, so rename one (to put one tool in several groups, add it once and use Group.Include)", t.Name))
+	}
 	ct := &catalog.Tool{ID: catalog.ToolID(t.Name), Name: t.Name, Source: s.opts.Name, Def: t, Handler: h}
 	s.tools = append(s.tools, ct)
 	if g != nil {
@@ -146,6 +149,13 @@ func (s *Server) register(g *Group, t *mcp.Tool, h mcp.ToolHandler) {
 // output schema from Out unless Out is any, arguments are unmarshalled into
 // In, and the output becomes structuredContent plus the same JSON as text.
 // An error from the handler becomes a tool error the agent can read.
+//
+// MCP requires an output schema of type object. When Out is a struct, a
+// pointer to one or a map, the result is sent as it is. Any other Out (a
+// string, number, boolean or slice) is wrapped: the output schema is
+// {"type": "object", "properties": {"result": <Out's schema>}} and a call
+// returns {"result": <value>} (see ResultKey). Return a struct to choose
+// the field names yourself.
 func AddTool[In, Out any](r Registrar, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	tt, handler, err := typedTool(t, h)
 	if err != nil {
@@ -171,12 +181,13 @@ func typedTool[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.To
 		}
 	}
 	outType := reflect.TypeFor[Out]()
+	wrap := false
 	if tt.OutputSchema == nil && outType != reflect.TypeFor[any]() {
 		s, err := jsonschema.ForType(outType, nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("inferring the output schema: %w", err)
 		}
-		tt.OutputSchema = s
+		tt.OutputSchema, wrap = objectOutputSchema(s)
 	}
 	handler := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
@@ -196,7 +207,11 @@ func typedTool[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.To
 			if v := reflect.ValueOf(out); v.Kind() == reflect.Pointer && v.IsNil() {
 				return res, nil
 			}
-			b, err := json.Marshal(out)
+			var v any = out
+			if wrap {
+				v = wrappedResult{Result: out}
+			}
+			b, err := json.Marshal(v)
 			if err != nil {
 				return nil, fmt.Errorf("encoding the output of %s: %w", tt.Name, err)
 			}
@@ -208,6 +223,38 @@ func typedTool[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.To
 		return res, nil
 	}
 	return &tt, handler, nil
+}
+
+// ResultKey is the property that holds a typed tool's result when the
+// result is not a JSON object (a string, number, boolean or list): MCP
+// requires an output schema of type object, and clients such as the
+// TypeScript SDK refuse a whole tool list that has any other, so such a
+// result is sent as {"result": <value>} with a schema to match.
+const ResultKey = "result"
+
+// wrappedResult is a non-object result as it is sent.
+type wrappedResult struct {
+	Result any `json:"result"`
+}
+
+// objectOutputSchema makes an inferred output schema one MCP accepts: an
+// object schema as it is (a pointer to a struct loses its "null", since a
+// nil result is sent without structured content), anything else wrapped in
+// an object under ResultKey. It reports whether results must be wrapped.
+func objectOutputSchema(s *jsonschema.Schema) (*jsonschema.Schema, bool) {
+	if s.Type == "object" {
+		return s, false
+	}
+	if len(s.Types) == 2 && slices.Contains(s.Types, "null") && slices.Contains(s.Types, "object") {
+		c := *s
+		c.Types, c.Type = nil, "object"
+		return &c, false
+	}
+	return &jsonschema.Schema{
+		Type:       "object",
+		Properties: map[string]*jsonschema.Schema{ResultKey: s},
+		Required:   []string{ResultKey},
+	}, true
 }
 
 func errorResult(err error) *mcp.CallToolResult {
@@ -283,22 +330,30 @@ func (s *Server) build() (*gateway.Gateway, error) {
 	for i, g := range s.opts.InitialGroups {
 		initial[i] = catalog.GroupID(g)
 	}
-	plan := &assemble.Plan{
-		Origin: fmt.Sprintf("server %q", s.opts.Name),
-		Spec:   spec,
-		View:   view.Options{MaxTools: s.opts.MaxTools, InitialGroups: initial, HideUngrouped: s.opts.HideUngrouped},
-		Gateway: gateway.Options{
-			Name: s.opts.Name, Version: s.opts.Version, Instructions: s.opts.Instructions,
-			Mode: mode, Exposition: exp, AnnotateDescriptions: !s.opts.PlainDescriptions,
-			ResetTools: s.opts.ResetTools, RefreshingClients: s.opts.RefreshingClients, Logger: s.opts.Logger,
-		},
+	// The engine alone: catalog, views, gateway. The config loader and the
+	// upstream machinery (internal/assemble) stay out of library programs.
+	res, err := catalog.Build(spec)
+	if err != nil {
+		return nil, fmt.Errorf("toolfold: the tools and groups of server %q do not fit together: %w", s.opts.Name, err)
 	}
-	built, err := plan.Build()
+	space, err := view.NewSpace(res.Catalog, &view.Options{MaxTools: s.opts.MaxTools, InitialGroups: initial, HideUngrouped: s.opts.HideUngrouped})
 	if err != nil {
 		return nil, fmt.Errorf("toolfold: %w", err)
 	}
-	built.LogWarnings(s.opts.Logger)
-	return built.Gateway, nil
+	gw, err := gateway.New(space, &gateway.Options{
+		Name: s.opts.Name, Version: s.opts.Version, Instructions: s.opts.Instructions,
+		Mode: mode, Exposition: exp, AnnotateDescriptions: !s.opts.PlainDescriptions,
+		ResetTools: s.opts.ResetTools, RefreshingClients: s.opts.RefreshingClients, Logger: s.opts.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("toolfold: server %q cannot be presented: %w", s.opts.Name, err)
+	}
+	if s.opts.Logger != nil {
+		for _, w := range res.Warnings {
+			s.opts.Logger.Warn(w)
+		}
+	}
+	return gw, nil
 }
 
 // Run serves one client over t until the client disconnects or ctx ends.

@@ -3,6 +3,7 @@ package toolfold_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -138,5 +139,59 @@ func TestBadOptionsAreReported(t *testing.T) {
 	srv.Group("nop", nil)
 	if _, err := srv.Handler(nil); err == nil || !strings.Contains(err.Error(), `initial group "nope" does not exist (did you mean "nop"?)`) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestNonObjectResultsAreWrapped: MCP needs object output schemas, so a
+// string, list or pointer-to-struct result must still advertise one.
+func TestNonObjectResultsAreWrapped(t *testing.T) {
+	srv := toolfold.NewServer(&toolfold.Options{Mode: toolfold.ModeFlat})
+	toolfold.AddTool(srv, &mcp.Tool{Name: "hello"}, toolfold.Func(func(context.Context, struct{}) (string, error) { return "hi", nil }))
+	toolfold.AddTool(srv, &mcp.Tool{Name: "list"}, toolfold.Func(func(context.Context, struct{}) ([]int, error) { return []int{1, 2}, nil }))
+	toolfold.AddTool(srv, &mcp.Tool{Name: "sum"}, toolfold.Func(func(context.Context, struct{}) (*addOut, error) { return &addOut{Sum: 3}, nil }))
+	cs := connect(t, srv, "test")
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range list.Tools {
+		var s struct {
+			Type any `json:"type"`
+		}
+		b, _ := json.Marshal(tl.OutputSchema)
+		if err := json.Unmarshal(b, &s); err != nil || s.Type != "object" {
+			t.Errorf("%s: outputSchema %s is not of type object", tl.Name, b)
+		}
+	}
+	want := map[string]string{"hello": `{"result":"hi"}`, "list": `{"result":[1,2]}`, "sum": `{"sum":3}`}
+	for name, w := range want {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", name, err, res)
+		}
+		got, _ := json.Marshal(res.StructuredContent)
+		if string(got) != w {
+			t.Errorf("%s: structuredContent = %s, want %s", name, got, w)
+		}
+	}
+}
+
+// TestDuplicateToolNameIsWordedForTheLibrary: a library has no prefixes to
+// change, so the advice must be the library's: rename, or Group.Include.
+func TestDuplicateToolNameIsWordedForTheLibrary(t *testing.T) {
+	srv := toolfold.NewServer(nil)
+	toolfold.AddTool(srv.Group("a", nil), &mcp.Tool{Name: "add"}, add)
+	var msg string
+	func() {
+		defer func() { msg = fmt.Sprint(recover()) }()
+		toolfold.AddTool(srv.Group("b", nil), &mcp.Tool{Name: "add"}, add)
+	}()
+	for _, want := range []string{`AddTool "add"`, "unique across the whole server", "Include"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the message %q does not say %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "prefix") {
+		t.Errorf("the message gives the gateway's advice about prefixes: %q", msg)
 	}
 }

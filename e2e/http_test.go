@@ -62,7 +62,7 @@ func TestAdminSide(t *testing.T) {
 		t.Errorf("/mcp/files.search lists %q", got)
 	}
 
-	// A call through /mcp shows in /metrics.
+	// A call through /mcp shows in /metrics, under the tool call_tool reached.
 	main, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestAdminSide(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, body = get(t, base+"/metrics", nil)
-	for _, want := range []string{`toolfold_tool_calls_total{outcome="ok",source="toolfold-demo",tool="call_tool"} 1`, `toolfold_sessions_total{mode="search"}`, `toolfold_source_up{kind="library",source="toolfold-demo",state="ready"} 1`} {
+	for _, want := range []string{`toolfold_tool_calls_total{outcome="ok",source="toolfold-demo",tool="calculate",via="call_tool"} 1`, `toolfold_sessions_total{mode="search"}`, `toolfold_source_up{kind="library",source="toolfold-demo",state="ready"} 1`} {
 		if code != 200 || !strings.Contains(body, want) {
 			t.Errorf("/metrics (%d) lacks %s", code, want)
 		}

@@ -22,6 +22,9 @@ type tsReport struct {
 		IsError bool     `json:"isError"`
 		Text    string   `json:"text"`
 		Changes int      `json:"changes"`
+		// Structured is the call's structuredContent, which the client
+		// has checked against the tool's output schema.
+		Structured json.RawMessage `json:"structured"`
 	} `json:"steps"`
 	Error string `json:"error"`
 }

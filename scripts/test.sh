@@ -14,10 +14,18 @@ go mod download
 log "npm packages for the end-to-end tests (pinned in e2e/node/package-lock.json)"
 npm ci --prefix e2e/node --no-audit --no-fund --loglevel=error
 
+# The dashboard test loads the page in a real browser: Debian's Chromium.
+if ! command -v chromium > /dev/null; then
+  log "Debian chromium for the dashboard test"
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+fi
+
 # Tests that need an outside part (node, the shared catalogs) skip when it is
 # missing on a developer's machine; here every part is installed, so a skip
 # would hide a broken setup: make those tests fail instead.
 export TOOLFOLD_REQUIRE_NODE=1
+export TOOLFOLD_REQUIRE_CHROMIUM=1
 if [ -d ../shared/catalogs ]; then
   export TOOLFOLD_REQUIRE_CATALOGS=1
   export TOOLFOLD_CATALOGS="$(cd ../shared/catalogs && pwd)"

@@ -59,26 +59,30 @@ func runCheck(ctx context.Context, e env, args []string) error {
 }
 
 func runCall(ctx context.Context, e env, args []string) error {
-	fs := newFlags(e, "call", "[--config F] TOOL [JSON]")
+	fs := newFlags(e, "call", "[--config F] [--mode M] TOOL [JSON]")
 	var d deployment
 	d.register(fs)
-	if err := parse(fs, args); err != nil {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() < 1 || fs.NArg() > 2 {
+	if len(pos) < 1 || len(pos) > 2 {
 		return usageError{"name one tool, and optionally its arguments as a JSON object: toolfold call TOOL '{\"key\": \"value\"}'"}
 	}
-	name := fs.Arg(0)
+	name := pos[0]
 	var arguments json.RawMessage
-	if fs.NArg() == 2 {
-		arguments = json.RawMessage(fs.Arg(1))
+	if len(pos) == 2 {
+		arguments = json.RawMessage(pos[1])
 		var obj map[string]any
 		if err := json.Unmarshal(arguments, &obj); err != nil {
 			return usageError{fmt.Sprintf("the arguments must be a JSON object, like '{\"key\": \"value\"}': %v", err)}
 		}
 	}
-	// Every tool is reachable by name in the flat mode.
-	d.mode = "flat"
+	// Every tool is reachable by name in the flat mode; --mode calls the
+	// names another mode exposes (a grouped tool with its "action").
+	if d.mode == "" {
+		d.mode = "flat"
+	}
 	p, b, err := build(ctx, e, d, nil, inspectWait)
 	if err != nil {
 		return err

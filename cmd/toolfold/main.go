@@ -115,19 +115,23 @@ func printUsage(w io.Writer) {
 func newFlags(e env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	// Usage writes where the flag set writes: nowhere while parsing (the
+	// flag package calls it on every mistake), stderr when asked for help.
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "Usage: toolfold %s %s\n\nFlags:\n", name, synopsis)
+		fmt.Fprintf(fs.Output(), "Usage: toolfold %s %s\n\nFlags:\n", name, synopsis)
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
-// parse parses flags, turning mistakes into usage errors.
+// parse parses flags, turning mistakes into usage errors: one line, with
+// no usage text before it. -h prints the usage once.
 func parse(fs *flag.FlagSet, args []string) error {
-	fs.SetOutput(io.Discard) // we print our own one-line message
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
+	fs.SetOutput(out)
 	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(nil)
 		fs.Usage()
 		return err
 	}
@@ -135,6 +139,27 @@ func parse(fs *flag.FlagSet, args []string) error {
 		return usageError{err.Error()}
 	}
 	return nil
+}
+
+// parseInterspersed parses flags anywhere among the arguments, so that
+// "toolfold call TOOL --mode grouped" works as well as flags first, and
+// returns the positional arguments in order. "--" ends the flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := parse(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
 }
 
 // sentence makes an error message read as one sentence.

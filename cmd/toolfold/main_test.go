@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -111,4 +114,126 @@ func TestCommandLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFirstHourCommandLine covers what a new user trips over: help printed
+// once, no usage noise before a flag error, `call` with --mode and flags
+// after the tool's name.
+func TestFirstHourCommandLine(t *testing.T) {
+	empty := t.TempDir()
+	for _, cmd := range []string{"serve", "tools", "groups", "tokens", "check", "call"} {
+		code, _, stderr := runCLI(t, empty, nil, cmd, "-h")
+		if code != 0 || strings.Count(stderr, "Usage: toolfold "+cmd) != 1 || strings.Count(stderr, "Flags:") != 1 || !strings.Contains(stderr, "-config") {
+			t.Errorf("%s -h: exit %d, want the usage once with its flags:\n%s", cmd, code, stderr)
+		}
+	}
+	code, _, stderr := runCLI(t, empty, nil, "tools", "--jsn")
+	if code != 2 || strings.Contains(stderr, "Flags:") || strings.Contains(stderr, "Usage:") {
+		t.Errorf("an unknown flag must print one line and the hint, no usage header: exit %d\n%s", code, stderr)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"mode grouped", []string{"call", "--mode", "grouped", "math", `{"action": "calculate", "expression": "6*7"}`}, `"value":42`},
+		{"flags after the tool", []string{"call", "math", "--mode", "grouped", `{"action": "calculate", "expression": "6*7"}`}, `"value":42`},
+		{"flags after the arguments", []string{"call", "calculate", `{"expression": "6*7"}`, "--read-only"}, `"value":42`},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := runCLI(t, empty, nil, tt.args...)
+		if code != 0 || !strings.Contains(stdout, tt.want) {
+			t.Errorf("%s: exit %d\nstdout: %s\nstderr: %s", tt.name, code, stdout, stderr)
+		}
+	}
+}
+
+// TestOptionalServerWarnsOnce: the README's first config marks a server
+// whose secret may be missing as optional; the rest serves, and the one
+// warning reads as one warning.
+func TestOptionalServerWarnsOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "toolfold.json", `{"mcpServers": {"docs": {"url": "https://docs.example/mcp", "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}, "optional": true}},
+		"commands": {"echo": {"command": "echo", "actions": {"say": {"readOnly": true}}}}}`)
+	code, stdout, stderr := runCLI(t, dir, nil, "tools")
+	if code != 0 || !strings.Contains(stdout, "echo__say") {
+		t.Fatalf("tools: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, `server "docs" is optional, so it is left out`) || strings.Count(stderr, "warning:") != 1 {
+		t.Errorf("want one warning saying docs is left out:\n%s", stderr)
+	}
+}
+
+func TestListenAddr(t *testing.T) {
+	for in, want := range map[string]string{"8080": "127.0.0.1:8080", "127.0.0.1:9": "127.0.0.1:9", ":8080": ":8080", "localhost:80": "localhost:80"} {
+		if got := listenAddr(in); got != want {
+			t.Errorf("listenAddr(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestServeSaysEachFactOnce: serving a config with a server that cannot
+// start and an excluded server reports the failure once, says nothing
+// about the excluded one, and shows none of the SDK's session chatter.
+func TestServeSaysEachFactOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "toolfold.json", `{"mcpServers": {"broken": {"command": "/nonexistent/server"}, "excluded": {"command": "/nonexistent/other"}},
+		"commands": {"echo": {"command": "echo", "actions": {"say": {"readOnly": true}}}}}`)
+	t.Chdir(dir)
+	// The client speaks first, waits for the answer, then hangs up: serve
+	// ends when stdin does.
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	errb := &syncBuffer{}
+	e := env{stdin: inR, stdout: outW, stderr: errb,
+		lookupEnv: func(k string) (string, bool) {
+			if k == "TOOLFOLD_CACHE_DIR" {
+				return t.TempDir(), true
+			}
+			return "", false
+		}}
+	done := make(chan int, 1)
+	go func() { done <- run(context.Background(), []string{"serve", "--exclude-groups", "excluded"}, e) }()
+	go func() {
+		fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	}()
+	answer, err := bufio.NewReader(outR).ReadString('\n')
+	if err != nil || !strings.Contains(answer, `"id":1`) {
+		t.Fatalf("no answer to initialize: %q %v\nstderr: %s", answer, err, errb.String())
+	}
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	code := <-done
+	outW.Close()
+	stderr := errb.String()
+	if code != 0 {
+		t.Fatalf("serve: exit %d\nstderr: %s", code, stderr)
+	}
+	if n := strings.Count(stderr, `"broken`); n != 1 {
+		t.Errorf("the failed server is reported %d times, want once:\n%s", n, stderr)
+	}
+	for _, noise := range []string{"excluded", "session_id", "server session", "session initialized"} {
+		if strings.Contains(stderr, noise) {
+			t.Errorf("stderr says %q, which is no news:\n%s", noise, stderr)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

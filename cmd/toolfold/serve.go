@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/assemble"
+	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/httpapi"
 	"github.com/toolfold/toolfold/internal/metrics"
@@ -21,7 +23,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "serve", "[--config F] [--http ADDR] [--mode M] [--groups a,b] [--exclude-groups c] [--read-only]")
 	var d deployment
 	d.register(fs)
-	addr := fs.String("http", "", "serve streamable HTTP at ADDR (path /mcp) instead of stdio, e.g. 127.0.0.1:8080")
+	addr := fs.String("http", "", "serve streamable HTTP at ADDR (path /mcp) instead of stdio, e.g. 127.0.0.1:8080; a bare port means 127.0.0.1 on that port")
 	stateless := fs.Bool("stateless", false, "with --http: serve every request on its own, without sessions (auto then serves search)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error; logs go to stderr")
 	if err := parse(fs, args); err != nil {
@@ -49,7 +51,9 @@ func runServe(ctx context.Context, e env, args []string) error {
 		}
 		return out
 	})
-	d.observer = m
+	// The dashboard's recent calls per tool hear what the metrics hear.
+	activity := httpapi.NewActivity(nil)
+	d.observer = gateway.Observers{m, activity}
 	p, b, err := build(ctx, e, d, logger, serveWait)
 	if err != nil {
 		return err
@@ -61,10 +65,20 @@ func runServe(ctx context.Context, e env, args []string) error {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
 	}
-	return serveHTTP(ctx, p, b, *addr, *stateless, m.Handler(), logger)
+	return serveHTTP(ctx, p, b, listenAddr(*addr), *stateless, m.Handler(), activity, logger)
 }
 
-func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr string, stateless bool, metricsHandler http.Handler, logger *slog.Logger) error {
+// listenAddr reads --http: a bare port ("8080") is loopback on that port,
+// as serving is loopback unless told otherwise; anything else is a host
+// and port as net.Listen takes them (":8080" is every interface).
+func listenAddr(s string) string {
+	if s != "" && strings.Trim(s, "0123456789") == "" {
+		return "127.0.0.1:" + s
+	}
+	return s
+}
+
+func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr string, stateless bool, metricsHandler http.Handler, activity *httpapi.Activity, logger *slog.Logger) error {
 	httpOpts := &gateway.HTTPOptions{Stateless: stateless}
 	mcpHandler, err := b.Gateway.HTTPHandler(httpOpts)
 	if err != nil {
@@ -80,7 +94,26 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 			return b.Gateway.GroupHandler(group, readOnly, httpOpts)
 		},
 		Tokens: p.HTTP.Auth.Tokens, AllowedOrigins: p.HTTP.AllowedOrigins, Logger: logger,
-		Metrics: metricsHandler,
+		Metrics: metricsHandler, Activity: activity,
+		Sessions: func() []httpapi.SessionInfo {
+			var out []httpapi.SessionInfo
+			for _, s := range b.Gateway.Sessions() {
+				out = append(out, httpapi.SessionInfo{ID: s.ID, Client: s.Client, ClientVersion: s.ClientVersion, Protocol: s.Protocol, Mode: s.Mode, Enabled: s.Enabled})
+			}
+			return out
+		},
+		InitialTools: func(mode string) ([]*mcp.Tool, error) { return b.Gateway.InitialTools(expose.Mode(mode)) },
+		Find: func(query string, limit int) ([]httpapi.FoundTool, error) {
+			res, err := b.Gateway.Find(query, limit)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]httpapi.FoundTool, len(res.Tools))
+			for i, t := range res.Tools {
+				out[i] = httpapi.FoundTool{Name: t.Name, Group: t.Group, Description: t.Description, Score: t.Score}
+			}
+			return out, nil
+		},
 	})
 	if err != nil {
 		return err

@@ -72,7 +72,8 @@ func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assem
 	}
 	cfg, diags := config.Load(path, config.Options{LookupEnv: e.lookupEnv})
 	for _, w := range diags.Warnings() {
-		fmt.Fprintln(e.stderr, "warning:", w.String())
+		// The diagnostic already says "warning:" after its location.
+		fmt.Fprintln(e.stderr, w.String())
 	}
 	if diags.HasErrors() {
 		return nil, configError{diags}
@@ -109,7 +110,9 @@ func build(ctx context.Context, e env, d deployment, logger *slog.Logger, wait t
 	}
 	if p.Upstreams != nil && wait != noDiscovery {
 		for name, err := range p.Upstreams.Discover(ctx, wait) {
-			if err != nil {
+			// With a logger, the upstream machinery has already logged
+			// the failure (at warn): one message per fact.
+			if err != nil && logger == nil {
 				fmt.Fprintf(e.stderr, "warning: MCP server %q is not available: %v\n", name, err)
 			}
 		}

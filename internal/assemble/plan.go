@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/tokens"
 	"github.com/toolfold/toolfold/internal/view"
 )
 
@@ -65,6 +67,9 @@ func (p *Plan) Build() (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.Gateway.ToolsCost == nil {
+		p.Gateway.ToolsCost = exactToolsCost
+	}
 	gw, err := gateway.New(space, &p.Gateway)
 	if err != nil {
 		return nil, fmt.Errorf("%s cannot be presented: %w", p.origin(), err)
@@ -99,6 +104,13 @@ func (b *Built) LogWarnings(log *slog.Logger) {
 	}
 }
 
+// exactToolsCost counts o200k tokens, the figure `toolfold tokens` reports,
+// so guidance and the command agree.
+func exactToolsCost(tools []*mcp.Tool) int {
+	n, _ := tokens.ToolsCost(tools)
+	return n
+}
+
 func (p *Plan) origin() string {
 	if p.Origin == "" {
 		return "the catalog"
@@ -123,4 +135,13 @@ func (p *Plan) GroupIDs() []string {
 		out[i] = string(g.ID)
 	}
 	return out
+}
+
+// AddSpec adds a Go library server's tools and groups to the plan, beside
+// what the config declares. Its groups keep the states the code gave them;
+// a tool or group name that collides with the config's is refused when the
+// plan is built.
+func (p *Plan) AddSpec(spec catalog.Spec) {
+	p.Spec.Tools = append(p.Spec.Tools, spec.Tools...)
+	p.Spec.Groups = append(p.Spec.Groups, spec.Groups...)
 }

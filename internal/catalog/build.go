@@ -219,6 +219,22 @@ func (b *builder) linkParents() {
 	}
 }
 
+// excludedSpec reports whether a group, or a group it is inside, is
+// excluded by its spec.
+func (b *builder) excludedSpec(id GroupID) bool {
+	for seen := 0; id != "" && seen <= len(b.specOf); seen++ {
+		gs, ok := b.specOf[id]
+		if !ok {
+			return false
+		}
+		if gs.Default == Excluded {
+			return true
+		}
+		id = gs.Parent
+	}
+	return false
+}
+
 func (b *builder) assignMembers() {
 	b.members = make(map[GroupID]map[ToolID]bool, len(b.groups))
 	add := func(g GroupID, t ToolID) {
@@ -272,7 +288,9 @@ func (b *builder) assignMembers() {
 					n++
 				}
 			}
-			if n == 0 && !b.spec.unknown(src) {
+			// An excluded group's servers are never started: that they
+			// offer nothing is no news.
+			if n == 0 && !b.spec.unknown(src) && !b.excludedSpec(id) {
 				b.warnings = append(b.warnings, fmt.Sprintf("group %q: server %q offers no tool", id, src))
 			}
 		}

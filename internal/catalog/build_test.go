@@ -321,3 +321,26 @@ func TestPendingSources(t *testing.T) {
 		})
 	}
 }
+
+// TestExcludedGroupsWarnNothing: an excluded group's server is never
+// started, so its having no tools is expected, not a warning.
+func TestExcludedGroupsWarnNothing(t *testing.T) {
+	res, err := catalog.Build(catalog.Spec{
+		Tools: tools("a"),
+		Groups: []catalog.GroupSpec{
+			{ID: "everything", Default: catalog.Excluded, Members: catalog.Members{Sources: []string{"everything"}}},
+			{ID: "everything.sub", Parent: "everything", Members: catalog.Members{Sources: []string{"everything"}}},
+			{ID: "live", Members: catalog.Members{Sources: []string{"gone"}}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(res.Warnings, "\n")
+	if strings.Contains(joined, `"everything"`) {
+		t.Errorf("an excluded group warns: %s", joined)
+	}
+	if !strings.Contains(joined, `server "gone" offers no tool`) {
+		t.Errorf("a live group with an empty server must still warn: %s", joined)
+	}
+}

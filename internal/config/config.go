@@ -137,6 +137,11 @@ type ServerConfig struct {
 	IdleTimeout *IdleTimeout `json:"idleTimeout,omitempty"`
 	// Disabled keeps the server in the file but never starts it.
 	Disabled bool `json:"disabled,omitempty"`
+	// Optional lets the rest of the config serve when this server cannot
+	// be configured: if one of its values uses an environment variable
+	// that is not set, the server is left out with a warning (and counts
+	// as disabled) instead of the whole config being refused.
+	Optional bool `json:"optional,omitempty"`
 }
 
 // ServerDefaults are settings of every server under mcpServers, each

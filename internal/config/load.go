@@ -81,7 +81,9 @@ func Parse(filename string, data []byte, opts Options) (*Config, Diagnostics) {
 
 // downgradeUnsetInDisabled turns "variable not set" errors inside disabled servers
 // and commands into warnings: a disabled entry is kept for later, and its secrets
-// are often deliberately absent until then.
+// are often deliberately absent until then. Inside a server marked optional the
+// error is a warning too, and the server is left out (disabled); inside any other
+// server the error says how to mark it optional.
 func (d *decoder) downgradeUnsetInDisabled(cfg *Config) {
 	var disabled []string
 	for key, s := range cfg.MCPServers {
@@ -94,12 +96,33 @@ func (d *decoder) downgradeUnsetInDisabled(cfg *Config) {
 			disabled = append(disabled, joinPath("commands", key))
 		}
 	}
+	within := func(p, prefix string) bool {
+		return p == prefix || strings.HasPrefix(p, prefix+".") || strings.HasPrefix(p, prefix+"[")
+	}
 	for _, i := range d.unsetRefs {
+		settled := false
 		for _, prefix := range disabled {
-			p := d.diags[i].Path
-			if p == prefix || strings.HasPrefix(p, prefix+".") || strings.HasPrefix(p, prefix+"[") {
+			if within(d.diags[i].Path, prefix) {
 				d.diags[i].Severity = SeverityWarning
 				d.diags[i].Message += " (the entry is disabled, so this only matters once it is enabled)"
+				settled = true
+			}
+		}
+		if settled {
+			continue
+		}
+		for key, s := range cfg.MCPServers {
+			if !within(d.diags[i].Path, joinPath("mcpServers", key)) {
+				continue
+			}
+			if s.Optional {
+				// Left out, as if disabled: the rest serves.
+				d.diags[i].Severity = SeverityWarning
+				d.diags[i].Message += fmt.Sprintf("; server %q is optional, so it is left out", key)
+				s.Disabled = true
+				cfg.MCPServers[key] = s
+			} else {
+				d.diags[i].Message += fmt.Sprintf(`; or mark the server "optional": true to serve the rest without it`)
 			}
 		}
 	}

@@ -554,3 +554,27 @@ func TestStartTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestOptionalServerWithUnsetVariableIsLeftOut: one server's missing
+// secret must not take the whole config down when the user said the server
+// is optional; the rest loads, that server is disabled, and a warning says
+// why.
+func TestOptionalServerWithUnsetVariableIsLeftOut(t *testing.T) {
+	src := `{"mcpServers": {
+		"github": {"command": "npx", "env": {"TOKEN": "${GITHUB_TOKEN}"}, "optional": true},
+		"memory": {"command": "npx", "optional": true}}}`
+	cfg, diags := Parse("toolfold.json", []byte(src), Options{LookupEnv: MapEnv(nil)})
+	if diags.HasErrors() {
+		t.Fatalf("an optional server's unset variable must not refuse the config:\n%s", diags)
+	}
+	if !cfg.MCPServers["github"].Disabled || cfg.MCPServers["memory"].Disabled {
+		t.Errorf("github must be left out and memory kept: %+v", cfg.MCPServers)
+	}
+	if w := diags.Warnings().String(); !strings.Contains(w, "GITHUB_TOKEN is not set") || !strings.Contains(w, `server "github" is optional, so it is left out`) {
+		t.Errorf("the warning does not say what happened: %s", w)
+	}
+	_, diags = Parse("toolfold.json", []byte(`{"mcpServers": {"github": {"command": "npx", "env": {"TOKEN": "${GITHUB_TOKEN}"}}}}`), Options{LookupEnv: MapEnv(nil)})
+	if !diags.HasErrors() || !strings.Contains(diags.String(), `mark the server "optional": true`) {
+		t.Errorf("without optional the config is refused, saying how to make it optional: %s", diags)
+	}
+}

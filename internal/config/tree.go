@@ -288,7 +288,11 @@ func parseYAML(data []byte) (*node, error) {
 		if errors.Is(err, io.EOF) {
 			return &node{kind: kindNull, line: 1}, nil
 		}
-		return nil, yamlSyntaxError(err)
+		se := yamlSyntaxError(err)
+		if line := yamlErrorLine(data, err); line > 0 {
+			se.line = line
+		}
+		return nil, se
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
@@ -305,8 +309,40 @@ func parseYAML(data []byte) (*node, error) {
 	return conv.convert(root, 0)
 }
 
+// maxLocateLines bounds yamlErrorLine's work (it parses every prefix).
+const maxLocateLines = 2000
+
+// yamlErrorLine finds the line a YAML syntax error is on. The YAML parser
+// often reports the line where the enclosing block began (a key indented
+// one space too far on line 5 is "line 1: did not find expected key"; a
+// tab on line 4 is "line 3"), which sends the user to the wrong place. The
+// first line whose prefix of the file already fails with the same message
+// is where the mistake is. It returns 0 when that cannot be found.
+func yamlErrorLine(data []byte, full error) int {
+	want := yamlMessage(full)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines) > maxLocateLines {
+		return 0
+	}
+	end := 0
+	for i, l := range lines {
+		end += len(l)
+		var doc yaml.Node
+		err := yaml.Unmarshal(data[:end], &doc)
+		if err != nil && yamlMessage(err) == want {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// yamlMessage is a YAML error without its "yaml: line N: " prefix.
+func yamlMessage(err error) string {
+	return yamlSyntaxError(err).msg
+}
+
 // yamlSyntaxError turns "yaml: line 3: did not find expected key" into a located error.
-func yamlSyntaxError(err error) error {
+func yamlSyntaxError(err error) *syntaxError {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {

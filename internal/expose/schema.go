@@ -174,15 +174,15 @@ func typeOf(schema map[string]any) string {
 	return ""
 }
 
-// firstSentence cuts prose to its first sentence or line, at most max bytes
-// (on a rune boundary), for one-line summaries.
+// firstSentence cuts prose to its first sentence (see sentenceEnd) or line,
+// at most max bytes (on a rune boundary), for one-line summaries.
 func firstSentence(s string, max int) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexAny(s, "\n"); i >= 0 {
 		s = s[:i]
 	}
-	if i := strings.Index(s, ". "); i >= 0 {
-		s = s[:i+1]
+	if i := sentenceEnd(s); i >= 0 {
+		s = s[:i]
 	}
 	if len(s) > max {
 		cut := max

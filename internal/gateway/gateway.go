@@ -72,14 +72,20 @@ type Options struct {
 	// for input (an InputRequiredResult) waits for the client's retry
 	// before its questions fail upstream; zero means DefaultInputWait.
 	InputWait time.Duration
+	// ToolsCost measures the context cost guidance reports per group; nil
+	// estimates it (meta.EstimateToolsCost), which keeps a tokenizer out of
+	// library servers.
+	ToolsCost meta.ToolsCost
 }
 
 // Observer hears what the gateway does, for metrics.
 type Observer interface {
-	// ToolCalled reports one tools/call: the wire tool, the source that
-	// served it ("toolfold" for meta-tools, "" when refused before reaching
-	// one), the outcome (ok, tool_error or refused) and how long it took.
-	ToolCalled(tool, source, outcome string, took time.Duration)
+	// ToolCalled reports one tools/call: the wire tool, the meta-tool it
+	// was called through (via: "call_tool", or "" when called directly),
+	// the source that served it ("toolfold" for meta-tools, "" when refused
+	// before reaching one), the outcome (ok, tool_error or refused) and how
+	// long it took.
+	ToolCalled(tool, via, source, outcome string, took time.Duration)
 	// SessionStarted reports a new client: a stdio connection, an HTTP
 	// session, or on a stateless endpoint a request.
 	SessionStarted(mode string)
@@ -134,6 +140,7 @@ type state struct {
 	space *view.Space
 	expo  map[expose.Mode]*expose.Exposure
 	disc  map[expose.Mode]*meta.Discovery
+	findIndex
 }
 
 // New prepares a gateway over space. It builds the exposures the mode can
@@ -191,7 +198,7 @@ func (g *Gateway) render(space *view.Space) (*state, error) {
 		}
 		st.expo[m] = e
 		if m == expose.Groups || m == expose.Search {
-			st.disc[m] = meta.NewDiscovery(g.names, e)
+			st.disc[m] = meta.NewDiscovery(g.names, e, g.opts.ToolsCost)
 		}
 	}
 	return st, nil

@@ -428,7 +428,7 @@ func TestResetToolsSetsTheFinalState(t *testing.T) {
 		t.Errorf("after reset: %q", got)
 	}
 	res, text = c.call(t, "reset_tools", map[string]any{"code": "yes"})
-	if !res.IsError || !strings.Contains(text, "one boolean per group") {
+	if !res.IsError || !strings.Contains(text, `every value must be true or false ("code" is not)`) {
 		t.Errorf("bad reset arguments: %v %s", res.IsError, text)
 	}
 	// Off by default.
@@ -482,9 +482,12 @@ type recordingObserver struct {
 	modes []string
 }
 
-func (o *recordingObserver) ToolCalled(tool, source, outcome string, _ time.Duration) {
+func (o *recordingObserver) ToolCalled(tool, via, source, outcome string, _ time.Duration) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if via != "" {
+		tool += " via " + via
+	}
 	o.calls = append(o.calls, tool+"|"+source+"|"+outcome)
 }
 
@@ -504,9 +507,12 @@ func TestObserverHearsCallsAndSessions(t *testing.T) {
 	c.call(t, "e", map[string]any{})
 	c.call(t, "made_up_name", map[string]any{})
 	c.call(t, "call_tool", map[string]any{"name": "e", "arguments": map[string]any{}})
+	c.call(t, "call_tool", map[string]any{"name": "made_up_name"})
 	obs.mu.Lock()
 	defer obs.mu.Unlock()
-	want := "enable_tools|toolfold|ok,f||ok,f||refused,e||refused,(unknown)||refused,call_tool||ok"
+	// A call through call_tool counts under the tool it reached; one that
+	// reaches none counts under call_tool.
+	want := "enable_tools|toolfold|ok,f||ok,f||refused,e||refused,(unknown)||refused,e via call_tool||ok,call_tool||refused"
 	if got := strings.Join(obs.calls, ","); got != want {
 		t.Errorf("calls = %s\nwant    %s", got, want)
 	}

@@ -61,7 +61,7 @@ func (g *Gateway) HTTPHandler(opts *HTTPOptions) (http.Handler, error) {
 	}
 	return mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Stateless:      o.Stateless,
-		Logger:         g.log,
+		Logger:         sdkLogger(g.log),
 		SessionTimeout: o.SessionTimeout,
 	}), nil
 }

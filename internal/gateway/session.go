@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,7 +55,7 @@ func (g *Gateway) newSession(m expose.Mode, v *view.View) *session {
 	// finishing its start, or announcing new tools); only the groups mode
 	// also changes it per client.
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}}
-	so := &mcp.ServerOptions{Instructions: g.opts.Instructions, Logger: g.log, Capabilities: caps}
+	so := &mcp.ServerOptions{Instructions: g.opts.Instructions, Logger: sdkLogger(g.log), Capabilities: caps}
 	if x := g.opts.Extras; x != nil {
 		caps.Prompts = &mcp.PromptCapabilities{ListChanged: g.opts.ExtrasListChanged}
 		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: g.opts.ExtrasListChanged}
@@ -186,7 +187,13 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 					res, err = s.callTool(ctx, r)
 				}
 				if obs := s.g.opts.Observer; obs != nil {
-					obs.ToolCalled(s.metricName(r.Params.Name), note.source, outcome(res, err, note.reached), time.Since(start))
+					// A call through call_tool counts under the tool it
+					// reached, with the meta-tool apart as via.
+					tool, via := s.metricName(r.Params.Name), ""
+					if note.tool != "" {
+						tool, via = note.tool, tool
+					}
+					obs.ToolCalled(tool, via, note.source, outcome(res, err, note.reached), time.Since(start))
 				}
 				if err == nil && r.ProtocolVersion() >= statelessProtocol {
 					res = completeResult(res)
@@ -300,8 +307,10 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 	switch kind {
 	case meta.Enable, meta.Disable:
 		var args meta.GroupsArgs
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return meta.ErrorResult(fmt.Sprintf(`%s takes {"groups": ["<group>", ...]}: %v`, req.Params.Name, err)), nil
+		notes, err := meta.DecodeArgs(req.Params.Name, raw, &args, []meta.Param{{Name: "groups", Want: "a list of group names"}},
+			fmt.Sprintf(`{"groups": [%q]}`, exampleGroup(expo)))
+		if err != nil {
+			return meta.ErrorResult(err.Error()), nil
 		}
 		if kind == meta.Enable {
 			// Enabling a group of a source still starting enables its tools
@@ -317,19 +326,44 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 			result, ch = meta.DoDisable(v, expo, args)
 		}
 		s.afterChange(ch)
-		return meta.Result(result, len(ch.Errors) > 0 && len(ch.Enabled)+len(ch.Disabled) == 0), nil
+		return withNotes(meta.Result(result, len(ch.Errors) > 0 && len(ch.Enabled)+len(ch.Disabled) == 0), notes), nil
 	case meta.Reset:
 		var args map[string]bool
 		if err := json.Unmarshal(raw, &args); err != nil {
-			return meta.ErrorResult(fmt.Sprintf(`%s takes one boolean per group, e.g. {"docs": true}: %v`, n.Reset, err)), nil
+			what := ""
+			var fields map[string]json.RawMessage
+			if json.Unmarshal(raw, &fields) == nil {
+				for name, v := range fields {
+					if s := string(v); s != "true" && s != "false" {
+						what = fmt.Sprintf(" (%q is not)", name)
+						break
+					}
+				}
+			}
+			return meta.ErrorResult(fmt.Sprintf(`%s: every value must be true or false%s, one per group name: true to have the group enabled afterwards. A correct call: %s {%q: true}`, n.Reset, what, n.Reset, exampleGroup(expo))), nil
 		}
 		result, ch := meta.DoReset(v, expo, args)
 		s.afterChange(ch)
 		return meta.Result(result, false), nil
 	case meta.Call:
 		var args callArgs
-		if err := json.Unmarshal(raw, &args); err != nil || args.Name == "" {
-			return meta.ErrorResult(fmt.Sprintf(`%s takes {"name": "<tool>", "arguments": {...}}; "name" is required`, n.Call)), nil
+		callExample := fmt.Sprintf(`{"name": "<tool name from %s>", "arguments": {<that tool's parameters>}}`, n.Find)
+		if _, err := meta.DecodeArgs(n.Call, raw, &args, []meta.Param{{Name: "name", Want: "a tool name"}}, callExample); err != nil {
+			return meta.ErrorResult(err.Error()), nil
+		}
+		if args.Name == "" {
+			return meta.ErrorResult(fmt.Sprintf(`%s: "name" is missing: it names the tool to call. A correct call: %s %s`, n.Call, n.Call, callExample)), nil
+		}
+		var notes []string
+		if a := bytes.TrimSpace(args.Arguments); len(a) > 0 && a[0] == '"' {
+			// A model sometimes sends the tool's arguments as a JSON string.
+			var inner string
+			if json.Unmarshal(a, &inner) == nil && json.Valid([]byte(inner)) && strings.HasPrefix(strings.TrimSpace(inner), "{") {
+				args.Arguments = json.RawMessage(inner)
+				notes = append(notes, fmt.Sprintf(`%s: "arguments" takes a JSON object; the string given held one and was read as it.`, n.Call))
+			} else {
+				return meta.ErrorResult(fmt.Sprintf(`%s: "arguments" must be a JSON object of %s's parameters, not a string. A correct call: %s {"name": %q, "arguments": {...}}`, n.Call, args.Name, n.Call, args.Name)), nil
+			}
 		}
 		if n.Kind(args.Name) != meta.NotMeta {
 			return meta.ErrorResult(fmt.Sprintf("%s calls catalog tools; call %s directly", n.Call, args.Name)), nil
@@ -344,11 +378,17 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		}
 		// call_tool reaches every tool the client may use, enabled or not,
 		// and changes no list.
-		return s.run(ctx, req, w, args.Arguments)
+		noteTool(ctx, args.Name)
+		res, err := s.run(ctx, req, w, args.Arguments)
+		if err == nil && len(notes) > 0 && res != nil {
+			res = withNotes(res, notes)
+		}
+		return res, err
 	case meta.Find:
 		var args meta.FindArgs
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return meta.ErrorResult(fmt.Sprintf(`%s takes {"query": "...", "queries": ["..."], "limit": 5, "group": "..."}: %v`, n.Find, err)), nil
+		if _, err := meta.DecodeArgs(n.Find, raw, &args, []meta.Param{{Name: "query", Want: "a string saying what you want to do"}, {Name: "queries", Want: "a list of phrasings"}, {Name: "limit", Want: "a whole number"}, {Name: "group", Want: "a group name"}},
+			`{"query": "create an issue", "queries": ["..."], "limit": 5}`); err != nil {
+			return meta.ErrorResult(err.Error()), nil
 		}
 		s.await(ctx, nil) // a pending source's tools may be the best match
 		_, v = s.current()
@@ -359,16 +399,19 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		return meta.Result(res, false), nil
 	case meta.Describe:
 		var args meta.DescribeArgs
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return meta.ErrorResult(fmt.Sprintf(`%s takes {"names": ["<tool>", ...]}: %v`, n.Describe, err)), nil
+		notes, err := meta.DecodeArgs(n.Describe, raw, &args, []meta.Param{{Name: "names", Want: "a list of tool names"}},
+			fmt.Sprintf(`{"names": ["<tool name from %s>"]}`, n.Find))
+		if err != nil {
+			return meta.ErrorResult(err.Error()), nil
 		}
 		s.awaitRoute(ctx, args.Names...)
 		res := s.disc().Describe(args)
-		return meta.Result(res, len(res.Tools) == 0), nil
+		return withNotes(meta.Result(res, len(res.Tools) == 0), notes), nil
 	case meta.Guidance:
 		var args meta.GuidanceArgs
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return meta.ErrorResult(fmt.Sprintf(`%s takes {"topic": "overview" | "groups" | "<group>" | "tool", "tool_name": "..."}: %v`, n.Guidance, err)), nil
+		if _, err := meta.DecodeArgs(n.Guidance, raw, &args, []meta.Param{{Name: "topic", Want: `"overview", "groups", a group name or "tool"`}, {Name: "tool_name", Want: "a tool name"}},
+			`{"topic": "tool", "tool_name": "<tool>"}`); err != nil {
+			return meta.ErrorResult(err.Error()), nil
 		}
 		s.await(ctx, nil) // tool counts and lists include every source
 		_, v = s.current()
@@ -381,6 +424,25 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		return out, nil
 	}
 	return meta.ErrorResult(fmt.Sprintf("%s is not available in the %s mode", req.Params.Name, s.mode)), nil
+}
+
+// withNotes adds notes about how the arguments were read to a result, as
+// text after its own content.
+func withNotes(res *mcp.CallToolResult, notes []string) *mcp.CallToolResult {
+	for _, n := range notes {
+		res.Content = append(res.Content, &mcp.TextContent{Text: n})
+	}
+	return res
+}
+
+// exampleGroup is a group name to show in a correct call: a real one.
+func exampleGroup(expo *expose.Exposure) string {
+	for _, g := range expo.Catalog().Groups() {
+		if g.Parent == nil {
+			return string(g.ID)
+		}
+	}
+	return "<group>"
 }
 
 func (s *session) disc() *meta.Discovery {
@@ -434,9 +496,12 @@ func (s *session) metricName(name string) string {
 
 // callNote records, for metrics, whether a call reached a tool and which
 // source served it: run fills it in once the wire tool has been resolved.
+// tool is the wire tool a meta-tool (call_tool) called on the caller's
+// behalf.
 type callNote struct {
 	reached bool
 	source  string
+	tool    string
 }
 
 type callNoteKey struct{}
@@ -444,6 +509,12 @@ type callNoteKey struct{}
 func withCallNote(ctx context.Context) (context.Context, *callNote) {
 	note := &callNote{}
 	return context.WithValue(ctx, callNoteKey{}, note), note
+}
+
+func noteTool(ctx context.Context, tool string) {
+	if n, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
+		n.tool = tool
+	}
 }
 
 func noteSource(ctx context.Context, source string) {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
 )
@@ -50,6 +51,32 @@ type Options struct {
 	Logger *slog.Logger
 	// Metrics serves /metrics (Prometheus); nil leaves the route out.
 	Metrics http.Handler
+
+	// What the dashboard shows besides the catalog; each may be nil.
+
+	// Sessions lists the live client sessions.
+	Sessions func() []SessionInfo
+	// Activity counts recent calls per tool; feed it as a gateway observer.
+	Activity *Activity
+	// InitialTools renders the first tools/list of a mode (flat, groups,
+	// grouped, search), for the context each mode saves.
+	InitialTools func(mode string) ([]*mcp.Tool, error)
+	// Find ranks tools for a query as find_tools does.
+	Find func(query string, limit int) ([]FoundTool, error)
+}
+
+// SessionInfo is one live client session on the dashboard.
+type SessionInfo struct {
+	ID, Client, ClientVersion, Protocol, Mode string
+	// Enabled lists the groups the client enabled; nil when its list never
+	// changes (every mode but groups).
+	Enabled []string
+}
+
+// FoundTool is one ranked tool of the dashboard's query box.
+type FoundTool struct {
+	Name, Group, Description string
+	Score                    float64
 }
 
 // ErrNotAllowed, wrapped in an error from Options.GroupHandler, refuses the
@@ -64,8 +91,9 @@ type API struct {
 	origins originPolicy
 	mux     *http.ServeMux
 
-	measured measureCache
-	groups   groupHandlerCache
+	measured  measureCache
+	groups    groupHandlerCache
+	modeCosts modeCostCache
 }
 
 var _ http.Handler = (*API)(nil)
@@ -119,6 +147,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if isPreflight(r) {
 		answerPreflight(w)
+		return
+	}
+	if a.tokens.enabled() && isOAuthDiscovery(r.URL.Path) {
+		writeError(w, http.StatusNotFound, noOAuth)
 		return
 	}
 	r, ok := a.authenticate(w, r)

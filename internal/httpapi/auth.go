@@ -137,7 +137,7 @@ func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (*http.Reques
 	}
 	token, present := bearerToken(r)
 	if !present {
-		a.refuseAuth(w, r, "", "this toolfold requires a bearer token (http.auth.tokens): send the header \"Authorization: Bearer <token>\"")
+		a.refuseAuth(w, r, "", noToken)
 		return r, false
 	}
 	access, ok := a.tokens.match(token)
@@ -146,6 +146,30 @@ func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (*http.Reques
 		return r, false
 	}
 	return r.WithContext(WithAccess(r.Context(), access)), true
+}
+
+// noToken answers a request without credentials. toolfold's tokens are
+// static, so the answer says where they come from and that there is no
+// OAuth to discover: clients such as the MCP Inspector start OAuth
+// discovery on any 401, and the user must instead give the client the
+// token as a header.
+const noToken = "this toolfold needs a bearer token: send the header \"Authorization: Bearer <token>\" with one of the tokens set under http.auth.tokens in toolfold's config. " +
+	"There is no OAuth here (no authorization server to discover or register with): give the token to your client as a header (in the MCP Inspector: Authentication, Bearer Token)"
+
+// noOAuth answers the OAuth discovery documents (RFC 9728, RFC 8414,
+// OpenID) without asking for a token, so a client that looks for them
+// learns at once that there is none, and why.
+const noOAuth = "toolfold does not use OAuth: there is no protected-resource or authorization-server metadata. Every request needs a static bearer token, \"Authorization: Bearer <token>\", one of http.auth.tokens in toolfold's config; give it to your client as a header"
+
+// isOAuthDiscovery reports whether a path is one of the well-known OAuth
+// discovery documents a client fetches after a 401.
+func isOAuthDiscovery(path string) bool {
+	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *API) refuseAuth(w http.ResponseWriter, r *http.Request, code, msg string) {

@@ -57,7 +57,7 @@ func TestAuth(t *testing.T) {
 		challenge     string // WWW-Authenticate on a 401
 		message       string
 	}{
-		{"missing", "", 401, `Bearer realm="toolfold"`, `send the header "Authorization: Bearer <token>"`},
+		{"missing", "", 401, `Bearer realm="toolfold"`, `send the header "Authorization: Bearer <token>" with one of the tokens set under http.auth.tokens in toolfold's config. There is no OAuth here`},
 		{"wrong", "Bearer wrong-token-value-xyz", 401, `Bearer realm="toolfold", error="invalid_token"`, "not one of http.auth.tokens"},
 		{"a prefix of a right one", "Bearer " + fullToken[:10], 401, `error="invalid_token"`, "not one of http.auth.tokens"},
 		{"right one with extra", "Bearer " + fullToken + "x", 401, `error="invalid_token"`, "not one of http.auth.tokens"},
@@ -257,5 +257,33 @@ func TestErrorBodiesAreJSON(t *testing.T) {
 	var body map[string]string
 	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || body["error"] == "" || w.Header().Get("Content-Type") != "application/json" {
 		t.Errorf("401 body = %q (%v), want {\"error\": ...} as application/json", w.Body, err)
+	}
+}
+
+// TestNoTokenSuggestsNoOAuth: the MCP Inspector (the TypeScript SDK with an
+// auth provider) answers a 401 with OAuth discovery: it reads the
+// challenge's resource_metadata, then fetches the well-known metadata
+// documents. With static tokens the challenge names no metadata, and the
+// documents answer, without a token, that there is no OAuth and where the
+// token is configured.
+func TestNoTokenSuggestsNoOAuth(t *testing.T) {
+	f := newFixture(t, withTokens)
+	w := f.do(t, "POST", "/mcp", http.Header{})
+	if w.Code != 401 {
+		t.Fatalf("POST /mcp without a token = %d", w.Code)
+	}
+	challenge := w.Header().Get("WWW-Authenticate")
+	if !strings.HasPrefix(challenge, "Bearer ") || strings.Contains(challenge, "resource_metadata") || strings.Contains(challenge, "scope") {
+		t.Errorf("the challenge %q must ask for a bearer token and point at no OAuth metadata", challenge)
+	}
+	var body struct{ Error string }
+	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || !strings.Contains(body.Error, "bearer token") || !strings.Contains(body.Error, "http.auth.tokens") {
+		t.Errorf("the body must say a bearer token is needed and where it is configured: %s", w.Body)
+	}
+	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+		w := f.do(t, "GET", path, http.Header{})
+		if w.Code != 404 || !strings.Contains(w.Body.String(), "does not use OAuth") || !strings.Contains(w.Body.String(), "http.auth.tokens") {
+			t.Errorf("GET %s = %d %s; want 404 saying there is no OAuth", path, w.Code, w.Body)
+		}
 	}
 }

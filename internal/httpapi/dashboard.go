@@ -3,8 +3,15 @@ package httpapi
 import (
 	"bytes"
 	_ "embed"
+	"fmt"
 	"html/template"
 	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/tokens"
 )
 
 //go:embed dashboard.html
@@ -13,20 +20,67 @@ var dashboardSource string
 // dashboardTemplate is parsed once; it is read-only after that.
 var dashboardTemplate = template.Must(template.New("dashboard").Funcs(template.FuncMap{
 	"indent": func(depth int) int { return 8 + 20*depth }, // pixels
+	"join":   func(s []string) string { return strings.Join(s, ", ") },
+	"pct":    func(f float64) string { return fmt.Sprintf("%.1f %%", 100*f) },
+	"bar": func(counts []int) string { // calls per minute as block characters
+		peak := 0
+		for _, c := range counts {
+			peak = max(peak, c)
+		}
+		levels := []rune(" ▁▂▃▄▅▆▇█")
+		var b strings.Builder
+		for _, c := range counts {
+			i := 0
+			if peak > 0 && c > 0 {
+				i = 1 + (c*(len(levels)-2))/peak
+			}
+			b.WriteRune(levels[i])
+		}
+		return b.String()
+	},
+	"inc":    func(i int) int { return i + 1 },
+	"failed": func(s SourceStatus) bool { return s.State == "failed" || s.Error != "" },
 }).Parse(dashboardSource))
 
 // dashboardData is what the page shows.
 type dashboardData struct {
-	Status  string
-	Tools   int
-	Sources []SourceStatus
-	Tree    GroupTree
-	Access  Access
+	Status   string
+	Tools    int
+	Sources  []SourceStatus
+	Tree     GroupTree
+	Access   Access
+	Refresh  int // seconds; 0: the page does not reload itself
+	Operator bool
+	Sessions []SessionInfo
+	Activity []ToolActivity
+	Modes    []ModeCost
+	ModesErr string
+	Query    string
+	Found    []FoundTool
+	FindErr  string
+	HasFind  bool
 }
 
-// dashboardPolicy allows the page its inline style and nothing else: no
-// script, no frames, no forms, no loads from anywhere.
-const dashboardPolicy = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+// ModeCost is what the first tools/list of a mode puts in context.
+type ModeCost struct {
+	Mode   string
+	Tools  int
+	Tokens int
+	OfFlat float64
+	Saved  int
+}
+
+// dashboardRefresh is how often the page reloads itself while nobody is
+// using its query box.
+const dashboardRefresh = 10
+
+// dashboardPolicy allows the page its inline style and forms sent back to
+// itself (the query box, a GET), and nothing else: no script, no frames,
+// no loads from anywhere.
+const dashboardPolicy = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// maxQuery bounds the query box's input.
+const maxQuery = 500
 
 func (a *API) serveDashboard(w http.ResponseWriter, r *http.Request) {
 	cat, m, ok := a.measuredCatalog(w)
@@ -43,6 +97,16 @@ func (a *API) serveDashboard(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	// Other clients' sessions, every tool's activity and the whole
+	// catalog's ranking are for an operator, not for a token limited to
+	// part of the catalog.
+	d.Operator = !access.Limited()
+	if d.Operator {
+		a.operatorView(r, cat, &d)
+	}
+	if d.Query == "" {
+		d.Refresh = dashboardRefresh
+	}
 	// Render into a buffer so a template failure is a clean 500, not half
 	// a page.
 	var page bytes.Buffer
@@ -58,4 +122,66 @@ func (a *API) serveDashboard(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
 	w.Write(page.Bytes())
+}
+
+// operatorView fills in sessions, activity, the context per mode and the
+// query box's ranking.
+func (a *API) operatorView(r *http.Request, cat *catalog.Catalog, d *dashboardData) {
+	if a.opts.Sessions != nil {
+		d.Sessions = a.opts.Sessions()
+	}
+	if a.opts.Activity != nil {
+		d.Activity = a.opts.Activity.Recent()
+	}
+	if a.opts.InitialTools != nil && cat != nil {
+		d.Modes, d.ModesErr = a.modeCosts.get(cat, a.opts.InitialTools)
+	}
+	d.HasFind = a.opts.Find != nil
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if len(q) > maxQuery {
+		q = q[:maxQuery]
+	}
+	d.Query = q
+	if q != "" && d.HasFind {
+		found, err := a.opts.Find(q, 10)
+		if err != nil {
+			d.FindErr = err.Error()
+		}
+		d.Found = found
+	}
+}
+
+// modeCostCache measures the modes once per catalog.
+type modeCostCache struct {
+	mu    sync.Mutex
+	cat   *catalog.Catalog
+	costs []ModeCost
+	err   string
+}
+
+func (c *modeCostCache) get(cat *catalog.Catalog, render func(string) ([]*mcp.Tool, error)) ([]ModeCost, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cat == cat {
+		return c.costs, c.err
+	}
+	c.cat, c.costs, c.err = cat, nil, ""
+	flat := 0
+	for _, mode := range []string{"flat", "groups", "grouped", "search"} {
+		tools, err := render(mode)
+		if err != nil {
+			c.err = fmt.Sprintf("the %s mode could not be measured: %v", mode, err)
+			return nil, c.err
+		}
+		n, err := tokens.ToolsCost(tools)
+		if err != nil {
+			c.err = fmt.Sprintf("the %s mode could not be measured: %v", mode, err)
+			return nil, c.err
+		}
+		if mode == "flat" {
+			flat = n
+		}
+		c.costs = append(c.costs, ModeCost{Mode: mode, Tools: len(tools), Tokens: n, OfFlat: float64(n) / float64(max(flat, 1)), Saved: flat - n})
+	}
+	return c.costs, c.err
 }

@@ -42,6 +42,8 @@ type SourceStatus struct {
 	// IdleStops counts the times an MCP server was stopped after its idle
 	// timeout (it is then idle until the next request starts it again).
 	IdleStops int `json:"idleStops,omitempty"`
+	// Restarts counts an MCP server's start attempts after the first.
+	Restarts int `json:"restarts,omitempty"`
 }
 
 // UpstreamSources converts the states of upstream MCP servers
@@ -50,7 +52,7 @@ func UpstreamSources(statuses []upstream.Status) []SourceStatus {
 	out := make([]SourceStatus, len(statuses))
 	for i, s := range statuses {
 		out[i] = SourceStatus{Name: s.Name, Kind: KindMCP, State: string(s.State), Transport: s.Transport,
-			Disabled: s.Disabled, Error: s.Error, StderrTail: s.StderrTail, Tools: s.Tools, IdleStops: s.IdleStops}
+			Disabled: s.Disabled, Error: s.Error, StderrTail: s.StderrTail, Tools: s.Tools, IdleStops: s.IdleStops, Restarts: s.Restarts}
 	}
 	return out
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/search"
-	"github.com/toolfold/toolfold/internal/tokens"
 	"github.com/toolfold/toolfold/internal/view"
 )
 
@@ -22,13 +21,30 @@ type Discovery struct {
 	expo  *expose.Exposure
 	index *search.Index
 
-	costOnce sync.Once
-	cost     []int // by group index: tokens its tools add when enabled
+	toolsCost ToolsCost
+	costOnce  sync.Once
+	cost      []int // by group index: tokens its tools add when enabled
+}
+
+// ToolsCost counts the tokens a list of tool definitions puts in a model's
+// context.
+type ToolsCost func(tools []*mcp.Tool) int
+
+// EstimateToolsCost is the ToolsCost used when none is given: one token per
+// four bytes of the tools' JSON, the usual rule of thumb. It keeps a
+// tokenizer's tables out of programs that only need a rough figure.
+func EstimateToolsCost(tools []*mcp.Tool) int {
+	b, err := json.Marshal(map[string]any{"tools": tools})
+	if err != nil {
+		return 0
+	}
+	return (len(b) + 3) / 4
 }
 
 // NewDiscovery indexes every tool of e's catalog under its flat wire name,
-// the name call_tool accepts in every mode.
-func NewDiscovery(n Names, e *expose.Exposure) *Discovery {
+// the name call_tool accepts in every mode. cost measures groups for
+// guidance; nil means EstimateToolsCost.
+func NewDiscovery(n Names, e *expose.Exposure, cost ToolsCost) *Discovery {
 	cat := e.Catalog()
 	docs := make([]search.Doc, 0, len(cat.Tools()))
 	parents := map[string]string{}
@@ -53,7 +69,10 @@ func NewDiscovery(n Names, e *expose.Exposure) *Discovery {
 		}
 		docs = append(docs, doc)
 	}
-	return &Discovery{names: n, expo: e, index: search.New(docs, &search.Options{GroupParents: parents})}
+	if cost == nil {
+		cost = EstimateToolsCost
+	}
+	return &Discovery{names: n, expo: e, toolsCost: cost, index: search.New(docs, &search.Options{GroupParents: parents})}
 }
 
 // prefixOf is the namespace part of a tool's ID ("github" for
@@ -167,7 +186,7 @@ func round(f float64) float64 { return math.Round(f*100) / 100 }
 
 // DescribeArgs are describe_tools' arguments.
 type DescribeArgs struct {
-	Names []string `json:"names"`
+	Names StringList `json:"names"`
 }
 
 // DescribedTool is a tool's full wire definition plus its groups.
@@ -215,7 +234,7 @@ func (d *Discovery) groupCost(g *catalog.Group) int {
 			for i, t := range grp.Tools {
 				defs[i] = d.expo.FlatWire(t).Tool
 			}
-			d.cost[grp.Index], _ = tokens.ToolsCost(defs)
+			d.cost[grp.Index] = d.toolsCost(defs)
 		}
 	})
 	return d.cost[g.Index]

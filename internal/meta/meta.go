@@ -135,7 +135,7 @@ type ResetResult struct {
 
 // GroupsArgs are the arguments of enable_tools and disable_tools.
 type GroupsArgs struct {
-	Groups []string `json:"groups"`
+	Groups StringList `json:"groups"`
 }
 
 // DoEnable runs enable_tools on v.

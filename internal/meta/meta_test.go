@@ -78,7 +78,7 @@ func TestResultCarriesTheSameJSONTwice(t *testing.T) {
 // matches words, the model can match meaning by browsing groups).
 func TestFindNextStep(t *testing.T) {
 	e, v := setup(t, expose.Search)
-	d := meta.NewDiscovery(meta.DefaultNames(), e)
+	d := meta.NewDiscovery(meta.DefaultNames(), e, nil)
 	tests := []struct {
 		query string
 		want  []string
@@ -133,7 +133,7 @@ func phrasingsCatalog(t *testing.T) (*meta.Discovery, *view.View) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return meta.NewDiscovery(meta.DefaultNames(), e), space.New()
+	return meta.NewDiscovery(meta.DefaultNames(), e, nil), space.New()
 }
 
 // TestFindSeveralPhrasings checks find_tools' queries: ranked with query in

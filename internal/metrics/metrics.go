@@ -38,8 +38,8 @@ func New(sources func() []Source) *Metrics {
 		registry: prometheus.NewRegistry(),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolfold_tool_calls_total",
-			Help: "Tool calls answered, by wire tool, source and outcome (ok, tool_error, refused).",
-		}, []string{"tool", "source", "outcome"}),
+			Help: "Tool calls answered, by wire tool, the meta-tool they came through (via: call_tool, or empty), source and outcome (ok, tool_error, refused).",
+		}, []string{"tool", "via", "source", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "toolfold_tool_call_duration_seconds",
 			Help:    "Time from a tools/call reaching toolfold to its answer, by source.",
@@ -58,10 +58,12 @@ func New(sources func() []Source) *Metrics {
 	return m
 }
 
-// ToolCalled records one tools/call. source is empty for calls refused
-// before they reached a tool.
-func (m *Metrics) ToolCalled(tool, source string, outcome string, took time.Duration) {
-	m.calls.WithLabelValues(tool, source, outcome).Inc()
+// ToolCalled records one tools/call. A call through call_tool counts under
+// the tool it reached, with via="call_tool", so a search-mode client's calls
+// show per tool. source is empty for calls refused before they reached a
+// tool.
+func (m *Metrics) ToolCalled(tool, via, source, outcome string, took time.Duration) {
+	m.calls.WithLabelValues(tool, via, source, outcome).Inc()
 	if source != "" {
 		m.duration.WithLabelValues(source).Observe(took.Seconds())
 	}

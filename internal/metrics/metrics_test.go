@@ -12,17 +12,19 @@ func TestMetricsAreServed(t *testing.T) {
 	m := New(func() []Source {
 		return []Source{{Name: "memory", Kind: "mcp", State: "ready", Tools: 9}, {Name: "broken", Kind: "mcp", State: "failed"}, {Name: "sleepy", Kind: "mcp", State: "idle", Tools: 3, IdleStops: 2}}
 	})
-	m.ToolCalled("memory__read_graph", "memory", "ok", 3*time.Millisecond)
-	m.ToolCalled("memory__read_graph", "memory", "tool_error", time.Millisecond)
-	m.ToolCalled("nope", "", "refused", 0)
+	m.ToolCalled("memory__read_graph", "", "memory", "ok", 3*time.Millisecond)
+	m.ToolCalled("memory__read_graph", "", "memory", "tool_error", time.Millisecond)
+	m.ToolCalled("memory__read_graph", "call_tool", "memory", "ok", time.Millisecond)
+	m.ToolCalled("nope", "", "", "refused", 0)
 	m.SessionStarted("groups")
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)
 	for _, want := range []string{
-		`toolfold_tool_calls_total{outcome="ok",source="memory",tool="memory__read_graph"} 1`,
-		`toolfold_tool_calls_total{outcome="refused",source="",tool="nope"} 1`,
-		`toolfold_tool_call_duration_seconds_count{source="memory"} 2`,
+		`toolfold_tool_calls_total{outcome="ok",source="memory",tool="memory__read_graph",via=""} 1`,
+		`toolfold_tool_calls_total{outcome="ok",source="memory",tool="memory__read_graph",via="call_tool"} 1`,
+		`toolfold_tool_calls_total{outcome="refused",source="",tool="nope",via=""} 1`,
+		`toolfold_tool_call_duration_seconds_count{source="memory"} 3`,
 		`toolfold_sessions_total{mode="groups"} 1`,
 		`toolfold_source_up{kind="mcp",source="memory",state="ready"} 1`,
 		`toolfold_source_up{kind="mcp",source="broken",state="failed"} 0`,

@@ -1,0 +1,43 @@
+package toolfold_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestLibraryCarriesNoGateway: a library server links the engine (catalog,
+// views, exposition, meta-tools, search) and the SDK, never what only the
+// gateway command needs: the config loader and YAML, the upstream
+// supervisor, the command runner, the tokenizer's tables, metrics.
+func TestLibraryCarriesNoGateway(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list dependencies with")
+	}
+	out, err := exec.Command(goBin, "list", "-deps", "github.com/toolfold/toolfold").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	forbidden := []string{
+		"github.com/toolfold/toolfold/internal/assemble",
+		"github.com/toolfold/toolfold/internal/config",
+		"github.com/toolfold/toolfold/internal/upstream",
+		"github.com/toolfold/toolfold/internal/cmdtool",
+		"github.com/toolfold/toolfold/internal/tokens",
+		"github.com/toolfold/toolfold/internal/httpapi",
+		"github.com/toolfold/toolfold/internal/metrics",
+		"github.com/tiktoken-go/tokenizer",
+		"go.yaml.in/yaml/v3",
+		"github.com/prometheus/client_golang/prometheus",
+	}
+	deps := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		deps[p] = true
+	}
+	for _, p := range forbidden {
+		if deps[p] {
+			t.Errorf("the library depends on %s", p)
+		}
+	}
+}

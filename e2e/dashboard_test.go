@@ -1,0 +1,106 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// requireChromium returns Debian's chromium, or skips (fails where the
+// test setup installed it: scripts/test.sh sets TOOLFOLD_REQUIRE_CHROMIUM).
+func requireChromium(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("TOOLFOLD_REQUIRE_CHROMIUM") == "1" {
+			t.Fatalf("chromium is required here: %v", err)
+		}
+		t.Skipf("skipping: no chromium (apt-get install chromium): %v", err)
+	}
+	return bin
+}
+
+// chromium runs headless Chromium on url with a fresh profile and the
+// flags that keep it off the network, and returns what it printed.
+func chromium(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	// A guard against a hung browser, not a timing bet.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	flags := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + t.TempDir()}
+	cmd := exec.CommandContext(ctx, bin, append(flags, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// TestDashboardInChromium loads the dashboard of `toolfold serve --http`
+// in a real browser while an MCP client is connected and has called a tool
+// through call_tool: the page lists the session, the call and the per-mode
+// context, and its query box ranks tools. A screenshot is kept under
+// e2e/artifacts for review.
+func TestDashboardInChromium(t *testing.T) {
+	bin := requireChromium(t)
+	base := startHTTP(t)
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "dashboard-e2e", Version: "9.9"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "call_tool", Arguments: map[string]any{"name": "calculate", "arguments": map[string]any{"expression": "6*7"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("call_tool: %v %+v", err, res)
+	}
+
+	dom := chromium(t, bin, "--dump-dom", base+"/")
+	for _, want := range []string{
+		`<section id="sessions">`, "dashboard-e2e", "9.9", "search",
+		`<section id="activity">`, "<code>calculate</code>",
+		`<section id="modes">`, "<td>grouped</td>",
+		`<form class="query" method="get" action="/">`,
+	} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the page as Chromium built it lacks %q", want)
+		}
+	}
+
+	// The query box: the form sends q back to the page, which ranks.
+	dom = chromium(t, bin, "--dump-dom", base+"/?q=convert+between+units")
+	_, ranking, ok := strings.Cut(dom, `<table id="ranking">`)
+	ranking, _, _ = strings.Cut(ranking, "</table>")
+	if !ok || !strings.Contains(ranking, "<code>convert_units</code>") {
+		t.Fatalf("the query box shows no ranking for %q:\n%s", "convert between units", dom)
+	}
+	if first, other := strings.Index(ranking, "<code>convert_units</code>"), strings.Index(ranking, "<code>calculate</code>"); other >= 0 && other < first {
+		t.Errorf("convert_units must rank above calculate for this query:\n%s", ranking)
+	}
+
+	dir, err := filepath.Abs("artifacts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "dashboard.png")
+	os.Remove(shot)
+	chromium(t, bin, "--screenshot="+shot, "--window-size=1280,2000", "--hide-scrollbars", base+"/?q=convert+between+units")
+	png, err := os.ReadFile(shot)
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Fatalf("no screenshot at %s: %v", shot, err)
+	}
+	t.Logf("dashboard screenshot: %s", shot)
+}

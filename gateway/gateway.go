@@ -1,0 +1,200 @@
+// Package gateway runs the toolfold gateway inside a Go program: the MCP
+// servers and command-line programs of a toolfold config, and the tools of
+// library servers (toolfold.Server) called in-process, served together as
+// one MCP server with progressive disclosure, as `toolfold serve` does.
+//
+//	srv := toolfold.NewServer(&toolfold.Options{Name: "local"})
+//	toolfold.AddTool(srv.Group("local", nil), &mcp.Tool{Name: "hello"}, hello)
+//	gw, err := gateway.Open(ctx, &gateway.Options{Config: "toolfold.json", Servers: []*toolfold.Server{srv}})
+//	if err != nil { ... }
+//	defer gw.Close()
+//	err = gw.Run(ctx, &mcp.StdioTransport{})
+//
+// The library alone (package toolfold) does not link this package, so a
+// plain library server carries no config loader and no upstream machinery.
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold"
+	"github.com/toolfold/toolfold/internal/assemble"
+	"github.com/toolfold/toolfold/internal/config"
+	gw "github.com/toolfold/toolfold/internal/gateway"
+)
+
+// Options say what the gateway serves. The zero value serves nothing.
+type Options struct {
+	// Config is a toolfold config file (JSON or YAML, or a Claude Desktop
+	// style mcpServers file); empty serves only Servers.
+	Config string
+	// Servers are library servers whose tools and groups join the catalog,
+	// called in-process. Their tool and group names must differ from the
+	// config's. The config's presentation applies to them (a server's own
+	// Options.Mode and the like are not used); their groups keep the
+	// states the code gave them.
+	Servers []*toolfold.Server
+	// Mode overrides the config's disclosure.mode, like --mode.
+	Mode toolfold.Mode
+	// Name and Version identify the gateway to clients; empty means
+	// "toolfold".
+	Name, Version string
+	// Wait bounds how long Open waits for MCP servers that have no cached
+	// tool list; the rest join the catalog when ready, and clients are
+	// told. Zero means 2 seconds.
+	Wait time.Duration
+	// LookupEnv expands ${VAR} in the config and reads MCP_GROUP_<NAME>
+	// switches; nil reads the process environment.
+	LookupEnv func(name string) (string, bool)
+	// CacheDir keeps discovered tool lists between runs; empty means the
+	// user cache directory's "toolfold".
+	CacheDir string
+	// Logger receives the gateway's logs and warnings; nil discards them.
+	Logger *slog.Logger
+}
+
+// Gateway serves one catalog to any number of clients. Close it when done:
+// it stops the MCP servers it started.
+type Gateway struct {
+	plan     *assemble.Plan
+	built    *assemble.Built
+	warnings []string
+}
+
+// Open loads the config, adds the library servers, starts the MCP servers
+// that have no cached tool list (waiting at most opts.Wait) and builds the
+// catalog. A bad config is refused with every problem listed.
+func Open(ctx context.Context, opts *Options) (*Gateway, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	lookup := config.LookupEnv(opts.LookupEnv)
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	name := opts.Name
+	if name == "" {
+		name = "toolfold"
+	}
+	cacheDir := opts.CacheDir
+	if cacheDir == "" {
+		if base, err := os.UserCacheDir(); err == nil {
+			cacheDir = filepath.Join(base, "toolfold")
+		}
+	}
+	g := &Gateway{}
+	// No config is an empty one, with every default a config has.
+	cfg, diags := config.Parse("(no config)", []byte("{}"), config.Options{LookupEnv: lookup})
+	if opts.Config != "" {
+		cfg, diags = config.Load(opts.Config, config.Options{LookupEnv: lookup})
+	}
+	for _, w := range diags.Warnings() {
+		g.warnings = append(g.warnings, w.String())
+	}
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("the config %s has problems; fix them (toolfold check --config %s lists them too):\n%s", opts.Config, opts.Config, diags.Errors().String())
+	}
+	p, err := assemble.FromConfig(ctx, cfg, assemble.Switches{Mode: string(opts.Mode)},
+		assemble.Options{LookupEnv: lookup, CacheDir: cacheDir, Logger: logger, Name: name, Version: opts.Version})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Config == "" {
+		p.Origin = "the library servers"
+	}
+	for _, srv := range opts.Servers {
+		spec, err := srv.Spec()
+		if err != nil {
+			return nil, err
+		}
+		p.AddSpec(spec)
+	}
+	if p.Upstreams != nil {
+		wait := opts.Wait
+		if wait == 0 {
+			wait = 2 * time.Second
+		}
+		for server, err := range p.Upstreams.Discover(ctx, wait) {
+			if err != nil {
+				g.warnings = append(g.warnings, fmt.Sprintf("MCP server %q is not available: %v", server, err))
+			}
+		}
+	}
+	b, err := p.Build()
+	if err != nil {
+		p.Upstreams.Close()
+		return nil, err
+	}
+	g.plan, g.built = p, b
+	g.warnings = append(g.warnings, b.Warnings...)
+	for _, w := range g.warnings {
+		logger.Warn(w)
+	}
+	p.Follow(b)
+	return g, nil
+}
+
+// Warnings are the problems Open found that do not stop serving: config
+// warnings, MCP servers that did not start, groups with no tools.
+func (g *Gateway) Warnings() []string { return g.warnings }
+
+// Run serves one client over t until it disconnects or ctx ends. Over
+// *mcp.StdioTransport or *mcp.IOTransport it reads the client's first
+// message to choose its mode, as `toolfold serve` does.
+func (g *Gateway) Run(ctx context.Context, t mcp.Transport) error {
+	switch t := t.(type) {
+	case *mcp.StdioTransport:
+		return g.built.Gateway.ServeStdio(ctx, stdio{os.Stdin}, stdio{os.Stdout})
+	case *mcp.IOTransport:
+		return g.built.Gateway.ServeStdio(ctx, t.Reader, t.Writer)
+	}
+	session, err := g.built.Gateway.ServerFor(gw.ClientInfo{}).Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	return session.Wait()
+}
+
+// Connect serves one client over t as if it had named itself clientName,
+// and returns once the session has started; for tests and in-process use.
+func (g *Gateway) Connect(ctx context.Context, t mcp.Transport, clientName string) (*mcp.ServerSession, error) {
+	return g.built.Gateway.ServerFor(gw.ClientInfo{Name: clientName}).Connect(ctx, t, nil)
+}
+
+// Handler serves streamable HTTP MCP with a view per session; mount it at
+// /mcp. It does not check the config's http.auth tokens or origins: put it
+// behind your own authentication, or use `toolfold serve --http`.
+func (g *Gateway) Handler(opts *toolfold.HTTPOptions) (http.Handler, error) {
+	var o gw.HTTPOptions
+	if opts != nil {
+		o = gw.HTTPOptions{Stateless: opts.Stateless, SessionTimeout: opts.SessionTimeout}
+	}
+	return g.built.Gateway.HTTPHandler(&o)
+}
+
+// Close stops the MCP servers the gateway started.
+func (g *Gateway) Close() error {
+	if g.plan == nil || g.plan.Upstreams == nil {
+		return nil
+	}
+	return g.plan.Upstreams.Close()
+}
+
+// stdio adapts the process's standard streams; closing them is the
+// process's business, not the gateway's.
+type stdio struct{ f *os.File }
+
+func (s stdio) Read(p []byte) (int, error)  { return s.f.Read(p) }
+func (s stdio) Write(p []byte) (int, error) { return s.f.Write(p) }
+func (s stdio) Close() error                { return nil }

@@ -1,0 +1,86 @@
+package gateway_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold"
+	"github.com/toolfold/toolfold/gateway"
+)
+
+type echoIn struct {
+	Text string `json:"text"`
+}
+
+func library() *toolfold.Server {
+	srv := toolfold.NewServer(&toolfold.Options{Name: "lib"})
+	toolfold.AddTool(srv.Group("lib", &toolfold.GroupOptions{Description: "In-process tools"}), &mcp.Tool{Name: "shout"},
+		toolfold.Func(func(_ context.Context, in echoIn) (string, error) { return strings.ToUpper(in.Text), nil }))
+	return srv
+}
+
+func writeConfig(t *testing.T, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "toolfold.json")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestOpenServesConfigAndLibraryTogether(t *testing.T) {
+	cfg := writeConfig(t, `{"commands": {"echo": {"command": "echo", "description": "Print words", "actions": {"say": {"readOnly": true, "params": {"words": {"type": "array", "items": {"type": "string"}, "positional": true}}}}}}}`)
+	gw, err := gateway.Open(context.Background(), &gateway.Options{Config: cfg, Servers: []*toolfold.Server{library()}, Mode: toolfold.ModeFlat, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gw.Close()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := gw.Connect(ctx, st, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range list.Tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Contains(names, "echo__say") || !slices.Contains(names, "shout") {
+		t.Fatalf("tools = %v, want the config's echo__say and the library's shout", names)
+	}
+	for name, args := range map[string]map[string]any{"echo__say": {"words": []string{"hi"}}, "shout": {"text": "hi"}} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Errorf("%s: %v %+v", name, err, res)
+		}
+	}
+}
+
+func TestOpenRefusesBadConfigAndCollisions(t *testing.T) {
+	_, err := gateway.Open(context.Background(), &gateway.Options{Config: writeConfig(t, `{"mcpServerz": {}}`)})
+	if err == nil || !strings.Contains(err.Error(), "mcpServers") {
+		t.Errorf("a misspelt key must be refused naming the right one: %v", err)
+	}
+	srv := toolfold.NewServer(nil)
+	toolfold.AddTool(srv, &mcp.Tool{Name: "echo__say"}, toolfold.Func(func(context.Context, echoIn) (string, error) { return "", nil }))
+	cfg := writeConfig(t, `{"commands": {"echo": {"command": "echo", "actions": {"say": {}}}}}`)
+	_, err = gateway.Open(context.Background(), &gateway.Options{Config: cfg, Servers: []*toolfold.Server{srv}, CacheDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), `"echo__say"`) {
+		t.Errorf("a library tool named like a config tool must be refused: %v", err)
+	}
+}

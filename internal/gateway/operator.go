@@ -1,0 +1,124 @@
+package gateway
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/meta"
+)
+
+// SessionInfo describes one live client session, for the operator's
+// dashboard.
+type SessionInfo struct {
+	// ID is the HTTP session id; empty over stdio.
+	ID string
+	// Client and ClientVersion are the client's clientInfo.
+	Client, ClientVersion string
+	// Protocol is the protocol version the session negotiated.
+	Protocol string
+	// Mode is the concrete mode the client is served.
+	Mode string
+	// Enabled lists the groups the client has enabled (groups mode), or
+	// nil when its view never changes.
+	Enabled []string
+}
+
+// Sessions lists the sessions connected now: every client of a static
+// mode's shared server, and every groups-mode client with its view.
+func (g *Gateway) Sessions() []SessionInfo {
+	var out []SessionInfo
+	add := func(s *session, enabled []string) {
+		for ss := range s.server.Sessions() {
+			info := SessionInfo{ID: ss.ID(), Mode: string(s.mode), Enabled: enabled}
+			if p := ss.InitializeParams(); p != nil {
+				info.Protocol = p.ProtocolVersion
+				if p.ClientInfo != nil {
+					info.Client, info.ClientVersion = p.ClientInfo.Name, p.ClientInfo.Version
+				}
+			}
+			out = append(out, info)
+		}
+	}
+	for _, s := range g.shared {
+		add(s, nil)
+	}
+	g.mu.Lock()
+	var live []*session
+	for _, wp := range g.live {
+		if s := wp.Value(); s != nil {
+			live = append(live, s)
+		}
+	}
+	g.mu.Unlock()
+	for _, s := range live {
+		_, v := s.current()
+		groups := v.Space().Catalog().Groups()
+		enabled := []string{}
+		v.Snapshot().Enabled.Each(func(i int) { enabled = append(enabled, string(groups[i].ID)) })
+		add(s, enabled)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Client != out[j].Client {
+			return out[i].Client < out[j].Client
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// Find ranks the catalog's tools for a query as find_tools does, for an
+// operator trying descriptions and groups: every tool that is not
+// excluded, whatever the configured mode.
+func (g *Gateway) Find(query string, limit int) (*meta.FindResult, error) {
+	st := g.cur.Load()
+	d := st.disc[expose.Search]
+	if d == nil {
+		d = st.disc[expose.Groups]
+	}
+	if d == nil {
+		// A flat or grouped gateway has no index: build one for this
+		// catalog, once.
+		st.findOnce.Do(func() {
+			e, err := expose.Build(st.space, &expose.Options{Mode: expose.Search, AnnotateDescriptions: g.opts.AnnotateDescriptions, Reserved: g.metaNamesFor(expose.Search)})
+			if err != nil {
+				st.findErr = err
+				return
+			}
+			st.find = meta.NewDiscovery(g.names, e, g.opts.ToolsCost)
+		})
+		if st.findErr != nil {
+			return nil, st.findErr
+		}
+		d = st.find
+	}
+	return d.Find(meta.FindArgs{Query: query, Limit: limit}, st.space.New().Snapshot())
+}
+
+// Observers hears with every observer in it, in order.
+type Observers []Observer
+
+// ToolCalled tells every observer.
+func (os Observers) ToolCalled(tool, via, source, outcome string, took time.Duration) {
+	for _, o := range os {
+		o.ToolCalled(tool, via, source, outcome, took)
+	}
+}
+
+// SessionStarted tells every observer.
+func (os Observers) SessionStarted(mode string) {
+	for _, o := range os {
+		o.SessionStarted(mode)
+	}
+}
+
+var _ Observer = Observers(nil)
+
+// findIndex is the search index built on demand for Find when the gateway
+// serves no mode that has one.
+type findIndex struct {
+	findOnce sync.Once
+	find     *meta.Discovery
+	findErr  error
+}
