@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 
+	"github.com/toolfold/toolfold/internal/autogroup"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/expose"
@@ -137,6 +138,7 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 	}
 	p.SetGroupStates(catalogStates(states))
 	p.Upstreams = newUpstreams(cfg, states, opts)
+	p.AutoGroups = autoGroups(cfg, opts.LookupEnv)
 
 	modeName := string(cfg.Disclosure.Mode)
 	if sw.Mode != "" {
@@ -215,4 +217,53 @@ func emptyRules(gs *catalog.GroupSpec) bool {
 	}
 	m := gs.Members
 	return len(m.Tools)+len(m.Globs)+len(m.Prefixes)+len(m.Sources)+len(m.Tags) == 0
+}
+
+// autoGroups turns disclosure.autoGroups and the per-server and per-group
+// switches into derivation settings; nil when derivation is off.
+func autoGroups(cfg *config.Config, lookup config.LookupEnv) *autogroup.Settings {
+	ag := cfg.Disclosure.AutoGroups
+	if !ag.Enabled {
+		return nil
+	}
+	s := &autogroup.Settings{Size: ag.Size}
+	s.Derive = func(g *catalog.Group) bool {
+		name := string(g.ID)
+		if gc, ok := cfg.Groups[name]; ok && gc.AutoGroups != nil {
+			return *gc.AutoGroups
+		}
+		for _, sc := range cfg.MCPServers {
+			if group, grouped := sc.EffectiveGroup(); grouped && group == name && sc.AutoGroups != nil && !*sc.AutoGroups {
+				return false
+			}
+		}
+		// A group whose author chose its tools by rules stays as written.
+		if gc, ok := cfg.Groups[name]; ok && len(gc.Tools)+len(gc.Prefixes)+len(gc.Servers)+len(gc.Tags) > 0 {
+			return false
+		}
+		return true
+	}
+	if lookup != nil {
+		s.State = func(id catalog.GroupID, inherited catalog.State) catalog.State {
+			raw, ok := lookup(config.GroupEnvVar(string(id)))
+			if !ok {
+				return inherited
+			}
+			if st, valid := config.ParseGroupSwitch(raw); valid {
+				if cs, err := catalog.ParseState(string(st)); err == nil {
+					return cs
+				}
+			}
+			return inherited
+		}
+	}
+	for name, gc := range cfg.Groups {
+		for _, m := range gc.Merge {
+			if s.Merge == nil {
+				s.Merge = map[catalog.GroupID][]catalog.GroupID{}
+			}
+			s.Merge[catalog.GroupID(name)] = append(s.Merge[catalog.GroupID(name)], catalog.GroupID(m))
+		}
+	}
+	return s
 }

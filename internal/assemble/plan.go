@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/autogroup"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/gateway"
@@ -33,6 +34,9 @@ type Plan struct {
 	// Upstreams are the plan's MCP servers, nil if it has none. Their tools
 	// join Spec's whenever the catalog is built.
 	Upstreams *Upstreams
+	// AutoGroups, when set, splits big groups into derived groups every
+	// time the catalog is built (disclosure.autoGroups).
+	AutoGroups *autogroup.Settings
 }
 
 // spec is the plan's tools and groups with the upstream tools known now,
@@ -86,6 +90,17 @@ func (p *Plan) space() (*view.Space, []string, error) {
 	res, err := catalog.Build(spec)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the tools and groups of %s do not fit together: %w", p.origin(), err)
+	}
+	if p.AutoGroups != nil {
+		// Derived groups depend on the tools known now, so they are made
+		// on every build, from the catalog of the declared groups.
+		refined, derivedWarnings := autogroup.Refine(spec, res.Catalog, *p.AutoGroups)
+		again, err := catalog.Build(refined)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the derived groups of %s do not fit its declared ones (set disclosure.autoGroups.enabled to false to go without): %w", p.origin(), err)
+		}
+		res = again
+		warnings = append(warnings, derivedWarnings...)
 	}
 	space, err := view.NewSpace(res.Catalog, &p.View)
 	if err != nil {
