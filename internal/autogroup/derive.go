@@ -49,8 +49,9 @@ type Node struct {
 	Tools []string
 	// Children are the derived child groups, sorted by Name.
 	Children []*Node
-	// Basis says what the group was derived from: "name", "description"
-	// or "access" (read versus change).
+	// Basis says what the group was derived from: "name", "description",
+	// "access" (read versus change) or "rest" (the tools no other derived
+	// group took).
 	Basis string
 }
 
@@ -118,6 +119,26 @@ func Derive(tools []Tool, opts Options) *Node {
 	d := &deriver{size: size, taken: opts.Taken}
 	root := d.split(items, ignore, nil, nil)
 	root.Name = ""
+	if len(root.Children) > 0 && len(root.Tools) >= minCluster {
+		// Enabling the big group should cost a model only the list of its
+		// groups, not the odd tools no group took: they get one of their
+		// own.
+		var rest []*item
+		for _, it := range items {
+			if slices.Contains(root.Tools, it.tool.ID) {
+				rest = append(rest, it)
+			}
+		}
+		used := map[string]bool{}
+		for _, c := range root.Children {
+			used[c.Name] = true
+		}
+		other := &Node{Name: d.uniqueName("other", used, true), Basis: "rest", Tools: root.Tools}
+		other.Description = describe(other, rest, nil)
+		root.Tools = nil
+		root.Children = append(root.Children, other)
+		slices.SortFunc(root.Children, func(a, b *Node) int { return cmp.Compare(a.Name, b.Name) })
+	}
 	return root
 }
 
@@ -237,7 +258,7 @@ func (d *deriver) split(items []*item, excluded map[string]bool, key *cluster, t
 		if len(rest) <= d.size && len(clusters) > 0 {
 			break
 		}
-		found, left := d.partition(rest, excluded, basis)
+		found, left := d.partition(rest, excluded, basis, minCluster)
 		for _, c := range found {
 			// A description word that is also a resource of the names
 			// ("queue") joins that resource's group.
@@ -247,6 +268,13 @@ func (d *deriver) split(items []*item, excluded map[string]bool, key *cluster, t
 			}
 			clusters = append(clusters, c)
 		}
+		rest = left
+	}
+	if len(rest) > d.size && len(clusters) > 0 {
+		// Still too many left over: pairs that share a description word
+		// are better company than none.
+		found, left := d.partition(rest, excluded, "description", 2)
+		clusters = append(clusters, found...)
 		rest = left
 	}
 	if len(rest) > d.size {
@@ -384,7 +412,7 @@ const namespaceShare = 0.8
 // they share most, weighing earlier words higher: the resource of
 // CallRecording is "call" before "recording". Tools with no word shared
 // by minCluster tools are returned as left.
-func (d *deriver) partition(items []*item, excluded map[string]bool, basis string) ([]*cluster, []*item) {
+func (d *deriver) partition(items []*item, excluded map[string]bool, basis string, least int) ([]*cluster, []*item) {
 	wordsOf := func(it *item) []string {
 		if basis == "name" {
 			return it.name
@@ -418,7 +446,7 @@ func (d *deriver) partition(items []*item, excluded map[string]bool, basis strin
 	}
 	allowed := map[string]bool{}
 	for w, n := range support {
-		if n >= minCluster && !skip[w] {
+		if n >= least && !skip[w] {
 			allowed[w] = true
 		}
 	}
@@ -437,7 +465,7 @@ func (d *deriver) partition(items []*item, excluded map[string]bool, basis strin
 		}
 		changed := false
 		for k, members := range assign {
-			if len(members) < minCluster {
+			if len(members) < least {
 				delete(allowed, k)
 				changed = true
 			}
@@ -448,7 +476,7 @@ func (d *deriver) partition(items []*item, excluded map[string]bool, basis strin
 	}
 	var out []*cluster
 	for k, members := range assign {
-		if len(members) < minCluster {
+		if len(members) < least {
 			left = append(left, members...)
 			continue
 		}

@@ -25,6 +25,8 @@ func describe(n *Node, items []*item, topic []string) string {
 		if len(topic) > 0 {
 			head += " (" + humanize(topic, items) + ")"
 		}
+	case "rest":
+		head = "Other tools"
 	case "description":
 		head = "Tools about " + humanize([]string{n.Name}, items)
 		if len(topic) > 0 {
