@@ -128,7 +128,9 @@ func TestAutoGroupsOverrides(t *testing.T) {
 
 func TestAutoGroupsMergeOfUnknownGroupWarns(t *testing.T) {
 	b := buildCatalog(t, bigCommand(`, "groups": {"vcs.refs": {"merge": ["vcs.tags"]}}`), nil)
-	if !slices.ContainsFunc(b.Warnings, func(w string) bool { return strings.Contains(w, `"vcs.tags"`) && strings.Contains(w, `did you mean "vcs.tag"`) }) {
+	if !slices.ContainsFunc(b.Warnings, func(w string) bool {
+		return strings.Contains(w, `"vcs.tags"`) && strings.Contains(w, `did you mean "vcs.tag"`)
+	}) {
 		t.Errorf("want a warning naming vcs.tags and the nearest derived group: %v", b.Warnings)
 	}
 }

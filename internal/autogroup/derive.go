@@ -392,8 +392,8 @@ func ids(items []*item) []string {
 
 // cluster is a set of tools that share a key word.
 type cluster struct {
-	key   string // the shared (folded) word
-	name  string // the local group name
+	key   string   // the shared (folded) word
+	name  string   // the local group name
 	full  []string // the words of the name before the topic above was cut
 	basis string
 	items []*item
