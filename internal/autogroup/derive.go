@@ -532,7 +532,7 @@ func clusterName(c *cluster) string {
 				ok = false
 				break
 			}
-			w := it.surface[at+step]
+			w := it.name[at+step]
 			if next == "" {
 				next = w
 			} else if next != w {
