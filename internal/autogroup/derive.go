@@ -30,8 +30,10 @@ type Options struct {
 	// and every derived group holds at most Size direct tools unless its
 	// tools cannot be told apart. 0 means DefaultSize.
 	Size int
-	// Ignore are words that say nothing inside this group, typically the
-	// words of the group's own name ("grafana" in grafana_api_request).
+	// Ignore are words of descriptions that say nothing inside this group,
+	// typically the group's own name ("Firecrawl" in every firecrawl tool's
+	// description). Names keep them: "files" is a fine resource of a group
+	// named files.
 	Ignore []string
 	// Taken reports local names already used by children of the group
 	// (declared ones), which derived children must not reuse.
@@ -94,7 +96,8 @@ type item struct {
 // opts.Size direct tools where the tools allow it. The root holds the
 // tools that fit no derived group (at most opts.Size when anything could
 // be split). With opts.Size or fewer tools, the root holds them all and
-// has no children.
+// has no children; so does it when the words structure less than half of
+// the tools.
 func Derive(tools []Tool, opts Options) *Node {
 	size := opts.Size
 	if size <= 0 {
@@ -116,9 +119,15 @@ func Derive(tools []Tool, opts Options) *Node {
 			ignore[singular(x)] = true
 		}
 	}
-	d := &deriver{size: size, taken: opts.Taken}
-	root := d.split(items, ignore, nil, nil)
+	d := &deriver{size: size, taken: opts.Taken, ignore: ignore}
+	root := d.split(items, map[string]bool{}, nil, nil)
 	root.Name = ""
+	if 2*len(root.Tools) > len(items) {
+		// The words found structure for less than half the tools: a split
+		// would add a step to reach most of them and save little, so the
+		// group stays whole (everything's 13 unrelated demo tools).
+		return &Node{Tools: ids(items)}
+	}
 	if len(root.Children) > 0 && len(root.Tools) >= minCluster {
 		// Enabling the big group should cost a model only the list of its
 		// groups, not the odd tools no group took: they get one of their
@@ -143,8 +152,9 @@ func Derive(tools []Tool, opts Options) *Node {
 }
 
 type deriver struct {
-	size  int
-	taken func(string) bool
+	size   int
+	taken  func(string) bool
+	ignore map[string]bool // description words that say nothing here
 }
 
 // stripNamespace removes the leading words most names share
@@ -436,6 +446,9 @@ func (d *deriver) partition(items []*item, excluded map[string]bool, basis strin
 		}
 	}
 	if basis == "description" {
+		for w := range d.ignore {
+			skip[w] = true
+		}
 		// Description words shared by most tools of the group ("issue" in
 		// an issue tracker) and words of one tool say nothing here.
 		for w, n := range support {

@@ -69,8 +69,7 @@ func Refine(spec catalog.Spec, cat *catalog.Catalog, s Settings) (catalog.Spec, 
 			i, ok := at[id]
 			return ok && !(emptyRules(out.Groups[i].Members) && groupEmpty(cat, id))
 		}
-		ignore := []string{g.LocalName()}
-		root := Derive(tools, Options{Size: size, Ignore: ignore, Taken: taken})
+		root := Derive(tools, Options{Size: size, Taken: taken, Ignore: []string{g.LocalName()}})
 		states := map[catalog.GroupID]catalog.State{g.ID: g.Default}
 		root.Walk(func(path []string, n *Node) {
 			if len(path) == 0 {
