@@ -3,6 +3,7 @@ package assemble
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/autogroup"
@@ -102,7 +103,11 @@ func (p *Plan) space() (*view.Space, []string, error) {
 		res = again
 		warnings = append(warnings, derivedWarnings...)
 	}
-	space, err := view.NewSpace(res.Catalog, &p.View)
+	opts := p.View
+	if p.AutoGroups != nil {
+		opts.InitialGroups = withDerived(res.Catalog, opts.InitialGroups)
+	}
+	space, err := view.NewSpace(res.Catalog, &opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -159,4 +164,23 @@ func (p *Plan) GroupIDs() []string {
 func (p *Plan) AddSpec(spec catalog.Spec) {
 	p.Spec.Tools = append(p.Spec.Tools, spec.Tools...)
 	p.Spec.Groups = append(p.Spec.Groups, spec.Groups...)
+}
+
+// withDerived adds to groups enabled in every view the groups derived
+// inside them: a group the config enables from the start keeps all its
+// tools visible once they sit in derived groups.
+func withDerived(cat *catalog.Catalog, initial []catalog.GroupID) []catalog.GroupID {
+	out := slices.Clone(initial)
+	for _, id := range initial {
+		g, ok := cat.Group(id)
+		if !ok {
+			continue
+		}
+		g.Walk(func(d *catalog.Group) {
+			if d.Derived && !slices.Contains(out, d.ID) {
+				out = append(out, d.ID)
+			}
+		})
+	}
+	return out
 }

@@ -283,9 +283,14 @@ func (d *deriver) split(items []*item, excluded map[string]bool, key *cluster, t
 	if len(rest) > d.size && len(clusters) > 0 {
 		// Still too many left over: pairs that share a description word
 		// are better company than none.
-		found, left := d.partition(rest, excluded, "description", 2)
-		clusters = append(clusters, found...)
-		rest = left
+		for _, basis := range []string{"name", "description"} {
+			if len(rest) <= d.size {
+				break
+			}
+			found, left := d.partition(rest, excluded, basis, 2)
+			clusters = append(clusters, found...)
+			rest = left
+		}
 	}
 	if len(rest) > d.size {
 		// Nothing in the words tells the rest apart: split what only looks
@@ -533,19 +538,28 @@ func bestKey(words []string, allowed map[string]bool, support map[string]int, ba
 // it, extended by the words every member's name has right after it
 // ("phone" → "phone_number", "service" → "service_binding").
 func clusterName(c *cluster) string {
-	if c.basis != "name" {
+	if c.basis != "name" && c.basis != "description" {
 		return sanitize(c.key)
 	}
-	words := []string{mostCommonSurface(c)}
+	wordsOf := func(it *item) []string { return it.name }
+	words := []string{c.key}
+	if c.basis == "name" {
+		words[0] = mostCommonSurface(c)
+	} else {
+		// "best practice", "virtual machine": a description's next word
+		// that every member shares makes the name say more.
+		wordsOf = func(it *item) []string { return it.desc }
+	}
 	for step := 1; step < 4; step++ {
 		next, ok := "", true
 		for _, it := range c.items {
-			at := slices.Index(it.name, c.key)
-			if at < 0 || at+step >= len(it.name) {
+			ws := wordsOf(it)
+			at := slices.Index(ws, c.key)
+			if at < 0 || at+step >= len(ws) {
 				ok = false
 				break
 			}
-			w := it.name[at+step]
+			w := ws[at+step]
 			if next == "" {
 				next = w
 			} else if next != w {

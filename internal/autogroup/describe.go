@@ -28,9 +28,10 @@ func describe(n *Node, items []*item, topic []string) string {
 	case "rest":
 		head = "Other tools"
 	case "description":
-		head = "Tools about " + humanize([]string{n.Name}, items)
+		about := humanize(strings.Split(n.Name, "_"), items)
+		head = "Tools about " + about
 		if len(topic) > 0 {
-			head = humanize(topic, items) + ": tools about " + humanize([]string{n.Name}, items)
+			head = capitalize(humanize(topic, items)) + ": tools about " + about
 		}
 	default:
 		head = capitalize(humanize(topic, items))

@@ -71,15 +71,23 @@ func Refine(spec catalog.Spec, cat *catalog.Catalog, s Settings) (catalog.Spec, 
 		}
 		root := Derive(tools, Options{Size: size, Taken: taken, Ignore: []string{g.LocalName()}})
 		states := map[catalog.GroupID]catalog.State{g.ID: g.Default}
+		// Each derived group's ID extends its parent's, as assigned: a name
+		// a declared group with rules already holds gets a suffix.
+		assigned := map[string]catalog.GroupID{"": g.ID}
 		root.Walk(func(path []string, n *Node) {
 			if len(path) == 0 {
 				return
 			}
-			id := catalog.GroupID(string(g.ID) + "." + strings.Join(path, "."))
-			parent := catalog.GroupID(string(g.ID) + "." + strings.Join(path[:len(path)-1], "."))
-			if len(path) == 1 {
-				parent = g.ID
+			parent := assigned[strings.Join(path[:len(path)-1], ".")]
+			id := catalog.GroupID(string(parent) + "." + n.Name)
+			for i := 2; ; i++ {
+				j, ok := at[id]
+				if !ok || derived[id] || (emptyRules(out.Groups[j].Members) && groupEmpty(cat, id)) {
+					break
+				}
+				id = catalog.GroupID(fmt.Sprintf("%s.%s_%d", parent, n.Name, i))
 			}
+			assigned[strings.Join(path, ".")] = id
 			state := catalog.Available
 			if states[parent] == catalog.Enabled {
 				// A group switched on in every view keeps all its tools

@@ -80,6 +80,8 @@ var stopWords = set(
 // than the tool's topic ("Make a POST request to ...", "the resource",
 // "returns the instance").
 var descStopWords = set(
+	"available", "based", "common", "complete", "detailed", "different", "display", "existing", "following", "full", "general", "managed",
+	"multiple", "related", "require", "required", "requires", "simple", "single", "title", "useful", "int", "integer", "limit", "cursor", "offset", "pagination", "number", "boolean", "uid", "uuid", "various", "visualize",
 	"allow", "allows", "api", "argument", "azure", "command", "commands", "enable", "enables", "hierarchical", "include", "includes", "need", "operation", "operations",
 	"provide", "provides", "routed", "router", "sub", "support", "supports", "wrap", "argument", "arguments", "call", "calls", "default", "field", "fields", "format", "http", "id", "ids", "information", "input", "instance",
 	"json", "make", "mcp", "name", "object", "option", "options", "output", "parameter", "parameters", "property", "properties", "resource",
