@@ -144,3 +144,54 @@ func TestAutoGroupsInheritEnabled(t *testing.T) {
 		}
 	}
 }
+
+// A group enabled in every view through initialGroups keeps all its tools
+// visible once they sit in derived groups.
+func TestAutoGroupsFollowInitialGroups(t *testing.T) {
+	b := buildCatalog(t, bigCommand(`, "disclosure": {"initialGroups": ["vcs"]}`), nil)
+	v := b.Space.New()
+	if n := v.Snapshot().Tools.Len(); n != 20 {
+		t.Errorf("a new view shows %d tools, want all 20 of vcs", n)
+	}
+}
+
+// A declared group with rules of its own keeps its name and members; the
+// derived group that wanted the name takes another.
+func TestAutoGroupsAvoidDeclaredNames(t *testing.T) {
+	src := bigCommand(`, "groups": {"vcs.branch": {"tools": ["vcs__show_tag"]}}`)
+	cat := buildCatalog(t, src, nil).Catalog
+	br, _ := cat.Group("vcs.branch")
+	if br == nil || br.Derived || len(br.Tools) != 1 || br.Tools[0].ID != "vcs__show_tag" {
+		t.Fatalf("the declared vcs.branch must keep its one tool:\n%s", tree(cat))
+	}
+	other, ok := cat.Group("vcs.branch_2")
+	if !ok || !other.Derived || len(other.Tools) != 5 {
+		t.Errorf("the derived branch group should be vcs.branch_2 with 5 tools:\n%s", tree(cat))
+	}
+}
+
+// --groups and --exclude-groups may name derived groups; a name nothing
+// derives is a warning once the tools are known.
+func TestAutoGroupsFlags(t *testing.T) {
+	sw := Switches{Enable: []string{"vcs.tag", "vcs.nope"}, Exclude: []string{"vcs.stash"}}
+	p, err := FromConfig(context.Background(), load(t, bigCommand("")), sw, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := b.Space.New().Snapshot().Tools.Len(); n != 5 {
+		t.Errorf("--groups vcs.tag should show its 5 tools in a new view, got %d", n)
+	}
+	if _, ok := b.Catalog.Tool("vcs__list_stash"); ok {
+		t.Error("--exclude-groups vcs.stash must drop its tools")
+	}
+	if !slices.ContainsFunc(b.Warnings, func(w string) bool { return strings.Contains(w, `"vcs.nope"`) }) {
+		t.Errorf("want a warning about vcs.nope: %v", b.Warnings)
+	}
+	if _, err := FromConfig(context.Background(), load(t, bigCommand("")), Switches{Enable: []string{"nope.tag"}}, Options{}); err == nil {
+		t.Error("a flag naming a group under no known group must still be refused")
+	}
+}

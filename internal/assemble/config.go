@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 
 	"github.com/toolfold/toolfold/internal/autogroup"
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -129,7 +130,11 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		p.Spec.Groups = append(p.Spec.Groups, *groups[name])
 	}
 
-	states, diags := cfg.ResolveGroupStates(names, config.Overrides{Enable: sw.Enable, Exclude: sw.Exclude}, opts.LookupEnv)
+	// Flags may name derived groups, which exist only once the tools are
+	// known: they are applied when the groups are derived.
+	enable, deferEnable := splitDerivedNames(cfg, names, sw.Enable)
+	exclude, deferExclude := splitDerivedNames(cfg, names, sw.Exclude)
+	states, diags := cfg.ResolveGroupStates(names, config.Overrides{Enable: enable, Exclude: exclude}, opts.LookupEnv)
 	if diags.HasErrors() {
 		return nil, diags.Err()
 	}
@@ -138,7 +143,7 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 	}
 	p.SetGroupStates(catalogStates(states))
 	p.Upstreams = newUpstreams(cfg, states, opts)
-	p.AutoGroups = autoGroups(cfg, opts.LookupEnv)
+	p.AutoGroups = autoGroups(cfg, opts.LookupEnv, deferEnable, deferExclude)
 
 	modeName := string(cfg.Disclosure.Mode)
 	if sw.Mode != "" {
@@ -221,12 +226,12 @@ func emptyRules(gs *catalog.GroupSpec) bool {
 
 // autoGroups turns disclosure.autoGroups and the per-server and per-group
 // switches into derivation settings; nil when derivation is off.
-func autoGroups(cfg *config.Config, lookup config.LookupEnv) *autogroup.Settings {
+func autoGroups(cfg *config.Config, lookup config.LookupEnv, enable, exclude []string) *autogroup.Settings {
 	ag := cfg.Disclosure.AutoGroups
 	if !ag.Enabled {
 		return nil
 	}
-	s := &autogroup.Settings{Size: ag.Size}
+	s := &autogroup.Settings{Size: ag.Size, Named: append(slices.Clone(enable), exclude...)}
 	s.Derive = func(g *catalog.Group) bool {
 		name := string(g.ID)
 		if gc, ok := cfg.Groups[name]; ok && gc.AutoGroups != nil {
@@ -243,8 +248,18 @@ func autoGroups(cfg *config.Config, lookup config.LookupEnv) *autogroup.Settings
 		}
 		return true
 	}
-	if lookup != nil {
+	if lookup != nil || len(s.Named) > 0 {
 		s.State = func(id catalog.GroupID, inherited catalog.State) catalog.State {
+			// Strongest first, as for declared groups: flags, then the
+			// environment.
+			switch {
+			case slices.Contains(exclude, string(id)):
+				return catalog.Excluded
+			case slices.Contains(enable, string(id)):
+				return catalog.Enabled
+			case lookup == nil:
+				return inherited
+			}
 			raw, ok := lookup(config.GroupEnvVar(string(id)))
 			if !ok {
 				return inherited
@@ -266,4 +281,19 @@ func autoGroups(cfg *config.Config, lookup config.LookupEnv) *autogroup.Settings
 		}
 	}
 	return s
+}
+
+// splitDerivedNames separates the names of a flag that the config knows
+// from those that may name derived groups: unknown names inside a known
+// group ("twilio.queue" inside "twilio").
+func splitDerivedNames(cfg *config.Config, known []string, names []string) (kept, derived []string) {
+	for _, n := range names {
+		parent, _, dotted := strings.Cut(n, ".")
+		if dotted && !slices.Contains(known, n) && slices.Contains(known, parent) && cfg.Disclosure.AutoGroups.Enabled {
+			derived = append(derived, n)
+			continue
+		}
+		kept = append(kept, n)
+	}
+	return kept, derived
 }

@@ -19,6 +19,9 @@ type Settings struct {
 	// (a deployment switch such as MCP_GROUP_<NAME> may override it); nil
 	// keeps the inherited state.
 	State func(id catalog.GroupID, inherited catalog.State) catalog.State
+	// Named are derived group names the command line switched; one that
+	// no derivation produces is reported.
+	Named []string
 	// Merge maps a declared group to the derived groups whose tools it
 	// takes over, which then disappear: a rename (one) or a merge (more).
 	Merge map[catalog.GroupID][]catalog.GroupID
@@ -123,6 +126,20 @@ func Refine(spec catalog.Spec, cat *catalog.Catalog, s Settings) (catalog.Spec, 
 		})
 	}
 	warnings := merge(&out, at, derived, s.Merge)
+	for _, n := range s.Named {
+		if !derived[catalog.GroupID(n)] {
+			names := make([]string, 0, len(derived))
+			for id := range derived {
+				names = append(names, string(id))
+			}
+			slices.Sort(names)
+			hint := ""
+			if near := catalog.Nearest(n, names, 1); len(near) > 0 {
+				hint = fmt.Sprintf(" (did you mean %q?)", near[0])
+			}
+			warnings = append(warnings, fmt.Sprintf("the command line switches group %q, which was not derived from the tools known now%s; 'toolfold groups' lists the groups", n, hint))
+		}
+	}
 	return out, warnings
 }
 
