@@ -464,7 +464,9 @@ func (d *deriver) partition(items []*item, excluded map[string]bool, basis strin
 	}
 	allowed := map[string]bool{}
 	for w, n := range support {
-		if n >= least && !skip[w] {
+		// "list" left in a name is the tail of a compound (CredentialList,
+		// IpAccessControlList): it groups unrelated lists together.
+		if n >= least && !skip[w] && w != "list" {
 			allowed[w] = true
 		}
 	}

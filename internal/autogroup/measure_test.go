@@ -114,6 +114,19 @@ func TestSharedCatalogFigures(t *testing.T) {
 		}
 	}
 	t.Logf("the costliest group to reach is %s (%d tokens)", worstGroup, worstCost)
+	for _, server := range []string{"twilio", "azure", "cloudflare", "grafana"} {
+		var b, a []int
+		depth := 0
+		for i, tl := range after.Tools() {
+			if tl.Source == server {
+				b, a = append(b, costBefore[i]), append(a, costAfter[i])
+				depth = max(depth, home(t, tl).Depth+1)
+			}
+		}
+		mb, wb := medianWorst(b)
+		ma, wa := medianWorst(a)
+		t.Logf("%s: tokens to reach a tool: median %d, worst %d (whole server: %d, %d); at most %d groups to enable", server, ma, wa, mb, wb, depth)
+	}
 	med0, worst0 := medianWorst(costBefore)
 	med1, worst1 := medianWorst(costAfter)
 	t.Logf("tokens to reach a tool (enable path + list): today median %d, worst %d; derived median %d, worst %d", med0, worst0, med1, worst1)
