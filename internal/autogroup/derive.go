@@ -204,8 +204,14 @@ func prepare(t Tool, words []string) *item {
 	if verbAt < 0 && len(words) > 1 && verbs[words[len(words)-1]] {
 		verbAt = len(words) - 1
 	}
+	// "batch_create_objects", "bulk_set": a second verb right after the
+	// first is part of the action too.
+	secondVerb := -1
+	if verbAt == 0 && (words[0] == "batch" || words[0] == "bulk") && len(words) > 2 && verbs[words[1]] {
+		secondVerb = 1
+	}
 	for i, w := range words {
-		if i == verbAt {
+		if i == verbAt || i == secondVerb {
 			it.verb = w
 			continue
 		}

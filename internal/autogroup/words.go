@@ -90,7 +90,7 @@ var descStopWords = set(
 
 // nameStopWords are the small words of tool names that say nothing about
 // the resource ("get_dashboard_by_uid", "CreateNewKey", "maintenance_on").
-var nameStopWords = set("a", "an", "and", "all", "by", "current", "for", "from", "in", "into", "my", "new", "of", "off", "on", "or", "the", "to", "with")
+var nameStopWords = set("a", "an", "and", "all", "by", "many", "multiple", "one", "current", "for", "from", "in", "into", "my", "new", "of", "off", "on", "or", "the", "to", "with")
 
 func set(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))
