@@ -213,3 +213,14 @@ func TestSharedTreesStable(t *testing.T) {
 		t.Errorf("removing one tool moves %.2f others on average, want at most 3", float64(moved)/float64(total))
 	}
 }
+
+// BenchmarkDeriveShared derives every shared catalog once, as a catalog
+// build does when a server's tools arrive.
+func BenchmarkDeriveShared(b *testing.B) {
+	servers := loadShared(b)
+	for b.Loop() {
+		for _, s := range servers {
+			Derive(s.tools, Options{Ignore: []string{s.name}})
+		}
+	}
+}
