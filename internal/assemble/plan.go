@@ -88,7 +88,20 @@ func (p *Plan) Build() (*Built, error) {
 // it, with the warnings of both steps.
 func (p *Plan) space() (*view.Space, []string, error) {
 	spec, warnings := p.spec()
-	res, err := catalog.Build(spec)
+	first := spec
+	if p.AutoGroups != nil {
+		// The catalog of the declared groups is only read to derive from:
+		// it gets copies of the tools, since Build fills in their indexes
+		// and groups and the final build below owns the originals.
+		first.Tools = make([]*catalog.Tool, len(spec.Tools))
+		for i, t := range spec.Tools {
+			if t != nil { // a nil tool is reported by Build
+				cp := *t
+				first.Tools[i] = &cp
+			}
+		}
+	}
+	res, err := catalog.Build(first)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the tools and groups of %s do not fit together: %w", p.origin(), err)
 	}
