@@ -270,11 +270,15 @@ func (d *deriver) split(items []*item, excluded map[string]bool, key *cluster, t
 	}
 	var clusters []*cluster
 	rest := items
-	for _, basis := range []string{"name", "description"} {
+	passes := []struct {
+		basis string
+		least int
+	}{{"name", minCluster}, {"name", 2}, {"description", minCluster}}
+	for _, pass := range passes {
 		if len(rest) <= d.size && len(clusters) > 0 {
 			break
 		}
-		found, left := d.partition(rest, excluded, basis, minCluster)
+		found, left := d.partition(rest, excluded, pass.basis, pass.least)
 		for _, c := range found {
 			// A description word that is also a resource of the names
 			// ("queue") joins that resource's group.
@@ -289,14 +293,9 @@ func (d *deriver) split(items []*item, excluded map[string]bool, key *cluster, t
 	if len(rest) > d.size && len(clusters) > 0 {
 		// Still too many left over: pairs that share a description word
 		// are better company than none.
-		for _, basis := range []string{"name", "description"} {
-			if len(rest) <= d.size {
-				break
-			}
-			found, left := d.partition(rest, excluded, basis, 2)
-			clusters = append(clusters, found...)
-			rest = left
-		}
+		found, left := d.partition(rest, excluded, "description", 2)
+		clusters = append(clusters, found...)
+		rest = left
 	}
 	if len(rest) > d.size {
 		// Nothing in the words tells the rest apart: split what only looks
