@@ -594,6 +594,15 @@ func mostCommonSurface(c *cluster) string {
 	best := c.key
 	for s, n := range count {
 		bn := count[best]
+		// A spelled-out form beats an abbreviation ("database" over "db");
+		// then the most used, then the shorter ("bucket" over "buckets").
+		spelled, bestSpelled := strings.HasPrefix(s, c.key), strings.HasPrefix(best, c.key) && count[best] > 0
+		if spelled != bestSpelled {
+			if spelled {
+				best = s
+			}
+			continue
+		}
 		if n > bn || (n == bn && (len(s) < len(best) || (len(s) == len(best) && s < best))) {
 			best = s
 		}

@@ -88,6 +88,10 @@ var descStopWords = set(
 	"resources", "response", "result", "results", "return", "returns", "server", "sid", "string", "true", "false", "uri", "url", "value", "values",
 )
 
+// abbreviations fold the short forms names use into the word the other
+// names of a server spell out ("aggregate-db" beside "list-databases").
+var abbreviations = map[string]string{"db": "database", "dbs": "database", "repo": "repository", "repos": "repository", "dir": "directory", "dirs": "directory"}
+
 // nameStopWords are the small words of tool names that say nothing about
 // the resource ("get_dashboard_by_uid", "CreateNewKey", "maintenance_on").
 var nameStopWords = set("a", "an", "and", "all", "by", "many", "multiple", "one", "current", "for", "from", "in", "into", "my", "new", "of", "off", "on", "or", "the", "to", "with")
@@ -104,6 +108,9 @@ func set(words ...string) map[string]bool {
 // "policies" and "policy" are one word. It leaves short words and words
 // that only look plural ("status", "analysis") alone.
 func singular(w string) string {
+	if long, ok := abbreviations[w]; ok {
+		return long
+	}
 	switch {
 	case len(w) < 3 || !strings.HasSuffix(w, "s"):
 		return w
