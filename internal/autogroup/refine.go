@@ -126,6 +126,11 @@ func Refine(spec catalog.Spec, cat *catalog.Catalog, s Settings) (catalog.Spec, 
 		})
 	}
 	warnings := merge(&out, at, derived, s.Merge)
+	if len(spec.PendingSources) > 0 {
+		// Some servers' tools are not known yet, so their derived groups
+		// cannot exist yet either: a name that finds none says nothing.
+		return out, nil
+	}
 	for _, n := range s.Named {
 		if !derived[catalog.GroupID(n)] {
 			names := make([]string, 0, len(derived))
@@ -146,6 +151,7 @@ func Refine(spec catalog.Spec, cat *catalog.Catalog, s Settings) (catalog.Spec, 
 // merge moves the tools of derived groups (with their derived
 // descendants) into the declared groups that name them.
 func merge(spec *catalog.Spec, at map[catalog.GroupID]int, derived map[catalog.GroupID]bool, merges map[catalog.GroupID][]catalog.GroupID) []string {
+	quiet := len(spec.PendingSources) > 0
 	var warnings []string
 	targets := make([]catalog.GroupID, 0, len(merges))
 	for t := range merges {
@@ -160,6 +166,9 @@ func merge(spec *catalog.Spec, at map[catalog.GroupID]int, derived map[catalog.G
 		}
 		for _, src := range merges[target] {
 			if !derived[src] {
+				if quiet {
+					continue
+				}
 				names := make([]string, 0, len(derived))
 				for id := range derived {
 					names = append(names, string(id))
