@@ -155,7 +155,7 @@ func medianWorst(costs []int) (int, int) {
 }
 
 // reachCosts returns, per tool, the tokens a groups-mode client reads to
-// reach it: the result of enabling each group on the path from the top
+// reach it (and checks that it is then listed): the result of enabling each group on the path from the top
 // (one call per level, as a model that discovers the children does) and
 // the tools/list that follows. Tools sharing a group share the figure.
 func reachCosts(t *testing.T, cat *catalog.Catalog) []int {
@@ -198,6 +198,20 @@ func reachCost(t *testing.T, gw *gateway.Gateway, g *catalog.Group) int {
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The path reaches every tool of the group: each is now listed.
+	listed := map[string]bool{}
+	for _, tl := range list.Tools {
+		listed[tl.Name] = true
+	}
+	expo, ok := gw.Exposure(expose.Groups)
+	if !ok {
+		t.Fatal("no groups exposure")
+	}
+	for _, tl := range g.Tools {
+		if name := expo.FlatWire(tl).Name; !listed[name] {
+			t.Errorf("after enabling %s, %s (%s) is not listed", g.ID, tl.ID, name)
+		}
 	}
 	n, err := tokens.ToolsCost(list.Tools)
 	if err != nil {
