@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/config"
 )
 
@@ -193,5 +195,28 @@ func TestAutoGroupsFlags(t *testing.T) {
 	}
 	if _, err := FromConfig(context.Background(), load(t, bigCommand("")), Switches{Enable: []string{"nope.tag"}}, Options{}); err == nil {
 		t.Error("a flag naming a group under no known group must still be refused")
+	}
+}
+
+// The groups of a Go library server were written by hand: kept as given.
+func TestAutoGroupsLeaveLibraryGroupsAlone(t *testing.T) {
+	p, err := FromConfig(context.Background(), load(t, `{}`), Switches{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := catalog.Spec{Groups: []catalog.GroupSpec{{ID: "lib", Members: catalog.Members{Sources: []string{"lib"}}}}}
+	for _, res := range []string{"branch", "tag", "remote", "stash"} {
+		for _, verb := range []string{"create", "delete", "list", "show"} {
+			name := verb + "_" + res
+			spec.Tools = append(spec.Tools, &catalog.Tool{ID: catalog.ToolID(name), Name: name, Source: "lib", Def: &mcp.Tool{Name: name}, Handler: catalogtest.Echo})
+		}
+	}
+	p.AddSpec(spec)
+	b, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tree(b.Catalog); strings.Contains(got, "derived=true") {
+		t.Errorf("a library server's group was split:\n%s", got)
 	}
 }

@@ -232,8 +232,17 @@ func autoGroups(cfg *config.Config, lookup config.LookupEnv, enable, exclude []s
 		return nil
 	}
 	s := &autogroup.Settings{Size: ag.Size, Named: append(slices.Clone(enable), exclude...)}
+	configured := map[string]bool{}
+	for _, n := range cfg.GroupNames() {
+		configured[n] = true
+	}
 	s.Derive = func(g *catalog.Group) bool {
 		name := string(g.ID)
+		// Groups of Go library servers and groups tools declare in their
+		// _meta were made by hand upstream: they are kept as given.
+		if !configured[name] {
+			return false
+		}
 		if gc, ok := cfg.Groups[name]; ok && gc.AutoGroups != nil {
 			return *gc.AutoGroups
 		}
