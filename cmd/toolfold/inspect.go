@@ -72,7 +72,11 @@ func runGroups(ctx context.Context, e env, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "GROUP\tTOOLS\tTOKENS\tDEFAULT\tDESCRIPTION")
 	for _, r := range tree.Groups {
-		fmt.Fprintf(tw, "%s%s\t%d\t%d\t%s\t%s\n", indent(r.Depth), r.Name, r.Tools, r.Tokens, r.Default, firstLine(r.Description))
+		description := firstLine(r.Description)
+		if r.Derived {
+			description = "[derived] " + description
+		}
+		fmt.Fprintf(tw, "%s%s\t%d\t%d\t%s\t%s\n", indent(r.Depth), r.Name, r.Tools, r.Tokens, r.Default, description)
 	}
 	if tree.Ungrouped > 0 {
 		fmt.Fprintf(tw, "(ungrouped)\t%d\t%d\talways\tvisible in every view\n", tree.Ungrouped, tree.UngroupedTokens)

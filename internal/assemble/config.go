@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 
+	"github.com/toolfold/toolfold/internal/autogroup"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/expose"
@@ -128,7 +130,11 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		p.Spec.Groups = append(p.Spec.Groups, *groups[name])
 	}
 
-	states, diags := cfg.ResolveGroupStates(names, config.Overrides{Enable: sw.Enable, Exclude: sw.Exclude}, opts.LookupEnv)
+	// Flags may name derived groups, which exist only once the tools are
+	// known: they are applied when the groups are derived.
+	enable, deferEnable := splitDerivedNames(cfg, names, sw.Enable)
+	exclude, deferExclude := splitDerivedNames(cfg, names, sw.Exclude)
+	states, diags := cfg.ResolveGroupStates(names, config.Overrides{Enable: enable, Exclude: exclude}, opts.LookupEnv)
 	if diags.HasErrors() {
 		return nil, diags.Err()
 	}
@@ -137,6 +143,7 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 	}
 	p.SetGroupStates(catalogStates(states))
 	p.Upstreams = newUpstreams(cfg, states, opts)
+	p.AutoGroups = autoGroups(cfg, opts.LookupEnv, deferEnable, deferExclude)
 
 	modeName := string(cfg.Disclosure.Mode)
 	if sw.Mode != "" {
@@ -215,4 +222,87 @@ func emptyRules(gs *catalog.GroupSpec) bool {
 	}
 	m := gs.Members
 	return len(m.Tools)+len(m.Globs)+len(m.Prefixes)+len(m.Sources)+len(m.Tags) == 0
+}
+
+// autoGroups turns disclosure.autoGroups and the per-server and per-group
+// switches into derivation settings; nil when derivation is off.
+func autoGroups(cfg *config.Config, lookup config.LookupEnv, enable, exclude []string) *autogroup.Settings {
+	ag := cfg.Disclosure.AutoGroups
+	if !ag.Enabled {
+		return nil
+	}
+	s := &autogroup.Settings{Size: ag.Size, Named: append(slices.Clone(enable), exclude...)}
+	configured := map[string]bool{}
+	for _, n := range cfg.GroupNames() {
+		configured[n] = true
+	}
+	s.Derive = func(g *catalog.Group) bool {
+		name := string(g.ID)
+		// Groups of Go library servers and groups tools declare in their
+		// _meta were made by hand upstream: they are kept as given.
+		if !configured[name] {
+			return false
+		}
+		if gc, ok := cfg.Groups[name]; ok && gc.AutoGroups != nil {
+			return *gc.AutoGroups
+		}
+		for _, sc := range cfg.MCPServers {
+			if group, grouped := sc.EffectiveGroup(); grouped && group == name && sc.AutoGroups != nil && !*sc.AutoGroups {
+				return false
+			}
+		}
+		// A group whose author chose its tools by rules stays as written.
+		if gc, ok := cfg.Groups[name]; ok && len(gc.Tools)+len(gc.Prefixes)+len(gc.Servers)+len(gc.Tags) > 0 {
+			return false
+		}
+		return true
+	}
+	if lookup != nil || len(s.Named) > 0 {
+		s.State = func(id catalog.GroupID, inherited catalog.State) catalog.State {
+			// Strongest first, as for declared groups: flags, then the
+			// environment.
+			switch {
+			case slices.Contains(exclude, string(id)):
+				return catalog.Excluded
+			case slices.Contains(enable, string(id)):
+				return catalog.Enabled
+			case lookup == nil:
+				return inherited
+			}
+			raw, ok := lookup(config.GroupEnvVar(string(id)))
+			if !ok {
+				return inherited
+			}
+			if st, valid := config.ParseGroupSwitch(raw); valid {
+				if cs, err := catalog.ParseState(string(st)); err == nil {
+					return cs
+				}
+			}
+			return inherited
+		}
+	}
+	for name, gc := range cfg.Groups {
+		for _, m := range gc.Merge {
+			if s.Merge == nil {
+				s.Merge = map[catalog.GroupID][]catalog.GroupID{}
+			}
+			s.Merge[catalog.GroupID(name)] = append(s.Merge[catalog.GroupID(name)], catalog.GroupID(m))
+		}
+	}
+	return s
+}
+
+// splitDerivedNames separates the names of a flag that the config knows
+// from those that may name derived groups: unknown names inside a known
+// group ("twilio.queue" inside "twilio").
+func splitDerivedNames(cfg *config.Config, known []string, names []string) (kept, derived []string) {
+	for _, n := range names {
+		parent, _, dotted := strings.Cut(n, ".")
+		if dotted && !slices.Contains(known, n) && slices.Contains(known, parent) && cfg.Disclosure.AutoGroups.Enabled {
+			derived = append(derived, n)
+			continue
+		}
+		kept = append(kept, n)
+	}
+	return kept, derived
 }

@@ -3,8 +3,10 @@ package assemble
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/autogroup"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/gateway"
@@ -33,6 +35,9 @@ type Plan struct {
 	// Upstreams are the plan's MCP servers, nil if it has none. Their tools
 	// join Spec's whenever the catalog is built.
 	Upstreams *Upstreams
+	// AutoGroups, when set, splits big groups into derived groups every
+	// time the catalog is built (disclosure.autoGroups).
+	AutoGroups *autogroup.Settings
 }
 
 // spec is the plan's tools and groups with the upstream tools known now,
@@ -83,11 +88,39 @@ func (p *Plan) Build() (*Built, error) {
 // it, with the warnings of both steps.
 func (p *Plan) space() (*view.Space, []string, error) {
 	spec, warnings := p.spec()
-	res, err := catalog.Build(spec)
+	first := spec
+	if p.AutoGroups != nil {
+		// The catalog of the declared groups is only read to derive from:
+		// it gets copies of the tools, since Build fills in their indexes
+		// and groups and the final build below owns the originals.
+		first.Tools = make([]*catalog.Tool, len(spec.Tools))
+		for i, t := range spec.Tools {
+			if t != nil { // a nil tool is reported by Build
+				cp := *t
+				first.Tools[i] = &cp
+			}
+		}
+	}
+	res, err := catalog.Build(first)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the tools and groups of %s do not fit together: %w", p.origin(), err)
 	}
-	space, err := view.NewSpace(res.Catalog, &p.View)
+	if p.AutoGroups != nil {
+		// Derived groups depend on the tools known now, so they are made
+		// on every build, from the catalog of the declared groups.
+		refined, derivedWarnings := autogroup.Refine(spec, res.Catalog, *p.AutoGroups)
+		again, err := catalog.Build(refined)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the derived groups of %s do not fit its declared ones (set disclosure.autoGroups.enabled to false to go without): %w", p.origin(), err)
+		}
+		res = again
+		warnings = append(warnings, derivedWarnings...)
+	}
+	opts := p.View
+	if p.AutoGroups != nil {
+		opts.InitialGroups = withDerived(res.Catalog, opts.InitialGroups)
+	}
+	space, err := view.NewSpace(res.Catalog, &opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -144,4 +177,23 @@ func (p *Plan) GroupIDs() []string {
 func (p *Plan) AddSpec(spec catalog.Spec) {
 	p.Spec.Tools = append(p.Spec.Tools, spec.Tools...)
 	p.Spec.Groups = append(p.Spec.Groups, spec.Groups...)
+}
+
+// withDerived adds to groups enabled in every view the groups derived
+// inside them: a group the config enables from the start keeps all its
+// tools visible once they sit in derived groups.
+func withDerived(cat *catalog.Catalog, initial []catalog.GroupID) []catalog.GroupID {
+	out := slices.Clone(initial)
+	for _, id := range initial {
+		g, ok := cat.Group(id)
+		if !ok {
+			continue
+		}
+		g.Walk(func(d *catalog.Group) {
+			if d.Derived && !slices.Contains(out, d.ID) {
+				out = append(out, d.ID)
+			}
+		})
+	}
+	return out
 }

@@ -56,6 +56,10 @@ type GroupSpec struct {
 	Default    State
 	Exposition Exposition
 	Members    Members
+	// Derived marks a group made by toolfold rather than declared (see
+	// internal/autogroup). Its tools leave the direct members of its
+	// ancestors: they are reached through it.
+	Derived bool
 }
 
 // Members are the rules that put tools in a group. A tool that matches any
@@ -155,7 +159,7 @@ func (b *builder) addDeclaredGroups() {
 		}
 		b.groups[gs.ID] = &Group{
 			ID: gs.ID, Description: gs.Description, Instructions: gs.Instructions,
-			Tags: gs.Tags, Default: gs.Default, Exposition: gs.Exposition,
+			Tags: gs.Tags, Default: gs.Default, Exposition: gs.Exposition, Derived: gs.Derived,
 		}
 		b.specOf[gs.ID] = gs
 	}
@@ -306,6 +310,18 @@ func (b *builder) assignMembers() {
 		for _, name := range metaStrings(t.Def.Meta, MetaGroupsKey) {
 			if name != "" {
 				add(GroupID(name), t.ID)
+			}
+		}
+	}
+	// A derived group's tools are reached through it, not directly
+	// through the groups above it.
+	for _, id := range sortedKeys(b.specOf) {
+		if !b.specOf[id].Derived {
+			continue
+		}
+		for tid := range b.members[id] {
+			for p := b.groups[id].Parent; p != nil; p = p.Parent {
+				delete(b.members[p.ID], tid)
 			}
 		}
 	}

@@ -344,3 +344,48 @@ func TestExcludedGroupsWarnNothing(t *testing.T) {
 		t.Errorf("a live group with an empty server must still warn: %s", joined)
 	}
 }
+
+// A derived group's tools leave the direct members of the groups above it,
+// also when a part of the catalog is served alone.
+func TestDerivedGroupsTakeTheirToolsFromAbove(t *testing.T) {
+	spec := catalog.Spec{
+		Tools: tools("s__a", "s__b", "s__c"),
+		Groups: []catalog.GroupSpec{
+			{ID: "s", Members: catalog.Members{Prefixes: []string{"s__"}}},
+			{ID: "s.x", Parent: "s", Derived: true},
+			{ID: "s.x.y", Parent: "s.x", Derived: true, Members: catalog.Members{Tools: []catalog.ToolID{"s__a", "s__b"}}},
+			{ID: "s.z", Parent: "s", Members: catalog.Members{Tools: []catalog.ToolID{"s__c"}}},
+		},
+	}
+	cat := catalogtest.Build(t, spec)
+	direct := func(c *catalog.Catalog, id catalog.GroupID) string {
+		g, ok := c.Group(id)
+		if !ok {
+			t.Fatalf("no group %s", id)
+		}
+		var out []string
+		for _, tl := range g.Tools {
+			out = append(out, string(tl.ID))
+		}
+		return strings.Join(out, ",")
+	}
+	if got := direct(cat, "s"); got != "s__c" {
+		t.Errorf("s holds %q directly, want only s__c (a declared child takes nothing from it)", got)
+	}
+	if got := direct(cat, "s.x.y"); got != "s__a,s__b" {
+		t.Errorf("s.x.y holds %q", got)
+	}
+	if g, _ := cat.Group("s.x.y"); !g.Derived {
+		t.Error("s.x.y lost its derived mark")
+	}
+	sub, err := cat.Subtree("s", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := direct(sub, "s"); got != "s__c" {
+		t.Errorf("served alone, s holds %q directly", got)
+	}
+	if g, _ := sub.Group("s.x.y"); g == nil || !g.Derived || len(g.Tools) != 2 {
+		t.Errorf("served alone, s.x.y is %+v", g)
+	}
+}

@@ -144,6 +144,9 @@ type Group struct {
 	Tools []*Tool
 	// Depth is 0 for a top-level group.
 	Depth int
+	// Derived is true for a group toolfold derived from the tools of a
+	// big group (internal/autogroup) rather than one that was declared.
+	Derived bool
 }
 
 // LocalName is the group's name relative to its parent: "branches" for

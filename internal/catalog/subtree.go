@@ -57,7 +57,7 @@ func (c *Catalog) part(ids []GroupID, readOnly, ungrouped bool) (*Catalog, error
 		}
 		root.Walk(func(g *Group) {
 			seenGroup[g.ID] = true
-			gs := GroupSpec{ID: g.ID, Description: g.Description, Instructions: g.Instructions, Tags: g.Tags, Default: g.Default, Exposition: g.Exposition}
+			gs := GroupSpec{ID: g.ID, Description: g.Description, Instructions: g.Instructions, Tags: g.Tags, Default: g.Default, Exposition: g.Exposition, Derived: g.Derived}
 			if g != root && g.Parent != nil {
 				gs.Parent = g.Parent.ID
 			}

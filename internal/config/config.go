@@ -142,6 +142,9 @@ type ServerConfig struct {
 	// that is not set, the server is left out with a warning (and counts
 	// as disabled) instead of the whole config being refused.
 	Optional bool `json:"optional,omitempty"`
+	// AutoGroups, when false, keeps the server's group whole however big
+	// it is (see disclosure.autoGroups); nil follows disclosure.autoGroups.
+	AutoGroups *bool `json:"autoGroups,omitempty"`
 }
 
 // ServerDefaults are settings of every server under mcpServers, each
@@ -368,6 +371,15 @@ type GroupConfig struct {
 	Default GroupState `json:"default,omitempty"`
 	// Exposition is flat or grouped; after loading, unset means exposition.default.
 	Exposition ExpositionStyle `json:"exposition,omitempty"`
+	// AutoGroups says whether the group's tools may be split into derived
+	// groups (disclosure.autoGroups). nil means yes for a server's or a
+	// command's group and no for a group with member rules of its own (its
+	// author already chose its tools).
+	AutoGroups *bool `json:"autoGroups,omitempty"`
+	// Merge names derived groups ("github.issue") whose tools this group
+	// takes over; they then disappear. One name renames a derived group,
+	// several merge them.
+	Merge []string `json:"merge,omitempty"`
 }
 
 // Mode is how the catalog is presented (SPEC §4).
@@ -412,6 +424,22 @@ type DisclosureConfig struct {
 	MetaTools MetaToolNames `json:"metaTools"`
 	// ResetTools offers the reset_tools meta-tool (off by default).
 	ResetTools bool `json:"resetTools,omitempty"`
+	// AutoGroups splits big groups into derived child groups.
+	AutoGroups AutoGroupsConfig `json:"autoGroups"`
+}
+
+// DefaultAutoGroupSize is the target size of derived groups.
+const DefaultAutoGroupSize = 12
+
+// AutoGroupsConfig splits every group with more than Size tools of its
+// own into derived child groups, named and described from the tools'
+// names and descriptions, so an agent enables a short path of small
+// groups instead of a whole server (see internal/autogroup).
+type AutoGroupsConfig struct {
+	// Enabled turns derivation on (the default) or off everywhere.
+	Enabled bool `json:"enabled"`
+	// Size is the target size of a group: 2 to 100, default 12.
+	Size int `json:"size"`
 }
 
 // MetaToolNames are the wire names of the meta-tools (SPEC §6). Each defaults to
@@ -493,9 +521,10 @@ type TokenConfig struct {
 func newDefaultConfig() *Config {
 	return &Config{
 		Disclosure: DisclosureConfig{
-			Mode:      ModeAuto,
-			Ungrouped: UngroupedVisible,
-			MetaTools: DefaultMetaToolNames(),
+			Mode:       ModeAuto,
+			Ungrouped:  UngroupedVisible,
+			MetaTools:  DefaultMetaToolNames(),
+			AutoGroups: AutoGroupsConfig{Enabled: true, Size: DefaultAutoGroupSize},
 		},
 		Exposition: ExpositionConfig{
 			Default:              ExposeFlat,

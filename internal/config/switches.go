@@ -28,6 +28,10 @@ func GroupEnvVar(group string) string {
 	return "MCP_GROUP_" + strings.ToUpper(wireSafe(strings.ReplaceAll(group, "-", "_")))
 }
 
+// ParseGroupSwitch reads an MCP_GROUP_ value as parseSwitch does, for groups
+// that exist only after discovery (derived groups).
+func ParseGroupSwitch(value string) (GroupState, bool) { return parseSwitch(value) }
+
 // parseSwitch reads an MCP_GROUP_ value: true, false or available (any case, and
 // the state names enabled and excluded as synonyms).
 func parseSwitch(value string) (GroupState, bool) {

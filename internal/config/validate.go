@@ -400,6 +400,17 @@ func (v *checker) groups() {
 			v.enum(joinPath(p, "exposition"), string(g.Exposition), "an exposition", expositions...)
 		}
 		v.globs(joinPath(p, "tools"), g.Tools)
+		for i, m := range g.Merge {
+			mp := indexPath(joinPath(p, "merge"), i)
+			switch {
+			case m == name:
+				v.errorf(mp, "a group cannot merge itself; name the derived groups it takes over")
+			case known[m]:
+				v.errorf(mp, "%q is a declared group, not a derived one; merge names groups toolfold derived ('toolfold groups' marks them), so edit %q itself instead", m, m)
+			case impliedParent(m) == "" || !groupNamePattern.MatchString(m):
+				v.errorf(mp, "%q cannot be a derived group: derived groups are named <group>.<name>, such as \"github.issue\"; 'toolfold groups' lists them", m)
+			}
+		}
 		for i, pre := range g.Prefixes {
 			if pre == "" {
 				v.errorf(indexPath(joinPath(p, "prefixes"), i), `an empty prefix would match every tool; remove it, or use "tools": ["*"]`)
@@ -475,6 +486,9 @@ func (v *checker) disclosure() {
 	v.enum("disclosure.ungrouped", string(d.Ungrouped), "an ungrouped policy", string(UngroupedVisible), string(UngroupedHidden))
 	if d.MaxTools < 0 {
 		v.errorf("disclosure.maxTools", "%d is negative; use 0 for no limit or a positive number of tools", d.MaxTools)
+	}
+	if d.AutoGroups.Size < 2 || d.AutoGroups.Size > 100 {
+		v.errorf("disclosure.autoGroups.size", "%d is not a usable group size; use 2 to 100 tools (default %d), or \"enabled\": false to keep groups whole", d.AutoGroups.Size, DefaultAutoGroupSize)
 	}
 	v.groupRefs("disclosure.initialGroups", d.InitialGroups)
 	v.globs("disclosure.refreshingClients", d.RefreshingClients)

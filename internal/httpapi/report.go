@@ -89,6 +89,9 @@ type GroupRow struct {
 	// Depth is 0 for a top-level group; it lets a reader indent the tree
 	// without following parents.
 	Depth int `json:"depth"`
+	// Derived is true for a group toolfold split off a big group
+	// (disclosure.autoGroups) rather than one that was declared.
+	Derived bool `json:"derived,omitempty"`
 }
 
 // GroupTree is the body of /api/groups and of `toolfold groups --json`:
@@ -125,7 +128,7 @@ func BuildGroupTree(cat *catalog.Catalog, m *Measurement, access Access) GroupTr
 			continue
 		}
 		r := GroupRow{Name: string(g.ID), Description: g.Description, Tools: len(g.Tools),
-			Tokens: m.Groups[g.ID], Default: g.Default.String(), Depth: g.Depth}
+			Tokens: m.Groups[g.ID], Default: g.Default.String(), Depth: g.Depth, Derived: g.Derived}
 		if g.Parent != nil {
 			r.Parent = string(g.Parent.ID)
 		}

@@ -1,0 +1,106 @@
+package autogroup
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.tree from the current derivation")
+
+// sharedServer is one catalog of the shared set, as derivation reads it.
+type sharedServer struct {
+	name  string
+	tools []Tool
+}
+
+// loadShared reads the shared catalogs (azure-all is left out: it repeats
+// azure), naming tools "<server>__<tool>" as the gateway does by default.
+func loadShared(tb testing.TB) []sharedServer {
+	tb.Helper()
+	dir := catalogtest.SharedDir(tb)
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no catalogs in %s", dir)
+	}
+	slices.Sort(files)
+	var out []sharedServer
+	for _, f := range files {
+		server := strings.TrimSuffix(filepath.Base(f), ".json")
+		if server == "azure-all" {
+			continue
+		}
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var doc struct {
+			Tools []struct {
+				Name        string `json:"name"`
+				Description string `json:"description"`
+				Annotations *struct {
+					ReadOnlyHint bool `json:"readOnlyHint"`
+				} `json:"annotations"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			tb.Fatalf("%s: %v", f, err)
+		}
+		s := sharedServer{name: server}
+		for _, t := range doc.Tools {
+			s.tools = append(s.tools, Tool{ID: server + "__" + t.Name, Name: t.Name, Description: t.Description,
+				ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint})
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// renderTree writes a derived tree for review: each group with its size,
+// basis and description, then its direct tools.
+func renderTree(server string, root *Node) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%d tools, %d direct)\n", server, root.Size(), len(root.Tools))
+	root.Walk(func(path []string, n *Node) {
+		indent := strings.Repeat("  ", len(path))
+		if len(path) > 0 {
+			fmt.Fprintf(&b, "%s%s.%s [%s] %d tools, %d direct: %s\n", indent, server, strings.Join(path, "."), n.Basis, n.Size(), len(n.Tools), n.Description)
+		}
+		for _, id := range n.Tools {
+			fmt.Fprintf(&b, "%s  - %s\n", indent, strings.TrimPrefix(id, server+"__"))
+		}
+	})
+	return b.String()
+}
+
+// TestSharedTreesGolden derives the tree of every shared catalog with the
+// default size and compares it with testdata/<server>.tree, which is
+// reviewed like code: a change of derivation shows as a diff of names,
+// descriptions and places.
+func TestSharedTreesGolden(t *testing.T) {
+	for _, s := range loadShared(t) {
+		root := Derive(s.tools, Options{Ignore: []string{s.name}})
+		got := renderTree(s.name, root)
+		path := filepath.Join("testdata", s.name+".tree")
+		if *update {
+			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test ./internal/autogroup -run Golden -update to write it)", err)
+		}
+		if got != string(want) {
+			t.Errorf("%s: derived tree differs from %s (review, then -update):\n%s", s.name, path, got)
+		}
+	}
+}
