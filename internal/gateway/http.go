@@ -2,13 +2,11 @@ package gateway
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"net/http"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolfold/toolfold/internal/expose"
 )
 
 // HTTPOptions configure the streamable HTTP endpoint.
@@ -21,16 +19,14 @@ type HTTPOptions struct {
 	SessionTimeout time.Duration
 }
 
-// HTTPHandler serves MCP over streamable HTTP. Mount it at /mcp. A
-// stateless endpoint refuses the groups mode: with no session there is no
-// view for enable_tools to change.
+// HTTPHandler serves MCP over streamable HTTP. Mount it at /mcp. On a
+// stateless endpoint the groups mode has no view: its enable_tools then
+// describes the groups' tools for call_tool and changes no list, as for
+// every 2026-07-28 client.
 func (g *Gateway) HTTPHandler(opts *HTTPOptions) (http.Handler, error) {
 	var o HTTPOptions
 	if opts != nil {
 		o = *opts
-	}
-	if o.Stateless && g.opts.Mode == expose.Groups {
-		return nil, fmt.Errorf("the groups mode needs sessions, but the HTTP endpoint is stateless: use the auto or search mode (clients then find and call tools without enabling groups), or turn statelessness off")
 	}
 	if o.SessionTimeout == 0 {
 		o.SessionTimeout = 30 * time.Minute

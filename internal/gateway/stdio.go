@@ -28,7 +28,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 	}
 	client := peekClient(first)
 	server := g.ServerFor(client)
-	g.log.Info("client connected", "transport", "stdio", "client", client.Name, "protocol", client.ProtocolVersion, "mode", g.ModeFor(client))
+	g.log.Info("client connected", "transport", "stdio", "client", client.Name, "protocol", client.ProtocolVersion, "gets", g.Presentation(client))
 	// The SDK reads the first line again, followed by the rest of stdin.
 	transport := &mcp.IOTransport{Reader: readCloser{io.MultiReader(bytes.NewReader(first), br), in}, Writer: out}
 	session, err := server.Connect(ctx, transport, nil)
