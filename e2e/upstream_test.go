@@ -191,9 +191,11 @@ func TestBrokenUpstreamsLeaveTheOthersServing(t *testing.T) {
 	}
 
 	// Serving: the working server answers while the others are down.
-	s := stdioSessionEnv(t, "e2e-go", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path, "--mode", "flat")
-	if text := s.mustCall("memory__read_graph", map[string]any{}); !strings.Contains(text, "entities") {
-		t.Errorf("read_graph = %s", text)
+	for _, protocol := range []string{statefulProtocol, "2026-07-28"} {
+		s := stdioSessionAt(t, "e2e-go", protocol, []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path, "--mode", "flat")
+		if text := s.mustCall("memory__read_graph", map[string]any{}); !strings.Contains(text, "entities") {
+			t.Errorf("%s: read_graph = %s", protocol, text)
+		}
 	}
 }
 

@@ -311,7 +311,7 @@ func TestAutoModeByClientName(t *testing.T) {
 	for name, want := range map[string]expose.Mode{
 		// Clients that search their tools themselves get them all.
 		"claude-code": expose.Flat, "Visual Studio Code - Insiders": expose.Flat, "codex-mcp-client": expose.Flat,
-		"cline": expose.Groups,
+		"cline":     expose.Groups,
 		"claude-ai": expose.Search, "cursor-vscode": expose.Search, "mcp-inspector": expose.Search, "": expose.Search,
 	} {
 		if got := def.ModeFor(gateway.ClientInfo{Name: name}); got != want {
