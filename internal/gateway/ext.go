@@ -168,3 +168,22 @@ func (s *session) serveGroupsExtension() {
 		g.log.Error("cannot serve groups/get", "err", err)
 	}
 }
+
+// ExtensionTools is the tools/list a client of the groups extension gets:
+// the top-level tools only, what the context-cost report measures.
+func (g *Gateway) ExtensionTools() []*mcp.Tool {
+	t := g.transient(g.cur.Load(), presentation{mode: expose.Groups, extension: true, stateless: true})
+	return sortedTools(t.installed)
+}
+
+// GroupsList is every top-level group as groups/list answers it now, all
+// pages together.
+func (g *Gateway) GroupsList() []groupsext.Group { return g.cur.Load().ext.roots() }
+
+// GroupsGet is what groups/get answers now for a group's extension name.
+func (g *Gateway) GroupsGet(name string) (*groupsext.GetResult, bool) {
+	return g.cur.Load().ext.get(name)
+}
+
+// ExtensionName is the name a group goes by in the groups extension.
+func (g *Gateway) ExtensionName(id catalog.GroupID) string { return g.cur.Load().ext.names[id] }

@@ -103,6 +103,42 @@ func (s *session) perRequestMiddleware(ctx context.Context, method string, req m
 	return nil, nil, false
 }
 
+// registered is what the per-request server keeps in the SDK's registry:
+// every wire tool of every exposure, the configured mode's first where
+// names meet. Nobody lists it (tools/list is answered per request) and no
+// call reaches it (tools/call is too); the SDK's streamable HTTP handler
+// reads it to check the Mcp-Param-* headers of a 2026-07-28 tools/call
+// against the tool's x-mcp-header properties, and announces its changes to
+// listening clients.
+func (g *Gateway) registered(st *state) map[string]*mcp.Tool {
+	modes := []expose.Mode{g.opts.Mode}
+	for m := range st.expo {
+		if m != g.opts.Mode {
+			modes = append(modes, m)
+		}
+	}
+	slices.Sort(modes[1:])
+	want := map[string]*mcp.Tool{}
+	cat := st.space.Catalog()
+	for _, m := range modes {
+		e, ok := st.expo[m]
+		if !ok {
+			continue
+		}
+		for _, t := range cat.Tools() {
+			if w := e.FlatWire(t); want[w.Name] == nil {
+				want[w.Name] = w.Tool
+			}
+		}
+		for _, grp := range cat.Groups() {
+			if w, ok := e.GroupWire(grp); ok && want[w.Name] == nil {
+				want[w.Name] = w.Tool
+			}
+		}
+	}
+	return want
+}
+
 // transient is a session for one request of a client without a view: a
 // fresh view that nothing keeps, so no call can change what the client
 // lists.

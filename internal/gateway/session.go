@@ -178,7 +178,7 @@ func (s *session) migrate(st *state) {
 func (s *session) desired() map[string]*mcp.Tool {
 	want := map[string]*mcp.Tool{}
 	if s.mode == perRequestMode {
-		return want // answered per request, from no registry
+		return s.g.registered(s.st)
 	}
 	expo := s.st.expo[s.mode]
 	snap := s.view.Snapshot()
