@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -168,6 +170,16 @@ func (s *session) serveGroupsExtension() {
 		g.log.Error("cannot serve groups/get", "err", err)
 	}
 }
+
+// fingerprint identifies the top-level groups as groups/list shows them.
+func (x *extCatalog) fingerprint() [32]byte {
+	b, _ := json.Marshal(x.roots())
+	return sha256.Sum256(b)
+}
+
+// groupsListChanged is notifications/groups/list_changed as one line of
+// newline-delimited JSON-RPC.
+var groupsListChanged = []byte(`{"jsonrpc":"2.0","method":"` + groupsext.NotificationListChanged + `"}` + "\n")
 
 // ExtensionTools is the tools/list a client of the groups extension gets:
 // the top-level tools only, what the context-cost report measures.

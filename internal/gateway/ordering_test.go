@@ -13,8 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/groupsext"
+	"github.com/toolfold/toolfold/internal/view"
 )
 
 // frame is one JSON-RPC message as it went over the wire.
@@ -233,4 +237,89 @@ func (w *httpWire) exchange(t *testing.T, id int, method string, params any) []f
 	}
 	t.Fatalf("the stream ended before the response to %d; got %v (%v)", id, out, sc.Err())
 	return nil
+}
+
+// A 2025-11-25 client of the groups extension over stdio is told when the
+// top-level groups change, and not when only their tools do.
+func TestGroupsListChangedOverStdio(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Auto}, nil)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.ServeStdio(ctx, inR, outW) }()
+	frames := make(chan frame, 64)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var f frame
+			if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+				f = frame{Method: "unparsable: " + sc.Text()}
+			}
+			frames <- f
+		}
+		close(frames)
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		cancel()
+		<-done
+		outW.Close()
+	})
+	w := &stdioWire{in: inW, frames: frames}
+	init := w.exchange(t, 1, "initialize", map[string]any{
+		"protocolVersion": "2025-11-25", "clientInfo": map[string]any{"name": "wire", "version": "1"},
+		"capabilities": map[string]any{"extensions": map[string]any{groupsext.ID: map[string]any{}}},
+	})
+	if !strings.Contains(string(init[len(init)-1].Result), `"io.modelcontextprotocol/groups":{"listChanged":true}`) {
+		t.Fatalf("the extension's listChanged is not advertised: %s", init[len(init)-1].Result)
+	}
+	w.notify(t, "notifications/initialized")
+
+	update := func(groups ...catalog.GroupSpec) {
+		t.Helper()
+		var tools []*catalog.Tool
+		for _, id := range []string{"a", "b", "c", "d", "e", "f", "u", "x"} {
+			tools = append(tools, catalogtest.Tool(id))
+		}
+		space, err := view.NewSpace(catalogtest.Build(t, catalog.Spec{Tools: tools, Groups: groups}), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Update(space); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code := catalog.GroupSpec{ID: "code", Description: "Code", Members: catalog.Members{Tools: []catalog.ToolID{"a", "b"}}}
+	docs := catalog.GroupSpec{ID: "docs", Description: "Documents", Members: catalog.Members{Tools: []catalog.ToolID{"a", "f"}}}
+	// A new top-level group: the client hears of it.
+	update(code, docs, catalog.GroupSpec{ID: "ops", Description: "Operations", Members: catalog.Members{Tools: []catalog.ToolID{"x"}}})
+	waitFrame(t, frames, groupsext.NotificationListChanged)
+	// Only a group's tools change: groups/list is the same, so no
+	// groups/list_changed; the ping's frames must not carry one.
+	update(code, docs, catalog.GroupSpec{ID: "ops", Description: "Operations", Members: catalog.Members{Tools: []catalog.ToolID{"x", "e"}}})
+	for _, f := range w.exchange(t, 2, "groups/list", map[string]any{}) {
+		if f.Method == groupsext.NotificationListChanged {
+			t.Errorf("groups/list_changed sent though the top-level groups did not change")
+		}
+	}
+}
+
+// waitFrame reads frames until one of the given method arrives.
+func waitFrame(t *testing.T, frames <-chan frame, method string) {
+	t.Helper()
+	for {
+		select {
+		case f, ok := <-frames:
+			if !ok {
+				t.Fatalf("stdout closed before %s", method)
+			}
+			if f.Method == method {
+				return
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no %s arrived", method)
+		}
+	}
 }

@@ -206,11 +206,14 @@ func paginate[T any](items []T, key func(T) string, cursor string) ([]T, string,
 // to 2025-11-25 sessions and to 2026-07-28 listen streams, so a placeholder
 // tool is added and removed (as announce does for prompts).
 func (s *session) migrated(st *state) {
-	fp := st.fingerprint()
+	fp, roots := st.fingerprint(), st.ext.fingerprint()
 	s.mu.Lock()
-	same := fp == s.fingerprint
-	s.fingerprint = fp
+	same, sameRoots := fp == s.fingerprint, roots == s.roots
+	s.fingerprint, s.roots = fp, roots
 	s.mu.Unlock()
+	if !sameRoots && s.groupsChanged != nil {
+		s.groupsChanged()
+	}
 	if same {
 		return
 	}

@@ -38,6 +38,13 @@ type session struct {
 	// last, so a catalog update that changes none announces nothing.
 	fingerprint [32]byte
 
+	// groupsChanged sends notifications/groups/list_changed to the one
+	// client of a per-request session made for a stdio connection (see
+	// ServeStdio); nil elsewhere. roots identifies the top-level groups it
+	// was last told of.
+	groupsChanged func()
+	roots         [32]byte
+
 	// mu guards the catalog the session serves and its view, which Update
 	// replaces together, and serialises reconciliations so that two
 	// concurrent enable calls cannot interleave their additions and
@@ -71,8 +78,14 @@ func (s *session) current() (*expose.Exposure, *view.View) {
 // newSession builds the MCP server for one mode. v is the client's own view
 // in the groups mode, nil for a shared server.
 func (g *Gateway) newSession(m expose.Mode, v *view.View) *session {
+	return g.newSessionNotifying(m, v, nil)
+}
+
+// newSessionNotifying is newSession for a per-request session that tells its
+// client of changes to the top-level groups with groupsChanged.
+func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged func()) *session {
 	st := g.cur.Load()
-	s := &session{g: g, mode: m, st: st, view: v, installed: map[string]*mcp.Tool{}}
+	s := &session{g: g, mode: m, st: st, view: v, installed: map[string]*mcp.Tool{}, groupsChanged: groupsChanged}
 	// In auto mode the shared flat list serves clients that search
 	// themselves, and tells them each tool's groups.
 	s.pres = presentation{mode: m, groupMeta: m == expose.Flat && g.opts.Mode == expose.Auto}
@@ -97,7 +110,11 @@ func (g *Gateway) newSession(m expose.Mode, v *view.View) *session {
 	}
 	// Every server advertises the groups extension; the per-request
 	// server answers it (a client that declares it is served there).
-	caps.AddExtension(groupsext.ID, map[string]any{})
+	settings := map[string]any{}
+	if groupsChanged != nil {
+		settings["listChanged"] = true
+	}
+	caps.AddExtension(groupsext.ID, settings)
 	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, so)
 	if m == expose.Groups {
 		// A view's list changes are announced by the gateway itself,
@@ -120,7 +137,7 @@ func (g *Gateway) newSession(m expose.Mode, v *view.View) *session {
 	}
 	if m == perRequestMode {
 		s.serveGroupsExtension()
-		s.fingerprint = st.fingerprint()
+		s.fingerprint, s.roots = st.fingerprint(), st.ext.fingerprint()
 	}
 	s.reconcile()
 	return s
