@@ -136,7 +136,7 @@ func (s *session) serveGroupsExtension() {
 		if p != nil {
 			cursor = p.Cursor
 		}
-		page, next, err := paginate(g.cur.Load().ext.roots(), func(gr groupsext.Group) string { return gr.Name }, cursor)
+		page, next, err := paginate(g.cur.Load().ext.roots(), func(gr groupsext.Group) string { return gr.Name }, cursor, pageSize)
 		if err != nil {
 			return nil, err
 		}

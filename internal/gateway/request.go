@@ -86,7 +86,7 @@ func (s *session) perRequestMiddleware(ctx context.Context, method string, req m
 		if r.Params != nil {
 			cursor = r.Params.Cursor
 		}
-		page, next, err := paginate(tools, func(t *mcp.Tool) string { return t.Name }, cursor)
+		page, next, err := paginate(tools, func(t *mcp.Tool) string { return t.Name }, cursor, pageSize)
 		if err != nil {
 			return nil, err, true
 		}
@@ -174,10 +174,11 @@ func sortedTools(m map[string]*mcp.Tool) []*mcp.Tool {
 	return out
 }
 
-// paginate returns the page of items (sorted by key) after cursor, and the
-// cursor of the next page. A cursor is the key of the last item of the
-// previous page, so pages stay consistent while the list changes.
-func paginate[T any](items []T, key func(T) string, cursor string) ([]T, string, error) {
+// paginate returns the page of at most size items (sorted by key) after
+// cursor, and the cursor of the next page. A cursor is the key of the last
+// item of the previous page, so pages stay consistent while the list
+// changes.
+func paginate[T any](items []T, key func(T) string, cursor string, size int) ([]T, string, error) {
 	start := 0
 	if cursor != "" {
 		after, err := base64.RawURLEncoding.DecodeString(cursor)
@@ -189,7 +190,7 @@ func paginate[T any](items []T, key func(T) string, cursor string) ([]T, string,
 			start++
 		}
 	}
-	end := min(start+pageSize, len(items))
+	end := min(start+size, len(items))
 	page := items[start:end]
 	if page == nil {
 		page = []T{}
