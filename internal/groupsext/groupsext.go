@@ -31,7 +31,8 @@ import (
 
 // The extension's identifiers.
 const (
-	// ID names the extension in capabilities.extensions.
+	// ID names the extension in capabilities.extensions. The server's
+	// settings object there may hold {"listChanged": true}.
 	ID = "io.modelcontextprotocol/groups"
 	// MethodList lists the top-level groups.
 	MethodList = "groups/list"
@@ -46,13 +47,6 @@ const (
 	// client's capabilities (the Go SDK's mcp.MetaKeyClientCapabilities).
 	MetaKeyClientCapabilities = mcp.MetaKeyClientCapabilities
 )
-
-// Settings are the server's settings object under
-// capabilities.extensions[ID].
-type Settings struct {
-	// ListChanged promises notifications/groups/list_changed.
-	ListChanged bool `json:"listChanged,omitempty"`
-}
 
 // Group is one entry of groups/list or of a parent's contents.groups.
 type Group struct {
