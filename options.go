@@ -71,6 +71,10 @@ type Options struct {
 	// RefreshingClients are the clientInfo.name values that ModeAuto treats
 	// as honouring list_changed; nil means a built-in list.
 	RefreshingClients []string
+	// SearchingClients are the clientInfo.name values that ModeAuto gives
+	// the flat list, for clients that search their tools themselves; nil
+	// means a built-in list, an empty list none.
+	SearchingClients []string
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
 }

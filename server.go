@@ -344,6 +344,7 @@ func (s *Server) build() (*gateway.Gateway, error) {
 		Name: s.opts.Name, Version: s.opts.Version, Instructions: s.opts.Instructions,
 		Mode: mode, Exposition: exp, AnnotateDescriptions: !s.opts.PlainDescriptions,
 		ResetTools: s.opts.ResetTools, RefreshingClients: s.opts.RefreshingClients, Logger: s.opts.Logger,
+		SearchingClients: s.opts.SearchingClients,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("toolfold: server %q cannot be presented: %w", s.opts.Name, err)

@@ -49,6 +49,19 @@ type verdict struct {
 	} `json:"shortfalls"`
 }
 
+// knownDifferences are scenarios that pass directly but not through
+// toolfold, per leg, each for a reason README.md explains ("What still
+// differs on the 2026-07-28 leg"). They are logged, not failed, so the leg
+// is gated at what it reaches: any other scenario that passes directly
+// must pass through toolfold. One that starts passing is logged so that
+// its entry can go.
+var knownDifferences = map[string]map[string]string{
+	"2026-07-28": {
+		"input-required-result-basic-elicitation": "the input request's key is toolfold's own (elicitation-1), not the fixture's (user_name): " +
+			"the fixture asks toolfold over a 2025-11-25 session, whose elicitation/create carries no key",
+	},
+}
+
 // Exit codes of run.sh.
 const (
 	exitRegression   = 1
@@ -135,20 +148,23 @@ func TestConformanceThroughToolfold(t *testing.T) {
 		t.Fatalf("run.sh exited with %d (see the log above)", code)
 	}
 
-	regressions := 0
+	regressions, known := 0, 0
 	for _, leg := range legs {
 		leg = strings.TrimSpace(leg)
 		t.Run(leg, func(t *testing.T) {
-			regressions += checkLeg(t, filepath.Join(results, leg, "summary.json"))
+			r, k := checkLeg(t, filepath.Join(results, leg, "summary.json"), knownDifferences[leg])
+			regressions += r
+			known += k
 		})
 	}
-	if code == exitRegression && regressions == 0 {
+	if code == exitRegression && regressions == 0 && known == 0 {
 		t.Errorf("run.sh reported a failure but no leg's summary lists a regression (see the log above)")
 	}
 }
 
-// checkLeg reports each regression of one leg and returns how many there are.
-func checkLeg(t *testing.T, file string) int {
+// checkLeg reports each regression of one leg that is not a known
+// difference, and returns how many there are, and how many known ones.
+func checkLeg(t *testing.T, file string, knownHere map[string]string) (regressions, known int) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatalf("run.sh wrote no summary for this leg: %v", err)
@@ -159,11 +175,20 @@ func checkLeg(t *testing.T, file string) int {
 	}
 	if s.ToolfoldStartError != nil {
 		t.Errorf("toolfold did not start, so no scenario ran through it: %s", *s.ToolfoldStartError)
-		return 1
+		return 1, 0
 	}
 	n := 0
 	for _, sc := range s.Scenarios {
+		reason, isKnown := knownHere[sc.Name]
 		if sc.Direct.Status != "pass" || sc.Toolfold.Status == "pass" {
+			if isKnown && sc.Toolfold.Status == "pass" {
+				t.Logf("%s now passes through toolfold: remove it from knownDifferences and README.md", sc.Name)
+			}
+			continue
+		}
+		if isKnown {
+			known++
+			t.Logf("%s: known difference: %s", sc.Name, reason)
 			continue
 		}
 		n++
@@ -188,7 +213,7 @@ func checkLeg(t *testing.T, file string) int {
 		}
 		t.Errorf("%s passes directly but not through toolfold:\n\t%s", sc.Name, strings.Join(why, "\n\t"))
 	}
-	return n
+	return n, known
 }
 
 func clip(s string, n int) string {

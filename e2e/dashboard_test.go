@@ -55,7 +55,10 @@ func TestDashboardInChromium(t *testing.T) {
 	bin := requireChromium(t)
 	base := startHTTP(t)
 	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "dashboard-e2e", Version: "9.9"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	// A session to list: the stateful protocol's (a 2026-07-28 client has
+	// none; each of its requests stands alone).
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "dashboard-e2e", Version: "9.9"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: statefulProtocol})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,8 +38,12 @@ func discover(t *testing.T, s *session) {
 }
 
 func TestAutoModePerClient(t *testing.T) {
-	if got := stdioSession(t, "claude-code").names(); got != groupsInitial {
-		t.Errorf("claude-code got %q, want the groups mode", got)
+	if got := stdioSession(t, "cline").names(); got != groupsInitial {
+		t.Errorf("cline got %q, want the groups mode", got)
+	}
+	// Claude Code searches its tools itself: it gets them all.
+	if got := stdioSession(t, "claude-code").names(); strings.Count(got, ",") != 41 || strings.Contains(got, "find_tools") {
+		t.Errorf("claude-code got %q, want the flat list", got)
 	}
 	s := stdioSession(t, "some-agent")
 	if got := s.names(); got != searchList {
@@ -67,7 +71,7 @@ func TestGroupsModeThroughCallTool(t *testing.T) {
 
 func TestStatelessHTTPServesSearch(t *testing.T) {
 	base := startHTTP(t, "--stateless")
-	s := httpSession(t, base, "claude-code")
+	s := httpSession(t, base, "cline")
 	if got := s.names(); got != searchList {
 		t.Fatalf("stateless endpoint: %q, want the search mode even for a refreshing client", got)
 	}

@@ -38,13 +38,25 @@ func stdioSession(t *testing.T, name string, args ...string) *session {
 	return stdioSessionEnv(t, name, nil, args...)
 }
 
+// statefulProtocol is what the Go clients here speak unless a test says
+// otherwise: the protocol with sessions, on which a groups-mode client has
+// a view that enable_tools unfolds. (On 2026-07-28 nothing varies per
+// connection; the tests of that era name it.)
+const statefulProtocol = "2025-11-25"
+
 // stdioSessionEnv is stdioSession with extra environment variables.
 func stdioSessionEnv(t *testing.T, name string, environ []string, args ...string) *session {
+	t.Helper()
+	return stdioSessionAt(t, name, statefulProtocol, environ, args...)
+}
+
+// stdioSessionAt is stdioSessionEnv on a given protocol.
+func stdioSessionAt(t *testing.T, name, protocol string, environ []string, args ...string) *session {
 	t.Helper()
 	c, s := newClient(t, name)
 	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
 	cmd.Env = append(append(cmd.Environ(), "TOOLFOLD_DEMO_SANDBOX="+t.TempDir()), environ...)
-	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		t.Fatalf("connecting to toolfold over stdio: %v", err)
 	}
@@ -56,8 +68,14 @@ func stdioSessionEnv(t *testing.T, name string, environ []string, args ...string
 // httpSession connects to a running toolfold over streamable HTTP.
 func httpSession(t *testing.T, base, name string) *session {
 	t.Helper()
+	return httpSessionAt(t, base, name, statefulProtocol)
+}
+
+// httpSessionAt is httpSession on a given protocol.
+func httpSessionAt(t *testing.T, base, name, protocol string) *session {
+	t.Helper()
 	c, s := newClient(t, name)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		t.Fatalf("connecting to toolfold over HTTP: %v", err)
 	}

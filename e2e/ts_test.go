@@ -25,6 +25,16 @@ type tsReport struct {
 		// Structured is the call's structuredContent, which the client
 		// has checked against the tool's output schema.
 		Structured json.RawMessage `json:"structured"`
+		// request steps: a result, or an error
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Err    *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+		// list steps on 2026-07-28: the caching hints
+		TTLMs      int    `json:"ttlMs"`
+		CacheScope string `json:"cacheScope"`
 	} `json:"steps"`
 	Error string `json:"error"`
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,17 +92,19 @@ func TestReferenceServersThroughTheGateway(t *testing.T) {
 			t.Fatalf("files.file never appeared: %s", text)
 		}
 	}
-	// server-everything adds tools once it has started and announces them,
-	// so more than one list_changed may arrive here: wait for the first.
-	select {
-	case <-s.changed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no list_changed after enabling")
-	}
-	names := s.names()
-	for _, want := range []string{"everything__get-sum", "memory__create_entities", "files__write_file"} {
-		if !strings.Contains(names, want) {
-			t.Errorf("list lacks %s: %s", want, names)
+	// The servers' tools join as each server finishes starting, each time
+	// with a list_changed (the enabling's own came before enable_tools
+	// returned). Re-read the list until every server's tools are there.
+	wanted := []string{"everything__get-sum", "memory__create_entities", "files__write_file"}
+	for {
+		names := s.names()
+		if !slices.ContainsFunc(wanted, func(w string) bool { return !strings.Contains(names, w) }) {
+			break
+		}
+		select {
+		case <-s.changed:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no list_changed brought every server's tools: %s", names)
 		}
 	}
 	if text := s.mustCall("everything__get-sum", map[string]any{"a": 19, "b": 23}); !strings.Contains(text, "42") {
@@ -191,9 +194,11 @@ func TestBrokenUpstreamsLeaveTheOthersServing(t *testing.T) {
 	}
 
 	// Serving: the working server answers while the others are down.
-	s := stdioSessionEnv(t, "e2e-go", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path, "--mode", "flat")
-	if text := s.mustCall("memory__read_graph", map[string]any{}); !strings.Contains(text, "entities") {
-		t.Errorf("read_graph = %s", text)
+	for _, protocol := range []string{statefulProtocol, "2026-07-28"} {
+		s := stdioSessionAt(t, "e2e-go", protocol, []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path, "--mode", "flat")
+		if text := s.mustCall("memory__read_graph", map[string]any{}); !strings.Contains(text, "entities") {
+			t.Errorf("%s: read_graph = %s", protocol, text)
+		}
 	}
 }
 

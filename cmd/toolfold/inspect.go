@@ -70,21 +70,25 @@ func runGroups(ctx context.Context, e env, args []string) error {
 		return writeJSON(e.stdout, tree)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "GROUP\tTOOLS\tTOKENS\tDEFAULT\tDESCRIPTION")
+	fmt.Fprintln(tw, "GROUP\tTOOLS\tTOKENS\tDEFAULT\tEXTENSION NAME\tDESCRIPTION")
 	for _, r := range tree.Groups {
 		description := firstLine(r.Description)
 		if r.Derived {
 			description = "[derived] " + description
 		}
-		fmt.Fprintf(tw, "%s%s\t%d\t%d\t%s\t%s\n", indent(r.Depth), r.Name, r.Tools, r.Tokens, r.Default, description)
+		fmt.Fprintf(tw, "%s%s\t%d\t%d\t%s\t%s\t%s\n", indent(r.Depth), r.Name, r.Tools, r.Tokens, r.Default, r.ExtensionName, description)
 	}
 	if tree.Ungrouped > 0 {
-		fmt.Fprintf(tw, "(ungrouped)\t%d\t%d\talways\tvisible in every view\n", tree.Ungrouped, tree.UngroupedTokens)
+		fmt.Fprintf(tw, "(ungrouped)\t%d\t%d\talways\t-\tvisible in every view\n", tree.Ungrouped, tree.UngroupedTokens)
 	}
 	for _, x := range cat.Excluded() {
-		fmt.Fprintf(tw, "%s\t%d\t-\texcluded\t%s\n", x.ID, x.Tools, firstLine(x.Description))
+		fmt.Fprintf(tw, "%s\t%d\t-\texcluded\t-\t%s\n", x.ID, x.Tools, firstLine(x.Description))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(e.stdout, "\nEXTENSION NAME is the group's name for clients of the groups extension (groups/list, groups/get).")
+	return err
 }
 
 // inspectSetup builds the catalog and measures it flat, which is what the

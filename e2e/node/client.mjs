@@ -6,14 +6,23 @@
 //   plan: {"command": "...", "args": [...]} for stdio, or {"url": "..."},
 //         "clientName": "...", "steps": [{"op": "list"} |
 //         {"op": "call", "name": "...", "arguments": {...}} |
-//         {"op": "waitChanged", "count": N, "timeoutMs": 5000} | {"op": "quiet", "ms": 300}]
+//         {"op": "waitChanged", "count": N, "timeoutMs": 5000} | {"op": "quiet", "ms": 300} |
+//         {"op": "request", "method": "...", "params": {...}}],
+//   "extension": true to declare the groups extension (io.modelcontextprotocol/groups),
+//   "protocol": "2026-07-28" to speak that protocol: no initialize; every request
+//         carries protocolVersion, clientInfo and clientCapabilities in its _meta.
+//         The SDK client does not speak it yet, so its transports carry the
+//         messages and this script matches the responses.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ResultSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const plan = JSON.parse(process.argv[2]);
-const client = new Client({ name: plan.clientName ?? "toolfold-e2e-ts", version: "1.0.0" });
+const clientInfo = { name: plan.clientName ?? "toolfold-e2e-ts", version: "1.0.0" };
+const capabilities = plan.extension ? { extensions: { "io.modelcontextprotocol/groups": {} } } : {};
+const client = new Client(clientInfo, { capabilities });
+const modern = plan.protocol === "2026-07-28";
 
 let changes = 0;
 let waiters = [];
@@ -24,26 +33,86 @@ client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
   for (const resolve of w) resolve();
 });
 
+// On 2026-07-28 every POST names its method (and a call its tool) in
+// headers, which this SDK version does not set yet.
+const withMethodHeaders = (url, init) => {
+  if (modern && init?.method === "POST" && typeof init.body === "string") {
+    const msg = JSON.parse(init.body);
+    const headers = new Headers(init.headers);
+    if (msg.method) headers.set("Mcp-Method", msg.method);
+    if (msg.params?.name && msg.method === "tools/call") headers.set("Mcp-Name", msg.params.name);
+    init = { ...init, headers };
+  }
+  return fetch(url, init);
+};
+
 const transport = plan.url
-  ? new StreamableHTTPClientTransport(new URL(plan.url))
+  ? new StreamableHTTPClientTransport(new URL(plan.url), { fetch: withMethodHeaders })
   : new StdioClientTransport({ command: plan.command, args: plan.args ?? [], stderr: "inherit" });
 
 const report = { serverInfo: null, capabilities: null, steps: [] };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// rpc sends one request: through the SDK client's session, or on
+// 2026-07-28 as a self-contained request on the SDK's transport.
+let rpc;
+if (modern) {
+  let nextId = 1;
+  const pending = new Map();
+  transport.onmessage = (msg) => {
+    if (msg.id !== undefined && pending.has(msg.id)) {
+      pending.get(msg.id)(msg);
+      pending.delete(msg.id);
+    }
+  };
+  rpc = async (method, params = {}) => {
+    const id = nextId++;
+    const answered = new Promise((resolve) => pending.set(id, resolve));
+    const _meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": clientInfo,
+      "io.modelcontextprotocol/clientCapabilities": capabilities,
+    };
+    await transport.send({ jsonrpc: "2.0", id, method, params: { ...params, _meta } });
+    const msg = await answered;
+    if (msg.error) throw Object.assign(new Error(msg.error.message), { code: msg.error.code });
+    return msg.result;
+  };
+} else {
+  rpc = (method, params = {}) => client.request({ method, params }, ResultSchema);
+}
+
 try {
-  await client.connect(transport);
-  report.serverInfo = client.getServerVersion();
-  report.capabilities = client.getServerCapabilities();
+  if (modern) {
+    await transport.start();
+    transport.setProtocolVersion?.("2026-07-28");
+    const disc = await rpc("server/discover");
+    report.serverInfo = disc?._meta?.["io.modelcontextprotocol/serverInfo"] ?? disc?.serverInfo ?? null;
+    report.capabilities = disc?.capabilities ?? null;
+  } else {
+    await client.connect(transport);
+    report.serverInfo = client.getServerVersion();
+    report.capabilities = client.getServerCapabilities();
+  }
   for (const step of plan.steps) {
     switch (step.op) {
       case "list": {
-        const res = await client.listTools();
-        report.steps.push({ op: "list", tools: res.tools.map((t) => t.name).sort() });
+        const res = modern ? await rpc("tools/list") : await client.listTools();
+        report.steps.push({ op: "list", tools: res.tools.map((t) => t.name).sort(), ttlMs: res.ttlMs, cacheScope: res.cacheScope });
+        break;
+      }
+      case "request": {
+        try {
+          const result = await rpc(step.method, step.params ?? {});
+          report.steps.push({ op: "request", method: step.method, result });
+        } catch (err) {
+          report.steps.push({ op: "request", method: step.method, error: { code: err.code, message: err.message } });
+        }
         break;
       }
       case "call": {
-        const res = await client.callTool({ name: step.name, arguments: step.arguments ?? {} });
+        const params = { name: step.name, arguments: step.arguments ?? {} };
+        const res = modern ? await rpc("tools/call", params) : await client.callTool(params);
         const text = (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
         report.steps.push({ op: "call", name: step.name, isError: !!res.isError, text, structured: res.structuredContent ?? null });
         break;
@@ -70,6 +139,7 @@ try {
 } catch (err) {
   report.error = String(err?.stack ?? err);
 } finally {
-  await client.close().catch(() => {});
+  if (modern) await transport.close().catch(() => {});
+  else await client.close().catch(() => {});
 }
 process.stdout.write(JSON.stringify(report) + "\n");

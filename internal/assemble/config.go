@@ -166,7 +166,10 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		Meta: meta.Names{Enable: mt.EnableTools, Disable: mt.DisableTools, Reset: mt.ResetTools, Find: mt.FindTools,
 			Describe: mt.DescribeTools, Call: mt.CallTool, Guidance: mt.Guidance},
 		ResetTools: cfg.Disclosure.ResetTools, RefreshingClients: cfg.Disclosure.RefreshingClients,
-		Logger: opts.Logger,
+		SearchingClients: cfg.Disclosure.SearchingClients,
+		// Tokens limit what a client reaches, so its lists are its own.
+		PrivateLists: len(cfg.HTTP.Auth.Tokens) > 0,
+		Logger:       opts.Logger,
 	}
 	if p.Upstreams != nil {
 		p.Gateway.Extras = p.Upstreams

@@ -420,6 +420,12 @@ type DisclosureConfig struct {
 	// DefaultRefreshingClients, explained in the README); an empty list
 	// means none.
 	RefreshingClients []string `json:"refreshingClients"`
+	// SearchingClients are the clientInfo.name values (same globs) of clients
+	// known to run their own tool search over the full list; auto mode gives
+	// them the flat list, with each tool's groups in its _meta, before
+	// consulting RefreshingClients. Absent means the built-in list (the
+	// gateway's DefaultSearchingClients); an empty list means none.
+	SearchingClients []string `json:"searchingClients"`
 	// MetaTools renames the meta-tools, for clients or agents that expect other names.
 	MetaTools MetaToolNames `json:"metaTools"`
 	// ResetTools offers the reset_tools meta-tool (off by default).

@@ -492,6 +492,7 @@ func (v *checker) disclosure() {
 	}
 	v.groupRefs("disclosure.initialGroups", d.InitialGroups)
 	v.globs("disclosure.refreshingClients", d.RefreshingClients)
+	v.globs("disclosure.searchingClients", d.SearchingClients)
 	owner := map[string]string{}
 	m := d.MetaTools
 	for _, mt := range []struct{ key, name string }{

@@ -189,6 +189,21 @@ func (e *Exposure) GroupWire(g *catalog.Group) (*Wire, bool) {
 	return w, w != nil
 }
 
+// GroupWires are the wire tools that enabling g alone adds in the groups
+// mode: its grouped tool if it is exposed grouped, else one flat tool per
+// direct member, sorted by name.
+func (e *Exposure) GroupWires(g *catalog.Group) []*Wire {
+	if w := e.grouped[g.Index]; w != nil {
+		return []*Wire{w}
+	}
+	out := make([]*Wire, 0, len(g.Tools))
+	for _, t := range g.Tools {
+		out = append(out, e.flat[t.Index])
+	}
+	slices.SortFunc(out, func(a, b *Wire) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
 // Listed returns the wire tools a client in state s sees in tools/list,
 // meta-tools aside, sorted by name.
 func (e *Exposure) Listed(s view.Snapshot) []*Wire {

@@ -18,11 +18,32 @@
 // one server per mode, so a thousand search-mode sessions cost a thousand
 // SDK sessions and nothing more.
 //
+// A view's server announces its own list changes: the SDK would send
+// list_changed after a 10 ms debounce, after the call's result and
+// sometimes twice, so a sending middleware drops the SDK's and the gateway
+// sends one on the call's own context (its response stream over HTTP)
+// before returning the result, only when the list changed. A lock keeps a
+// change and its announcement together when calls overlap.
+//
+// # Clients without a view
+//
+// A 2026-07-28 client's list must not vary per connection or with its
+// calls, on stdio too; a client of the groups extension unfolds groups
+// itself. Both are served by one per-request server (request.go), which
+// answers tools/list and tools/call from each request alone: its protocol
+// version, and on 2026-07-28 the clientInfo and clientCapabilities in the
+// request's _meta, never remembered state. A transient session with a
+// fresh view renders the list; nothing keeps it. The same server answers
+// groups/list and groups/get (ext.go) from the groups mode's exposure.
+// present (gateway.go) is the README's table of who gets what.
+//
 // The mode of an auto client depends on its clientInfo, which arrives in its
 // first message. The gateway reads that message before it picks the
 // client's server (from stdin on stdio, from the request body on HTTP), so
 // a server's tool list is complete before its session starts and no
-// spurious list_changed is ever sent.
+// spurious list_changed is ever sent. Over HTTP it also picks the SDK
+// handler: 2026-07-28 requests go to a stateless one, the only kind the
+// SDK serves that protocol from.
 //
 // # Sources still starting
 //

@@ -141,7 +141,7 @@ func (g *Gateway) ResourceUpdated(ctx context.Context, params *mcp.ResourceUpdat
 // the group endpoints, which pass the same prompts, resources and logs
 // through.
 func (g *Gateway) sessions() []*session {
-	var out []*session
+	out := []*session{g.perRequest}
 	for _, s := range g.shared {
 		out = append(out, s)
 	}

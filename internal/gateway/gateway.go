@@ -33,6 +33,26 @@ var DefaultRefreshingClients = []string{
 	"Glama", "apify-mcp-client",
 }
 
+// DefaultSearchingClients are the clientInfo.name values of clients known
+// to run their own tool search over the full list (Claude Code defers MCP
+// tools behind its tool search once they outgrow a share of the context,
+// VS Code folds large lists into virtual tool groups it expands itself,
+// Codex searches its tools). auto gives them the flat list, with each tool's
+// groups in _meta: hiding tools behind toolfold's meta-tools would put a
+// second search in front of theirs. The same patterns as
+// DefaultRefreshingClients; this list is consulted first.
+var DefaultSearchingClients = []string{
+	"claude-code",
+	"Visual Studio Code*", "Visual-Studio-Code*",
+	"codex*",
+}
+
+// DefaultListTTL is the ttlMs put on lists answered per request: how long a
+// client may keep a list before asking again. Lists change only when the
+// catalog does (an upstream finishing its start), which a client that
+// listens hears of anyway.
+const DefaultListTTL = time.Minute
+
 // Options configure a gateway.
 type Options struct {
 	// Name and Version identify the server to clients.
@@ -51,6 +71,17 @@ type Options struct {
 	ResetTools bool
 	// RefreshingClients overrides DefaultRefreshingClients for auto mode.
 	RefreshingClients []string
+	// SearchingClients overrides DefaultSearchingClients for auto mode; an
+	// empty, non-nil list means none.
+	SearchingClients []string
+	// ListTTL is the ttlMs of lists answered per request; zero means
+	// DefaultListTTL, negative means 0 (always stale).
+	ListTTL time.Duration
+	// PrivateLists marks the lists as depending on the caller's
+	// authorization (cacheScope "private"): set when tokens limit what a
+	// client reaches. Lists that depend on the client's name (auto mode)
+	// are private anyway.
+	PrivateLists bool
 	// Logger receives the gateway's logs; nil discards them.
 	Logger *slog.Logger
 	// Extras passes prompts, resources and completion through from the
@@ -106,6 +137,11 @@ type Gateway struct {
 	// that mode.
 	shared map[expose.Mode]*session
 
+	// perRequest serves the clients without a view: every 2026-07-28
+	// client, clients of the groups extension and stateless groups-mode
+	// clients. It decides what each request gets from that request alone.
+	perRequest *session
+
 	// groups are the endpoints serving one group alone.
 	groups groupEndpoints
 
@@ -141,6 +177,8 @@ type state struct {
 	expo  map[expose.Mode]*expose.Exposure
 	disc  map[expose.Mode]*meta.Discovery
 	findIndex
+	// ext is the catalog as the groups extension serves it.
+	ext *extCatalog
 }
 
 // New prepares a gateway over space. It builds the exposures the mode can
@@ -166,10 +204,16 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 	if g.opts.Extras != nil {
 		g.subs = newSubscriptions(g.opts.Extras, g.log)
 	}
-	g.modes = []expose.Mode{g.opts.Mode}
-	if g.opts.Mode == expose.Auto || g.opts.Mode == expose.Groups {
-		// Groups clients may turn out stateless, and get search.
-		g.modes = []expose.Mode{expose.Groups, expose.Search}
+	switch g.opts.Mode {
+	case expose.Auto:
+		// The table in the README: flat for clients that search
+		// themselves, groups for refreshing ones, search for the rest.
+		g.modes = []expose.Mode{expose.Groups, expose.Search, expose.Flat}
+	case expose.Groups:
+		g.modes = []expose.Mode{expose.Groups}
+	default:
+		// The groups exposure serves the groups extension in every mode.
+		g.modes = []expose.Mode{g.opts.Mode, expose.Groups}
 	}
 	st, err := g.render(space)
 	if err != nil {
@@ -181,6 +225,7 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 			g.shared[m] = g.newSession(m, nil)
 		}
 	}
+	g.perRequest = g.newSession(perRequestMode, nil)
 	return g, nil
 }
 
@@ -197,10 +242,15 @@ func (g *Gateway) render(space *view.Space) (*state, error) {
 			return nil, fmt.Errorf("building the %s mode: %w", m, err)
 		}
 		st.expo[m] = e
-		if m == expose.Groups || m == expose.Search {
+		if m == expose.Search || (m == expose.Groups && (g.opts.Mode == expose.Groups || g.opts.Mode == expose.Auto)) {
 			st.disc[m] = meta.NewDiscovery(g.names, e, g.opts.ToolsCost)
 		}
 	}
+	ext, err := newExtCatalog(st.expo[expose.Groups])
+	if err != nil {
+		return nil, err
+	}
+	st.ext = ext
 	return st, nil
 }
 
@@ -231,6 +281,7 @@ func (g *Gateway) Update(space *view.Space) error {
 	for _, s := range sessions {
 		s.migrate(st)
 	}
+	g.perRequest.migrate(st)
 	g.updateGroups()
 	g.announceUpdate()
 	return nil
@@ -257,6 +308,9 @@ func (g *Gateway) Names() meta.Names { return g.names }
 func (g *Gateway) metaNamesFor(m expose.Mode) []string {
 	switch m {
 	case expose.Groups:
+		if g.opts.Mode != expose.Groups && g.opts.Mode != expose.Auto {
+			return nil // the extension's exposure lists no meta-tools
+		}
 		names := []string{g.names.Enable, g.names.Disable, g.names.Find, g.names.Call}
 		if g.opts.ResetTools {
 			names = append(names, g.names.Reset)
@@ -268,53 +322,112 @@ func (g *Gateway) metaNamesFor(m expose.Mode) []string {
 	return nil
 }
 
-// ClientInfo is what the gateway knows of a client before serving it.
+// ClientInfo is what the gateway knows of a client before serving it (or,
+// for a 2026-07-28 client, of one request).
 type ClientInfo struct {
 	Name            string
 	ProtocolVersion string
 	// Stateless is set when no connection outlives a request: on an HTTP
-	// endpoint configured stateless, and for HTTP requests of the
-	// 2026-07-28 protocol, which carry no session. A stdio client always
-	// has its connection, and so its view, whatever its protocol.
+	// endpoint configured stateless. A 2026-07-28 client is treated so on
+	// every transport, stdio included: its lists must not vary per
+	// connection.
 	Stateless bool
+	// Extension is set when the client declared the groups extension
+	// (io.modelcontextprotocol/groups).
+	Extension bool
 }
 
 // statelessProtocol is the first protocol version without sessions.
 const statelessProtocol = "2026-07-28"
 
-// ModeFor decides the concrete mode for a client. A stateless client has
-// no view to unfold, so it gets the search mode whatever is configured:
-// its list never changes and every tool stays reachable through call_tool.
-// (An HTTP endpoint configured stateless refuses the groups mode outright;
-// see HTTPHandler.)
-func (g *Gateway) ModeFor(c ClientInfo) expose.Mode {
-	if c.Stateless && (g.opts.Mode == expose.Auto || g.opts.Mode == expose.Groups) {
-		return expose.Search
-	}
-	if g.opts.Mode != expose.Auto {
-		return g.opts.Mode
-	}
-	refreshing := g.opts.RefreshingClients
-	if refreshing == nil {
-		refreshing = DefaultRefreshingClients
-	}
-	if slices.ContainsFunc(refreshing, func(pattern string) bool { return clientMatches(pattern, c.Name) }) {
-		return expose.Groups
-	}
-	return expose.Search
+// presentation is what a client gets: the README's table of who gets what.
+type presentation struct {
+	// mode is concrete: flat, grouped, search or groups.
+	mode expose.Mode
+	// extension lists the top-level tools only; groups/list and groups/get
+	// disclose the rest.
+	extension bool
+	// stateless means no view: nothing a call does changes any list (the
+	// groups mode's enable_tools then describes tools for call_tool).
+	stateless bool
+	// groupMeta puts each flat tool's groups in its _meta, for clients that
+	// run their own tool search over the flat list.
+	groupMeta bool
 }
 
-// ServerFor returns the server that serves a client: the shared server of
-// a static mode, or a new server with a view of its own for the groups mode.
-func (g *Gateway) ServerFor(c ClientInfo) *mcp.Server {
-	m := g.ModeFor(c)
-	if obs := g.opts.Observer; obs != nil {
-		obs.SessionStarted(string(m))
+func (p presentation) String() string {
+	switch {
+	case p.extension:
+		return "groups-extension"
+	case p.stateless && p.mode == expose.Groups:
+		return "groups-stateless"
 	}
-	if s, ok := g.shared[m]; ok {
+	return string(p.mode)
+}
+
+// present decides what a client gets, from what it declared alone:
+//
+//  1. a client that declared the groups extension: its top-level tools,
+//     the rest through groups/list and groups/get, whatever the mode;
+//  2. a configured mode other than auto: that mode (groups without a view
+//     for clients that have none);
+//  3. auto: flat for clients known to run their own tool search
+//     (SearchingClients), groups for clients known to refresh their list
+//     when they have a session (RefreshingClients on 2025-11-25), search
+//     for everyone else.
+func (g *Gateway) present(c ClientInfo) presentation {
+	stateless := c.Stateless || c.ProtocolVersion >= statelessProtocol
+	if c.Extension {
+		return presentation{mode: expose.Groups, extension: true, stateless: true}
+	}
+	m := g.opts.Mode
+	if m == expose.Auto {
+		searching := g.opts.SearchingClients
+		if searching == nil {
+			searching = DefaultSearchingClients
+		}
+		refreshing := g.opts.RefreshingClients
+		if refreshing == nil {
+			refreshing = DefaultRefreshingClients
+		}
+		matches := func(pattern string) bool { return clientMatches(pattern, c.Name) }
+		switch {
+		case slices.ContainsFunc(searching, matches):
+			return presentation{mode: expose.Flat, groupMeta: true}
+		case !stateless && slices.ContainsFunc(refreshing, matches):
+			m = expose.Groups
+		default:
+			m = expose.Search
+		}
+	}
+	return presentation{mode: m, stateless: stateless && m == expose.Groups}
+}
+
+// ModeFor decides the concrete mode for a client: the mode whose wire
+// names it calls tools by.
+func (g *Gateway) ModeFor(c ClientInfo) expose.Mode { return g.present(c).mode }
+
+// Presentation names what a client gets, for logs: a mode, or
+// "groups-extension", or "groups-stateless" (the groups mode's meta-tools
+// without a view).
+func (g *Gateway) Presentation(c ClientInfo) string { return g.present(c).String() }
+
+// ServerFor returns the server that serves a client: the per-request
+// server for clients without a view (2026-07-28, the groups extension,
+// stateless groups), the shared server of a static mode, or a new server
+// with a view of its own for the groups mode.
+func (g *Gateway) ServerFor(c ClientInfo) *mcp.Server {
+	p := g.present(c)
+	if obs := g.opts.Observer; obs != nil {
+		obs.SessionStarted(p.String())
+	}
+	if p.extension || p.stateless || c.ProtocolVersion >= statelessProtocol {
+		return g.perRequest.server
+	}
+	if s, ok := g.shared[p.mode]; ok {
 		return s.server
 	}
-	s := g.newSession(m, g.cur.Load().space.New())
+	s := g.newSession(p.mode, g.cur.Load().space.New())
 	g.mu.Lock()
 	g.live = append(g.live, weak.Make(s))
 	g.mu.Unlock()

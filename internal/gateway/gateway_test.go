@@ -42,7 +42,8 @@ func newGateway(t *testing.T, opts gateway.Options, vopts *view.Options) *gatewa
 func connect(t *testing.T, g *gateway.Gateway, name string) *client {
 	t.Helper()
 	c := &client{changed: make(chan struct{}, 16)}
-	c.ClientSession = connectAt(t, g, name, "", &mcp.ClientOptions{
+	// The stateful protocol: a 2026-07-28 client has no view to unfold.
+	c.ClientSession = connectAt(t, g, name, "2025-11-25", &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			c.count.Add(1)
 			c.changed <- struct{}{}
@@ -297,7 +298,8 @@ func TestAutoModeByClientName(t *testing.T) {
 	}{
 		{gateway.ClientInfo{Name: "refresher"}, expose.Groups},
 		{gateway.ClientInfo{Name: "claude-ai"}, expose.Search},
-		{gateway.ClientInfo{Name: "refresher", ProtocolVersion: "2026-07-28"}, expose.Groups},
+		// A 2026-07-28 client's list must not vary per connection.
+		{gateway.ClientInfo{Name: "refresher", ProtocolVersion: "2026-07-28"}, expose.Search},
 		{gateway.ClientInfo{Name: "refresher", Stateless: true}, expose.Search},
 	}
 	for _, tt := range tests {
@@ -307,12 +309,21 @@ func TestAutoModeByClientName(t *testing.T) {
 	}
 	def := newGateway(t, gateway.Options{Mode: expose.Auto}, nil)
 	for name, want := range map[string]expose.Mode{
-		"claude-code": expose.Groups, "Visual Studio Code - Insiders": expose.Groups, "cline": expose.Groups,
+		// Clients that search their tools themselves get them all.
+		"claude-code": expose.Flat, "Visual Studio Code - Insiders": expose.Flat, "codex-mcp-client": expose.Flat,
+		"cline":     expose.Groups,
 		"claude-ai": expose.Search, "cursor-vscode": expose.Search, "mcp-inspector": expose.Search, "": expose.Search,
 	} {
 		if got := def.ModeFor(gateway.ClientInfo{Name: name}); got != want {
 			t.Errorf("default list: ModeFor(%q) = %s, want %s", name, got, want)
 		}
+	}
+	noSearchers := newGateway(t, gateway.Options{Mode: expose.Auto, SearchingClients: []string{}}, nil)
+	if got := noSearchers.ModeFor(gateway.ClientInfo{Name: "claude-code"}); got != expose.Groups {
+		t.Errorf("with no searching clients, claude-code gets %s, want groups", got)
+	}
+	if got := def.Presentation(gateway.ClientInfo{Name: "cline", Extension: true}); got != "groups-extension" {
+		t.Errorf("a client of the groups extension gets %s", got)
 	}
 	if got := connect(t, g, "Refresher").names(t); got != "call_tool,disable_tools,enable_tools,find_tools,u" {
 		t.Errorf("refreshing client got %q", got)
@@ -386,19 +397,19 @@ func TestGuidanceTopics(t *testing.T) {
 	}
 }
 
-func TestStatelessClientsGetSearch(t *testing.T) {
+func TestStatelessClients(t *testing.T) {
 	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
-	if got := g.ModeFor(gateway.ClientInfo{Name: "claude-code", Stateless: true}); got != expose.Search {
-		t.Errorf("a stateless client in the groups mode got %s, want search", got)
+	if got := g.Presentation(gateway.ClientInfo{Name: "claude-code", Stateless: true}); got != "groups-stateless" {
+		t.Errorf("a stateless client in the groups mode gets %s, want the meta-tools without a view", got)
 	}
-	if _, err := g.HTTPHandler(&gateway.HTTPOptions{Stateless: true}); err == nil || !strings.Contains(err.Error(), "the groups mode needs sessions") {
-		t.Errorf("a stateless endpoint in the groups mode: err = %v", err)
+	if _, err := g.HTTPHandler(&gateway.HTTPOptions{Stateless: true}); err != nil {
+		t.Errorf("a stateless endpoint in the groups mode: %v", err)
 	}
 	auto := newGateway(t, gateway.Options{}, nil)
 	if _, err := auto.HTTPHandler(&gateway.HTTPOptions{Stateless: true}); err != nil {
 		t.Errorf("a stateless endpoint in the auto mode: %v", err)
 	}
-	if got := auto.ModeFor(gateway.ClientInfo{Name: "claude-code", Stateless: true}); got != expose.Search {
+	if got := auto.ModeFor(gateway.ClientInfo{Name: "cline", Stateless: true}); got != expose.Search {
 		t.Errorf("auto, stateless: %s", got)
 	}
 	if got := newGateway(t, gateway.Options{Mode: expose.Flat}, nil).ModeFor(gateway.ClientInfo{Stateless: true}); got != expose.Flat {

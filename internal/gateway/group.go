@@ -65,6 +65,8 @@ func (g *Gateway) partHandler(key groupKey, opts *HTTPOptions) (http.Handler, er
 	o := g.opts
 	if !key.limited {
 		o.Mode = expose.Flat
+	} else {
+		o.PrivateLists = true // what it lists depends on the token
 	}
 	sub, err := New(space, &o)
 	if err != nil {

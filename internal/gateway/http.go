@@ -2,13 +2,12 @@ package gateway
 
 import (
 	"bytes"
-	"fmt"
+	"context"
 	"io"
 	"net/http"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolfold/toolfold/internal/expose"
 )
 
 // HTTPOptions configure the streamable HTTP endpoint.
@@ -21,59 +20,75 @@ type HTTPOptions struct {
 	SessionTimeout time.Duration
 }
 
-// HTTPHandler serves MCP over streamable HTTP. Mount it at /mcp. A
-// stateless endpoint refuses the groups mode: with no session there is no
-// view for enable_tools to change.
+// HTTPHandler serves MCP over streamable HTTP. Mount it at /mcp. On a
+// stateless endpoint the groups mode has no view: its enable_tools then
+// describes the groups' tools for call_tool and changes no list, as for
+// every 2026-07-28 client.
+//
+// A stateful endpoint serves both protocol eras: the SDK serves 2026-07-28
+// only from a stateless handler, so requests of that protocol (no session,
+// the version in the Mcp-Protocol-Version header or in the request's
+// _meta) go to one, and everything else to the stateful handler with its
+// sessions.
 func (g *Gateway) HTTPHandler(opts *HTTPOptions) (http.Handler, error) {
 	var o HTTPOptions
 	if opts != nil {
 		o = *opts
-	}
-	if o.Stateless && g.opts.Mode == expose.Groups {
-		return nil, fmt.Errorf("the groups mode needs sessions, but the HTTP endpoint is stateless: use the auto or search mode (clients then find and call tools without enabling groups), or turn statelessness off")
 	}
 	if o.SessionTimeout == 0 {
 		o.SessionTimeout = 30 * time.Minute
 	}
 	probe := mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, nil)
 	getServer := func(r *http.Request) *mcp.Server {
-		if pb, ok := r.Body.(*peekedBody); ok {
-			return pb.server // the SDK asks twice for a new session's server
+		if server, ok := r.Context().Value(chosenServer{}).(*mcp.Server); ok {
+			return server // the SDK asks twice for a new session's server
 		}
+		// The SDK only reads this server's protocol versions; a session's
+		// own server was chosen when it began.
+		return probe
+	}
+	handler := func(stateless bool) http.Handler {
+		return mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+			Stateless:      stateless,
+			Logger:         sdkLogger(g.log),
+			SessionTimeout: o.SessionTimeout,
+		})
+	}
+	sessions, modern := handler(o.Stateless), handler(true)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || (r.Header.Get("Mcp-Session-Id") != "" && !o.Stateless) {
-			// The SDK only reads this server's protocol versions; the
-			// session's own server was chosen when it began.
-			return probe
+			sessions.ServeHTTP(w, r)
+			return
 		}
-		body, err := io.ReadAll(r.Body)
+		// Read no more than the SDK would, before it sees the request.
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
 		if err != nil {
 			// Leave the error to the SDK, which reads the body next and
-			// answers with the right status (413 for an oversized body).
+			// answers with the right status (413 for an oversized body:
+			// the *http.MaxBytesError is passed on as it is).
 			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
-			return probe
+			sessions.ServeHTTP(w, r)
+			return
 		}
 		client := peekClient(body)
+		if v := r.Header.Get("Mcp-Protocol-Version"); client.ProtocolVersion == "" && v >= statelessProtocol {
+			client.ProtocolVersion = v
+		}
 		// A 2026-07-28 request carries no session: nothing outlives it.
 		client.Stateless = o.Stateless || client.ProtocolVersion >= statelessProtocol
-		server := g.ServerFor(client)
-		r.Body = &peekedBody{Reader: bytes.NewReader(body), server: server}
-		return server
-	}
-	return mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
-		Stateless:      o.Stateless,
-		Logger:         sdkLogger(g.log),
-		SessionTimeout: o.SessionTimeout,
+		r = r.WithContext(context.WithValue(r.Context(), chosenServer{}, g.ServerFor(client)))
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if client.ProtocolVersion >= statelessProtocol {
+			modern.ServeHTTP(w, r)
+			return
+		}
+		sessions.ServeHTTP(w, r)
 	}), nil
 }
 
-// peekedBody replays a request body the gateway has read, and remembers the
-// server chosen for it.
-type peekedBody struct {
-	io.Reader
-	server *mcp.Server
-}
-
-func (*peekedBody) Close() error { return nil }
+// chosenServer keys the server the gateway chose for a request in its
+// context, where the SDK's getServer callback finds it.
+type chosenServer struct{}
 
 type errReader struct{ err error }
 

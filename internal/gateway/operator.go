@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/groupsext"
 	"github.com/toolfold/toolfold/internal/meta"
 )
 
@@ -37,10 +38,16 @@ func (g *Gateway) Sessions() []SessionInfo {
 				if p.ClientInfo != nil {
 					info.Client, info.ClientVersion = p.ClientInfo.Name, p.ClientInfo.Version
 				}
+				if s.mode == perRequestMode {
+					// Served per request: what its first request got.
+					info.Mode = g.Presentation(ClientInfo{Name: info.Client, ProtocolVersion: info.Protocol,
+						Extension: groupsext.DeclaredIn(p.Capabilities)})
+				}
 			}
 			out = append(out, info)
 		}
 	}
+	add(g.perRequest, nil)
 	for _, s := range g.shared {
 		add(s, nil)
 	}
@@ -53,6 +60,10 @@ func (g *Gateway) Sessions() []SessionInfo {
 	}
 	g.mu.Unlock()
 	for _, s := range live {
+		if s.mode == perRequestMode {
+			add(s, nil) // a stdio client of the groups extension
+			continue
+		}
 		_, v := s.current()
 		groups := v.Space().Catalog().Groups()
 		enabled := []string{}

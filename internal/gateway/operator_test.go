@@ -13,13 +13,15 @@ import (
 // with its protocol, its mode and, in the groups mode, its enabled groups.
 func TestSessionsListLiveClients(t *testing.T) {
 	g := newGateway(t, gateway.Options{}, nil)
-	a := connect(t, g, "claude-code")
+	a := connect(t, g, "cline")
 	connect(t, g, "some-agent")
+	connectAt(t, g, "modern", "2026-07-28", nil)
 	a.call(t, "enable_tools", map[string]any{"groups": []string{"code", "docs"}})
 	got := fmt.Sprint(g.Sessions())
 	want := fmt.Sprint([]gateway.SessionInfo{
-		{Client: "claude-code", Protocol: "2026-07-28", Mode: "groups", Enabled: []string{"code", "docs"}},
-		{Client: "some-agent", Protocol: "2026-07-28", Mode: "search"},
+		{Client: "cline", Protocol: "2025-11-25", Mode: "groups", Enabled: []string{"code", "docs"}},
+		{Client: "modern", Protocol: "2026-07-28", Mode: "search"},
+		{Client: "some-agent", Protocol: "2025-11-25", Mode: "search"},
 	})
 	if got != want {
 		t.Errorf("sessions = %s\nwant       %s", got, want)

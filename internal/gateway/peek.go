@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/groupsext"
 )
 
-// peekClient reads what a client's first message says about it: clientInfo
-// and protocol version from an initialize request, or from the per-request
-// _meta that 2026-07-28 clients send instead. Anything unreadable yields an
+// peekClient reads what a client's first message says about it: clientInfo,
+// protocol version and whether it declared the groups extension, from an
+// initialize request, or from the per-request _meta that 2026-07-28 clients
+// send instead. For a 2026-07-28 client it only picks the server; every
+// later request is read again on its own. Anything unreadable yields an
 // empty ClientInfo; the SDK will report the malformed message itself.
 func peekClient(msg []byte) ClientInfo {
 	var m struct {
@@ -18,14 +21,16 @@ func peekClient(msg []byte) ClientInfo {
 			ClientInfo      struct {
 				Name string `json:"name"`
 			} `json:"clientInfo"`
-			Meta map[string]json.RawMessage `json:"_meta"`
+			Capabilities *mcp.ClientCapabilities    `json:"capabilities"`
+			Meta         map[string]json.RawMessage `json:"_meta"`
 		} `json:"params"`
 	}
 	if json.Unmarshal(msg, &m) != nil {
 		return ClientInfo{}
 	}
 	if m.Method == "initialize" {
-		return ClientInfo{Name: m.Params.ClientInfo.Name, ProtocolVersion: m.Params.ProtocolVersion}
+		return ClientInfo{Name: m.Params.ClientInfo.Name, ProtocolVersion: m.Params.ProtocolVersion,
+			Extension: groupsext.DeclaredIn(m.Params.Capabilities)}
 	}
 	var c ClientInfo
 	if raw, ok := m.Params.Meta[mcp.MetaKeyProtocolVersion]; ok {
@@ -37,6 +42,12 @@ func peekClient(msg []byte) ClientInfo {
 		}
 		_ = json.Unmarshal(raw, &info)
 		c.Name = info.Name
+	}
+	if raw, ok := m.Params.Meta[mcp.MetaKeyClientCapabilities]; ok {
+		var caps mcp.ClientCapabilities
+		if json.Unmarshal(raw, &caps) == nil {
+			c.Extension = groupsext.DeclaredIn(&caps)
+		}
 	}
 	return c
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/groupsext"
 	"github.com/toolfold/toolfold/internal/meta"
 	"github.com/toolfold/toolfold/internal/view"
 )
@@ -25,14 +26,37 @@ type session struct {
 	mode   expose.Mode
 	server *mcp.Server
 
+	// pres is what a transient session made for one request presents
+	// (see request.go); the zero value for a session with a server.
+	pres presentation
+
+	// send delivers a notification past the gateway's own sending
+	// middleware (see notifyToolsChanged); nil on a transient session.
+	send mcp.MethodHandler
+
+	// fingerprint identifies the lists the per-request server answered
+	// last, so a catalog update that changes none announces nothing.
+	fingerprint [32]byte
+
+	// groupsChanged sends notifications/groups/list_changed to the one
+	// client of a per-request session made for a stdio connection (see
+	// ServeStdio); nil elsewhere. roots identifies the top-level groups it
+	// was last told of.
+	groupsChanged func()
+	roots         [32]byte
+
 	// mu guards the catalog the session serves and its view, which Update
 	// replaces together, and serialises reconciliations so that two
 	// concurrent enable calls cannot interleave their additions and
 	// removals.
-	mu        sync.Mutex
-	st        *state
-	view      *view.View
-	installed map[string]*mcp.Tool
+	mu sync.Mutex
+	// announcing serialises a list change with its announcement, so that
+	// a call whose change another call's reconciliation already made
+	// still returns only after that announcement was written.
+	announcing sync.Mutex
+	st         *state
+	view       *view.View
+	installed  map[string]*mcp.Tool
 }
 
 // current returns the session's exposure and view, consistent with each
@@ -40,14 +64,31 @@ type session struct {
 func (s *session) current() (*expose.Exposure, *view.View) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.server == nil {
+		// A transient session (request.go) follows the catalog: a request
+		// that waits for a pending source answers from the newest one.
+		if st := s.g.cur.Load(); st != s.st {
+			s.st, s.view = st, st.space.New()
+			s.installed = s.desired()
+		}
+	}
 	return s.st.expo[s.mode], s.view
 }
 
 // newSession builds the MCP server for one mode. v is the client's own view
 // in the groups mode, nil for a shared server.
 func (g *Gateway) newSession(m expose.Mode, v *view.View) *session {
+	return g.newSessionNotifying(m, v, nil)
+}
+
+// newSessionNotifying is newSession for a per-request session that tells its
+// client of changes to the top-level groups with groupsChanged.
+func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged func()) *session {
 	st := g.cur.Load()
-	s := &session{g: g, mode: m, st: st, view: v, installed: map[string]*mcp.Tool{}}
+	s := &session{g: g, mode: m, st: st, view: v, installed: map[string]*mcp.Tool{}, groupsChanged: groupsChanged}
+	// In auto mode the shared flat list serves clients that search
+	// themselves, and tells them each tool's groups.
+	s.pres = presentation{mode: m, groupMeta: m == expose.Flat && g.opts.Mode == expose.Auto}
 	if s.view == nil {
 		s.view = st.space.New()
 	}
@@ -67,13 +108,58 @@ func (g *Gateway) newSession(m expose.Mode, v *view.View) *session {
 			return g.subs.unsubscribe(ctx, req.Session, req.Params)
 		}
 	}
+	// Every server advertises the groups extension; the per-request
+	// server answers it (a client that declares it is served there).
+	settings := map[string]any{}
+	if groupsChanged != nil {
+		settings["listChanged"] = true
+	}
+	caps.AddExtension(groupsext.ID, settings)
 	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, so)
+	if m == expose.Groups {
+		// A view's list changes are announced by the gateway itself,
+		// before the result of the call that made them (see
+		// notifyToolsChanged); the SDK's own, debounced announcement is
+		// dropped.
+		s.server.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			s.send = next
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == notificationToolsListChanged {
+					return nil, nil
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
 	s.server.AddReceivingMiddleware(s.middleware)
 	if g.opts.Extras != nil {
 		s.server.AddReceivingMiddleware(g.extrasMiddleware)
 	}
+	if m == perRequestMode {
+		s.serveGroupsExtension()
+		s.fingerprint, s.roots = st.fingerprint(), st.ext.fingerprint()
+	}
 	s.reconcile()
 	return s
+}
+
+// notificationToolsListChanged is the notification a view's list change
+// sends.
+const notificationToolsListChanged = "notifications/tools/list_changed"
+
+// notifyToolsChanged tells the session's client that its list changed,
+// now: on the context of the call that changed it, so that over streamable
+// HTTP it travels on that call's response stream, and on every transport
+// it is written before the call's result. It bypasses the SDK's debounce,
+// which would send it after the result, and sometimes twice.
+func (s *session) notifyToolsChanged(ctx context.Context, ss *mcp.ServerSession) {
+	if s.send == nil || ss == nil {
+		return
+	}
+	req := &mcp.ServerRequest[*mcp.ToolListChangedParams]{Session: ss, Params: &mcp.ToolListChangedParams{}}
+	if _, err := s.send(ctx, notificationToolsListChanged, req); err != nil {
+		s.g.log.Warn("telling a client its tool list changed", "err", err)
+	}
 }
 
 // migrate moves the session to a new catalog, keeping the groups it had
@@ -91,21 +177,51 @@ func (s *session) migrate(st *state) {
 	}
 	s.st, s.view = st, v
 	s.mu.Unlock()
-	s.reconcile()
+	if s.mode == perRequestMode {
+		s.migrated(st)
+		return
+	}
+	s.announcing.Lock()
+	defer s.announcing.Unlock()
+	if s.reconcile() && s.send != nil {
+		for ss := range s.server.Sessions() {
+			s.notifyToolsChanged(context.Background(), ss)
+		}
+	}
 }
 
 // desired is the tool list the client should see now. The caller holds
 // s.mu.
 func (s *session) desired() map[string]*mcp.Tool {
+	want := map[string]*mcp.Tool{}
+	if s.mode == perRequestMode {
+		return s.g.registered(s.st)
+	}
 	expo := s.st.expo[s.mode]
 	snap := s.view.Snapshot()
-	want := map[string]*mcp.Tool{}
 	for _, w := range expo.Listed(snap) {
 		want[w.Name] = w.Tool
 	}
+	if s.pres.extension {
+		return want // no meta-tools: the client unfolds groups itself
+	}
 	n := s.g.names
 	switch s.mode {
+	case expose.Flat:
+		if s.pres.groupMeta {
+			// Clients without groups of their own learn each tool's
+			// groups from its _meta (the earlier draft's key).
+			for _, w := range expo.Listed(snap) {
+				want[w.Name] = withGroups(w.Tool, s.st.ext.memberships(w))
+			}
+		}
 	case expose.Groups:
+		if s.pres.stateless {
+			want[n.Enable] = meta.StatelessEnableTool(n, s.view)
+			want[n.Find] = meta.FindTool(n)
+			want[n.Call] = meta.CallTool(n)
+			break
+		}
 		want[n.Enable] = meta.EnableTool(n, s.view)
 		want[n.Disable] = meta.DisableTool(n)
 		want[n.Find] = meta.FindTool(n)
@@ -122,12 +238,17 @@ func (s *session) desired() map[string]*mcp.Tool {
 	return want
 }
 
-// reconcile brings the server's tool list in line with the view. The SDK
-// debounces the notifications of changes made together into one
-// list_changed, and sends none when nothing changed.
-func (s *session) reconcile() {
+// reconcile brings the server's tool list in line with the view, and
+// reports whether it changed. A view's server announces the change itself
+// (notifyToolsChanged); a shared server leaves it to the SDK, which
+// debounces the notifications of changes made together into one.
+func (s *session) reconcile() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.server == nil {
+		return false // a transient session has no registry
+	}
+	changed := false
 	want := s.desired()
 	var removed []string
 	for name := range s.installed {
@@ -140,6 +261,7 @@ func (s *session) reconcile() {
 		for _, name := range removed {
 			delete(s.installed, name)
 		}
+		changed = true
 	}
 	for name, tool := range want {
 		if prev, ok := s.installed[name]; ok && (prev == tool || sameTool(prev, tool)) {
@@ -147,7 +269,9 @@ func (s *session) reconcile() {
 		}
 		s.server.AddTool(tool, s.unreachable)
 		s.installed[name] = tool
+		changed = true
 	}
+	return changed
 }
 
 // sameTool reports whether two definitions would look the same to a
@@ -171,34 +295,15 @@ func (s *session) unreachable(ctx context.Context, req *mcp.CallToolRequest) (*m
 
 func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if s.mode == perRequestMode {
+			if res, err, ok := s.perRequestMiddleware(ctx, method, req); ok {
+				return res, err
+			}
+			return next(ctx, method, req)
+		}
 		if method == "tools/call" {
 			if r, ok := req.(*mcp.CallToolRequest); ok {
-				start := time.Now()
-				ctx, note := withCallNote(ctx)
-				var res *mcp.CallToolResult
-				var err error
-				if r.ProtocolVersion() >= statelessProtocol {
-					// The client cannot be sent requests: a source that
-					// needs input asks it through results (see input.go).
-					res, err = serveInput(ctx, s.g.inputs, toolRequest(r), func(ctx context.Context) (*mcp.CallToolResult, error) {
-						return s.callTool(ctx, r)
-					})
-				} else {
-					res, err = s.callTool(ctx, r)
-				}
-				if obs := s.g.opts.Observer; obs != nil {
-					// A call through call_tool counts under the tool it
-					// reached, with the meta-tool apart as via.
-					tool, via := s.metricName(r.Params.Name), ""
-					if note.tool != "" {
-						tool, via = note.tool, tool
-					}
-					obs.ToolCalled(tool, via, note.source, outcome(res, err, note.reached), time.Since(start))
-				}
-				if err == nil && r.ProtocolVersion() >= statelessProtocol {
-					res = completeResult(res)
-				}
-				return res, err
+				return s.serveCall(ctx, r)
 			}
 		}
 		if method == "tools/list" {
@@ -206,6 +311,36 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// serveCall answers a tools/call, with its metrics.
+func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	start := time.Now()
+	ctx, note := withCallNote(ctx)
+	var res *mcp.CallToolResult
+	var err error
+	if r.ProtocolVersion() >= statelessProtocol {
+		// The client cannot be sent requests: a source that needs input
+		// asks it through results (see input.go).
+		res, err = serveInput(ctx, s.g.inputs, toolRequest(r), func(ctx context.Context) (*mcp.CallToolResult, error) {
+			return s.callTool(ctx, r)
+		})
+	} else {
+		res, err = s.callTool(ctx, r)
+	}
+	if obs := s.g.opts.Observer; obs != nil {
+		// A call through call_tool counts under the tool it reached, with
+		// the meta-tool apart as via.
+		tool, via := s.metricName(r.Params.Name), ""
+		if note.tool != "" {
+			tool, via = note.tool, tool
+		}
+		obs.ToolCalled(tool, via, note.source, outcome(res, err, note.reached), time.Since(start))
+	}
+	if err == nil && r.ProtocolVersion() >= statelessProtocol {
+		res = completeResult(res)
+	}
+	return res, err
 }
 
 // callTool answers tools/call: a meta-tool, or a wire tool the client can
@@ -228,7 +363,9 @@ func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		}
 	}
 	snap := v.Snapshot()
-	if !expo.Reachable(snap, w) {
+	// Without a view nothing is hidden: a client that knows a name (from
+	// groups/get or enable_tools) may call it.
+	if !s.pres.stateless && !expo.Reachable(snap, w) {
 		return meta.ErrorResult(meta.HiddenToolMessage(n, w, snap)), nil
 	}
 	return s.run(ctx, req, w, req.Params.Arguments)
@@ -320,12 +457,16 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		}
 		var result any
 		var ch *view.Change
-		if kind == meta.Enable {
+		switch {
+		case kind == meta.Enable && s.pres.stateless:
+			// No view to change: describe the groups' tools for call_tool.
+			result, ch = meta.DoDescribeGroups(n, v, expo, args)
+		case kind == meta.Enable:
 			result, ch = meta.DoEnable(v, expo, args)
-		} else {
+		default:
 			result, ch = meta.DoDisable(v, expo, args)
 		}
-		s.afterChange(ch)
+		s.afterChange(ctx, req.Session, ch)
 		return withNotes(meta.Result(result, len(ch.Errors) > 0 && len(ch.Enabled)+len(ch.Disabled) == 0), notes), nil
 	case meta.Reset:
 		var args map[string]bool
@@ -343,7 +484,7 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 			return meta.ErrorResult(fmt.Sprintf(`%s: every value must be true or false%s, one per group name: true to have the group enabled afterwards. A correct call: %s {%q: true}`, n.Reset, what, n.Reset, exampleGroup(expo))), nil
 		}
 		result, ch := meta.DoReset(v, expo, args)
-		s.afterChange(ch)
+		s.afterChange(ctx, req.Session, ch)
 		return meta.Result(result, false), nil
 	case meta.Call:
 		var args callArgs
@@ -451,9 +592,16 @@ func (s *session) disc() *meta.Discovery {
 	return s.st.disc[s.mode]
 }
 
-func (s *session) afterChange(ch *view.Change) {
-	if ch.Before.Version != ch.After.Version {
-		s.reconcile()
+// afterChange brings the list in line with a call's change to the view and
+// tells the client, before the call's result, if its list changed.
+func (s *session) afterChange(ctx context.Context, ss *mcp.ServerSession, ch *view.Change) {
+	if ch.Before.Version == ch.After.Version {
+		return
+	}
+	s.announcing.Lock()
+	defer s.announcing.Unlock()
+	if s.reconcile() {
+		s.notifyToolsChanged(ctx, ss)
 	}
 }
 

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
+	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,8 +30,32 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 		return fmt.Errorf("reading the first message from stdin: %w", err)
 	}
 	client := peekClient(first)
-	server := g.ServerFor(client)
-	g.log.Info("client connected", "transport", "stdio", "client", client.Name, "protocol", client.ProtocolVersion, "mode", g.ModeFor(client))
+	var server *mcp.Server
+	if client.Extension && client.ProtocolVersion != "" && client.ProtocolVersion < statelessProtocol {
+		// A session of the groups extension can be told when the top-level
+		// groups change. The SDK sends only the notifications it knows, so
+		// this connection gets a per-request server of its own that writes
+		// notifications/groups/list_changed itself, between the SDK's
+		// messages (one Write each).
+		lw := &lineWriter{w: out}
+		out = lw
+		s := g.newSessionNotifying(perRequestMode, nil, func() {
+			if _, err := lw.Write(groupsListChanged); err != nil {
+				g.log.Warn("telling a client its groups changed", "err", err)
+			}
+		})
+		g.mu.Lock()
+		g.live = append(g.live, weak.Make(s))
+		g.mu.Unlock()
+		if obs := g.opts.Observer; obs != nil {
+			obs.SessionStarted(g.Presentation(client))
+		}
+		server = s.server
+		defer runtime.KeepAlive(s) // live holds it weakly
+	} else {
+		server = g.ServerFor(client)
+	}
+	g.log.Info("client connected", "transport", "stdio", "client", client.Name, "protocol", client.ProtocolVersion, "gets", g.Presentation(client))
 	// The SDK reads the first line again, followed by the rest of stdin.
 	transport := &mcp.IOTransport{Reader: readCloser{io.MultiReader(bytes.NewReader(first), br), in}, Writer: out}
 	session, err := server.Connect(ctx, transport, nil)
@@ -61,6 +88,21 @@ func readLine(r *bufio.Reader, limit int) ([]byte, error) {
 		}
 	}
 }
+
+// lineWriter lets the gateway write whole messages between the SDK's, each
+// of which is one Write.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.WriteCloser
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lineWriter) Close() error { return l.w.Close() }
 
 type readCloser struct {
 	io.Reader

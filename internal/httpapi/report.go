@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/groupsext"
 	"github.com/toolfold/toolfold/internal/tokens"
 	"github.com/toolfold/toolfold/internal/view"
 )
@@ -92,6 +93,9 @@ type GroupRow struct {
 	// Derived is true for a group toolfold split off a big group
 	// (disclosure.autoGroups) rather than one that was declared.
 	Derived bool `json:"derived,omitempty"`
+	// ExtensionName is the group's name in the groups extension
+	// (groups/list, groups/get): 1-64 of a-z, 0-9 and single hyphens.
+	ExtensionName string `json:"extension_name"`
 }
 
 // GroupTree is the body of /api/groups and of `toolfold groups --json`:
@@ -123,12 +127,15 @@ func BuildGroupTree(cat *catalog.Catalog, m *Measurement, access Access) GroupTr
 	if cat == nil {
 		return tree
 	}
+	// The gateway maps the names of the whole catalog the same way.
+	extNames, _ := groupsext.Names(cat.GroupIDs())
 	for _, g := range cat.Groups() {
 		if !access.AllowsGroup(g) {
 			continue
 		}
 		r := GroupRow{Name: string(g.ID), Description: g.Description, Tools: len(g.Tools),
-			Tokens: m.Groups[g.ID], Default: g.Default.String(), Depth: g.Depth, Derived: g.Derived}
+			Tokens: m.Groups[g.ID], Default: g.Default.String(), Depth: g.Depth, Derived: g.Derived,
+			ExtensionName: extNames[string(g.ID)]}
 		if g.Parent != nil {
 			r.Parent = string(g.Parent.ID)
 		}

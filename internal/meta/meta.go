@@ -156,6 +156,69 @@ func DoEnable(v *view.View, e *expose.Exposure, args GroupsArgs) (*EnableResult,
 	return res, ch
 }
 
+// DoDescribeGroups is enable_tools for a client without a view, whose
+// list never changes: it enables nothing and returns, for each group named,
+// its instructions and the wire definitions of its own tools (as groups/get
+// would), for call_tool. A child group may be named without its parent.
+// The Change it returns changes nothing; it carries the groups described
+// and the errors.
+func DoDescribeGroups(n Names, v *view.View, e *expose.Exposure, args GroupsArgs) (*EnableResult, *view.Change) {
+	snap := v.Snapshot()
+	ch := &view.Change{Before: snap, After: snap}
+	listed := map[string]bool{}
+	for _, w := range e.Listed(snap) {
+		listed[w.Name] = true
+	}
+	res := &EnableResult{
+		EnabledGroups:   enabledNames(e.Catalog(), snap),
+		AvailableTools:  wireNames(e.Listed(snap)),
+		AvailableGroups: groupInfos(e, e.Catalog().Roots()),
+		Tools:           []ToolInfo{},
+	}
+	seenTool := map[string]bool{}
+	for _, name := range args.Groups {
+		g, ok := e.Catalog().Group(catalog.GroupID(name))
+		if !ok {
+			near := catalog.Nearest(name, e.Catalog().GroupIDs(), 3)
+			msg := fmt.Sprintf("there is no group %q", name)
+			if len(near) > 0 {
+				msg += "; did you mean " + strings.Join(quoteAll(near), " or ") + "?"
+			} else {
+				msg += fmt.Sprintf("; the %s description lists the groups", n.Enable)
+			}
+			ch.Errors = append(ch.Errors, view.GroupError{Group: name, Reason: view.Unknown, Nearest: near, Message: msg})
+			continue
+		}
+		ch.Enabled = append(ch.Enabled, g)
+		for _, c := range g.Children {
+			res.AvailableGroups = append(res.AvailableGroups, GroupInfo{Name: string(c.ID), Description: c.Description, Tools: len(c.Tools)})
+		}
+		for _, w := range e.GroupWires(g) {
+			if seenTool[w.Name] || listed[w.Name] {
+				continue
+			}
+			seenTool[w.Name] = true
+			res.Tools = append(res.Tools, ToolInfo{Name: w.Name, Description: w.Tool.Description, InputSchema: w.InputSchema()})
+		}
+	}
+	res.Enabled = groupNames(ch.Enabled)
+	res.Errors = nonNil(ch.Errors)
+	res.Instructions = instructions(ch.Enabled)
+	res.Note = fmt.Sprintf("Your tool list does not change: call these tools through %s with the names and parameters in \"tools\".", n.Call)
+	if len(args.Groups) == 0 {
+		res.Note = "No groups given: pass {\"groups\": [\"<name>\"]} with names from available_groups."
+	}
+	return res, ch
+}
+
+func quoteAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, s := range names {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
 // DoDisable runs disable_tools on v.
 func DoDisable(v *view.View, e *expose.Exposure, args GroupsArgs) (*DisableResult, *view.Change) {
 	ch := v.Disable(args.Groups)

@@ -94,3 +94,28 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// StatelessEnableTool is enable_tools' definition for a client whose list
+// never changes (a 2026-07-28 client, or a stateless endpoint): it
+// describes groups' tools for call_tool and changes nothing.
+func StatelessEnableTool(n Names, v *view.View) *mcp.Tool {
+	var b strings.Builder
+	b.WriteString("Unfold groups of tools: returns each group's instructions and its tools with their parameters, which you then call through ")
+	b.WriteString(n.Call)
+	b.WriteString(". Your tool list does not change. Child groups can be named directly (\"parent.child\").")
+	groups := v.Space().Catalog().Roots()
+	if len(groups) > 0 {
+		b.WriteString("\n\nGroups:")
+		for _, g := range groups {
+			fmt.Fprintf(&b, "\n- %s (%s)", g.ID, count(len(g.Tools), "tool"))
+			if len(g.Children) > 0 {
+				fmt.Fprintf(&b, ", %s inside", count(len(g.Children), "group"))
+			}
+			if d := firstLine(g.Description); d != "" {
+				b.WriteString(": " + d)
+			}
+		}
+	}
+	return &mcp.Tool{Name: n.Enable, Description: b.String(), InputSchema: groupsSchema,
+		Annotations: readOnly(true)}
+}
