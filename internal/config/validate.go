@@ -557,9 +557,12 @@ func (v *checker) http() {
 		switch {
 		case err != nil || perr != nil || n < 0 || n > 65535:
 			v.errorf("http.listen", "%q is not host:port; write it like \"127.0.0.1:8080\"", h.Listen)
-		case len(h.Auth.Tokens) == 0 && !isLoopback(host):
-			v.warnf("http.listen", "%q accepts connections from other machines and http.auth has no tokens, so anyone who can reach it can call every tool; bind to 127.0.0.1 or add tokens", h.Listen)
+		case len(h.Auth.Tokens) == 0 && !isLoopback(host) && !h.AllowUnauthenticated:
+			v.warnf("http.listen", "%q accepts connections from other machines and http.auth has no tokens, so toolfold serve refuses it: anyone who can reach it could call every tool; bind to 127.0.0.1, add tokens under http.auth.tokens, or set http.allowUnauthenticated to true if the network is trusted", h.Listen)
 		}
+	}
+	if h.MaxSessions < 1 {
+		v.errorf("http.maxSessions", "%d cannot cap the sessions; use at least 1 (the default is %d), or remove the key", h.MaxSessions, DefaultMaxSessions)
 	}
 	seen := map[Secret]int{}
 	for i, t := range h.Auth.Tokens {
