@@ -527,6 +527,10 @@ type TokenConfig struct {
 	Groups []string `json:"groups,omitempty"`
 	// ReadOnly limits the token to read-only tools.
 	ReadOnly bool `json:"readOnly,omitempty"`
+	// Admin lets the token see the operator's routes: /metrics, /api/* and
+	// the dashboard (within its groups, if it has any). Other tokens reach
+	// only /mcp, /mcp/<group> and /healthz.
+	Admin bool `json:"admin,omitempty"`
 }
 
 // newDefaultConfig is the starting point the decoder fills from the file, so every

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,8 +60,8 @@ func (g *Gateway) HTTPHandler(opts *HTTPOptions) (http.Handler, error) {
 	}
 	probe := mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, nil)
 	getServer := func(r *http.Request) *mcp.Server {
-		if pb, ok := r.Body.(*peekedBody); ok {
-			return pb.server // chosen by the front below
+		if server, ok := r.Context().Value(chosenServer{}).(*mcp.Server); ok {
+			return server // chosen by the front below
 		}
 		// The SDK only reads this server's protocol versions; a session's
 		// own server was chosen when it began, and a request that starts no
@@ -136,7 +137,7 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Each request is served on its own; the SDK keeps nothing. A
 		// client probing the server (server/discover) is no client yet.
 		server := f.g.serverFor(client, first.method != "server/discover")
-		r.Body = &peekedBody{Reader: bytes.NewReader(body), server: server}
+		r = withServer(r, server, body)
 		f.sdk.ServeHTTP(w, r)
 	case first.method == "initialize":
 		f.startSession(w, r, client, first)
@@ -160,8 +161,7 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 	}
 	// The SDK keeps the initialize request for the session's life: hand it
 	// only the fields it reads, not whatever else the client sent.
-	r.Body = &peekedBody{Reader: bytes.NewReader(first.compact), server: f.g.ServerFor(client)}
-	r.ContentLength = int64(len(first.compact))
+	r = withServer(r, f.g.ServerFor(client), first.compact)
 	f.sdk.ServeHTTP(w, r)
 	id := w.Header().Get("Mcp-Session-Id")
 	if id == "" {
@@ -274,11 +274,16 @@ func (s *statusWriter) Flush() {
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// peekedBody replays a request body the gateway has read, and remembers the
-// server chosen for it.
-type peekedBody struct {
-	io.Reader
-	server *mcp.Server
-}
+// chosenServer keys the server the front chose for a request in its
+// context, where the SDK's getServer finds it (the SDK wraps the body
+// before it asks, so the body cannot carry it).
+type chosenServer struct{}
 
-func (*peekedBody) Close() error { return nil }
+// withServer hands the SDK a request whose body is the one the front read
+// (or rewrote), and the server to serve it.
+func withServer(r *http.Request, server *mcp.Server, body []byte) *http.Request {
+	r = r.WithContext(context.WithValue(r.Context(), chosenServer{}, server))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return r
+}

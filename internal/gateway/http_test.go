@@ -94,8 +94,8 @@ func TestHTTPSessionCap(t *testing.T) {
 		t.Fatalf("an initialize over the cap got %d %s; want 503 naming http.maxSessions, as a JSON-RPC error to id 1", resp.StatusCode, body)
 	}
 	// The open sessions are untouched, and a closed one makes room.
-	if _, err := first.ListTools(context.Background(), nil); err != nil {
-		t.Fatalf("an open session after a refusal: %v", err)
+	if res, err := first.ListTools(context.Background(), nil); err != nil || len(res.Tools) == 0 {
+		t.Fatalf("an open session after a refusal: %v %v", res, err)
 	}
 	first.Close()
 	if _, err := connectHTTP(t, url); err != nil {
