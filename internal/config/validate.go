@@ -254,15 +254,14 @@ func (v *checker) dir(p, dir string) {
 }
 
 // groupName checks a name can be a group: wire characters plus dots, the dots
-// separating non-empty parts.
+// separating non-empty parts. Any length will do: a name longer than the 64
+// characters of the wire is shortened there with a stable hash suffix (SPEC §5).
 func (v *checker) groupName(p, name string) bool {
 	switch {
 	case !groupNamePattern.MatchString(name):
 		v.errorf(p, "%q cannot be a group name; use only letters, digits, _, - and . (for nesting)", name)
 	case strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.Contains(name, ".."):
 		v.errorf(p, "%q has an empty part between dots; dots separate a parent from a child, as in \"code.repos\"", name)
-	case len(name) > 64:
-		v.errorf(p, "%q is longer than 64 characters, the limit for names on the wire; shorten it", name)
 	default:
 		return true
 	}
