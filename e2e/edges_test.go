@@ -90,3 +90,38 @@ func TestStdioBinarySurvivesAMalformedLine(t *testing.T) {
 		t.Fatalf("toolfold serve ended with %v after stdin closed; want exit 0", err)
 	}
 }
+
+// TestCheckWarnsOnceAboutGlobsThatMatchNothing checks SPEC §3: a server's
+// include or exclude glob and a group's tool glob that match nothing are
+// each warned about once, by check as by the inspection commands.
+func TestCheckWarnsOnceAboutGlobsThatMatchNothing(t *testing.T) {
+	server := goFixture(t)
+	cfg := writeConfig(t, map[string]any{
+		"mcpServers": map[string]any{"every": map[string]any{"command": server, "include": []string{"nothing_*", "test_*"}, "exclude": []string{"zzz"}}},
+		"groups":     map[string]any{"g": map[string]any{"description": "G", "tools": []string{"zz*", "every__*"}}},
+	})
+	cache := "TOOLFOLD_CACHE_DIR=" + t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(binary, append(args, "--config", cfg)...)
+		cmd.Env = append(cmd.Environ(), cache)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("toolfold %s: %v\n%s", args[0], err, stderr.String())
+		}
+		return stderr.String()
+	}
+	wants := []string{`mcpServers.every.include[0]: "nothing_*" matches none`, `mcpServers.every.exclude[0]: "zzz" matches none`, `tool pattern "zz*" matches no tool`}
+	for _, args := range [][]string{{"groups"}, {"check"}, {"tools"}} { // groups discovers and caches; check reads the cache
+		stderr := run(args...)
+		for _, w := range wants {
+			if n := strings.Count(stderr, w); n != 1 {
+				t.Errorf("toolfold %s warns %d times about %s, want once:\n%s", args[0], n, w, stderr)
+			}
+		}
+		if strings.Contains(stderr, `"test_*" matches none`) {
+			t.Errorf("a glob that matches warned about:\n%s", stderr)
+		}
+	}
+}
