@@ -306,10 +306,16 @@ func (s *stdioScreen) admit(f *frame) *frameError {
 	if !s.initialized && !preInitialize[f.method] && !usesPerRequestProtocol(f.params) {
 		return invalidRequest(id, fmt.Sprintf("%q came before initialize; send initialize first and wait for its result", f.method))
 	}
-	if f.method == "initialize" {
+	method := f.method
+	if method == "initialize" {
+		if s.initialized {
+			// A second initialize fails in the SDK; that failure must
+			// not undo the first.
+			method = "initialize again"
+		}
 		s.initialized = true
 	}
-	s.inflight[f.id] = f.method
+	s.inflight[f.id] = method
 	return nil
 }
 

@@ -192,6 +192,13 @@ func TestStdioRequestsBeforeInitializeGetAnError(t *testing.T) {
 	}
 	p.initialize()
 	p.alive("after")
+	// The SDK's own refusals that carry no code (a second initialize) get
+	// the internal error code, never 0.
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipes","version":"1"}}}`)
+	if r := p.recv(); r.Error == nil || r.Error.Code != -32603 || string(r.ID) != "3" {
+		t.Fatalf("a second initialize: id %s error %+v; want -32603", r.ID, r.Error)
+	}
+	p.alive("still")
 }
 
 func TestStdioReusedIDInFlightGetsAnError(t *testing.T) {
