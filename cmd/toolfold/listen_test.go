@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -153,5 +155,90 @@ func TestServeRefusesAnOpenAddressWithoutTokens(t *testing.T) {
 	code, _, stderr = runCLI(t, dir, nil, "serve", "--config", cfg, "--http", "0.0.0.0:0", "--max-sessions", "-1")
 	if code != 2 || !strings.Contains(stderr, "--max-sessions") {
 		t.Fatalf("--max-sessions -1: exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// TestConnectionCapKeepsRoomForOthers fills the connection cap with
+// connections that stall, and checks that another client is still served
+// once they are reaped, while no more than the cap is ever open: stalled
+// clients cannot run toolfold out of file descriptors.
+func TestConnectionCapKeepsRoomForOthers(t *testing.T) {
+	const max = 5
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	srv := newHTTPServer(mux, connLimits{Header: 50 * time.Millisecond, Body: 50 * time.Millisecond, Idle: time.Hour})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counting := &countingListener{Listener: ln}
+	capped := capConns(counting, max, srv, slog.New(slog.DiscardHandler))
+	go srv.Serve(capped)
+	t.Cleanup(func() { srv.Close() })
+	addr := ln.Addr().String()
+
+	// Keep-alive connections idle (the idle timeout is an hour: only the
+	// cap can close them) and connections that send nothing.
+	for i := range 2 * max {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if i%2 == 0 {
+			io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+		}
+	}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := client.Get("http://" + addr + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz with the cap full of stalled connections: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if n := counting.maxOpen.Load(); n > max {
+		t.Errorf("%d connections were open at once, over the cap of %d", n, max)
+	}
+}
+
+// countingListener tracks how many accepted connections are open.
+type countingListener struct {
+	net.Listener
+	open, maxOpen atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	n := l.open.Add(1)
+	for {
+		m := l.maxOpen.Load()
+		if n <= m || l.maxOpen.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	return &countedConn{Conn: c, l: l}, nil
+}
+
+type countedConn struct {
+	net.Conn
+	l    *countingListener
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	c.once.Do(func() { c.l.open.Add(-1) })
+	return c.Conn.Close()
+}
+
+func TestConnCapFor(t *testing.T) {
+	for _, tt := range []struct {
+		limit uint64
+		want  int
+	}{{0, 0}, {100, 64}, {20000, 19488}, {1 << 20, 1<<20 - 512}} {
+		if got := connCapFor(tt.limit); got != tt.want {
+			t.Errorf("connCapFor(%d) = %d, want %d", tt.limit, got, tt.want)
+		}
 	}
 }

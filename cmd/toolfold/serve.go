@@ -134,6 +134,7 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 		return err
 	}
 	srv := newHTTPServer(mux, defaultConnLimits)
+	ln = capConns(ln, connCapFor(fdLimit()), srv, logger)
 	if !isLoopback(ln.Addr()) && len(p.HTTP.Auth.Tokens) == 0 {
 		logger.Warn("serving other machines without authentication, as allowed explicitly: anyone who reaches this address can call every tool", "addr", ln.Addr().String())
 	}
