@@ -25,6 +25,8 @@ func runServe(ctx context.Context, e env, args []string) error {
 	d.register(fs)
 	addr := fs.String("http", "", "serve streamable HTTP at ADDR (path /mcp) instead of stdio, e.g. 127.0.0.1:8080; a bare port means 127.0.0.1 on that port")
 	stateless := fs.Bool("stateless", false, "with --http: serve every request on its own, without sessions (auto then serves search)")
+	var limits httpLimits
+	limits.register(fs)
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error; logs go to stderr")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -65,7 +67,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
 	}
-	return serveHTTP(ctx, p, b, listenAddr(*addr), *stateless, m.Handler(), activity, logger)
+	return serveHTTP(ctx, p, b, listenAddr(*addr), *stateless, limits, m.Handler(), activity, logger)
 }
 
 // listenAddr reads --http: a bare port ("8080") is loopback on that port,
@@ -78,8 +80,12 @@ func listenAddr(s string) string {
 	return s
 }
 
-func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr string, stateless bool, metricsHandler http.Handler, activity *httpapi.Activity, logger *slog.Logger) error {
-	httpOpts := &gateway.HTTPOptions{Stateless: stateless}
+func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr string, stateless bool, limits httpLimits, metricsHandler http.Handler, activity *httpapi.Activity, logger *slog.Logger) error {
+	httpOpts, err := limits.options(p.HTTP)
+	if err != nil {
+		return err
+	}
+	httpOpts.Stateless = stateless
 	mcpHandler, err := b.Gateway.HTTPHandler(httpOpts)
 	if err != nil {
 		return err
@@ -123,9 +129,14 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w; pick another address with --http, e.g. 127.0.0.1:8080", addr, err)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	if !isLoopback(ln.Addr()) {
-		logger.Warn("listening beyond this machine: set http.auth tokens, and http.allowedOrigins for browsers", "addr", ln.Addr().String())
+	if err := checkExposure(ln.Addr(), len(p.HTTP.Auth.Tokens) > 0, limits.allowRemote || p.HTTP.AllowUnauthenticated); err != nil {
+		ln.Close()
+		return err
+	}
+	srv := newHTTPServer(mux, defaultConnLimits)
+	ln = capConns(ln, connCapFor(fdLimit()), srv, logger)
+	if !isLoopback(ln.Addr()) && len(p.HTTP.Auth.Tokens) == 0 {
+		logger.Warn("serving other machines without authentication, as allowed explicitly: anyone who reaches this address can call every tool", "addr", ln.Addr().String())
 	}
 	logger.Info("serving streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "catalog", p.Origin, "mode", b.Gateway.Mode())
 	errc := make(chan error, 1)

@@ -122,8 +122,12 @@ func build(ctx context.Context, e env, d deployment, logger *slog.Logger, wait t
 		p.Upstreams.Close()
 		return nil, nil, err
 	}
+	told := map[string]bool{} // once each, however many steps found it
 	for _, w := range b.Warnings {
-		fmt.Fprintln(e.stderr, "warning:", w)
+		if !told[w] {
+			told[w] = true
+			fmt.Fprintln(e.stderr, "warning:", w)
+		}
 	}
 	return p, b, nil
 }

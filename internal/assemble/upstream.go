@@ -58,6 +58,9 @@ type upstreamServer struct {
 	key    string // the server's name in mcpServers
 	prefix string // "" means none
 	sep    string
+	// include and exclude are the config's globs over the server's own
+	// tool names, kept to warn about the ones that match nothing.
+	include, exclude []string
 }
 
 // newUpstreams prepares the enabled servers of cfg, leaving out those whose
@@ -80,7 +83,7 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 			continue
 		}
 		servers[key] = sc
-		u.servers = append(u.servers, upstreamServer{key: key, prefix: sc.EffectivePrefix(), sep: cfg.Exposition.Separator})
+		u.servers = append(u.servers, upstreamServer{key: key, prefix: sc.EffectivePrefix(), sep: cfg.Exposition.Separator, include: sc.Include, exclude: sc.Exclude})
 		u.startWait = max(u.startWait, sc.EffectiveStartTimeout())
 	}
 	if len(servers) == 0 {
@@ -262,6 +265,7 @@ func (u *Upstreams) tools() (out []*catalog.Tool, warnings []string) {
 		if !ok {
 			continue
 		}
+		warnings = append(warnings, u.idleGlobs(s)...)
 		for _, t := range list {
 			if problem := servable(t); problem != "" {
 				warnings = append(warnings, fmt.Sprintf("MCP server %q: tool %q is left out: %s", s.key, t.Name, problem))
@@ -472,6 +476,11 @@ func (p *Plan) Follow(b *Built) {
 		p.Upstreams.mu.Unlock()
 	}
 	var mu sync.Mutex // one rebuild at a time, in order
+	// Each warning is told once: every rebuild finds the ones before again.
+	told := map[string]bool{}
+	for _, w := range b.Warnings {
+		told[w] = true
+	}
 	rebuild := func(logWarnings bool) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -481,7 +490,8 @@ func (p *Plan) Follow(b *Built) {
 			return
 		}
 		for _, w := range warnings {
-			if logWarnings {
+			if logWarnings && !told[w] {
+				told[w] = true
 				p.logf("%s", w)
 			}
 		}
@@ -525,5 +535,26 @@ func hopMeta(m mcp.Meta) mcp.Meta {
 			out[k] = v
 		}
 	}
+	return out
+}
+
+// idleGlobs warns about a server's include and exclude globs that match
+// none of its own tool names (SPEC §3): a typo there silently hides tools,
+// or fails to hide them.
+func (u *Upstreams) idleGlobs(s upstreamServer) []string {
+	names, ok := u.Manager.OwnToolNames(s.key)
+	if !ok {
+		return nil
+	}
+	var out []string
+	check := func(key string, globs []string) {
+		for i, g := range globs {
+			if !slices.ContainsFunc(names, func(n string) bool { return config.MatchGlob(g, n) }) {
+				out = append(out, fmt.Sprintf("mcpServers.%s.%s[%d]: %q matches none of the %d tools of MCP server %q; globs match its own tool names, without the prefix (see 'toolfold tools')", s.key, key, i, g, len(names), s.key))
+			}
+		}
+	}
+	check("include", s.include)
+	check("exclude", s.exclude)
 	return out
 }

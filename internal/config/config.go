@@ -23,6 +23,10 @@ const (
 	DefaultMaxOutput ByteSize = 256 * 1024
 	// DefaultSeparator joins a server's prefix and its tool name on the wire.
 	DefaultSeparator = "__"
+	// DefaultMaxSessions caps the HTTP sessions open at once.
+	DefaultMaxSessions = 10000
+	// DefaultSessionIdleTimeout closes an HTTP session without requests this long.
+	DefaultSessionIdleTimeout = 30 * time.Minute
 )
 
 // Config is a whole toolfold config file after loading: variables expanded, defaults
@@ -504,6 +508,15 @@ type HTTPConfig struct {
 	// AllowedOrigins are the Origin values accepted besides same-host ones
 	// (DNS-rebinding protection), such as "https://app.example.com".
 	AllowedOrigins []string `json:"allowedOrigins,omitempty"`
+	// MaxSessions caps the sessions open at once over every MCP endpoint; a
+	// client asking for one more is refused until one closes. Default 10000.
+	MaxSessions int `json:"maxSessions"`
+	// SessionIdleTimeout closes a session without a request for this long
+	// ("30m"; a bare number is seconds). Default 30m.
+	SessionIdleTimeout Duration `json:"sessionIdleTimeout"`
+	// AllowUnauthenticated serves an address other machines can reach without
+	// auth tokens. Without it, toolfold refuses to start so exposed.
+	AllowUnauthenticated bool `json:"allowUnauthenticated,omitempty"`
 }
 
 // AuthConfig holds the bearer tokens HTTP clients may present.
@@ -520,6 +533,10 @@ type TokenConfig struct {
 	Groups []string `json:"groups,omitempty"`
 	// ReadOnly limits the token to read-only tools.
 	ReadOnly bool `json:"readOnly,omitempty"`
+	// Admin lets the token see the operator's routes: /metrics, /api/* and
+	// the dashboard (within its groups, if it has any). Other tokens reach
+	// only /mcp, /mcp/<group> and /healthz.
+	Admin bool `json:"admin,omitempty"`
 }
 
 // newDefaultConfig is the starting point the decoder fills from the file, so every
@@ -536,6 +553,10 @@ func newDefaultConfig() *Config {
 			Default:              ExposeFlat,
 			Separator:            DefaultSeparator,
 			AnnotateDescriptions: true,
+		},
+		HTTP: HTTPConfig{
+			MaxSessions:        DefaultMaxSessions,
+			SessionIdleTimeout: Duration(DefaultSessionIdleTimeout),
 		},
 	}
 }

@@ -254,15 +254,14 @@ func (v *checker) dir(p, dir string) {
 }
 
 // groupName checks a name can be a group: wire characters plus dots, the dots
-// separating non-empty parts.
+// separating non-empty parts. Any length will do: a name longer than the 64
+// characters of the wire is shortened there with a stable hash suffix (SPEC §5).
 func (v *checker) groupName(p, name string) bool {
 	switch {
 	case !groupNamePattern.MatchString(name):
 		v.errorf(p, "%q cannot be a group name; use only letters, digits, _, - and . (for nesting)", name)
 	case strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.Contains(name, ".."):
 		v.errorf(p, "%q has an empty part between dots; dots separate a parent from a child, as in \"code.repos\"", name)
-	case len(name) > 64:
-		v.errorf(p, "%q is longer than 64 characters, the limit for names on the wire; shorten it", name)
 	default:
 		return true
 	}
@@ -558,9 +557,12 @@ func (v *checker) http() {
 		switch {
 		case err != nil || perr != nil || n < 0 || n > 65535:
 			v.errorf("http.listen", "%q is not host:port; write it like \"127.0.0.1:8080\"", h.Listen)
-		case len(h.Auth.Tokens) == 0 && !isLoopback(host):
-			v.warnf("http.listen", "%q accepts connections from other machines and http.auth has no tokens, so anyone who can reach it can call every tool; bind to 127.0.0.1 or add tokens", h.Listen)
+		case len(h.Auth.Tokens) == 0 && !isLoopback(host) && !h.AllowUnauthenticated:
+			v.warnf("http.listen", "%q accepts connections from other machines and http.auth has no tokens, so toolfold serve refuses it: anyone who can reach it could call every tool; bind to 127.0.0.1, add tokens under http.auth.tokens, or set http.allowUnauthenticated to true if the network is trusted", h.Listen)
 		}
+	}
+	if h.MaxSessions < 1 {
+		v.errorf("http.maxSessions", "%d cannot cap the sessions; use at least 1 (the default is %d), or remove the key", h.MaxSessions, DefaultMaxSessions)
 	}
 	seen := map[Secret]int{}
 	for i, t := range h.Auth.Tokens {

@@ -34,11 +34,33 @@ func WireName(name string) string {
 	if out == "" {
 		return "_"
 	}
-	if len(out) <= MaxNameLen {
-		return out
+	// Names shortened before Shorten existed keep their form: the cut is
+	// not trimmed of a trailing "_".
+	return shorten(out, name, MaxNameLen, "_", false)
+}
+
+// Shorten fits name into max bytes (at least 10) for a naming rule that
+// allows sep: a longer name keeps as much of its start as fits, less any
+// trailing sep, then sep and 8 hex digits of the SHA-256 of key (the name
+// as configured), so the result is stable across runs and two long names
+// that differ only past the cut stay distinct. A name that fits is returned
+// as it is. name must already hold only characters the rule allows;
+// WireName uses it for tool and group names on the wire, and the groups
+// extension's names (a-z, 0-9 and single "-") can use it with sep "-".
+func Shorten(name, key string, max int, sep string) string {
+	return shorten(name, key, max, sep, true)
+}
+
+func shorten(name, key string, max int, sep string, trim bool) string {
+	if len(name) <= max {
+		return name
 	}
-	sum := sha256.Sum256([]byte(name))
-	return out[:MaxNameLen-hashLen-1] + "_" + hex.EncodeToString(sum[:])[:hashLen]
+	sum := sha256.Sum256([]byte(key))
+	cut := name[:max-hashLen-len(sep)]
+	if trim {
+		cut = strings.TrimRight(cut, sep)
+	}
+	return cut + sep + hex.EncodeToString(sum[:])[:hashLen]
 }
 
 // ValidWireName reports whether s may be sent as a tool name.

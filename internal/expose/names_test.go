@@ -24,6 +24,25 @@ func TestWireName(t *testing.T) {
 	}
 }
 
+func TestShorten(t *testing.T) {
+	long := "analytics-and-reporting-for-the-customer-success-organisation-emea-region"
+	got := Shorten(long, long, 64, "-")
+	if len(got) > 64 || !strings.HasPrefix(got, "analytics-and-reporting-for-the-customer-success-organi-") || len(got) != 64 || strings.Contains(got, "--") {
+		t.Errorf("Shorten = %q", got)
+	}
+	if Shorten(long, long, 64, "-") != got || Shorten(long+"x", long+"x", 64, "-") == got {
+		t.Error("Shorten is not stable, or two long names collide")
+	}
+	// A cut that ends in the separator does not double it.
+	dashed := strings.Repeat("ab-", 30)
+	if got := Shorten(dashed, dashed, 64, "-"); strings.Contains(got, "--") || len(got) > 64 {
+		t.Errorf("Shorten(%q) = %q", dashed, got)
+	}
+	if Shorten("short", "short", 64, "-") != "short" {
+		t.Error("a name that fits was changed")
+	}
+}
+
 func FuzzWireName(f *testing.F) {
 	for _, s := range []string{"", "a", "github__create_issue", "code.repos", strings.Repeat("x", 64), strings.Repeat("y", 65), "ü/ö", "a\x00b"} {
 		f.Add(s)

@@ -2,7 +2,10 @@ package gateway_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -94,4 +97,63 @@ func BenchmarkIdleSession(b *testing.B) {
 	}
 	runtime.KeepAlive(clientConns)
 	b.ReportMetric(perSession, "bytes/session")
+}
+
+// BenchmarkIdleHTTPSession reports the Go heap one idle streamable-HTTP
+// session holds (initialized, no stream open), through the gateway's front
+// and the SDK's handler, for each mode's kind of server: groups (a server
+// per session) and search (one shared server). Connections are not
+// counted; ./scripts/bench.sh -only memory measures the whole process.
+func BenchmarkIdleHTTPSession(b *testing.B) {
+	for _, mode := range []expose.Mode{expose.Groups, expose.Search} {
+		b.Run(string(mode), func(b *testing.B) {
+			g := benchGateway(b, mode)
+			h, err := g.HTTPHandler(nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			const sessions = 500
+			measure := func() uint64 {
+				runtime.GC()
+				runtime.GC()
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				return m.HeapAlloc
+			}
+			post := func(id, body string) string {
+				req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				if id != "" {
+					req.Header.Set("Mcp-Session-Id", id)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				return rec.Header().Get("Mcp-Session-Id")
+			}
+			var perSession float64
+			for b.Loop() {
+				before := measure()
+				var ids []string
+				for range sessions {
+					id := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"1"}}}`)
+					if id == "" {
+						b.Fatal("no session")
+					}
+					post(id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+					ids = append(ids, id)
+				}
+				after := measure()
+				perSession = float64(after-before) / sessions
+				b.StopTimer()
+				for _, id := range ids {
+					req := httptest.NewRequest(http.MethodDelete, "/mcp", nil)
+					req.Header.Set("Mcp-Session-Id", id)
+					h.ServeHTTP(httptest.NewRecorder(), req)
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(perSession, "bytes/session")
+		})
+	}
 }

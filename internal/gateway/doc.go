@@ -81,4 +81,15 @@
 // the source's waiting requests. See input.go. Extras get no request, so
 // the Downstream to ask is in their context (DownstreamFrom), for every
 // client.
+//
+// # The edges
+//
+// The SDK ends a stdio session on the first line it cannot decode, so
+// ServeStdio reads stdin itself (frame.go): a malformed line is answered
+// with -32700 or -32600 and logged, a request whose id is still in flight
+// or that comes before initialize gets -32600, and only what the SDK can
+// take reaches it. Over HTTP, a front before the SDK's handler (http.go)
+// picks a new session's server, counts the open sessions of every endpoint
+// against one cap (sessions.go), closes idle ones, and lets no request that
+// opens no session cost a view or a count.
 package gateway

@@ -8,3 +8,16 @@ func CompleteResultForTest(res *mcp.CallToolResult) *mcp.CallToolResult { return
 // OnPendingWait makes g call fn whenever a request starts waiting for
 // pending sources. Set it before any client connects.
 func OnPendingWait(g *Gateway, fn func()) { g.waitHook = fn }
+
+// LiveViewsForTest counts the groups-mode views the gateway keeps.
+func (g *Gateway) LiveViewsForTest() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, wp := range g.live {
+		if wp.Value() != nil {
+			n++
+		}
+	}
+	return n
+}

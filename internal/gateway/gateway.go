@@ -169,6 +169,9 @@ type Gateway struct {
 	// live holds the groups-mode sessions, weakly: a session whose client
 	// has gone is collected with its server, and Update forgets it.
 	live []weak.Pointer[session]
+	// httpSessions counts the HTTP sessions of this gateway and of the
+	// endpoints made from it (made by the first HTTPHandler).
+	httpSessions *sessionTable
 }
 
 // state is one catalog rendered for every mode the gateway serves.
@@ -416,9 +419,13 @@ func (g *Gateway) Presentation(c ClientInfo) string { return g.present(c).String
 // server for clients without a view (2026-07-28, the groups extension,
 // stateless groups), the shared server of a static mode, or a new server
 // with a view of its own for the groups mode.
-func (g *Gateway) ServerFor(c ClientInfo) *mcp.Server {
+func (g *Gateway) ServerFor(c ClientInfo) *mcp.Server { return g.serverFor(c, true) }
+
+// serverFor is ServerFor that reports a session to the Observer only when
+// count is set (not for a client's probe of the server).
+func (g *Gateway) serverFor(c ClientInfo, count bool) *mcp.Server {
 	p := g.present(c)
-	if obs := g.opts.Observer; obs != nil {
+	if obs := g.opts.Observer; obs != nil && count {
 		obs.SessionStarted(p.String())
 	}
 	if p.extension || p.stateless || c.ProtocolVersion >= statelessProtocol {

@@ -75,6 +75,8 @@ func (g *Gateway) partHandler(key groupKey, opts *HTTPOptions) (http.Handler, er
 	// One count of each resource's clients across every endpoint: the
 	// source behind them is the same.
 	sub.subs = g.subs
+	// One cap on the sessions of every endpoint.
+	sub.httpSessions = g.sessionTable(httpOptionsOrZero(opts))
 	h, err := sub.HTTPHandler(opts)
 	if err != nil {
 		return nil, err
@@ -150,4 +152,18 @@ func (g *Gateway) updateGroups() {
 			g.log.Warn("endpoint keeps its old catalog", "serving", key.String(), "err", err)
 		}
 	}
+}
+
+func httpOptionsOrZero(opts *HTTPOptions) HTTPOptions {
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.SessionTimeout == 0 {
+		o.SessionTimeout = DefaultSessionTimeout
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	return o
 }

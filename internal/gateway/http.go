@@ -3,11 +3,25 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults of the HTTP session limits.
+const (
+	// DefaultMaxSessions caps the live HTTP sessions of a gateway. An idle
+	// session costs tens of kilobytes (see the README for the measured
+	// figure), so the cap bounds memory to a few hundred megabytes.
+	DefaultMaxSessions = 10000
+	// DefaultSessionTimeout closes sessions idle this long.
+	DefaultSessionTimeout = 30 * time.Minute
 )
 
 // HTTPOptions configure the streamable HTTP endpoint.
@@ -15,9 +29,15 @@ type HTTPOptions struct {
 	// Stateless serves every request on its own, without sessions (the
 	// 2026-07-28 way). There is no view to keep, so auto mode serves search.
 	Stateless bool
-	// SessionTimeout closes sessions idle for this long; zero means 30
-	// minutes. A closed session's view is gone; the client starts afresh.
+	// SessionTimeout closes sessions without a request for this long (an
+	// open stream counts as a request); zero means DefaultSessionTimeout. A
+	// closed session's view is gone; the client starts afresh.
 	SessionTimeout time.Duration
+	// MaxSessions caps the sessions open at once, over the main endpoint
+	// and every group and limited endpoint together; zero means
+	// DefaultMaxSessions. A client asking for one more is refused (503)
+	// until a session closes or times out.
+	MaxSessions int
 }
 
 // HTTPHandler serves MCP over streamable HTTP. Mount it at /mcp. On a
@@ -36,60 +56,277 @@ func (g *Gateway) HTTPHandler(opts *HTTPOptions) (http.Handler, error) {
 		o = *opts
 	}
 	if o.SessionTimeout == 0 {
-		o.SessionTimeout = 30 * time.Minute
+		o.SessionTimeout = DefaultSessionTimeout
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
 	}
 	probe := mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, nil)
 	getServer := func(r *http.Request) *mcp.Server {
 		if server, ok := r.Context().Value(chosenServer{}).(*mcp.Server); ok {
-			return server // the SDK asks twice for a new session's server
+			return server // chosen by the front below
 		}
 		// The SDK only reads this server's protocol versions; a session's
-		// own server was chosen when it began.
+		// own server was chosen when it began, and a request that starts no
+		// session is answered without one (the SDK refuses it).
 		return probe
 	}
-	handler := func(stateless bool) http.Handler {
+	// Idle sessions are closed by the session table, not the SDK, so that
+	// the table knows every session that is open.
+	handler := func(stateless bool) *mcp.StreamableHTTPHandler {
 		return mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
-			Stateless:      stateless,
-			Logger:         sdkLogger(g.log),
-			SessionTimeout: o.SessionTimeout,
+			Stateless: stateless,
+			Logger:    sdkLogger(g.log),
 		})
 	}
-	sessions, modern := handler(o.Stateless), handler(true)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || (r.Header.Get("Mcp-Session-Id") != "" && !o.Stateless) {
-			sessions.ServeHTTP(w, r)
-			return
-		}
-		// Read no more than the SDK would, before it sees the request.
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
-		if err != nil {
-			// Leave the error to the SDK, which reads the body next and
-			// answers with the right status (413 for an oversized body:
-			// the *http.MaxBytesError is passed on as it is).
-			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
-			sessions.ServeHTTP(w, r)
-			return
-		}
-		client := peekClient(body)
-		if v := r.Header.Get("Mcp-Protocol-Version"); client.ProtocolVersion == "" && v >= statelessProtocol {
-			client.ProtocolVersion = v
-		}
-		// A 2026-07-28 request carries no session: nothing outlives it.
-		client.Stateless = o.Stateless || client.ProtocolVersion >= statelessProtocol
-		r = r.WithContext(context.WithValue(r.Context(), chosenServer{}, g.ServerFor(client)))
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if client.ProtocolVersion >= statelessProtocol {
-			modern.ServeHTTP(w, r)
-			return
-		}
-		sessions.ServeHTTP(w, r)
-	}), nil
+	front := &httpFront{g: g, opts: o, sdk: handler(o.Stateless), table: g.sessionTable(o)}
+	front.modern = front.sdk
+	if !o.Stateless {
+		front.modern = handler(true)
+	}
+	return front, nil
 }
 
-// chosenServer keys the server the gateway chose for a request in its
-// context, where the SDK's getServer callback finds it.
+// sessionTable returns the table of HTTP sessions that this gateway and
+// the endpoints made from it share.
+func (g *Gateway) sessionTable(o HTTPOptions) *sessionTable {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.httpSessions == nil {
+		g.httpSessions = newSessionTable(o.MaxSessions, o.SessionTimeout)
+	}
+	return g.httpSessions
+}
+
+// HTTPSessions reports the HTTP sessions open now, over every endpoint.
+func (g *Gateway) HTTPSessions() int {
+	g.mu.Lock()
+	t := g.httpSessions
+	g.mu.Unlock()
+	if t == nil {
+		return 0
+	}
+	return t.open()
+}
+
+// httpFront stands before the SDK's handler: it picks a new session's
+// server from the request's first message, keeps count of the sessions,
+// refuses one over the cap and closes idle ones.
+type httpFront struct {
+	g    *Gateway
+	opts HTTPOptions
+	// sdk serves sessions (or, on a stateless endpoint, every request);
+	// modern serves 2026-07-28 requests, which carry no session.
+	sdk, modern *mcp.StreamableHTTPHandler
+	table       *sessionTable
+}
+
+func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !f.opts.Stateless {
+		f.serveSession(w, r, id)
+		return
+	}
+	if r.Method != http.MethodPost {
+		f.sdk.ServeHTTP(w, r) // the SDK answers what is missing
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, fmt.Sprintf("the request body is over %d bytes, the most toolfold reads; send smaller messages", tooBig.Limit), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, fmt.Sprintf("reading the request body: %v", err), http.StatusBadRequest)
+		return
+	}
+	first := peekMessage(body)
+	client := first.client
+	if v := r.Header.Get("Mcp-Protocol-Version"); client.ProtocolVersion == "" && v >= statelessProtocol {
+		client.ProtocolVersion = v
+	}
+	// A 2026-07-28 request carries no session: nothing outlives it.
+	modern := client.ProtocolVersion >= statelessProtocol
+	client.Stateless = f.opts.Stateless || modern
+	switch {
+	case client.Stateless:
+		// Each request is served on its own; the SDK keeps nothing. A
+		// client probing the server (server/discover) is no client yet.
+		server := f.g.serverFor(client, first.method != "server/discover")
+		r = withServer(r, server, body)
+		if modern {
+			f.modern.ServeHTTP(w, r)
+			return
+		}
+		f.sdk.ServeHTTP(w, r)
+	case first.method == "initialize":
+		f.startSession(w, r, client, first)
+	default:
+		// Not an initialize and no session: the SDK refuses it (or answers
+		// a ping) on a session it closes at once. Nothing is counted and
+		// no view is made for it.
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		f.sdk.ServeHTTP(w, r)
+	}
+}
+
+// startSession serves an initialize that opens a session, if the cap
+// allows one more.
+func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client ClientInfo, first peeked) {
+	if !f.table.reserve() {
+		f.g.log.Warn("refused a new HTTP session: the session cap is reached", "max_sessions", f.table.max, "client", client.Name)
+		writeRPCError(w, http.StatusServiceUnavailable, first.id, fmt.Sprintf(
+			"toolfold is serving %d sessions, its limit (http.maxSessions); try again after sessions close or time out (http.sessionIdleTimeout), or raise the limit", f.table.max))
+		return
+	}
+	// The SDK keeps the initialize request for the session's life: hand it
+	// only the fields it reads, not whatever else the client sent.
+	r = withServer(r, f.g.ServerFor(client), first.compact)
+	// The session enters the table before its client can see the answer,
+	// so a client that reads it finds the table already counting it.
+	added := false
+	rec := &statusWriter{ResponseWriter: w, onHeader: func(int) {
+		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+			f.table.add(id, func() { f.closeSession(id) })
+			added = true
+		}
+	}}
+	f.sdk.ServeHTTP(rec, r)
+	if !added {
+		f.table.release()
+	}
+}
+
+// serveSession serves a request of an open session.
+func (f *httpFront) serveSession(w http.ResponseWriter, r *http.Request, id string) {
+	known := f.table.begin(id)
+	finished := false
+	rec := &statusWriter{ResponseWriter: w}
+	if known {
+		// A session that ends with this request leaves the table before the
+		// client sees the answer, so the room it frees is there at once.
+		rec.onHeader = func(status int) {
+			if status == http.StatusNotFound || (r.Method == http.MethodDelete && status == http.StatusNoContent) {
+				f.table.finish(id, true)
+				finished = true
+			}
+		}
+	}
+	f.sdk.ServeHTTP(rec, r)
+	if known && !finished {
+		f.table.finish(id, false)
+	}
+}
+
+// closeSession closes an idle session the way its client would.
+func (f *httpFront) closeSession(id string) {
+	req := httptest.NewRequest(http.MethodDelete, "/mcp", nil)
+	req.Header.Set("Mcp-Session-Id", id)
+	f.sdk.ServeHTTP(httptest.NewRecorder(), req)
+}
+
+// peeked is what the gateway reads of a request's first message.
+type peeked struct {
+	client ClientInfo
+	method string
+	id     json.RawMessage
+	// compact is an initialize request re-encoded with only the fields
+	// the SDK reads.
+	compact []byte
+}
+
+func peekMessage(body []byte) peeked {
+	p := peeked{client: peekClient(body)}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			ProtocolVersion string          `json:"protocolVersion"`
+			Capabilities    json.RawMessage `json:"capabilities,omitempty"`
+			ClientInfo      json.RawMessage `json:"clientInfo,omitempty"`
+			Meta            json.RawMessage `json:"_meta,omitempty"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		p.compact = body
+		return p
+	}
+	p.method, p.id = m.Method, m.ID
+	p.compact = body
+	if m.Method == "initialize" {
+		if c, err := json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id,omitempty"`
+			Method  string          `json:"method"`
+			Params  any             `json:"params"`
+		}{"2.0", m.ID, m.Method, m.Params}); err == nil {
+			p.compact = c
+		}
+	}
+	return p
+}
+
+// writeRPCError answers a request with a JSON-RPC error and an HTTP status.
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, msg string) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	body, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": -32000, "message": msg},
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// statusWriter notes the status of an answer; it passes flushes on, which
+// the SDK's event streams need.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	// onHeader, if set, hears the status once, before the header is sent.
+	onHeader func(status int)
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	s.note(code)
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(p []byte) (int, error) {
+	s.note(http.StatusOK)
+	return s.ResponseWriter.Write(p)
+}
+
+func (s *statusWriter) note(code int) {
+	if s.status != 0 {
+		return
+	}
+	s.status = code
+	if s.onHeader != nil {
+		s.onHeader(code)
+	}
+}
+
+func (s *statusWriter) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// chosenServer keys the server the front chose for a request in its
+// context, where the SDK's getServer finds it (the SDK wraps the body
+// before it asks, so the body cannot carry it).
 type chosenServer struct{}
 
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+// withServer hands the SDK a request whose body is the one the front read
+// (or rewrote), and the server to serve it.
+func withServer(r *http.Request, server *mcp.Server, body []byte) *http.Request {
+	r = r.WithContext(context.WithValue(r.Context(), chosenServer{}, server))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return r
+}

@@ -1,29 +1,26 @@
 package gateway
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
-	"sync"
 	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// maxFirstLine bounds the first message read before the SDK takes over; an
-// initialize request is a few hundred bytes.
-const maxFirstLine = 1 << 20
-
 // ServeStdio serves one client over newline-delimited JSON-RPC on in and
-// out until the client disconnects or ctx ends.
+// out until the client disconnects or ctx ends. Every line passes a screen
+// first (see frame.go): a malformed one is answered with a JSON-RPC error
+// and the session goes on.
 func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	br := bufio.NewReaderSize(in, 64<<10)
-	first, err := readLine(br, maxFirstLine)
-	if err != nil && len(first) == 0 {
+	screen := newStdioScreen(in, out, g.log)
+	// The client's first accepted message says who it is, and so which
+	// server serves it.
+	first, err := screen.next()
+	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil // the client left before saying anything
 		}
@@ -35,12 +32,10 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 		// A session of the groups extension can be told when the top-level
 		// groups change. The SDK sends only the notifications it knows, so
 		// this connection gets a per-request server of its own that writes
-		// notifications/groups/list_changed itself, between the SDK's
-		// messages (one Write each).
-		lw := &lineWriter{w: out}
-		out = lw
+		// notifications/groups/list_changed itself, through the screen's
+		// writer, which keeps whole messages apart.
 		s := g.newSessionNotifying(perRequestMode, nil, func() {
-			if _, err := lw.Write(groupsListChanged); err != nil {
+			if _, err := screen.out.Write(groupsListChanged); err != nil {
 				g.log.Warn("telling a client its groups changed", "err", err)
 			}
 		})
@@ -56,10 +51,30 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 		server = g.ServerFor(client)
 	}
 	g.log.Info("client connected", "transport", "stdio", "client", client.Name, "protocol", client.ProtocolVersion, "gets", g.Presentation(client))
-	// The SDK reads the first line again, followed by the rest of stdin.
-	transport := &mcp.IOTransport{Reader: readCloser{io.MultiReader(bytes.NewReader(first), br), in}, Writer: out}
+
+	// The SDK reads the accepted frames from a pipe, one per line.
+	pr, pw := io.Pipe()
+	go func() {
+		line := first
+		for {
+			if _, err := pw.Write(append(line, '\n')); err != nil {
+				return // the session is over
+			}
+			next, rerr := screen.next()
+			if rerr != nil {
+				if errors.Is(rerr, io.EOF) {
+					rerr = nil
+				}
+				pw.CloseWithError(rerr)
+				return
+			}
+			line = next
+		}
+	}()
+	transport := &mcp.IOTransport{Reader: pipeCloser{pr, in}, Writer: writeCloser{screen.out, out}}
 	session, err := server.Connect(ctx, transport, nil)
 	if err != nil {
+		pr.Close()
 		return fmt.Errorf("starting the stdio session: %w", err)
 	}
 	done := make(chan error, 1)
@@ -74,37 +89,20 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 	}
 }
 
-// readLine reads up to and including the next newline, at most limit bytes.
-func readLine(r *bufio.Reader, limit int) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		line = append(line, chunk...)
-		if err == nil || len(line) >= limit {
-			return line, nil
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, err
-		}
-	}
+// pipeCloser closes the pipe the SDK reads and the client's stdin with it,
+// which ends the screen's loop.
+type pipeCloser struct {
+	*io.PipeReader
+	in io.Closer
 }
 
-// lineWriter lets the gateway write whole messages between the SDK's, each
-// of which is one Write.
-type lineWriter struct {
-	mu sync.Mutex
-	w  io.WriteCloser
+func (p pipeCloser) Close() error {
+	p.PipeReader.Close()
+	return p.in.Close()
 }
 
-func (l *lineWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (l *lineWriter) Close() error { return l.w.Close() }
-
-type readCloser struct {
-	io.Reader
+// writeCloser writes through the screen's writer and closes stdout.
+type writeCloser struct {
+	io.Writer
 	io.Closer
 }

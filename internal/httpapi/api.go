@@ -126,12 +126,12 @@ func New(opts *Options) (*API, error) {
 	a.mux.Handle("/mcp", a.mcpHandler())
 	a.mux.HandleFunc("/mcp/{group}", a.serveGroupMCP)
 	a.mux.Handle("/healthz", readOnlyMethods(a.serveHealth))
-	a.mux.Handle("/api/groups", readOnlyMethods(a.serveGroups))
-	a.mux.Handle("/api/tools", readOnlyMethods(a.serveTools))
-	a.mux.Handle("/{$}", readOnlyMethods(a.serveDashboard))
+	a.mux.Handle("/api/groups", a.adminOnly(readOnlyMethods(a.serveGroups)))
+	a.mux.Handle("/api/tools", a.adminOnly(readOnlyMethods(a.serveTools)))
+	a.mux.Handle("/{$}", a.adminOnly(readOnlyMethods(a.serveDashboard)))
 	if opts.Metrics != nil {
 		metrics := opts.Metrics
-		a.mux.Handle("/metrics", readOnlyMethods(func(w http.ResponseWriter, r *http.Request) { metrics.ServeHTTP(w, r) }))
+		a.mux.Handle("/metrics", a.adminOnly(readOnlyMethods(func(w http.ResponseWriter, r *http.Request) { metrics.ServeHTTP(w, r) })))
 	}
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("there is nothing at %s; toolfold serves /mcp, /mcp/<group>, /healthz, /api/groups, /api/tools and the dashboard at /", r.URL.Path))

@@ -25,6 +25,9 @@ type Access struct {
 	Groups []string
 	// ReadOnly limits the request to tools that declare readOnlyHint.
 	ReadOnly bool
+	// Admin allows the operator's routes (/metrics, /api/*, the
+	// dashboard); it matters only when auth is on.
+	Admin bool
 }
 
 // Limited reports whether the access is narrower than everything.
@@ -90,7 +93,7 @@ func newTokenSet(tokens []config.TokenConfig) (*tokenSet, error) {
 			return nil, fmt.Errorf("%s.token is empty, which would let anyone in; set it, usually to \"${SOME_VARIABLE}\" holding a long random value, and check that the variable is set", where)
 		}
 		ts.digests = append(ts.digests, sha256.Sum256([]byte(t.Token)))
-		ts.access = append(ts.access, Access{TokenName: where, Groups: slices.Clone(t.Groups), ReadOnly: t.ReadOnly})
+		ts.access = append(ts.access, Access{TokenName: where, Groups: slices.Clone(t.Groups), ReadOnly: t.ReadOnly, Admin: t.Admin})
 	}
 	return ts, nil
 }
@@ -184,4 +187,18 @@ func (a *API) refuseAuth(w http.ResponseWriter, r *http.Request, code, msg strin
 	a.log.Info("refused a request without a valid bearer token", "path", r.URL.Path, "remote", r.RemoteAddr, "reason", reason)
 	w.Header().Set("WWW-Authenticate", challenge)
 	writeError(w, http.StatusUnauthorized, msg)
+}
+
+// adminOnly serves the operator's routes only to a token marked admin when
+// auth is on: they show every source, tool and call count, which a client's
+// token has no need to see. Without auth they are open, as on loopback.
+func (a *API) adminOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if access, ok := AccessFromContext(r.Context()); ok && !access.Admin {
+			a.log.Info("refused an operator's route to a token that is not an admin", "path", r.URL.Path, "token", access.TokenName)
+			writeError(w, http.StatusForbidden, fmt.Sprintf("%s is for operators: use a token marked \"admin\": true in http.auth.tokens (this one is %s)", r.URL.Path, access.TokenName))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,14 +18,20 @@ import (
 const (
 	fullToken    = "full-access-token-0123456789"
 	limitedToken = "limited-token-abcdefghijkl"
+	// clientToken and limitedClientToken are no admins: MCP and health only.
+	clientToken        = "client-token-mnopqrstuvwx"
+	limitedClientToken = "limited-client-token-yz0123"
 )
 
-// withTokens gives the fixture a token for everything and one limited to
-// code.repos and read-only tools.
+// withTokens gives the fixture an admin token for everything, an admin
+// token limited to code.repos and read-only tools, and two client tokens
+// (no admin), one of them limited to code.repos.
 func withTokens(o *Options) {
 	o.Tokens = []config.TokenConfig{
-		{Token: fullToken},
-		{Token: limitedToken, Groups: []string{"code.repos"}, ReadOnly: true},
+		{Token: fullToken, Admin: true},
+		{Token: limitedToken, Groups: []string{"code.repos"}, ReadOnly: true, Admin: true},
+		{Token: clientToken},
+		{Token: limitedClientToken, Groups: []string{"code.repos"}},
 	}
 }
 
@@ -179,7 +186,7 @@ func TestAccessReachesTheHandlers(t *testing.T) {
 	})
 	f.do(t, "POST", "/mcp", http.Header{"Authorization": {"Bearer " + limitedToken}})
 	f.do(t, "POST", "/mcp", http.Header{"Authorization": {"Bearer " + fullToken}})
-	want := `[{http.auth.tokens[1] [code.repos] true} {http.auth.tokens[0] [] false}]`
+	want := `[{http.auth.tokens[1] [code.repos] true true} {http.auth.tokens[0] [] false true}]`
 	if got := fmt.Sprint(seen); got != want {
 		t.Errorf("accesses = %s, want %s", got, want)
 	}
@@ -284,6 +291,45 @@ func TestNoTokenSuggestsNoOAuth(t *testing.T) {
 		w := f.do(t, "GET", path, http.Header{})
 		if w.Code != 404 || !strings.Contains(w.Body.String(), "does not use OAuth") || !strings.Contains(w.Body.String(), "http.auth.tokens") {
 			t.Errorf("GET %s = %d %s; want 404 saying there is no OAuth", path, w.Code, w.Body)
+		}
+	}
+}
+
+// TestOperatorRoutesNeedAnAdminToken checks that /metrics, /api/* and the
+// dashboard, which show every source, tool and call count, are refused to
+// tokens not marked admin, limited or not, while MCP and health stay open
+// to them.
+func TestOperatorRoutesNeedAnAdminToken(t *testing.T) {
+	f := newFixture(t, func(o *Options) {
+		withTokens(o)
+		o.Metrics = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "toolfold_sessions_total 1") })
+		o.MCP = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) })
+	})
+	auth := func(token string) http.Header { return http.Header{"Authorization": {"Bearer " + token}} }
+	for _, path := range []string{"/metrics", "/api/groups", "/api/tools", "/"} {
+		for _, token := range []string{clientToken, limitedClientToken} {
+			w := f.do(t, "GET", path, auth(token))
+			if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), `"admin\": true`) || strings.Contains(w.Body.String(), token) {
+				t.Errorf("%s with a client token = %d %s; want 403 naming the admin flag, without the token", path, w.Code, w.Body)
+			}
+		}
+		if w := f.do(t, "GET", path, auth(fullToken)); w.Code != http.StatusOK {
+			t.Errorf("%s with an admin token = %d %s", path, w.Code, w.Body)
+		}
+	}
+	if w := f.do(t, "GET", "/healthz", auth(clientToken)); w.Code != http.StatusOK {
+		t.Errorf("/healthz with a client token = %d", w.Code)
+	}
+	if w := f.do(t, "POST", "/mcp", auth(clientToken)); w.Code != http.StatusAccepted {
+		t.Errorf("/mcp with a client token = %d", w.Code)
+	}
+	// Without auth, everything stays open, as on loopback.
+	open := newFixture(t, func(o *Options) {
+		o.Metrics = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "m") })
+	})
+	for _, path := range []string{"/metrics", "/api/groups", "/api/tools", "/"} {
+		if w := open.do(t, "GET", path, nil); w.Code != http.StatusOK {
+			t.Errorf("%s without auth = %d", path, w.Code)
 		}
 	}
 }

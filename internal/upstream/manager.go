@@ -214,6 +214,25 @@ func (m *Manager) CachedTools(name string) (tools []*mcp.Tool, ok bool) {
 	return s.filter(tools), true
 }
 
+// OwnToolNames returns the names of every tool the server offers, before its
+// include and exclude globs, from the live connection or the cache; ok is
+// false while they are unknown. It is for telling a user which globs match
+// nothing.
+func (m *Manager) OwnToolNames(name string) (names []string, ok bool) {
+	s, err := m.lookup(name)
+	if err != nil {
+		return nil, false
+	}
+	tools, ok := s.knownTools()
+	if !ok {
+		return nil, false
+	}
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	return names, true
+}
+
 // ServerInfo returns what the server said at initialize (capabilities,
 // instructions, server info, protocol version), from the live connection or the
 // cache, never starting anything.

@@ -1,0 +1,427 @@
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The SDK ends a stdio session on the first frame it cannot decode, with a
+// bare error. A client's one bad line must not cost it the session, so the
+// gateway reads stdin itself, answers each malformed frame with the
+// JSON-RPC error it calls for, and hands the SDK only frames it accepts.
+
+// JSON-RPC 2.0 error codes the screen answers with.
+const (
+	codeParseError     = -32700 // the line could not be parsed
+	codeInvalidRequest = -32600 // it parsed, but is no valid message here
+	codeInternalError  = -32603 // the SDK's own errors that carry no code
+)
+
+// Limits of one frame; both match the SDK's, so that no frame the screen
+// passes is one the SDK refuses.
+const (
+	// maxFrameBytes is the longest line read, newline excluded.
+	maxFrameBytes = mcp.DefaultMaxLineLength
+	// maxFrameDepth is the deepest nesting of objects and arrays accepted.
+	maxFrameDepth = 1000
+)
+
+// frame is a line the screen accepts, with what the screen needs of it.
+type frame struct {
+	// line is the message, without its newline.
+	line []byte
+	// id keys a request's id ("" for notifications and responses).
+	id string
+	// method is a request's or notification's method ("" for responses).
+	method string
+	// params are a request's or notification's params.
+	params json.RawMessage
+	// rawID is a request's id as sent, for answers.
+	rawID json.RawMessage
+}
+
+// frameError is the answer to a frame the screen refuses.
+type frameError struct {
+	code int64
+	// id is the request's id as JSON, or null when it cannot be read.
+	id      json.RawMessage
+	message string
+}
+
+func (e *frameError) Error() string { return e.message }
+
+// checkFrame decides whether one line (without its newline) is a JSON-RPC
+// message the SDK can take. It knows nothing of the session; see
+// stdioScreen for the checks that do.
+func checkFrame(line []byte) (*frame, *frameError) {
+	if len(line) > maxFrameBytes {
+		return nil, parseError(fmt.Sprintf("the message is %d bytes long, more than the %d (16 MiB) toolfold reads; send smaller messages, one per line", len(line), maxFrameBytes))
+	}
+	if i := bytes.IndexByte(line, 0); i >= 0 {
+		return nil, parseError(fmt.Sprintf("the message holds a NUL byte at offset %d, which JSON does not allow; send UTF-8 JSON, one message per line", i))
+	}
+	if depthOver(line, maxFrameDepth) {
+		return nil, parseError(fmt.Sprintf("the message nests objects and arrays more than %d deep; flatten it", maxFrameDepth))
+	}
+	if !json.Valid(line) {
+		return nil, parseError("the message is not valid JSON; send one JSON-RPC 2.0 object per line")
+	}
+	switch first := firstByte(line); first {
+	case '{':
+	case '[':
+		return nil, invalidRequest(nil, "batches (JSON arrays) are not accepted: MCP since 2025-06-18 sends one JSON-RPC message per line")
+	default:
+		return nil, invalidRequest(nil, "a JSON-RPC message is an object with \"jsonrpc\": \"2.0\", not a bare JSON value")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(line, &fields); err != nil {
+		return nil, parseError("the message is not valid JSON; send one JSON-RPC 2.0 object per line")
+	}
+	id := readableID(fields["id"])
+	if v, ok := fields["jsonrpc"]; !ok || string(v) != `"2.0"` {
+		return nil, invalidRequest(id, `the message must carry "jsonrpc": "2.0"`)
+	}
+	if raw, ok := fields["id"]; ok && id == nil && string(raw) != "null" {
+		return nil, invalidRequest(nil, "the id must be a string or an integer")
+	}
+	if m, ok := fields["method"]; ok && (len(m) == 0 || m[0] != '"') {
+		return nil, invalidRequest(id, "the method must be a string")
+	}
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		// The SDK's own rules, past the ones spelled out above.
+		return nil, invalidRequest(id, fmt.Sprintf("the message is not a valid JSON-RPC 2.0 message: %v", err))
+	}
+	f := &frame{line: line}
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if _, ok := fields["id"]; ok && !m.ID.IsValid() {
+			return nil, invalidRequest(nil, "a request's id must be a string or an integer, not null; leave the id out of a notification")
+		}
+		f.method, f.params = m.Method, m.Params
+		if m.ID.IsValid() {
+			f.id, f.rawID = idKey(m.ID), id
+		}
+	case *jsonrpc.Response:
+		if _, hasResult := fields["result"]; hasResult == (m.Error != nil) {
+			return nil, invalidRequest(id, `a response carries exactly one of "result" and "error"`)
+		}
+	}
+	return f, nil
+}
+
+func parseError(msg string) *frameError {
+	return &frameError{code: codeParseError, id: json.RawMessage("null"), message: "Parse error: " + msg}
+}
+
+func invalidRequest(id json.RawMessage, msg string) *frameError {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	return &frameError{code: codeInvalidRequest, id: id, message: "Invalid Request: " + msg}
+}
+
+// readableID returns a string or integer id as it was sent, or nil.
+func readableID(raw json.RawMessage) json.RawMessage {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	switch n := v.(type) {
+	case string:
+		return raw
+	case float64:
+		if n == float64(int64(n)) {
+			return raw
+		}
+	}
+	return nil
+}
+
+// idKey names an id in the in-flight set: 1 and "1" are different ids.
+func idKey(id jsonrpc.ID) string {
+	return fmt.Sprintf("%T:%v", id.Raw(), id.Raw())
+}
+
+func firstByte(b []byte) byte {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// depthOver reports whether JSON text nests objects and arrays deeper than
+// limit. It only counts brackets outside strings; validity is checked apart.
+func depthOver(b []byte, limit int) bool {
+	depth := 0
+	inString, escaped := false, false
+	for _, c := range b {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			switch c {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			if depth > limit {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
+}
+
+// preInitialize are the requests the SDK serves before initialize.
+var preInitialize = map[string]bool{
+	"initialize": true, "ping": true, "logging/setLevel": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+}
+
+// stdioScreen reads a client's stdin line by line and passes on what the
+// SDK can take; it answers everything else itself, through the same writer
+// as the SDK, and logs one line for each.
+type stdioScreen struct {
+	in  *bufio.Reader
+	out *stdioWriter
+	log *slog.Logger
+	buf []byte
+
+	mu sync.Mutex
+	// inflight holds the ids of the client's requests not yet answered;
+	// method remembers what each asked, for initialize.
+	inflight map[string]string
+	// initialized is set once an initialize request has gone through
+	// (and reset if it failed), so that requests before it get a proper
+	// JSON-RPC error rather than the SDK's code 0.
+	initialized bool
+}
+
+func newStdioScreen(in io.Reader, out io.Writer, log *slog.Logger) *stdioScreen {
+	s := &stdioScreen{in: bufio.NewReaderSize(in, 64<<10), log: log, inflight: map[string]string{}}
+	s.out = &stdioWriter{w: out, screen: s}
+	return s
+}
+
+// next returns the next frame to hand to the SDK, answering the ones before
+// it that it refuses. Its error is the reader's (io.EOF at the end), or the
+// writer's if an answer could not be written.
+func (s *stdioScreen) next() ([]byte, error) {
+	for {
+		line, tooLong, err := s.readLine()
+		if len(bytes.TrimSpace(line)) == 0 && !tooLong {
+			if err != nil {
+				return nil, err
+			}
+			continue // a blank line
+		}
+		var f *frame
+		var ferr *frameError
+		if tooLong {
+			ferr = parseError(fmt.Sprintf("the message is longer than the %d bytes (16 MiB) toolfold reads; send smaller messages, one per line", maxFrameBytes))
+		} else if f, ferr = checkFrame(line); ferr == nil {
+			ferr = s.admit(f)
+		}
+		if ferr == nil {
+			return f.line, nil
+		}
+		s.log.Warn("answered a malformed message from the stdio client with an error; the session goes on", "code", ferr.code, "problem", ferr.message, "bytes", len(line))
+		if werr := s.out.answer(ferr); werr != nil {
+			return nil, werr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// readLine reads the next line without its line ending. A line longer than
+// maxFrameBytes is read to its end and dropped: tooLong is set and line is
+// empty. The returned slice is valid until the next call.
+func (s *stdioScreen) readLine() (line []byte, tooLong bool, err error) {
+	s.buf = s.buf[:0]
+	for {
+		chunk, rerr := s.in.ReadSlice('\n')
+		if !tooLong {
+			if len(s.buf)+len(chunk) > maxFrameBytes+2 { // room for "\r\n"
+				tooLong, s.buf = true, s.buf[:0]
+			} else {
+				s.buf = append(s.buf, chunk...)
+			}
+		}
+		if errors.Is(rerr, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			return nil, true, rerr
+		}
+		return bytes.TrimRight(s.buf, "\r\n"), false, rerr
+	}
+}
+
+// admit applies the checks that depend on the session: a request id still
+// in flight, a request before initialize. It records what it admits.
+func (s *stdioScreen) admit(f *frame) *frameError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.method == "notifications/cancelled" {
+		// A cancelled request may never be answered: its id is free again.
+		var p struct {
+			RequestID any `json:"requestId"`
+		}
+		if json.Unmarshal(f.params, &p) == nil {
+			if id, err := jsonrpc.MakeID(p.RequestID); err == nil && id.IsValid() {
+				delete(s.inflight, idKey(id))
+			}
+		}
+	}
+	if f.id == "" {
+		return nil
+	}
+	id := f.rawID
+	if _, busy := s.inflight[f.id]; busy {
+		return invalidRequest(id, fmt.Sprintf("the id %s belongs to a request still in flight; give every request its own id", id))
+	}
+	if !s.initialized && !preInitialize[f.method] && !usesPerRequestProtocol(f.params) {
+		return invalidRequest(id, fmt.Sprintf("%q came before initialize; send initialize first and wait for its result", f.method))
+	}
+	method := f.method
+	if method == "initialize" {
+		if s.initialized {
+			// A second initialize fails in the SDK; that failure must
+			// not undo the first.
+			method = "initialize again"
+		}
+		s.initialized = true
+	}
+	s.inflight[f.id] = method
+	return nil
+}
+
+// answered notes the SDK's response to a request: its id is free again,
+// and a failed initialize leaves the session uninitialized.
+func (s *stdioScreen) answered(key string, failed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if method, ok := s.inflight[key]; ok {
+		delete(s.inflight, key)
+		if method == "initialize" && failed {
+			s.initialized = false
+		}
+	}
+}
+
+// usesPerRequestProtocol reports whether a request carries its protocol
+// version in _meta (2026-07-28), which needs no initialize.
+func usesPerRequestProtocol(params json.RawMessage) bool {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	_, ok := p.Meta[mcp.MetaKeyProtocolVersion]
+	return ok
+}
+
+// stdioWriter is the client's stdout, shared by the SDK and the screen. The
+// SDK writes one whole message per Write; the lock keeps the screen's
+// answers from landing inside one.
+type stdioWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	screen *stdioScreen
+}
+
+func (w *stdioWriter) Write(p []byte) (int, error) {
+	out := w.inspect(p)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// inspect reads a message the SDK sends: a response frees its request's
+// id; an error without a code (the SDK's plain Go errors, code 0, which
+// JSON-RPC does not define) gets the internal error code.
+func (w *stdioWriter) inspect(p []byte) []byte {
+	var m struct {
+		ID     any              `json:"id"`
+		Method string           `json:"method"`
+		Error  *json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(p, &m) != nil || m.Method != "" || m.ID == nil {
+		return p
+	}
+	id, err := jsonrpc.MakeID(m.ID)
+	if err != nil {
+		return p
+	}
+	w.screen.answered(idKey(id), m.Error != nil)
+	if m.Error == nil {
+		return p
+	}
+	var e map[string]any
+	if json.Unmarshal(*m.Error, &e) != nil {
+		return p
+	}
+	if code, _ := e["code"].(float64); code != 0 {
+		return p
+	}
+	e["code"] = codeInternalError
+	var full map[string]json.RawMessage
+	if json.Unmarshal(p, &full) != nil {
+		return p
+	}
+	full["error"], _ = json.Marshal(e)
+	fixed, err := json.Marshal(full)
+	if err != nil {
+		return p
+	}
+	return append(fixed, '\n')
+}
+
+// answer writes the screen's own error response.
+func (w *stdioWriter) answer(e *frameError) error {
+	msg, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: e.id, Error: struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	}{e.code, e.message}})
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err = w.w.Write(append(msg, '\n'))
+	return err
+}

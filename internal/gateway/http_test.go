@@ -1,0 +1,197 @@
+package gateway_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/gateway"
+)
+
+// sessionCounter counts the sessions the gateway reports.
+type sessionCounter struct {
+	mu       sync.Mutex
+	sessions int
+}
+
+func (o *sessionCounter) ToolCalled(string, string, string, string, time.Duration) {}
+func (o *sessionCounter) SessionStarted(string) {
+	o.mu.Lock()
+	o.sessions++
+	o.mu.Unlock()
+}
+func (o *sessionCounter) count() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.sessions
+}
+
+func serveHTTP(t *testing.T, g *gateway.Gateway, opts *gateway.HTTPOptions) string {
+	t.Helper()
+	h, err := g.HTTPHandler(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func post(t *testing.T, url, sessionID, body string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sessionID != "" {
+		req.Header.Set("Mcp-Session-Id", sessionID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp, string(data)
+}
+
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"1"}}}`
+
+func connectHTTP(t *testing.T, url string) (*mcp.ClientSession, error) {
+	t.Helper()
+	// Sessions are a 2025-11-25 matter: a 2026-07-28 client has none.
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "claude-code"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err == nil {
+		t.Cleanup(func() { cs.Close() })
+	}
+	return cs, err
+}
+
+func TestHTTPSessionCap(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
+	url := serveHTTP(t, g, &gateway.HTTPOptions{MaxSessions: 2})
+	first, err := connectHTTP(t, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := connectHTTP(t, url); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := connectHTTP(t, url); err == nil {
+		t.Fatal("a third session opened with http.maxSessions at 2")
+	}
+	resp, body := post(t, url, "", initializeBody)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "http.maxSessions") || !strings.Contains(body, `"id":1`) {
+		t.Fatalf("an initialize over the cap got %d %s; want 503 naming http.maxSessions, as a JSON-RPC error to id 1", resp.StatusCode, body)
+	}
+	// The open sessions are untouched, and a closed one makes room.
+	if res, err := first.ListTools(context.Background(), nil); err != nil || len(res.Tools) == 0 {
+		t.Fatalf("an open session after a refusal: %v %v", res, err)
+	}
+	first.Close()
+	if _, err := connectHTTP(t, url); err != nil {
+		t.Fatalf("a session after another closed: %v", err)
+	}
+	if n := g.HTTPSessions(); n != 2 {
+		t.Errorf("HTTPSessions = %d, want 2", n)
+	}
+}
+
+func TestHTTPSessionCapCoversGroupEndpoints(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Search}, nil)
+	opts := &gateway.HTTPOptions{MaxSessions: 1}
+	main := serveHTTP(t, g, opts)
+	h, err := g.GroupHandler("docs", false, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := httptest.NewServer(h)
+	t.Cleanup(group.Close)
+	if _, err := connectHTTP(t, main); err != nil {
+		t.Fatal(err)
+	}
+	if resp, body := post(t, group.URL, "", initializeBody); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("a group endpoint's session beyond the gateway's cap got %d %s, want 503", resp.StatusCode, body)
+	}
+}
+
+func TestHTTPIdleSessionsClose(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Search}, nil)
+	url := serveHTTP(t, g, &gateway.HTTPOptions{SessionTimeout: 20 * time.Millisecond, MaxSessions: 1})
+	resp, body := post(t, url, "", initializeBody)
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for g.HTTPSessions() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("an idle session was never closed")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if resp, _ := post(t, url, id, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("a request of a session closed for idleness got %d, want 404", resp.StatusCode)
+	}
+	// Its room is free again.
+	if resp, body := post(t, url, "", initializeBody); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a new session after the idle one closed: %d %s", resp.StatusCode, body)
+	}
+}
+
+func TestHTTPPostsWithoutSessionAreNotSessions(t *testing.T) {
+	obs := &sessionCounter{}
+	g := newGateway(t, gateway.Options{Mode: expose.Groups, Observer: obs}, nil)
+	url := serveHTTP(t, g, nil)
+	for i := 0; i < 50; i++ {
+		resp, body := post(t, url, "", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		if resp.StatusCode == http.StatusOK && strings.Contains(body, `"tools"`) {
+			t.Fatalf("tools/list without a session was served: %s", body)
+		}
+	}
+	runtime.GC() // views of forgotten sessions are held weakly
+	if n, live, open := obs.count(), g.LiveViewsForTest(), g.HTTPSessions(); n != 0 || live != 0 || open != 0 {
+		t.Fatalf("50 POSTs without a session: %d sessions counted, %d views kept, %d sessions open; want none", n, live, open)
+	}
+	if _, err := connectHTTP(t, url); err != nil {
+		t.Fatal(err)
+	}
+	if n := obs.count(); n != 1 {
+		t.Errorf("one real session counted %d times", n)
+	}
+}
+
+// TestHTTPSessionKeepsNoInitializeBody checks that what a client pads its
+// initialize with is not kept for the session's life.
+func TestHTTPSessionKeepsNoInitializeBody(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Search}, nil)
+	url := serveHTTP(t, g, nil)
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapAlloc
+	pad := strings.Repeat("x", 3<<20)
+	const sessions = 10
+	for i := 0; i < sessions; i++ {
+		body := strings.Replace(initializeBody, `"capabilities"`, `"padding":"`+pad+`","capabilities"`, 1)
+		if resp, out := post(t, url, "", body); resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("initialize: %d %s", resp.StatusCode, out)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	kept := int64(ms.HeapAlloc) - int64(before)
+	if g.HTTPSessions() != sessions || kept > sessions*(1<<20) {
+		t.Fatalf("%d sessions opened with 3 MiB initializes keep %d MiB; want well under 1 MiB each", g.HTTPSessions(), kept>>20)
+	}
+}

@@ -1,0 +1,105 @@
+package gateway
+
+import (
+	"sync"
+	"time"
+)
+
+// sessionTable counts the open HTTP sessions against a cap and closes the
+// ones idle too long. A session is idle while none of its requests is in
+// flight (an open event stream is a request in flight).
+type sessionTable struct {
+	max  int
+	idle time.Duration
+
+	mu       sync.Mutex
+	reserved int // new sessions being initialized
+	live     map[string]*liveSession
+}
+
+type liveSession struct {
+	busy  int
+	timer *time.Timer
+}
+
+func newSessionTable(max int, idle time.Duration) *sessionTable {
+	return &sessionTable{max: max, idle: idle, live: map[string]*liveSession{}}
+}
+
+// reserve claims room for a new session; false means the cap is reached.
+func (t *sessionTable) reserve() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.live)+t.reserved >= t.max {
+		return false
+	}
+	t.reserved++
+	return true
+}
+
+// release gives back a reservation no session came of.
+func (t *sessionTable) release() {
+	t.mu.Lock()
+	t.reserved--
+	t.mu.Unlock()
+}
+
+// add turns a reservation into an open session; closeIdle closes it once it
+// has been idle for the table's timeout.
+func (t *sessionTable) add(id string, closeIdle func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.reserved--
+	s := &liveSession{}
+	s.timer = time.AfterFunc(t.idle, func() {
+		t.mu.Lock()
+		if t.live[id] != s || s.busy > 0 {
+			t.mu.Unlock()
+			return
+		}
+		delete(t.live, id)
+		t.mu.Unlock()
+		closeIdle()
+	})
+	t.live[id] = s
+}
+
+// begin notes a request of a session; false means the table does not know
+// it (the SDK then answers that there is no such session).
+func (t *sessionTable) begin(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.live[id]
+	if !ok {
+		return false
+	}
+	s.busy++
+	s.timer.Stop()
+	return true
+}
+
+// finish notes the end of a request begin admitted; gone means the
+// session ended with it.
+func (t *sessionTable) finish(id string, gone bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.live[id]
+	if !ok {
+		return
+	}
+	s.busy--
+	if gone {
+		s.timer.Stop()
+		delete(t.live, id)
+		return
+	}
+	if s.busy == 0 {
+		s.timer.Reset(t.idle)
+	}
+}
+
+func (t *sessionTable) open() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.live)
+}
