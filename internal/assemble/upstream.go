@@ -58,6 +58,21 @@ type upstreamServer struct {
 	key    string // the server's name in mcpServers
 	prefix string // "" means none
 	sep    string
+	// group is the group the server's tools join (grouped false: none);
+	// the groups it declares through the groups extension go under it.
+	group   string
+	grouped bool
+	// listed says the config's group names the server in its "servers"
+	// on purpose: then every tool of the server stays a member of it.
+	listed bool
+}
+
+// toolID is the catalog name of one of the server's tools.
+func (s upstreamServer) toolID(name string) catalog.ToolID {
+	if s.prefix == "" {
+		return catalog.ToolID(name)
+	}
+	return catalog.ToolID(s.prefix + s.sep + name)
 }
 
 // newUpstreams prepares the enabled servers of cfg, leaving out those whose
@@ -80,7 +95,9 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 			continue
 		}
 		servers[key] = sc
-		u.servers = append(u.servers, upstreamServer{key: key, prefix: sc.EffectivePrefix(), sep: cfg.Exposition.Separator})
+		group, grouped := sc.EffectiveGroup()
+		u.servers = append(u.servers, upstreamServer{key: key, prefix: sc.EffectivePrefix(), sep: cfg.Exposition.Separator,
+			group: group, grouped: grouped, listed: slices.Contains(cfg.Groups[group].Servers, key)})
 		u.startWait = max(u.startWait, sc.EffectiveStartTimeout())
 	}
 	if len(servers) == 0 {
@@ -267,11 +284,7 @@ func (u *Upstreams) tools() (out []*catalog.Tool, warnings []string) {
 				warnings = append(warnings, fmt.Sprintf("MCP server %q: tool %q is left out: %s", s.key, t.Name, problem))
 				continue
 			}
-			id := t.Name
-			if s.prefix != "" {
-				id = s.prefix + s.sep + t.Name
-			}
-			out = append(out, &catalog.Tool{ID: catalog.ToolID(id), Name: t.Name, Source: s.key, Def: t, Handler: u.forward(s.key, t.Name)})
+			out = append(out, &catalog.Tool{ID: s.toolID(t.Name), Name: t.Name, Source: s.key, Def: t, Handler: u.forward(s.key, t.Name)})
 		}
 	}
 	return out, warnings

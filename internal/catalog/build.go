@@ -60,6 +60,9 @@ type GroupSpec struct {
 	// internal/autogroup). Its tools leave the direct members of its
 	// ancestors: they are reached through it.
 	Derived bool
+	// DeclaredBy names the upstream server that declared the group through
+	// the groups extension; empty for groups of the config or the code.
+	DeclaredBy string
 }
 
 // Members are the rules that put tools in a group. A tool that matches any
@@ -159,7 +162,7 @@ func (b *builder) addDeclaredGroups() {
 		}
 		b.groups[gs.ID] = &Group{
 			ID: gs.ID, Description: gs.Description, Instructions: gs.Instructions,
-			Tags: gs.Tags, Default: gs.Default, Exposition: gs.Exposition, Derived: gs.Derived,
+			Tags: gs.Tags, Default: gs.Default, Exposition: gs.Exposition, Derived: gs.Derived, DeclaredBy: gs.DeclaredBy,
 		}
 		b.specOf[gs.ID] = gs
 	}

@@ -133,6 +133,10 @@ type Group struct {
 	Tags         []string
 	Default      State
 	Exposition   Exposition
+	// DeclaredBy names the upstream server that declared the group through
+	// the groups extension ("declared by upstream"): the strongest statement
+	// of structure there is. Empty for groups of the config or the code.
+	DeclaredBy string
 
 	// Index is the group's position in Catalog.Groups.
 	Index int

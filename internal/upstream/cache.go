@@ -18,7 +18,9 @@ import (
 
 // cacheFormat is bumped when the file layout changes; files of another format
 // are ignored (and overwritten on the next refresh).
-const cacheFormat = 1
+// Format 2 added the groups, and lists read while declaring the groups
+// extension (a server that serves it lists fewer tools to such a client).
+const cacheFormat = 2
 
 // cacheEntry is one server's cache file. It holds what the server said about
 // itself, never its config: the key is a hash, so env values and headers (which
@@ -34,6 +36,9 @@ type cacheEntry struct {
 	// info, capabilities, instructions.
 	Init  *mcp.InitializeResult `json:"init,omitempty"`
 	Tools []*mcp.Tool           `json:"tools"`
+	// Groups are what the server declared through the groups extension;
+	// their tools are in Tools.
+	Groups []*Group `json:"groups,omitempty"`
 }
 
 // cacheKey hashes everything that decides which process or endpoint is reached
