@@ -467,3 +467,32 @@ func FuzzMessageWatcher(f *testing.F) {
 		}
 	})
 }
+
+// roundTripFunc is an http.RoundTripper made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestHeaderTransportSeesGroupsListChanged checks the streamable HTTP path,
+// where the connection cannot be wrapped: the round tripper watches the
+// response bodies for the notification and hands them on unchanged.
+func TestHeaderTransportSeesGroupsListChanged(t *testing.T) {
+	stream := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/groups/list_changed\"}\n\n"
+	ht := &headerTransport{base: roundTripFunc(func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+			Body: &chunkReader{data: []byte(stream + stream), n: 10}}, nil
+	})}
+	seen := 0
+	ht.watchGroupsChanged(func() { seen++ })
+	resp, err := ht.RoundTrip(httptest.NewRequest("GET", "http://example.invalid/mcp", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if string(body) != stream+stream {
+		t.Errorf("the body changed on the way through: %q", body)
+	}
+	if seen != 2 {
+		t.Errorf("saw the notification %d times, want 2", seen)
+	}
+}
