@@ -43,6 +43,9 @@ func catalogOutline(cat *catalog.Catalog) string {
 		if g.Instructions != "" {
 			fmt.Fprintf(&b, " %q", g.Instructions)
 		}
+		if g.Default != catalog.Available {
+			fmt.Fprintf(&b, " (%s)", g.Default)
+		}
 		b.WriteString("\n")
 	}
 	return b.String()
@@ -57,10 +60,11 @@ func TestDeclaredGroupsBecomeChildGroups(t *testing.T) {
 	}
 	server := map[string]any{"command": self, "env": map[string]string{groupsFixtureEnv: "1"}}
 	for _, tc := range []struct {
-		name   string
-		server map[string]any
-		groups map[string]any
-		want   string
+		name     string
+		server   map[string]any
+		groups   map[string]any
+		switches Switches
+		want     string
 	}{{
 		name: "under the server's group",
 		want: `fx "Tools of the fx MCP server" by="" [fx__echo fx__open_wiki fx__read_page]
@@ -75,6 +79,18 @@ func TestDeclaredGroupsBecomeChildGroups(t *testing.T) {
   fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search] "Search before creating an issue."
     fx.issues.labels "Issue labels" by="fx" [fx__add_label] "A label must exist before it is added."
   fx.repos "Code repositories" by="fx" [fx__list_repos fx__search] "Mind the default branch."
+`,
+	}, {
+		// Declared in the config ({} will do), a group of the upstream can
+		// be named by switches, as a group of tools' _meta can.
+		name:     "declared in the config to be switched",
+		groups:   map[string]any{"fx.issues": map[string]any{}},
+		switches: Switches{Enable: []string{"fx.issues"}},
+		// Enabling a child enables its parent, as for any group.
+		want: `fx "Tools of the fx MCP server" by="" [fx__echo fx__open_wiki fx__read_page] (enabled)
+  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search] "Search before creating an issue." (enabled)
+    fx.issues.labels "Issue labels" by="fx" [fx__add_label] "A label must exist before it is added."
+  fx.repos "Repositories" by="fx" [fx__list_repos fx__search]
 `,
 	}, {
 		name:   "a group that lists the server keeps all its tools",
@@ -106,7 +122,7 @@ repos "Repositories" by="fx" [list_repos search]
 			}
 			raw, _ := json.Marshal(doc)
 			cfg := load(t, string(raw))
-			p, err := FromConfig(context.Background(), cfg, Switches{}, Options{CacheDir: t.TempDir()})
+			p, err := FromConfig(context.Background(), cfg, tc.switches, Options{CacheDir: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
