@@ -125,23 +125,36 @@ type groupReader struct {
 	tools    []*mcp.Tool
 	toolSeen map[string]bool
 	tooMany  bool
+	// failed says a request failed without a JSON-RPC error: the
+	// connection itself may be gone.
+	failed bool
 }
 
 // readGroups reads a server's groups and the definitions of their tools. It
-// never fails: a server whose groups cannot be read has none.
-func readGroups(ctx context.Context, cs *mcp.ClientSession, log *slog.Logger) ([]*Group, []*mcp.Tool) {
+// never fails: a server whose groups cannot be read has none. failed says a
+// request failed below JSON-RPC (the caller checks the connection).
+func readGroups(ctx context.Context, cs *mcp.ClientSession, log *slog.Logger) (groups []*Group, scoped []*mcp.Tool, failed bool) {
 	r := &groupReader{cs: cs, log: log, seen: map[string]bool{}, toolSeen: map[string]bool{}}
 	top := r.list(ctx)
 	for _, e := range top {
 		r.seen[e.Name] = true
 	}
-	groups := []*Group{}
+	groups = []*Group{}
 	for _, e := range top {
 		if g := r.get(ctx, e, 0); g != nil {
 			groups = append(groups, g)
 		}
 	}
-	return groups, r.tools
+	return groups, r.tools, r.failed
+}
+
+// noteFailure records a request error that is not the server's JSON-RPC
+// answer.
+func (r *groupReader) noteFailure(err error) {
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) {
+		r.failed = true
+	}
 }
 
 func (r *groupReader) warn(msg string, args ...any) {
@@ -162,6 +175,7 @@ func (r *groupReader) list(ctx context.Context) []groupEntry {
 		}
 		res, err := mcp.CallCustomMethod[*groupsListParams, *groupsListResult](ctx, r.cs, methodGroupsList, &groupsListParams{Cursor: cursor})
 		if err != nil {
+			r.noteFailure(err)
 			r.warn("groups/list failed; the groups it would list are left out", "error", err)
 			return out
 		}
@@ -225,6 +239,7 @@ func (r *groupReader) get(ctx context.Context, e groupEntry, depth int) *Group {
 	r.count++
 	res, err := mcp.CallCustomMethod[*groupsGetParams, *groupsGetResult](ctx, r.cs, methodGroupsGet, &groupsGetParams{Name: e.Name})
 	if err != nil {
+		r.noteFailure(err)
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) && rpcErr.Code == codeUnknownGroup {
 			r.warn("groups/get says a group the server listed does not exist; it is skipped", "group", e.Name)

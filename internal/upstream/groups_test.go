@@ -400,23 +400,50 @@ func TestTooManyGroupsAreBounded(t *testing.T) {
 	}
 }
 
-// TestGroupsOverStreamableHTTP reads the fixture's groups from a remote
-// server, where the connection is not wrapped.
-func TestGroupsOverStreamableHTTP(t *testing.T) {
-	fx := groupsfixture.New()
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return fx.Server }, nil))
-	t.Cleanup(ts.Close)
-	m := newTestManager(t, map[string]config.ServerConfig{"remote": {URL: ts.URL, Transport: config.TransportHTTP}},
-		&Options{ProtocolVersion: "2025-11-25"})
-	if _, err := m.Tools(context.Background(), "remote"); err != nil {
-		t.Fatal(err)
-	}
-	groups, _ := m.CachedGroups("remote")
-	if o := outline(groups); o != fixtureOutline {
-		t.Errorf("groups:\n%s\nwant:\n%s", o, fixtureOutline)
-	}
-	if got := mustCall(t, m, "remote", "search", map[string]any{"query": "x"}); got != `search {"query":"x"}` {
-		t.Errorf("calling a scoped tool = %q", got)
+// TestGroupsOverRemoteTransports reads the fixture's groups from a remote
+// server over streamable HTTP, where the connection is not wrapped. Over
+// SSE the SDK's server refuses every method it does not know with HTTP 400
+// before the fixture sees it, which ends the SSE session: the Manager must
+// then read the server as one without the extension (undeclared, it lists
+// every tool) instead of losing it.
+func TestGroupsOverRemoteTransports(t *testing.T) {
+	for _, transport := range []config.Transport{config.TransportHTTP, config.TransportSSE} {
+		t.Run(string(transport), func(t *testing.T) {
+			var logs syncBuffer
+			fx := groupsfixture.New()
+			getServer := func(*http.Request) *mcp.Server { return fx.Server }
+			var handler http.Handler = mcp.NewStreamableHTTPHandler(getServer, nil)
+			if transport == config.TransportSSE {
+				handler = mcp.NewSSEHandler(getServer, nil)
+			}
+			ts := httptest.NewServer(handler)
+			t.Cleanup(ts.Close)
+			m := newTestManager(t, map[string]config.ServerConfig{"remote": {URL: ts.URL, Transport: transport}},
+				&Options{ProtocolVersion: "2025-11-25", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			tools, err := m.Tools(context.Background(), "remote")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := names(tools)
+			slices.Sort(got)
+			if want := []string{"add_label", "create_issue", "echo", "list_issues", "list_repos", "open_wiki", "read_page", "search"}; !slices.Equal(got, want) {
+				t.Errorf("tools = %v, want %v", got, want)
+			}
+			groups, _ := m.CachedGroups("remote")
+			want := fixtureOutline
+			if transport == config.TransportSSE {
+				want = ""
+				if !strings.Contains(logs.String(), "read without the groups extension from now on") {
+					t.Errorf("the log does not say why the groups are not read:\n%s", logs.String())
+				}
+			}
+			if o := outline(groups); o != want {
+				t.Errorf("groups:\n%s\nwant:\n%s", o, want)
+			}
+			if got := mustCall(t, m, "remote", "search", map[string]any{"query": "x"}); got != `search {"query":"x"}` {
+				t.Errorf("calling a scoped tool = %q", got)
+			}
+		})
 	}
 }
 
@@ -495,4 +522,36 @@ func TestHeaderTransportSeesGroupsListChanged(t *testing.T) {
 	if seen != 2 {
 		t.Errorf("saw the notification %d times, want 2", seen)
 	}
+}
+
+// FuzzGroupEntry checks that whatever a server sends as a group entry, the
+// reader never panics and keeps only names that follow the extension's rule.
+func FuzzGroupEntry(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"issues","description":"Issue tracking"}`,
+		`{"name":"Bad_Name"}`,
+		`{"name":"a--b","description":"x"}`,
+		`{"name":"-a"}`,
+		`{"name":7}`,
+		`"text"`,
+		`{"name":"ok","_meta":{"io.modelcontextprotocol/groups":["x"]}}`,
+		`{"name":"` + strings.Repeat("a", 65) + `"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	r := &groupReader{log: slog.New(slog.DiscardHandler)}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		e, ok := r.entry(raw, "fuzz")
+		if !ok {
+			return
+		}
+		if len(e.Name) == 0 || len(e.Name) > 64 || strings.Contains(e.Name, "--") || strings.HasPrefix(e.Name, "-") || strings.HasSuffix(e.Name, "-") {
+			t.Errorf("accepted the name %q", e.Name)
+		}
+		for _, c := range e.Name {
+			if !(c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z') {
+				t.Errorf("accepted the name %q", e.Name)
+			}
+		}
+	})
 }

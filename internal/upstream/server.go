@@ -60,6 +60,9 @@ type server struct {
 	// refreshing and refreshAgain coalesce tools/list_changed storms into at
 	// most one re-read in flight and one queued.
 	refreshing, refreshAgain bool
+	// groupsOff says the server broke its connection when asked for its
+	// groups: the extension is no longer declared to it.
+	groupsOff bool
 }
 
 func newServer(m *Manager, name string, cfg config.ServerConfig) *server {
@@ -86,11 +89,8 @@ func newServer(m *Manager, name string, cfg config.ServerConfig) *server {
 // connection is one session with the server: one process for stdio, one MCP
 // session for HTTP and SSE. A restart makes a new connection.
 type connection struct {
-	s       *server
-	session *mcp.ClientSession
-	// live is session, published for the goroutines that observe the wire
-	// (set once the handshake is over).
-	live      atomic.Pointer[mcp.ClientSession]
+	s         *server
+	session   *mcp.ClientSession
 	cmd       *exec.Cmd        // nil for remote servers
 	http      *headerTransport // nil for stdio servers
 	stderr    *tailBuffer
@@ -102,6 +102,9 @@ type connection struct {
 	// sessionLost says a remote server ended it by forgetting the session
 	// (404 session not found); set before ended is closed.
 	sessionLost bool
+	// live is session, published for the goroutines that observe the wire
+	// (set once the handshake is over).
+	live atomic.Pointer[mcp.ClientSession]
 
 	// Guarded by s.mu (see idle.go).
 	active    int       // requests holding a lease
@@ -337,6 +340,20 @@ func (s *server) start(done chan struct{}) {
 		return
 	}
 	tools, groups, err := s.readTools(ctx, c.session)
+	if errors.Is(err, errGroupsDroppedConnection) {
+		// Read as a server without the extension from now on: not declared,
+		// it lists every tool.
+		s.log.Warn("upstream dropped its connection when asked for its groups; it is read without the groups extension from now on")
+		c.stop()
+		s.mu.Lock()
+		s.groupsOff = true
+		s.mu.Unlock()
+		if c, err = s.dialAndInitialize(ctx); err != nil {
+			finish(nil, err)
+			return
+		}
+		tools, groups, err = s.readTools(ctx, c.session)
+	}
 	if err != nil {
 		err = s.startError(ctx, c, fmt.Errorf("listing its tools: %w", err))
 		c.stop()
@@ -509,7 +526,11 @@ func (s *server) clientOptions(c *connection) *mcp.ClientOptions {
 	// Declared to every server: one that serves the groups extension then
 	// leaves its scoped tools out of tools/list, and toolfold reads them
 	// through groups/get; one that does not ignores the declaration.
-	caps.AddExtension(GroupsExtension, map[string]any{})
+	s.mu.Lock()
+	if !s.groupsOff {
+		caps.AddExtension(GroupsExtension, map[string]any{})
+	}
+	s.mu.Unlock()
 	if fw.Roots {
 		caps.RootsV2 = &mcp.RootCapabilities{}
 	}
@@ -799,12 +820,27 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 // error; the groups' problems are logged and cost what they are about.
 func (s *server) readTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, []*Group, error) {
 	tools, err := listTools(ctx, cs)
-	if err != nil || !advertisesGroups(cs.InitializeResult()) {
+	s.mu.Lock()
+	off := s.groupsOff
+	s.mu.Unlock()
+	if err != nil || off || !advertisesGroups(cs.InitializeResult()) {
 		return tools, nil, err
 	}
-	groups, scoped := readGroups(ctx, cs, s.log)
+	groups, scoped, failed := readGroups(ctx, cs, s.log)
+	if failed && ctx.Err() == nil {
+		// A request that failed below JSON-RPC may have taken the
+		// connection with it (a server whose HTTP layer refuses methods it
+		// does not know answers 400, which ends an SSE session).
+		if _, err := listTools(ctx, cs); err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", errGroupsDroppedConnection, err)
+		}
+	}
 	return mergeTools(tools, scoped), groups, nil
 }
+
+// errGroupsDroppedConnection says the connection did not survive the
+// groups requests.
+var errGroupsDroppedConnection = errors.New("the connection ended while its groups were read")
 
 // groupsChanged re-reads the lists after notifications/groups/list_changed,
 // as after tools/list_changed. A notification before the handshake is over
