@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -554,4 +555,40 @@ func FuzzGroupEntry(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFormatOneCacheFiles checks which cache files of the format before
+// groups are still read: those of servers without the extension (they would
+// be written the same today), not those of servers that serve it (read
+// without declaring it, they hold no groups).
+func TestFormatOneCacheFiles(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		extensions string
+		used       bool
+	}{
+		{"without the extension", `{}`, true},
+		{"with the extension", `{"io.modelcontextprotocol/groups": {}}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			key := cacheKey(config.ServerConfig{Command: "unused"})
+			file := `{"format": 1, "server": "old", "key": "` + key + `", "init": {"protocolVersion": "2025-11-25",
+				"capabilities": {"tools": {}, "extensions": ` + tc.extensions + `}, "serverInfo": {"name": "old", "version": "1"}},
+				"tools": [{"name": "kept", "inputSchema": {"type": "object"}}]}`
+			if err := os.WriteFile(diskCache{dir: dir}.path("old", key), []byte(file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var logs syncBuffer
+			m := newTestManager(t, map[string]config.ServerConfig{"old": {Command: "unused"}},
+				&Options{CacheDir: dir, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			tools, ok := m.CachedTools("old")
+			if ok != tc.used || ok && (len(tools) != 1 || tools[0].Name != "kept") {
+				t.Errorf("CachedTools = %v, %v; want the file used: %v", names(tools), ok, tc.used)
+			}
+			if !tc.used && !strings.Contains(logs.String(), "from another version of toolfold") {
+				t.Errorf("no warning about the old file:\n%s", logs.String())
+			}
+		})
+	}
 }
