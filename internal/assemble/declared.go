@@ -20,6 +20,8 @@ import (
 //   - a group the config (or another server) already defines under the same
 //     ID is the same group: the config's description and instructions win,
 //     the declared tools join it;
+//   - a name in a tool's _meta["io.modelcontextprotocol/groups"] that the
+//     server declared means the declared group;
 //   - the server's own group keeps the server's other tools and no longer
 //     the scoped ones, which its children now hold, as the server itself
 //     discloses them, unless the config's group lists the server in its
@@ -49,12 +51,14 @@ func (u *Upstreams) declaredGroups(base []catalog.GroupSpec, tools []*catalog.To
 			out, cloned = slices.Clone(base), true
 		}
 		scoped := map[catalog.ToolID]bool{}
+		ids := map[string]catalog.GroupID{} // the server's group names → catalog IDs
 		var add func(g *upstream.Group, parent catalog.GroupID)
 		add = func(g *upstream.Group, parent catalog.GroupID) {
 			id := catalog.GroupID(g.Name)
 			if parent != "" {
 				id = parent + "." + id
 			}
+			ids[g.Name] = id
 			var members []catalog.ToolID
 			for _, name := range g.Tools {
 				if tid := s.toolID(name); offered[tid] {
@@ -91,6 +95,13 @@ func (u *Upstreams) declaredGroups(base []catalog.GroupSpec, tools []*catalog.To
 		}
 		for _, g := range groups {
 			add(g, parent)
+		}
+		// A tool that also names its groups in _meta (the extension's
+		// earlier style) means the declared ones, not top-level namesakes.
+		for _, t := range tools {
+			if t.Source == s.key {
+				t.MetaGroups = ids
+			}
 		}
 		if i, ok := index[parent]; ok && s.grouped && !s.listed {
 			gs := &out[i]

@@ -105,6 +105,11 @@ type Tool struct {
 	// Handler runs the tool. The request's Params.Name is the tool's own
 	// Name and its Arguments are the arguments meant for the tool.
 	Handler mcp.ToolHandler
+	// MetaGroups resolves the group names of the tool's own
+	// _meta["io.modelcontextprotocol/groups"]: a name found here is that
+	// group (a server that declares its groups through the groups extension
+	// too means those); any other name is a group of that name.
+	MetaGroups map[string]GroupID
 
 	// Index is the tool's position in Catalog.Tools.
 	Index int

@@ -65,7 +65,7 @@ type Server struct {
 //	                and sends notifications/groups/list_changed
 //	issues          create_issue, list_issues, search; nested group labels
 //	  labels        add_label
-//	repos           list_repos, search
+//	repos           list_repos (which also names "repos" in its _meta), search
 //
 // groups/list returns one group per page, so a client must follow cursors.
 func New() *Server {
@@ -80,6 +80,8 @@ func New() *Server {
 	s.addTool("search", "Search issues and repositories", map[string]any{"query": map[string]any{"type": "string"}}, "query")
 	s.addTool("add_label", "Add a label to an issue", map[string]any{"issue": map[string]any{"type": "integer"}, "label": map[string]any{"type": "string"}}, "issue", "label")
 	s.addTool("list_repos", "List the repositories", nil)
+	// One tool also names its group in _meta, the extension's earlier style.
+	s.tools["list_repos"].Meta = mcp.Meta{Extension: []string{"repos"}}
 	s.addTool("read_page", "Read a wiki page", map[string]any{"page": map[string]any{"type": "string"}}, "page")
 	s.Server.AddTool(&mcp.Tool{Name: "open_wiki", Description: "Add the wiki group", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
