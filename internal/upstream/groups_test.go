@@ -177,27 +177,35 @@ func TestGroupsAreCached(t *testing.T) {
 // TestGroupsListChangedRereads checks that notifications/groups/list_changed
 // makes the Manager read the groups again and report the change.
 func TestGroupsListChangedRereads(t *testing.T) {
-	changed := make(chan string, 10)
-	m := newTestManager(t, map[string]config.ServerConfig{"fx": {Command: "unused"}}, &Options{
-		dial: fixtureDialer(groupsfixture.New()), ProtocolVersion: "2025-11-25",
-		OnToolsChanged: func(s string) { changed <- s },
-	})
-	if _, err := m.Tools(context.Background(), "fx"); err != nil {
-		t.Fatal(err)
-	}
-	<-changed // the first discovery
-	if got := mustCall(t, m, "fx", "open_wiki", nil); got != "wiki opened" {
-		t.Fatalf("open_wiki = %q", got)
-	}
-	select {
-	case <-changed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no change was reported after notifications/groups/list_changed")
-	}
-	groups, _ := m.CachedGroups("fx")
-	want := fixtureOutline + `wiki "The project wiki" [read_page]` + "\n"
-	if o := outline(groups); o != want {
-		t.Errorf("groups after the change:\n%s\nwant:\n%s", o, want)
+	for _, proto := range []string{"2025-11-25", ""} {
+		name := proto
+		if name == "" {
+			name = "newest"
+		}
+		t.Run(name, func(t *testing.T) {
+			changed := make(chan string, 10)
+			m := newTestManager(t, map[string]config.ServerConfig{"fx": {Command: "unused"}}, &Options{
+				dial: fixtureDialer(groupsfixture.New()), ProtocolVersion: proto,
+				OnToolsChanged: func(s string) { changed <- s },
+			})
+			if _, err := m.Tools(context.Background(), "fx"); err != nil {
+				t.Fatal(err)
+			}
+			<-changed // the first discovery
+			if got := mustCall(t, m, "fx", "open_wiki", nil); got != "wiki opened" {
+				t.Fatalf("open_wiki = %q", got)
+			}
+			select {
+			case <-changed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("no change was reported after notifications/groups/list_changed")
+			}
+			groups, _ := m.CachedGroups("fx")
+			want := fixtureOutline + `wiki "The project wiki" [read_page]` + "\n"
+			if o := outline(groups); o != want {
+				t.Errorf("groups after the change:\n%s\nwant:\n%s", o, want)
+			}
+		})
 	}
 }
 
