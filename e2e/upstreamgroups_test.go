@@ -72,8 +72,10 @@ func TestUpstreamGroupsShowAsToolfoldGroups(t *testing.T) {
 	}
 	var tree struct {
 		Groups []struct {
-			Name, Parent, Description, DeclaredBy string
-			Tools, Depth                          int
+			Name, Parent, Description string
+			DeclaredBy                string `json:"declared_by"`
+			ExtensionName             string `json:"extension_name"`
+			Tools, Depth              int
 		}
 	}
 	if err := json.Unmarshal(out, &tree); err != nil {
@@ -81,13 +83,13 @@ func TestUpstreamGroupsShowAsToolfoldGroups(t *testing.T) {
 	}
 	var got []string
 	for _, g := range tree.Groups {
-		got = append(got, strings.Repeat("  ", g.Depth)+g.Name+" parent="+g.Parent+" by="+g.DeclaredBy+" tools="+itoa(g.Tools)+" "+g.Description)
+		got = append(got, strings.Repeat("  ", g.Depth)+g.Name+" ("+g.ExtensionName+") parent="+g.Parent+" by="+g.DeclaredBy+" tools="+itoa(g.Tools)+" "+g.Description)
 	}
 	want := []string{
-		"fx parent= by= tools=3 Tools of the fx MCP server",
-		"  fx.issues parent=fx by=fx tools=3 Issue tracking",
-		"    fx.issues.labels parent=fx.issues by=fx tools=1 Issue labels",
-		"  fx.repos parent=fx by=fx tools=2 Repositories",
+		"fx (fx) parent= by= tools=3 Tools of the fx MCP server",
+		"  fx.issues (fx-issues) parent=fx by=fx tools=3 Issue tracking",
+		"    fx.issues.labels (fx-issues-labels) parent=fx.issues by=fx tools=1 Issue labels",
+		"  fx.repos (fx-repos) parent=fx by=fx tools=2 Repositories",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("toolfold groups --json:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -157,6 +159,73 @@ func TestUpstreamGroupsInSearchMode(t *testing.T) {
 		t.Fatalf("find_tools did not rank fx__add_label (group fx.issues.labels) first: %s", text)
 	}
 	if got := s.mustCall("call_tool", map[string]any{"name": "fx__add_label", "arguments": map[string]any{"issue": 2, "label": "ui"}}); got != `add_label {"issue":2,"label":"ui"}` {
+		t.Errorf("call_tool fx__add_label = %q", got)
+	}
+}
+
+// TestUpstreamGroupsServedOn folds the fixture and serves it on through
+// toolfold's own groups extension: a client that declares the extension
+// finds the fixture's groups nested under the server's group (names mapped
+// to the extension's rule), gets their
+// instructions and tools, and calls a scoped tool that its tools/list leaves
+// out; the same client without the extension reaches that tool through
+// search. Over stdio and streamable HTTP, on both protocols.
+func TestUpstreamGroupsServedOn(t *testing.T) {
+	t.Setenv("TOOLFOLD_CACHE_DIR", t.TempDir())
+	cfg := groupsFixtureConfig(t)
+	httpBase := startHTTP(t, "--config", cfg)
+	for _, transport := range []string{"stdio", "http"} {
+		base := ""
+		if transport == "http" {
+			base = httpBase
+		}
+		for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
+			t.Run(transport+"/"+protocol, func(t *testing.T) {
+				servedOn(t, base, protocol, cfg)
+			})
+		}
+	}
+}
+
+// servedOn is one client of the extension and one without, against the
+// toolfold at base (stdio when empty) folding the fixture.
+func servedOn(t *testing.T, base, protocol, cfg string) {
+	s := extGoSession(t, base, protocol, "some-agent", true, "--config", cfg)
+	if got := goListGroups(t, s); got != "fx" {
+		t.Errorf("groups/list = %q, want the server's group alone", got)
+	}
+	for _, want := range []struct{ group, tools, groups, instructions string }{
+		{"fx", "fx__echo,fx__open_wiki,fx__read_page", "fx-issues,fx-repos", ""},
+		{"fx-issues", "fx__create_issue,fx__list_issues,fx__search", "fx-issues-labels", "Search before creating an issue."},
+		{"fx-issues-labels", "fx__add_label", "", "A label must exist before it is added."},
+		{"fx-repos", "fx__list_repos,fx__search", "", ""},
+	} {
+		res, err := goGetGroup(s, want.group)
+		if err != nil {
+			t.Fatalf("groups/get %s: %v", want.group, err)
+		}
+		tools, groups := contentNames(res)
+		if tools != want.tools || groups != want.groups || !strings.Contains(res.Instructions, want.instructions) {
+			t.Errorf("groups/get %s: tools %q, groups %q, instructions %q; want %q, %q, %q",
+				want.group, tools, groups, res.Instructions, want.tools, want.groups, want.instructions)
+		}
+	}
+	if got := s.names(); strings.Contains(got, "fx__") {
+		t.Errorf("tools/list of a client of the extension holds scoped tools: %q", got)
+	}
+	if got := s.mustCall("fx__add_label", map[string]any{"issue": 3, "label": "docs"}); got != `add_label {"issue":3,"label":"docs"}` {
+		t.Errorf("fx__add_label = %q", got)
+	}
+
+	plain := extGoSession(t, base, protocol, "some-agent", false, "--config", cfg)
+	if got := plain.names(); strings.Contains(got, "fx__") || !strings.Contains(got, "find_tools") {
+		t.Errorf("a client without the extension got %q, want the search list", got)
+	}
+	text := plain.mustCall("find_tools", map[string]any{"query": "add a label to an issue"})
+	if !strings.Contains(text, `"name":"fx__add_label"`) {
+		t.Errorf("find_tools = %s", text)
+	}
+	if got := plain.mustCall("call_tool", map[string]any{"name": "fx__add_label", "arguments": map[string]any{"issue": 4, "label": "ui"}}); got != `add_label {"issue":4,"label":"ui"}` {
 		t.Errorf("call_tool fx__add_label = %q", got)
 	}
 }
