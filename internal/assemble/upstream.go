@@ -61,6 +61,21 @@ type upstreamServer struct {
 	// include and exclude are the config's globs over the server's own
 	// tool names, kept to warn about the ones that match nothing.
 	include, exclude []string
+	// group is the group the server's tools join (grouped false: none);
+	// the groups it declares through the groups extension go under it.
+	group   string
+	grouped bool
+	// listed says the config's group names the server in its "servers"
+	// on purpose: then every tool of the server stays a member of it.
+	listed bool
+}
+
+// toolID is the catalog name of one of the server's tools.
+func (s upstreamServer) toolID(name string) catalog.ToolID {
+	if s.prefix == "" {
+		return catalog.ToolID(name)
+	}
+	return catalog.ToolID(s.prefix + s.sep + name)
 }
 
 // newUpstreams prepares the enabled servers of cfg, leaving out those whose
@@ -79,11 +94,13 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 		if sc.Disabled {
 			continue
 		}
-		if group, grouped := sc.EffectiveGroup(); grouped && states[group] == config.GroupExcluded {
+		group, grouped := sc.EffectiveGroup()
+		if grouped && states[group] == config.GroupExcluded {
 			continue
 		}
 		servers[key] = sc
-		u.servers = append(u.servers, upstreamServer{key: key, prefix: sc.EffectivePrefix(), sep: cfg.Exposition.Separator, include: sc.Include, exclude: sc.Exclude})
+		u.servers = append(u.servers, upstreamServer{key: key, prefix: sc.EffectivePrefix(), sep: cfg.Exposition.Separator, include: sc.Include, exclude: sc.Exclude,
+			group: group, grouped: grouped, listed: slices.Contains(cfg.Groups[group].Servers, key)})
 		u.startWait = max(u.startWait, sc.EffectiveStartTimeout())
 	}
 	if len(servers) == 0 {
@@ -271,11 +288,7 @@ func (u *Upstreams) tools() (out []*catalog.Tool, warnings []string) {
 				warnings = append(warnings, fmt.Sprintf("MCP server %q: tool %q is left out: %s", s.key, t.Name, problem))
 				continue
 			}
-			id := t.Name
-			if s.prefix != "" {
-				id = s.prefix + s.sep + t.Name
-			}
-			out = append(out, &catalog.Tool{ID: catalog.ToolID(id), Name: t.Name, Source: s.key, Def: t, Handler: u.forward(s.key, t.Name)})
+			out = append(out, &catalog.Tool{ID: s.toolID(t.Name), Name: t.Name, Source: s.key, Def: t, Handler: u.forward(s.key, t.Name)})
 		}
 	}
 	return out, warnings

@@ -60,6 +60,9 @@ type GroupSpec struct {
 	// internal/autogroup). Its tools leave the direct members of its
 	// ancestors: they are reached through it.
 	Derived bool
+	// DeclaredBy names the upstream server that declared the group through
+	// the groups extension; empty for groups of the config or the code.
+	DeclaredBy string
 }
 
 // Members are the rules that put tools in a group. A tool that matches any
@@ -159,7 +162,7 @@ func (b *builder) addDeclaredGroups() {
 		}
 		b.groups[gs.ID] = &Group{
 			ID: gs.ID, Description: gs.Description, Instructions: gs.Instructions,
-			Tags: gs.Tags, Default: gs.Default, Exposition: gs.Exposition, Derived: gs.Derived,
+			Tags: gs.Tags, Default: gs.Default, Exposition: gs.Exposition, Derived: gs.Derived, DeclaredBy: gs.DeclaredBy,
 		}
 		b.specOf[gs.ID] = gs
 	}
@@ -167,7 +170,7 @@ func (b *builder) addDeclaredGroups() {
 	// them: the upstream server has already said what belongs together.
 	for _, t := range b.toolOrder {
 		for _, name := range metaStrings(t.Def.Meta, MetaGroupsKey) {
-			id := GroupID(name)
+			id := t.metaGroup(name)
 			if _, ok := b.groups[id]; !ok && id != "" {
 				b.groups[id] = &Group{ID: id, Description: fmt.Sprintf("Tools that declare the group %q", name)}
 			}
@@ -309,7 +312,7 @@ func (b *builder) assignMembers() {
 	for _, t := range b.toolOrder {
 		for _, name := range metaStrings(t.Def.Meta, MetaGroupsKey) {
 			if name != "" {
-				add(GroupID(name), t.ID)
+				add(t.metaGroup(name), t.ID)
 			}
 		}
 	}
@@ -465,6 +468,14 @@ func (b *builder) finish() *Catalog {
 	}
 	slices.SortFunc(c.excluded, func(a, b ExcludedGroup) int { return cmp.Compare(a.ID, b.ID) })
 	return c
+}
+
+// metaGroup is the group a name in the tool's _meta groups means.
+func (t *Tool) metaGroup(name string) GroupID {
+	if id, ok := t.MetaGroups[name]; ok {
+		return id
+	}
+	return GroupID(name)
 }
 
 func toolTags(t *Tool) []string {

@@ -389,3 +389,34 @@ func TestDerivedGroupsTakeTheirToolsFromAbove(t *testing.T) {
 		t.Errorf("served alone, s.x.y is %+v", g)
 	}
 }
+
+// TestMetaGroupsResolveToDeclaredGroups checks that a tool's _meta group
+// names go to the groups its source declared, when the source says what they
+// mean, and to namesakes of their own otherwise.
+func TestMetaGroupsResolveToDeclaredGroups(t *testing.T) {
+	tool := catalogtest.Tool("fx__add_label")
+	tool.Def.Meta = mcp.Meta{catalog.MetaGroupsKey: []any{"labels", "triage"}}
+	tool.MetaGroups = map[string]catalog.GroupID{"labels": "fx.issues.labels"}
+	res, err := catalog.Build(catalog.Spec{
+		Tools: []*catalog.Tool{tool},
+		Groups: []catalog.GroupSpec{
+			{ID: "fx"}, {ID: "fx.issues", Parent: "fx"}, {ID: "fx.issues.labels", Parent: "fx.issues", DeclaredBy: "fx"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range res.Catalog.Tools()[0].Groups {
+		got = append(got, string(g.ID))
+	}
+	if strings.Join(got, ",") != "fx.issues.labels,triage" {
+		t.Errorf("the tool is in %v, want fx.issues.labels and triage", got)
+	}
+	if _, ok := res.Catalog.Group("labels"); ok {
+		t.Error("a top-level namesake of the declared group was made")
+	}
+	if g, _ := res.Catalog.Group("fx.issues.labels"); g.DeclaredBy != "fx" {
+		t.Errorf("DeclaredBy = %q, want fx", g.DeclaredBy)
+	}
+}

@@ -105,6 +105,11 @@ type Tool struct {
 	// Handler runs the tool. The request's Params.Name is the tool's own
 	// Name and its Arguments are the arguments meant for the tool.
 	Handler mcp.ToolHandler
+	// MetaGroups resolves the group names of the tool's own
+	// _meta["io.modelcontextprotocol/groups"]: a name found here is that
+	// group (a server that declares its groups through the groups extension
+	// too means those); any other name is a group of that name.
+	MetaGroups map[string]GroupID
 
 	// Index is the tool's position in Catalog.Tools.
 	Index int
@@ -133,6 +138,10 @@ type Group struct {
 	Tags         []string
 	Default      State
 	Exposition   Exposition
+	// DeclaredBy names the upstream server that declared the group through
+	// the groups extension ("declared by upstream"): the strongest statement
+	// of structure there is. Empty for groups of the config or the code.
+	DeclaredBy string
 
 	// Index is the group's position in Catalog.Groups.
 	Index int

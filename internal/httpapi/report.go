@@ -96,6 +96,9 @@ type GroupRow struct {
 	// ExtensionName is the group's name in the groups extension
 	// (groups/list, groups/get): 1-64 of a-z, 0-9 and single hyphens.
 	ExtensionName string `json:"extension_name"`
+	// DeclaredBy names the upstream server that declared the group through
+	// the groups extension.
+	DeclaredBy string `json:"declared_by,omitempty"`
 }
 
 // GroupTree is the body of /api/groups and of `toolfold groups --json`:
@@ -135,7 +138,7 @@ func BuildGroupTree(cat *catalog.Catalog, m *Measurement, access Access) GroupTr
 		}
 		r := GroupRow{Name: string(g.ID), Description: g.Description, Tools: len(g.Tools),
 			Tokens: m.Groups[g.ID], Default: g.Default.String(), Depth: g.Depth, Derived: g.Derived,
-			ExtensionName: extNames[string(g.ID)]}
+			ExtensionName: extNames[string(g.ID)], DeclaredBy: g.DeclaredBy}
 		if g.Parent != nil {
 			r.Parent = string(g.Parent.ID)
 		}

@@ -18,7 +18,10 @@ import (
 
 // cacheFormat is bumped when the file layout changes; files of another format
 // are ignored (and overwritten on the next refresh).
-const cacheFormat = 1
+// Format 2 added the groups, and lists read while declaring the groups
+// extension (a server that serves it lists fewer tools to such a client);
+// format-1 files of servers without the extension are still read.
+const cacheFormat = 2
 
 // cacheEntry is one server's cache file. It holds what the server said about
 // itself, never its config: the key is a hash, so env values and headers (which
@@ -34,6 +37,9 @@ type cacheEntry struct {
 	// info, capabilities, instructions.
 	Init  *mcp.InitializeResult `json:"init,omitempty"`
 	Tools []*mcp.Tool           `json:"tools"`
+	// Groups are what the server declared through the groups extension;
+	// their tools are in Tools.
+	Groups []*Group `json:"groups,omitempty"`
 }
 
 // cacheKey hashes everything that decides which process or endpoint is reached
@@ -94,7 +100,11 @@ func (c diskCache) load(server, key string) (*cacheEntry, error) {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, fmt.Errorf("the tool cache %s is corrupt (%v); it is ignored and will be rewritten when the server next starts", p, err)
 	}
-	if e.Format != cacheFormat || e.Key != key {
+	// A format-1 file is as good as new for a server without the groups
+	// extension (it would have been written the same), so upgrading toolfold
+	// does not start every server once.
+	current := e.Format == cacheFormat || e.Format == 1 && !advertisesGroups(e.Init)
+	if !current || e.Key != key {
 		return nil, fmt.Errorf("the tool cache %s is from another version of toolfold; it is ignored and will be rewritten", p)
 	}
 	return &e, nil

@@ -9,10 +9,13 @@
 // routes the requests an upstream sends back to its client (sampling, elicitation,
 // roots) to the downstream client whose call caused them.
 //
-// The package knows nothing about groups, views or wire names: it hands out tool
-// lists and forwards calls by a server's own tool names. Include and exclude globs
-// from the config are the one exception, because a tool a server's config excludes
-// must never be called, whoever asks.
+// The package knows nothing about toolfold's groups, views or wire names: it hands
+// out tool lists and forwards calls by a server's own tool names. Include and
+// exclude globs from the config are the one exception, because a tool a server's
+// config excludes must never be called, whoever asks. The groups a server itself
+// declares through the groups extension (io.modelcontextprotocol/groups) are read
+// and handed out as the server said them ([Manager.CachedGroups]); making catalog
+// groups of them is the caller's business.
 //
 // See README.md in this directory for the lifecycle, the cache format, supervision
 // and the limits of routing server→client requests.

@@ -233,6 +233,26 @@ func (m *Manager) OwnToolNames(name string) (names []string, ok bool) {
 	return names, true
 }
 
+// CachedGroups returns the groups a server declared through the groups
+// extension (after include/exclude on their tool names), from memory or the
+// disk cache, never starting anything. groups is nil for a server that does
+// not serve the extension; ok is false when nothing is known yet. The tools
+// of the groups are in the server's tool list (Tools, CachedTools), the
+// scoped ones it leaves out of tools/list included.
+func (m *Manager) CachedGroups(name string) (groups []*Group, ok bool) {
+	s, err := m.lookup(name)
+	if err != nil {
+		return nil, false
+	}
+	s.loadCache()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.known {
+		return nil, false
+	}
+	return s.filterGroups(s.groups), true
+}
+
 // ServerInfo returns what the server said at initialize (capabilities,
 // instructions, server info, protocol version), from the live connection or the
 // cache, never starting anything.

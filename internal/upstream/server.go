@@ -51,6 +51,7 @@ type server struct {
 	lastTail  *tailBuffer   // stderr of the current or last process
 	init      *mcp.InitializeResult
 	tools     []*mcp.Tool // the server's own list, before include/exclude
+	groups    []*Group    // what it declared through the groups extension, nil if nothing
 	known     bool        // tools holds a list (possibly empty)
 	cached    bool        // tools came from disk, not from this run
 	// subscriptions counts, by resource URI, the subscriptions clients hold
@@ -59,6 +60,9 @@ type server struct {
 	// refreshing and refreshAgain coalesce tools/list_changed storms into at
 	// most one re-read in flight and one queued.
 	refreshing, refreshAgain bool
+	// groupsOff says the server broke its connection when asked for its
+	// groups: the extension is no longer declared to it.
+	groupsOff bool
 }
 
 func newServer(m *Manager, name string, cfg config.ServerConfig) *server {
@@ -98,6 +102,9 @@ type connection struct {
 	// sessionLost says a remote server ended it by forgetting the session
 	// (404 session not found); set before ended is closed.
 	sessionLost bool
+	// live is session, published for the goroutines that observe the wire
+	// (set once the handshake is over).
+	live atomic.Pointer[mcp.ClientSession]
 
 	// Guarded by s.mu (see idle.go).
 	active    int       // requests holding a lease
@@ -145,7 +152,7 @@ func (s *server) loadCache() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if !s.known {
-			s.tools, s.init, s.known, s.cached = e.Tools, e.Init, true, true
+			s.tools, s.groups, s.init, s.known, s.cached = e.Tools, e.Groups, e.Init, true, true
 		}
 	})
 }
@@ -332,7 +339,21 @@ func (s *server) start(done chan struct{}) {
 		finish(nil, err)
 		return
 	}
-	tools, err := listTools(ctx, c.session)
+	tools, groups, err := s.readTools(ctx, c.session)
+	if errors.Is(err, errGroupsDroppedConnection) {
+		// Read as a server without the extension from now on: not declared,
+		// it lists every tool.
+		s.log.Warn("upstream dropped its connection when asked for its groups; it is read without the groups extension from now on")
+		c.stop()
+		s.mu.Lock()
+		s.groupsOff = true
+		s.mu.Unlock()
+		if c, err = s.dialAndInitialize(ctx); err != nil {
+			finish(nil, err)
+			return
+		}
+		tools, groups, err = s.readTools(ctx, c.session)
+	}
 	if err != nil {
 		err = s.startError(ctx, c, fmt.Errorf("listing its tools: %w", err))
 		c.stop()
@@ -346,7 +367,7 @@ func (s *server) start(done chan struct{}) {
 	}
 	s.log.Info("upstream started", "transport", describeTransport(s.cfg), "tools", len(tools), "took", time.Since(began).Round(time.Millisecond))
 	finish(c, nil)
-	s.setTools(c.session, tools)
+	s.setTools(c.session, tools, groups)
 }
 
 // dialAndInitialize spawns or dials the server and runs the MCP handshake.
@@ -366,6 +387,10 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 	s.lastTail = tail
 	s.mu.Unlock()
 	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.ClientVersion}, s.clientOptions(c))
+	registerGroupMethods(client)
+	if c.http != nil {
+		c.http.watchGroupsChanged(func() { s.groupsChanged(c) })
+	}
 	client.AddReceivingMiddleware(s.rootsMiddleware(c), s.elicitationMiddleware(c))
 	var sessOpts *mcp.ClientSessionOptions
 	if v := s.m.opts.ProtocolVersion; v != "" {
@@ -378,7 +403,8 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 	connCtx, cancelConn := context.WithCancel(s.m.life)
 	c.cancel = cancelConn
 	stopDeadline := context.AfterFunc(ctx, cancelConn)
-	session, err := client.Connect(ctx, &lifetimeTransport{Transport: transport, ctx: connCtx, progressRead: c.progressRead}, sessOpts)
+	session, err := client.Connect(ctx, &lifetimeTransport{Transport: transport, ctx: connCtx, progressRead: c.progressRead,
+		groupsChanged: func() { s.groupsChanged(c) }}, sessOpts)
 	if err != nil {
 		cancelConn()
 		reapFailedStart(cmd)
@@ -386,6 +412,7 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 	}
 	stopDeadline()
 	c.session = session
+	c.live.Store(session)
 	s.m.bg.Add(1)
 	go func() {
 		defer s.m.bg.Done()
@@ -402,37 +429,47 @@ type lifetimeTransport struct {
 	// progressRead, if set, is told the token of each progress notification
 	// as it is read.
 	progressRead func(token string)
+	// groupsChanged, if set, is told of each
+	// notifications/groups/list_changed, which the SDK client drops (it
+	// knows no such method).
+	groupsChanged func()
 }
 
 var _ mcp.Transport = (*lifetimeTransport)(nil)
 
 func (t *lifetimeTransport) Connect(context.Context) (mcp.Connection, error) {
 	conn, err := t.Transport.Connect(t.ctx)
-	if err != nil || t.progressRead == nil {
+	if err != nil || t.progressRead == nil && t.groupsChanged == nil {
 		return conn, err
 	}
 	// The streamable client connection implements an unexported interface the
 	// SDK needs (session state, protocol header, standalone stream) that a
 	// wrapper would hide, so it is left alone; its progress ordering is then
-	// best effort (see progressCount).
+	// best effort (see progressCount), and its groups list_changed is seen
+	// by its HTTP round tripper instead (see headerTransport).
 	if _, streamable := t.Transport.(*mcp.StreamableClientTransport); streamable {
 		return conn, nil
 	}
-	return &progressObserver{Connection: conn, read: t.progressRead}, nil
+	return &progressObserver{Connection: conn, read: t.progressRead, groupsChanged: t.groupsChanged}, nil
 }
 
 // progressObserver reports each progress notification as it is read off the
-// wire, before the SDK queues it for its handler.
+// wire, before the SDK queues it for its handler, and each groups
+// list_changed, which the SDK would drop.
 type progressObserver struct {
 	mcp.Connection
-	read func(token string)
+	read          func(token string)
+	groupsChanged func()
 }
 
 var _ mcp.Connection = (*progressObserver)(nil)
 
 func (o *progressObserver) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := o.Connection.Read(ctx)
-	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "notifications/progress" {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == notificationGroupsChange && o.groupsChanged != nil {
+		o.groupsChanged()
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "notifications/progress" && o.read != nil {
 		var p struct {
 			Token any `json:"progressToken"`
 		}
@@ -486,6 +523,14 @@ func (s *server) startError(ctx context.Context, c *connection, err error) error
 func (s *server) clientOptions(c *connection) *mcp.ClientOptions {
 	fw := s.m.opts.Forward
 	caps := &mcp.ClientCapabilities{} // not nil: the SDK's default advertises roots
+	// Declared to every server: one that serves the groups extension then
+	// leaves its scoped tools out of tools/list, and toolfold reads them
+	// through groups/get; one that does not ignores the declaration.
+	s.mu.Lock()
+	if !s.groupsOff {
+		caps.AddExtension(GroupsExtension, map[string]any{})
+	}
+	s.mu.Unlock()
 	if fw.Roots {
 		caps.RootsV2 = &mcp.RootCapabilities{}
 	}
@@ -769,15 +814,54 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 	return tools, nil
 }
 
-// setTools records a freshly listed tool list, writes the cache, and tells
-// OnToolsChanged when the list differs from what was known.
-func (s *server) setTools(cs *mcp.ClientSession, tools []*mcp.Tool) {
+// readTools reads the server's tools: tools/list, and for a server that
+// serves the groups extension its groups and their scoped tools, which it
+// leaves out of tools/list for toolfold. Only a failed tools/list is an
+// error; the groups' problems are logged and cost what they are about.
+func (s *server) readTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, []*Group, error) {
+	tools, err := listTools(ctx, cs)
+	s.mu.Lock()
+	off := s.groupsOff
+	s.mu.Unlock()
+	if err != nil || off || !advertisesGroups(cs.InitializeResult()) {
+		return tools, nil, err
+	}
+	groups, scoped, failed := readGroups(ctx, cs, s.log)
+	if failed && ctx.Err() == nil {
+		// A request that failed below JSON-RPC may have taken the
+		// connection with it (a server whose HTTP layer refuses methods it
+		// does not know answers 400, which ends an SSE session).
+		if _, err := listTools(ctx, cs); err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", errGroupsDroppedConnection, err)
+		}
+	}
+	return mergeTools(tools, scoped), groups, nil
+}
+
+// errGroupsDroppedConnection says the connection did not survive the
+// groups requests.
+var errGroupsDroppedConnection = errors.New("the connection ended while its groups were read")
+
+// groupsChanged re-reads the lists after notifications/groups/list_changed,
+// as after tools/list_changed. A notification before the handshake is over
+// changes nothing: the start reads the groups after it.
+func (s *server) groupsChanged(c *connection) {
+	cs := c.live.Load()
+	if cs == nil || !advertisesGroups(cs.InitializeResult()) {
+		return
+	}
+	s.refreshTools(c, cs)
+}
+
+// setTools records a freshly listed tool list and groups, writes the cache,
+// and tells OnToolsChanged when either differs from what was known.
+func (s *server) setTools(cs *mcp.ClientSession, tools []*mcp.Tool, groups []*Group) {
 	s.loadCache() // so a list equal to the cached one is not reported as a change
 	s.mu.Lock()
-	changed := !s.known || !sameTools(s.tools, tools)
-	s.tools, s.known, s.cached = tools, true, false
+	changed := !s.known || !sameTools(s.tools, tools) || !sameJSON(s.groups, groups)
+	s.tools, s.groups, s.known, s.cached = tools, groups, true, false
 	s.init = cs.InitializeResult()
-	entry := &cacheEntry{Format: cacheFormat, Server: s.name, Key: s.key, SavedAt: time.Now().UTC(), Init: s.init, Tools: tools}
+	entry := &cacheEntry{Format: cacheFormat, Server: s.name, Key: s.key, SavedAt: time.Now().UTC(), Init: s.init, Tools: tools, Groups: groups}
 	s.mu.Unlock()
 	if err := s.m.cache.save(entry); err != nil {
 		s.log.Warn("could not write the tool cache", "error", err)
@@ -791,12 +875,18 @@ func sameTools(a, b []*mcp.Tool) bool {
 	if len(a) != len(b) {
 		return false
 	}
+	return sameJSON(a, b)
+}
+
+func sameJSON(a, b any) bool {
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
-// refreshTools re-reads the list after notifications/tools/list_changed. It
+// refreshTools re-reads the list (and the groups of a server that serves the
+// groups extension) after notifications/tools/list_changed or
+// notifications/groups/list_changed. It
 // runs in the background: the notification arrives on the connection's reading
 // goroutine, which must stay free to read the answer.
 func (s *server) refreshTools(c *connection, cs *mcp.ClientSession) {
@@ -811,12 +901,12 @@ func (s *server) refreshTools(c *connection, cs *mcp.ClientSession) {
 	ok := s.m.goBackground(func() {
 		for {
 			ctx, cancel := context.WithTimeout(s.m.life, s.timeout)
-			tools, err := listTools(ctx, cs)
+			tools, groups, err := s.readTools(ctx, cs)
 			cancel()
 			if err != nil {
-				s.log.Warn("could not re-read the tool list after tools/list_changed", "error", err)
+				s.log.Warn("could not re-read the tool list after a list_changed notification", "error", err)
 			} else if !c.isEnded() {
-				s.setTools(cs, tools)
+				s.setTools(cs, tools, groups)
 			}
 			s.mu.Lock()
 			if !s.refreshAgain {

@@ -81,12 +81,22 @@ func newCommand(cfg config.ServerConfig, tail *tailBuffer) *exec.Cmd {
 // and remembers the last HTTP error the server answered, so a failed start can
 // say "HTTP 401 Unauthorized: <the server's words>" instead of the SDK's
 // terser message.
+//
+// It also watches the server's messages for
+// notifications/groups/list_changed: the streamable client connection cannot
+// be wrapped (see lifetimeTransport), and the SDK drops notifications it
+// does not know.
 type headerTransport struct {
-	base      http.RoundTripper
-	headers   map[string]string
-	secrets   *redact.Secrets // masked in the kept error (a 401 body may echo the token)
-	lastError atomic.Pointer[string]
+	base          http.RoundTripper
+	headers       map[string]string
+	secrets       *redact.Secrets // masked in the kept error (a 401 body may echo the token)
+	lastError     atomic.Pointer[string]
+	groupsChanged atomic.Pointer[func()]
 }
+
+// watchGroupsChanged sets what runs when a response carries
+// notifications/groups/list_changed.
+func (h *headerTransport) watchGroupsChanged(fn func()) { h.groupsChanged.Store(&fn) }
 
 var _ http.RoundTripper = (*headerTransport)(nil)
 
@@ -99,8 +109,14 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header.Set(k, v)
 	}
 	resp, err := h.base.RoundTrip(req)
-	if err != nil || resp.StatusCode < 400 {
+	if err != nil {
 		return resp, err
+	}
+	if resp.StatusCode < 400 {
+		if fn := h.groupsChanged.Load(); fn != nil && resp.Body != nil {
+			resp.Body = &messageWatcher{ReadCloser: resp.Body, needle: []byte(`"` + notificationGroupsChange + `"`), found: *fn}
+		}
+		return resp, nil
 	}
 	// Peek at the body for the server's explanation, then hand the whole
 	// body on to the SDK unchanged.
@@ -190,4 +206,34 @@ func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig) (dialed
 		return dialed{transport: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}, http: ht}, nil
 	}
 	return dialed{}, errNoTransport
+}
+
+// messageWatcher passes a response body through unchanged and calls found
+// each time needle goes by, also across reads. It sees the JSON of every
+// message (plain responses and event streams alike) without parsing any of
+// it; a tool result that quotes the method's name costs one needless re-read.
+type messageWatcher struct {
+	io.ReadCloser
+	needle []byte
+	found  func()
+	tail   []byte // the last len(needle)-1 bytes seen
+}
+
+func (w *messageWatcher) Read(p []byte) (int, error) {
+	n, err := w.ReadCloser.Read(p)
+	if n > 0 {
+		rest := append(w.tail, p[:n]...)
+		for {
+			i := bytes.Index(rest, w.needle)
+			if i < 0 {
+				break
+			}
+			w.found()
+			rest = rest[i+len(w.needle):]
+		}
+		// What follows the last match may begin the next one.
+		keep := min(len(rest), len(w.needle)-1)
+		w.tail = append(w.tail[:0:0], rest[len(rest)-keep:]...)
+	}
+	return n, err
 }
