@@ -99,8 +99,11 @@ func Open(ctx context.Context, opts *Options) (*Gateway, error) {
 	if opts.Config != "" {
 		cfg, diags = config.Load(opts.Config, config.Options{LookupEnv: lookup})
 	}
-	for _, w := range diags.Warnings() {
-		g.warnings = append(g.warnings, w.String())
+	if opts.Config != "" {
+		// Without a config, the empty one's "no servers" warning is no news.
+		for _, w := range diags.Warnings() {
+			g.warnings = append(g.warnings, w.String())
+		}
 	}
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("the config %s has problems; fix them (toolfold check --config %s lists them too):\n%s", opts.Config, opts.Config, diags.Errors().String())

@@ -33,26 +33,29 @@ func writeConfig(t *testing.T, src string) string {
 	return path
 }
 
-func TestOpenServesConfigAndLibraryTogether(t *testing.T) {
-	cfg := writeConfig(t, `{"commands": {"echo": {"command": "echo", "description": "Print words", "actions": {"say": {"readOnly": true, "params": {"words": {"type": "array", "items": {"type": "string"}, "positional": true}}}}}}}`)
-	gw, err := gateway.Open(context.Background(), &gateway.Options{Config: cfg, Servers: []*toolfold.Server{library()}, Mode: toolfold.ModeFlat, CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gw.Close()
-	ct, st := mcp.NewInMemoryTransports()
+// connect starts a session of gw and a Go SDK client on it, closed when
+// the test ends.
+func connect(t *testing.T, gw *gateway.Gateway) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
 	ss, err := gw.Connect(ctx, st, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ss.Close()
+	t.Cleanup(func() { ss.Close() })
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
-	list, err := cs.ListTools(ctx, nil)
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// listNames lists the tools a new session of gw sees.
+func listNames(t *testing.T, gw *gateway.Gateway) []string {
+	t.Helper()
+	list, err := connect(t, gw).ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +63,19 @@ func TestOpenServesConfigAndLibraryTogether(t *testing.T) {
 	for _, tl := range list.Tools {
 		names = append(names, tl.Name)
 	}
+	return names
+}
+
+func TestOpenServesConfigAndLibraryTogether(t *testing.T) {
+	cfg := writeConfig(t, `{"commands": {"echo": {"command": "echo", "description": "Print words", "actions": {"say": {"readOnly": true, "params": {"words": {"type": "array", "items": {"type": "string"}, "positional": true}}}}}}}`)
+	gw, err := gateway.Open(context.Background(), &gateway.Options{Config: cfg, Servers: []*toolfold.Server{library()}, Mode: toolfold.ModeFlat, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gw.Close()
+	cs := connect(t, gw)
+	names := listNames(t, gw)
+	ctx := context.Background()
 	if !slices.Contains(names, "echo__say") || !slices.Contains(names, "shout") {
 		t.Fatalf("tools = %v, want the config's echo__say and the library's shout", names)
 	}
@@ -68,6 +84,19 @@ func TestOpenServesConfigAndLibraryTogether(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Errorf("%s: %v %+v", name, err, res)
 		}
+	}
+}
+
+// TestOpenWithoutConfigWarnsNothing serves library servers alone: the
+// empty config that stands in for none is no reason for a warning.
+func TestOpenWithoutConfigWarnsNothing(t *testing.T) {
+	gw, err := gateway.Open(context.Background(), &gateway.Options{Servers: []*toolfold.Server{library()}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gw.Close()
+	if w := gw.Warnings(); len(w) > 0 {
+		t.Errorf("library servers without a config warn: %q", w)
 	}
 }
 
@@ -84,3 +113,4 @@ func TestOpenRefusesBadConfigAndCollisions(t *testing.T) {
 		t.Errorf("a library tool named like a config tool must be refused: %v", err)
 	}
 }
+
