@@ -114,3 +114,23 @@ func TestOpenRefusesBadConfigAndCollisions(t *testing.T) {
 	}
 }
 
+// TestOpenKeepsOnlyReadOnlyToolsOfAReadOnlyServer mounts a library server
+// whose Options.ReadOnly is set: only its read-only tools are served.
+func TestOpenKeepsOnlyReadOnlyToolsOfAReadOnlyServer(t *testing.T) {
+	srv := toolfold.NewServer(&toolfold.Options{Name: "lib", ReadOnly: true})
+	g := srv.Group("lib", &toolfold.GroupOptions{Description: "In-process tools"})
+	noop := toolfold.Func(func(context.Context, echoIn) (string, error) { return "", nil })
+	toolfold.AddTool(g, &mcp.Tool{Name: "peek", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, noop)
+	toolfold.AddTool(g, &mcp.Tool{Name: "poke"}, noop)
+	gw, err := gateway.Open(context.Background(), &gateway.Options{Servers: []*toolfold.Server{srv}, Mode: toolfold.ModeFlat, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gw.Close()
+	if got := listNames(t, gw); !slices.Equal(got, []string{"peek"}) {
+		t.Errorf("a read-only library server serves %v, want only its read-only tool peek", got)
+	}
+	if w := gw.Warnings(); len(w) > 0 {
+		t.Errorf("dropping a read-only server's other tools warns: %q", w)
+	}
+}
