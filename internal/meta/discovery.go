@@ -247,7 +247,7 @@ func didYouMean(name string, candidates []string) string {
 	return ""
 }
 
-var findSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Operation, object, product if known."},"queries":{"type":"array","items":{"type":"string"},"maxItems":3,"description":"Other wordings; query counts most."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"How many tools to return (default 5)."},"group":{"type":"string","description":"Search only this group and the groups inside it."}},"required":["query"]}`)
+var findSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Operation, object, product if known."},"queries":{"type":"array","items":{"type":"string"},"maxItems":2,"description":"Up to 2 other wordings; query counts most."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"How many tools to return (default 5)."},"group":{"type":"string","description":"Search only this group and the groups inside it."}},"required":["query"]}`)
 
 var describeSchema = json.RawMessage(`{"type":"object","properties":{"names":{"type":"array","items":{"type":"string"},"description":"Tool names as find_tools returned them."}},"required":["names"]}`)
 
