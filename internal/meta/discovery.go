@@ -89,10 +89,11 @@ func prefixOf(t *catalog.Tool) string {
 type FindArgs struct {
 	Query string `json:"query"`
 	// Queries are other phrasings of the same need, ranked with Query in
-	// one call (search.MaxPhrasings in all).
-	Queries []string `json:"queries,omitempty"`
-	Limit   int      `json:"limit,omitempty"`
-	Group   string   `json:"group,omitempty"`
+	// one call (search.MaxPhrasings in all); one string is read as a list
+	// of one, as groups and names are.
+	Queries StringList `json:"queries,omitempty"`
+	Limit   int        `json:"limit,omitempty"`
+	Group   string     `json:"group,omitempty"`
 }
 
 // phrasings are the call's distinct non-blank phrasings, Query first.
