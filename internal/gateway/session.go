@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -474,8 +476,9 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 			what := ""
 			var fields map[string]json.RawMessage
 			if json.Unmarshal(raw, &fields) == nil {
-				for name, v := range fields {
-					if s := string(v); s != "true" && s != "false" {
+				// Sorted, so that the same call always names the same key.
+				for _, name := range slices.Sorted(maps.Keys(fields)) {
+					if v := string(fields[name]); v != "true" && v != "false" {
 						what = fmt.Sprintf(" (%q is not)", name)
 						break
 					}
