@@ -111,15 +111,15 @@ func (g *Gateway) Find(query string, limit int) (*meta.FindResult, error) {
 type Observers []Observer
 
 // ToolCalled tells every observer.
-func (os Observers) ToolCalled(tool, via, source, outcome string, took time.Duration) {
-	for _, o := range os {
+func (obs Observers) ToolCalled(tool, via, source, outcome string, took time.Duration) {
+	for _, o := range obs {
 		o.ToolCalled(tool, via, source, outcome, took)
 	}
 }
 
 // SessionStarted tells every observer.
-func (os Observers) SessionStarted(mode string) {
-	for _, o := range os {
+func (obs Observers) SessionStarted(mode string) {
+	for _, o := range obs {
 		o.SessionStarted(mode)
 	}
 }
