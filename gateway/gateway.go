@@ -28,6 +28,7 @@ import (
 	"github.com/toolfold/toolfold/internal/assemble"
 	"github.com/toolfold/toolfold/internal/config"
 	gw "github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/libspec"
 )
 
 // Options say what the gateway serves. The zero value serves nothing.
@@ -117,7 +118,7 @@ func Open(ctx context.Context, opts *Options) (*Gateway, error) {
 		p.Origin = "the library servers"
 	}
 	for _, srv := range opts.Servers {
-		spec, err := srv.Spec()
+		spec, err := libspec.Of(srv)
 		if err != nil {
 			return nil, err
 		}
