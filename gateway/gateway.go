@@ -21,11 +21,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold"
 	"github.com/toolfold/toolfold/internal/assemble"
+	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
 	gw "github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/libspec"
@@ -112,15 +114,32 @@ func Open(ctx context.Context, opts *Options) (*Gateway, error) {
 	p, err := assemble.FromConfig(ctx, cfg, assemble.Switches{Mode: string(opts.Mode)},
 		assemble.Options{LookupEnv: lookup, CacheDir: cacheDir, Logger: logger, Name: name, Version: opts.Version})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	if opts.Config == "" {
 		p.Origin = "the library servers"
 	}
-	for _, srv := range opts.Servers {
+	owner := map[string]string{} // a library tool's name → its server, described
+	for i, srv := range opts.Servers {
+		who := libraryName(i, srv)
 		spec, err := libspec.Of(srv)
 		if err != nil {
-			return nil, err
+			p.Upstreams.Close()
+			return nil, fmt.Errorf("gateway: %s: %w", who, err)
+		}
+		for _, t := range spec.Tools {
+			if spec.ReadOnly && !t.ReadOnly() {
+				continue // not served, so in no one's way
+			}
+			if i := slices.IndexFunc(p.Spec.Tools, func(c *catalog.Tool) bool { return c.ID == t.ID }); i >= 0 && owner[string(t.ID)] == "" {
+				p.Upstreams.Close()
+				return nil, fmt.Errorf("gateway: %s has a tool %q, and so has the config's %q: rename the library tool, or give %q a different prefix in the config", who, t.ID, p.Spec.Tools[i].Source, p.Spec.Tools[i].Source)
+			}
+			if prev, dup := owner[string(t.ID)]; dup {
+				p.Upstreams.Close()
+				return nil, fmt.Errorf("gateway: %s and %s both have a tool %q, and clients see library tools by their own names: rename the tool in one of them", prev, who, t.ID)
+			}
+			owner[string(t.ID)] = who
 		}
 		p.AddSpec(spec)
 	}
@@ -138,7 +157,7 @@ func Open(ctx context.Context, opts *Options) (*Gateway, error) {
 	b, err := p.Build()
 	if err != nil {
 		p.Upstreams.Close()
-		return nil, err
+		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	g.plan, g.built = p, b
 	g.warnings = append(g.warnings, b.Warnings...)
@@ -147,6 +166,12 @@ func Open(ctx context.Context, opts *Options) (*Gateway, error) {
 	}
 	p.Follow(b)
 	return g, nil
+}
+
+// libraryName describes the i-th library server for a message; the index
+// tells apart servers left with the default name.
+func libraryName(i int, srv *toolfold.Server) string {
+	return fmt.Sprintf("library server %q (Servers[%d])", srv.Options().Name, i)
 }
 
 // Warnings are the problems Open found that do not stop serving: config

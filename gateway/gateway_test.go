@@ -109,7 +109,7 @@ func TestOpenRefusesBadConfigAndCollisions(t *testing.T) {
 	toolfold.AddTool(srv, &mcp.Tool{Name: "echo__say"}, toolfold.Func(func(context.Context, echoIn) (string, error) { return "", nil }))
 	cfg := writeConfig(t, `{"commands": {"echo": {"command": "echo", "actions": {"say": {}}}}}`)
 	_, err = gateway.Open(context.Background(), &gateway.Options{Config: cfg, Servers: []*toolfold.Server{srv}, CacheDir: t.TempDir()})
-	if err == nil || !strings.Contains(err.Error(), `"echo__say"`) {
+	if err == nil || !strings.Contains(err.Error(), `library server "toolfold" (Servers[0]) has a tool "echo__say", and so has the config's "echo": rename the library tool, or give "echo" a different prefix`) {
 		t.Errorf("a library tool named like a config tool must be refused: %v", err)
 	}
 }
@@ -132,5 +132,45 @@ func TestOpenKeepsOnlyReadOnlyToolsOfAReadOnlyServer(t *testing.T) {
 	}
 	if w := gw.Warnings(); len(w) > 0 {
 		t.Errorf("dropping a read-only server's other tools warns: %q", w)
+	}
+}
+
+// TestOpenNamesTheLibraryServerAtFault: problems of library servers are
+// worded for library code, naming the servers and what to change.
+func TestOpenNamesTheLibraryServerAtFault(t *testing.T) {
+	noop := toolfold.Func(func(context.Context, echoIn) (string, error) { return "", nil })
+	withTool := func(name string) *toolfold.Server {
+		srv := toolfold.NewServer(&toolfold.Options{Name: name})
+		toolfold.AddTool(srv, &mcp.Tool{Name: "search"}, noop)
+		return srv
+	}
+	tests := []struct {
+		name    string
+		servers []*toolfold.Server
+		want    []string
+		not     string
+	}{
+		{"same tool in two servers", []*toolfold.Server{withTool("wiki"), withTool("mail")},
+			[]string{`library server "wiki" (Servers[0]) and library server "mail" (Servers[1]) both have a tool "search"`, "rename the tool"}, "prefix"},
+		{"two servers of the same name", []*toolfold.Server{withTool(""), withTool("")},
+			[]string{`library server "toolfold" (Servers[0]) and library server "toolfold" (Servers[1])`}, "prefix"},
+		{"a group to exclude that does not exist", []*toolfold.Server{toolfold.NewServer(&toolfold.Options{Name: "wiki", ExcludeGroups: []string{"nope"}})},
+			[]string{`library server "wiki" (Servers[0]): toolfold: cannot exclude group "nope"`}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := gateway.Open(context.Background(), &gateway.Options{Servers: tt.servers, CacheDir: t.TempDir()})
+			if err == nil {
+				t.Fatal("Open succeeded")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if tt.not != "" && strings.Contains(err.Error(), tt.not) {
+				t.Errorf("error %q speaks of a %s, which library servers have not", err, tt.not)
+			}
+		})
 	}
 }
