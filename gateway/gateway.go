@@ -66,6 +66,7 @@ type Options struct {
 // Gateway serves one catalog to any number of clients. Close it when done:
 // it stops the MCP servers it started.
 type Gateway struct {
+	logger   *slog.Logger
 	plan     *assemble.Plan
 	built    *assemble.Built
 	warnings []string
@@ -96,7 +97,7 @@ func Open(ctx context.Context, opts *Options) (*Gateway, error) {
 			cacheDir = filepath.Join(base, "toolfold")
 		}
 	}
-	g := &Gateway{}
+	g := &Gateway{logger: logger}
 	// No config is an empty one, with every default a config has.
 	cfg, diags := config.Parse("(no config)", []byte("{}"), config.Options{LookupEnv: lookup})
 	if opts.Config != "" {
@@ -202,9 +203,13 @@ func (g *Gateway) Connect(ctx context.Context, t mcp.Transport, clientName strin
 }
 
 // Handler serves streamable HTTP MCP with a view per session; mount it at
-// /mcp. It does not check the config's http.auth tokens or origins: put it
+// /mcp. It does not check the config's http.auth tokens or origins (it
+// logs a warning when the config has tokens): serve it on loopback only or
 // behind your own authentication, or use `toolfold serve --http`.
 func (g *Gateway) Handler(opts *toolfold.HTTPOptions) (http.Handler, error) {
+	if n := len(g.plan.HTTP.Auth.Tokens); n > 0 {
+		g.logger.Warn(fmt.Sprintf("the config has %d http.auth token(s), which Gateway.Handler does not check: anyone who reaches the handler is served; put it behind your own authentication or serve with toolfold serve --http", n))
+	}
 	var o gw.HTTPOptions
 	if opts != nil {
 		o = gw.HTTPOptions{Stateless: opts.Stateless, SessionTimeout: opts.SessionTimeout}

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -172,5 +173,26 @@ func TestOpenNamesTheLibraryServerAtFault(t *testing.T) {
 				t.Errorf("error %q speaks of a %s, which library servers have not", err, tt.not)
 			}
 		})
+	}
+}
+
+// TestHandlerSaysItChecksNoToken: a config's http.auth tokens are not
+// applied by Handler, and it says so rather than serve silently open.
+func TestHandlerSaysItChecksNoToken(t *testing.T) {
+	cfg := writeConfig(t, `{"commands": {"echo": {"command": "echo", "actions": {"say": {}}}}, "http": {"auth": {"tokens": [{"token": "s3cret"}]}}}`)
+	var logs strings.Builder
+	gw, err := gateway.Open(context.Background(), &gateway.Options{Config: cfg, CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gw.Close()
+	if _, err := gw.Handler(nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "http.auth token(s), which Gateway.Handler does not check") {
+		t.Errorf("Handler serves a config with tokens without a word: %q", logs.String())
+	}
+	if strings.Contains(logs.String(), "s3cret") {
+		t.Errorf("the warning shows the token: %q", logs.String())
 	}
 }
