@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -85,36 +83,7 @@ func TestFindSeveralPhrasings(t *testing.T) {
 // groups or to read-only tools finds, with several phrasings, only what it
 // may reach.
 func TestTokensSearchWithSeveralPhrasings(t *testing.T) {
-	config := filepath.Join(t.TempDir(), "toolfold.yaml")
-	if err := os.WriteFile(config, []byte(`commands:
-  echo:
-    command: echo
-    description: Print words
-    actions:
-      say:
-        params:
-          words: {type: array, items: {type: string}, positional: true}
-        readOnly: true
-      shout:
-        argv: ["-e"]
-        destructive: true
-  printf:
-    command: printf
-    description: Format text
-    actions:
-      format:
-        params:
-          text: {type: string, positional: true}
-        readOnly: true
-http:
-  auth:
-    tokens:
-      - {token: "full-secret"}
-      - {token: "echo-secret", groups: [echo]}
-      - {token: "ro-secret", readOnly: true}
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	config := tokensConfig(t)
 	base := startHTTP(t, "--config", config, "--mode", "search")
 	find := func(token string) []string {
 		t.Helper()
