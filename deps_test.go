@@ -2,8 +2,11 @@ package toolfold_test
 
 import (
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/toolfold/toolfold"
 )
 
 // TestLibraryCarriesNoGateway: a library server links the engine (catalog,
@@ -38,6 +41,33 @@ func TestLibraryCarriesNoGateway(t *testing.T) {
 	for _, p := range forbidden {
 		if deps[p] {
 			t.Errorf("the library depends on %s", p)
+		}
+	}
+}
+
+// TestPublicAPIHasNoInternalTypes: no exported method of the library's
+// types takes or returns a type of an internal package, which a user can
+// neither name nor rely on.
+func TestPublicAPIHasNoInternalTypes(t *testing.T) {
+	for _, v := range []any{&toolfold.Server{}, &toolfold.Group{}} {
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumMethod() {
+			m := typ.Method(i)
+			var params []reflect.Type
+			for j := range m.Type.NumIn() {
+				params = append(params, m.Type.In(j))
+			}
+			for j := range m.Type.NumOut() {
+				params = append(params, m.Type.Out(j))
+			}
+			for _, p := range params {
+				for p.Kind() == reflect.Pointer || p.Kind() == reflect.Slice || p.Kind() == reflect.Map {
+					p = p.Elem()
+				}
+				if strings.Contains(p.PkgPath(), "/internal/") {
+					t.Errorf("(%s).%s uses %s, an internal type", typ, m.Name, p)
+				}
+			}
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/libspec"
 	"github.com/toolfold/toolfold/internal/view"
 )
 
@@ -263,10 +264,10 @@ func errorResult(err error) *mcp.CallToolResult {
 	return r
 }
 
-// Spec describes the server's tools and groups, with ReadOnly and
-// ExcludeGroups applied, for the toolfold command, which inspects library
-// servers and mounts them in-process. Most programs do not need it.
-func (s *Server) Spec() (catalog.Spec, error) {
+// spec describes the server's tools and groups, with ReadOnly and
+// ExcludeGroups applied. The gateway package, the toolfold command and the
+// demo read it through internal/libspec to mount or inspect the server.
+func (s *Server) spec() (catalog.Spec, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	spec := catalog.Spec{Tools: make([]*catalog.Tool, len(s.tools)), ReadOnly: s.opts.ReadOnly}
@@ -307,6 +308,16 @@ func (s *Server) Spec() (catalog.Spec, error) {
 	return spec, nil
 }
 
+func init() {
+	libspec.Register(func(server any) (catalog.Spec, error) {
+		s, ok := server.(*Server)
+		if !ok {
+			return catalog.Spec{}, fmt.Errorf("toolfold: %T is not a *toolfold.Server", server)
+		}
+		return s.spec()
+	})
+}
+
 // gateway builds the serving machinery once, on first use.
 func (s *Server) gateway() (*gateway.Gateway, error) {
 	s.once.Do(func() { s.gw, s.err = s.build() })
@@ -322,7 +333,7 @@ func (s *Server) build() (*gateway.Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toolfold: %w", err)
 	}
-	spec, err := s.Spec()
+	spec, err := s.spec()
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold"
+	"github.com/toolfold/toolfold/internal/libspec"
 )
 
 type addIn struct {
@@ -110,7 +111,7 @@ func TestGroupsNestIncludeAndExclude(t *testing.T) {
 	branches.Include("add")
 	admin := srv.Group("admin", &toolfold.GroupOptions{Description: "Dangerous"})
 	toolfold.AddTool(admin, &mcp.Tool{Name: "wipe"}, add)
-	spec, err := srv.Spec()
+	spec, err := libspec.Of(srv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,13 +45,7 @@ func callAsync(s *session, name string, args any) <-chan answer {
 			out <- answer{err: err}
 			return
 		}
-		var text []string
-		for _, c := range res.Content {
-			if tc, ok := c.(*mcp.TextContent); ok {
-				text = append(text, tc.Text)
-			}
-		}
-		out <- answer{text: strings.Join(text, "\n"), isErr: res.IsError}
+		out <- answer{text: resultText(res), isErr: res.IsError}
 	}()
 	return out
 }

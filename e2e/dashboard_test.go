@@ -49,7 +49,7 @@ func chromium(t *testing.T, bin string, args ...string) string {
 // TestDashboardInChromium loads the dashboard of `toolfold serve --http`
 // in a real browser while an MCP client is connected and has called a tool
 // through call_tool: the page lists the session, the call and the per-mode
-// context, and its query box ranks tools. A screenshot is kept under
+// context, and its query box ranks tools for one or several phrasings. A screenshot is kept under
 // e2e/artifacts for review.
 func TestDashboardInChromium(t *testing.T) {
 	bin := requireChromium(t)
@@ -91,6 +91,20 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Errorf("convert_units must rank above calculate for this query:\n%s", ranking)
 	}
 
+	// Several phrasings, one box each, ranked together: a tool only the
+	// second phrasing finds is in the ranking, and both are shown back.
+	dom = chromium(t, bin, "--dump-dom", base+"/?q=xyzzy+plugh&q=convert+between+units")
+	_, ranking, ok = strings.Cut(dom, `<table id="ranking">`)
+	ranking, _, _ = strings.Cut(ranking, "</table>")
+	if !ok || !strings.Contains(ranking, "<code>convert_units</code>") {
+		t.Errorf("the second phrasing's find is not ranked:\n%s", dom)
+	}
+	for _, want := range []string{`value="xyzzy plugh"`, `value="convert between units"`} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the query box does not show the phrasing back: lacks %s", want)
+		}
+	}
+
 	dir, err := filepath.Abs("artifacts")
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +114,7 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	shot := filepath.Join(dir, "dashboard.png")
 	os.Remove(shot)
-	chromium(t, bin, "--screenshot="+shot, "--window-size=1280,2000", "--hide-scrollbars", base+"/?q=convert+between+units")
+	chromium(t, bin, "--screenshot="+shot, "--window-size=1280,2000", "--hide-scrollbars", base+"/?q=convert+between+units&q=unit+conversion")
 	png, err := os.ReadFile(shot)
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Fatalf("no screenshot at %s: %v", shot, err)

@@ -110,13 +110,18 @@ func (s *session) call(name string, args any) (bool, string) {
 	if err != nil {
 		s.t.Fatalf("tools/call %s: %v", name, err)
 	}
+	return res.IsError, resultText(res)
+}
+
+// resultText is a result's text content, joined with newlines.
+func resultText(res *mcp.CallToolResult) string {
 	var text []string
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
 			text = append(text, tc.Text)
 		}
 	}
-	return res.IsError, strings.Join(text, "\n")
+	return strings.Join(text, "\n")
 }
 
 func (s *session) mustCall(name string, args any) string {

@@ -34,14 +34,7 @@ func TestGatewayExampleServesConfigAndGoTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	list, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tl := range list.Tools {
-		names = append(names, tl.Name)
-	}
+	names := strings.Split(toolNames(t, cs), ",")
 	for _, want := range []string{"convert_length", "memory__create_entities", "memory__read_graph"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("%s is not listed: %v", want, names)
@@ -65,5 +58,11 @@ func TestGatewayExampleServesConfigAndGoTools(t *testing.T) {
 	}
 	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "mounted") {
 		t.Errorf("read_graph does not show the entity: %s", text)
+	}
+
+	// It checks no token, so it refuses to serve other machines.
+	out, err := exec.Command(bin, "-http", "0.0.0.0:0").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "serves only on a loopback address") {
+		t.Errorf("-http 0.0.0.0:0 = %v %s, want a refusal that names loopback", err, out)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -55,12 +53,24 @@ func TestFindSeveralPhrasings(t *testing.T) {
 		t.Errorf("group files with two phrasings found %v in %v, want a tool of files.search among them", names, groups)
 	}
 
+	// One string for queries is read as a list of one, and the result says so.
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "find_tools", Arguments: map[string]any{"query": "store note", "queries": "remember a fact"}})
+	if err != nil || res.IsError || len(res.Content) != 2 {
+		t.Fatalf("queries as one string: %v %+v", err, res)
+	}
+	if names, _ = foundTools(t, res.Content[0].(*mcp.TextContent).Text); len(names) == 0 || names[0] != "put_note" {
+		t.Errorf("queries as one string found %v, want put_note first", names)
+	}
+	if note := res.Content[1].(*mcp.TextContent).Text; !strings.Contains(note, `"queries" takes a list of phrasings; the single value "remember a fact" was read as ["remember a fact"]`) {
+		t.Errorf("queries as one string is not noted: %q", note)
+	}
+
 	for _, tt := range []struct {
 		args map[string]any
 		want string
 	}{
-		{map[string]any{"query": "store note", "queries": "remember a fact"}, `"queries": ["..."]`},
 		{map[string]any{"query": "a", "queries": []string{"b", "c", "d"}}, "up to 3 phrasings"},
+		{map[string]any{"query": "a", "queries": []int{1}}, `A correct call: find_tools {"query": "merge pull request github", "queries": ["land PR"], "limit": 5}`},
 	} {
 		isErr, text := s.call("find_tools", tt.args)
 		if !isErr || !strings.Contains(text, tt.want) {
@@ -73,36 +83,7 @@ func TestFindSeveralPhrasings(t *testing.T) {
 // groups or to read-only tools finds, with several phrasings, only what it
 // may reach.
 func TestTokensSearchWithSeveralPhrasings(t *testing.T) {
-	config := filepath.Join(t.TempDir(), "toolfold.yaml")
-	if err := os.WriteFile(config, []byte(`commands:
-  echo:
-    command: echo
-    description: Print words
-    actions:
-      say:
-        params:
-          words: {type: array, items: {type: string}, positional: true}
-        readOnly: true
-      shout:
-        argv: ["-e"]
-        destructive: true
-  printf:
-    command: printf
-    description: Format text
-    actions:
-      format:
-        params:
-          text: {type: string, positional: true}
-        readOnly: true
-http:
-  auth:
-    tokens:
-      - {token: "full-secret"}
-      - {token: "echo-secret", groups: [echo]}
-      - {token: "ro-secret", readOnly: true}
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	config := tokensConfig(t)
 	base := startHTTP(t, "--config", config, "--mode", "search")
 	find := func(token string) []string {
 		t.Helper()

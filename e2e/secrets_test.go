@@ -134,13 +134,3 @@ func waitListening(t *testing.T, addr string) {
 	}
 	t.Fatalf("toolfold did not listen on %s", addr)
 }
-
-func resultText(res *mcp.CallToolResult) string {
-	var text []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			text = append(text, tc.Text)
-		}
-	}
-	return strings.Join(text, "\n")
-}

@@ -22,12 +22,12 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(r)
 }
 
-// TestTokensSeeTheirOwnView checks that /mcp serves a token limited to some
-// groups or to read-only tools exactly what it may reach, through the
-// built binary: in its list, and when it calls a tool it may not reach.
-func TestTokensSeeTheirOwnView(t *testing.T) {
-	dir := t.TempDir()
-	config := filepath.Join(dir, "toolfold.yaml")
+// tokensConfig writes a config of two programs (echo with a read-only and a
+// destructive action, printf) and three tokens: one for everything, one
+// limited to the echo group, one to read-only tools.
+func tokensConfig(t *testing.T) string {
+	t.Helper()
+	config := filepath.Join(t.TempDir(), "toolfold.yaml")
 	if err := os.WriteFile(config, []byte(`commands:
   echo:
     command: echo
@@ -57,6 +57,14 @@ http:
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return config
+}
+
+// TestTokensSeeTheirOwnView checks that /mcp serves a token limited to some
+// groups or to read-only tools exactly what it may reach, through the
+// built binary: in its list, and when it calls a tool it may not reach.
+func TestTokensSeeTheirOwnView(t *testing.T) {
+	config := tokensConfig(t)
 	base := startHTTP(t, "--config", config, "--mode", "flat")
 	connect := func(token string) *mcp.ClientSession {
 		t.Helper()

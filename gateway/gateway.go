@@ -21,13 +21,16 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold"
 	"github.com/toolfold/toolfold/internal/assemble"
+	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
 	gw "github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/libspec"
 )
 
 // Options say what the gateway serves. The zero value serves nothing.
@@ -63,6 +66,7 @@ type Options struct {
 // Gateway serves one catalog to any number of clients. Close it when done:
 // it stops the MCP servers it started.
 type Gateway struct {
+	logger   *slog.Logger
 	plan     *assemble.Plan
 	built    *assemble.Built
 	warnings []string
@@ -93,14 +97,17 @@ func Open(ctx context.Context, opts *Options) (*Gateway, error) {
 			cacheDir = filepath.Join(base, "toolfold")
 		}
 	}
-	g := &Gateway{}
+	g := &Gateway{logger: logger}
 	// No config is an empty one, with every default a config has.
 	cfg, diags := config.Parse("(no config)", []byte("{}"), config.Options{LookupEnv: lookup})
 	if opts.Config != "" {
 		cfg, diags = config.Load(opts.Config, config.Options{LookupEnv: lookup})
 	}
-	for _, w := range diags.Warnings() {
-		g.warnings = append(g.warnings, w.String())
+	if opts.Config != "" {
+		// Without a config, the empty one's "no servers" warning is no news.
+		for _, w := range diags.Warnings() {
+			g.warnings = append(g.warnings, w.String())
+		}
 	}
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("the config %s has problems; fix them (toolfold check --config %s lists them too):\n%s", opts.Config, opts.Config, diags.Errors().String())
@@ -108,15 +115,32 @@ func Open(ctx context.Context, opts *Options) (*Gateway, error) {
 	p, err := assemble.FromConfig(ctx, cfg, assemble.Switches{Mode: string(opts.Mode)},
 		assemble.Options{LookupEnv: lookup, CacheDir: cacheDir, Logger: logger, Name: name, Version: opts.Version})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	if opts.Config == "" {
 		p.Origin = "the library servers"
 	}
-	for _, srv := range opts.Servers {
-		spec, err := srv.Spec()
+	owner := map[string]string{} // a library tool's name → its server, described
+	for i, srv := range opts.Servers {
+		who := libraryName(i, srv)
+		spec, err := libspec.Of(srv)
 		if err != nil {
-			return nil, err
+			p.Upstreams.Close()
+			return nil, fmt.Errorf("gateway: %s: %w", who, err)
+		}
+		for _, t := range spec.Tools {
+			if spec.ReadOnly && !t.ReadOnly() {
+				continue // not served, so in no one's way
+			}
+			if i := slices.IndexFunc(p.Spec.Tools, func(c *catalog.Tool) bool { return c.ID == t.ID }); i >= 0 && owner[string(t.ID)] == "" {
+				p.Upstreams.Close()
+				return nil, fmt.Errorf("gateway: %s has a tool %q, and so has the config's %q: rename the library tool, or give %q a different prefix in the config", who, t.ID, p.Spec.Tools[i].Source, p.Spec.Tools[i].Source)
+			}
+			if prev, dup := owner[string(t.ID)]; dup {
+				p.Upstreams.Close()
+				return nil, fmt.Errorf("gateway: %s and %s both have a tool %q, and clients see library tools by their own names: rename the tool in one of them", prev, who, t.ID)
+			}
+			owner[string(t.ID)] = who
 		}
 		p.AddSpec(spec)
 	}
@@ -134,7 +158,7 @@ func Open(ctx context.Context, opts *Options) (*Gateway, error) {
 	b, err := p.Build()
 	if err != nil {
 		p.Upstreams.Close()
-		return nil, err
+		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	g.plan, g.built = p, b
 	g.warnings = append(g.warnings, b.Warnings...)
@@ -143,6 +167,12 @@ func Open(ctx context.Context, opts *Options) (*Gateway, error) {
 	}
 	p.Follow(b)
 	return g, nil
+}
+
+// libraryName describes the i-th library server for a message; the index
+// tells apart servers left with the default name.
+func libraryName(i int, srv *toolfold.Server) string {
+	return fmt.Sprintf("library server %q (Servers[%d])", srv.Options().Name, i)
 }
 
 // Warnings are the problems Open found that do not stop serving: config
@@ -173,9 +203,13 @@ func (g *Gateway) Connect(ctx context.Context, t mcp.Transport, clientName strin
 }
 
 // Handler serves streamable HTTP MCP with a view per session; mount it at
-// /mcp. It does not check the config's http.auth tokens or origins: put it
+// /mcp. It does not check the config's http.auth tokens or origins (it
+// logs a warning when the config has tokens): serve it on loopback only or
 // behind your own authentication, or use `toolfold serve --http`.
 func (g *Gateway) Handler(opts *toolfold.HTTPOptions) (http.Handler, error) {
+	if n := len(g.plan.HTTP.Auth.Tokens); n > 0 {
+		g.logger.Warn(fmt.Sprintf("the config has %d http.auth token(s), which Gateway.Handler does not check: anyone who reaches the handler is served; put it behind your own authentication or serve with toolfold serve --http", n))
+	}
 	var o gw.HTTPOptions
 	if opts != nil {
 		o = gw.HTTPOptions{Stateless: opts.Stateless, SessionTimeout: opts.SessionTimeout}

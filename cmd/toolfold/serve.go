@@ -109,8 +109,8 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 			return out
 		},
 		InitialTools: func(mode string) ([]*mcp.Tool, error) { return b.Gateway.InitialTools(expose.Mode(mode)) },
-		Find: func(query string, limit int) ([]httpapi.FoundTool, error) {
-			res, err := b.Gateway.Find(query, limit)
+		Find: func(phrasings []string, limit int) ([]httpapi.FoundTool, error) {
+			res, err := b.Gateway.Find(phrasings, limit)
 			if err != nil {
 				return nil, err
 			}

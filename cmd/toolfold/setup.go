@@ -13,6 +13,7 @@ import (
 	"github.com/toolfold/toolfold/internal/demo"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/libspec"
 )
 
 // deployment are the switches shared by the commands that read a catalog.
@@ -58,7 +59,7 @@ func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assem
 	}
 	if !found {
 		srv := demo.New(nil)
-		spec, err := srv.Spec()
+		spec, err := libspec.Of(srv)
 		if err != nil {
 			return nil, err
 		}

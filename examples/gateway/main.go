@@ -11,10 +11,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"log"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -56,10 +57,26 @@ func local() *toolfold.Server {
 }
 
 func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "gateway:", err)
+		os.Exit(1)
+	}
+}
+
+// run returns its errors, so that the deferred Close stops the config's MCP
+// servers on every path out.
+func run() error {
 	cfg := flag.String("config", "", "toolfold config whose MCP servers to serve beside the Go tools")
-	addr := flag.String("http", "", "serve streamable HTTP at this address (path /mcp) instead of stdio")
+	addr := flag.String("http", "", "serve streamable HTTP at this loopback address (path /mcp) instead of stdio; it checks no token, so only this machine may connect")
 	mode := flag.String("mode", "", "presentation: auto, flat, groups, grouped or search (default: the config's)")
 	flag.Parse()
+	if *addr != "" {
+		// The handler checks no bearer token (the config's http.auth is for
+		// toolfold serve): refuse what other machines could reach.
+		if err := loopbackOnly(*addr); err != nil {
+			return err
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
@@ -70,20 +87,41 @@ func main() {
 		Name: "my-gateway", Version: "1.0.0", Logger: logger,
 	})
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer gw.Close()
 	if *addr == "" {
 		if err := gw.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
-			log.Fatal(err)
+			return err
 		}
-		return
+		return nil
 	}
 	h, err := gw.Handler(nil)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	http.Handle("/mcp", h)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	srv := &http.Server{Addr: *addr, Handler: mux}
+	go func() {
+		<-ctx.Done()
+		srv.Shutdown(context.Background())
+	}()
 	fmt.Fprintf(os.Stderr, "serving http://%s/mcp\n", *addr)
-	log.Fatal(http.ListenAndServe(*addr, nil))
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// loopbackOnly refuses an address other machines could reach.
+func loopbackOnly(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("-http %q: %w; give host:port, e.g. 127.0.0.1:8082", addr, err)
+	}
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return fmt.Errorf("-http %q: this example checks no bearer token, so it serves only on a loopback address such as 127.0.0.1:8082; to serve other machines, use toolfold serve --http with http.auth tokens in the config", addr)
 }

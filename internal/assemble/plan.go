@@ -174,10 +174,28 @@ func (p *Plan) GroupIDs() []string {
 // AddSpec adds a Go library server's tools and groups to the plan, beside
 // what the config declares. Its groups keep the states the code gave them;
 // a tool or group name that collides with the config's is refused when the
-// plan is built.
+// plan is built. A read-only spec brings only its read-only tools: the
+// plan's own ReadOnly covers the whole catalog, not one library server.
 func (p *Plan) AddSpec(spec catalog.Spec) {
-	p.Spec.Tools = append(p.Spec.Tools, spec.Tools...)
-	p.Spec.Groups = append(p.Spec.Groups, spec.Groups...)
+	if !spec.ReadOnly {
+		p.Spec.Tools = append(p.Spec.Tools, spec.Tools...)
+		p.Spec.Groups = append(p.Spec.Groups, spec.Groups...)
+		return
+	}
+	dropped := map[catalog.ToolID]bool{}
+	for _, t := range spec.Tools {
+		if t.ReadOnly() {
+			p.Spec.Tools = append(p.Spec.Tools, t)
+		} else {
+			dropped[t.ID] = true
+		}
+	}
+	// Groups stop naming the dropped tools, so that the build does not
+	// warn about tools "no source offers".
+	for _, g := range spec.Groups {
+		g.Members.Tools = slices.DeleteFunc(slices.Clone(g.Members.Tools), func(id catalog.ToolID) bool { return dropped[id] })
+		p.Spec.Groups = append(p.Spec.Groups, g)
+	}
 }
 
 // withDerived adds to groups enabled in every view the groups derived

@@ -453,6 +453,17 @@ func (b *builder) finish() *Catalog {
 				takenWhole[src] = true
 			}
 		}
+		if gs := b.specOf[g.ID]; gs != nil {
+			for _, src := range gs.Members.Sources {
+				if _, failed := c.unavailable[src]; failed && !slices.Contains(c.failedFor[g.ID], src) {
+					if c.failedFor == nil {
+						c.failedFor = map[GroupID][]string{}
+					}
+					c.failedFor[g.ID] = append(c.failedFor[g.ID], src)
+				}
+			}
+			slices.Sort(c.failedFor[g.ID])
+		}
 		if b.drawsOn(g.ID, pendingSource) {
 			// The group and its ancestors wait for the source.
 			for p := g; p != nil; p = p.Parent {

@@ -311,6 +311,15 @@ func TestPendingSources(t *testing.T) {
 			if got := c.Unavailable(); !maps.Equal(got, tt.spec.UnavailableSources) {
 				t.Errorf("Unavailable = %v", got)
 			}
+			for _, g := range c.Groups() {
+				var want []string
+				if g.ID == "gone" {
+					want = []string{"gone"}
+				}
+				if got := c.GroupUnavailable(g.ID); !slices.Equal(got, want) {
+					t.Errorf("GroupUnavailable(%s) = %v, want %v", g.ID, got, want)
+				}
+			}
 			for _, w := range res.Warnings {
 				// (A group that takes a pending server's tools by glob is
 				// still warned about; only server rules know their source.)

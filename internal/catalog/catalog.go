@@ -203,6 +203,7 @@ type Catalog struct {
 	pendingUngrouped bool
 	waiting          map[GroupID]bool
 	unavailable      map[string]string
+	failedFor        map[GroupID][]string
 }
 
 // Pending lists the sources whose tools are not known yet because they are
@@ -222,6 +223,10 @@ func (c *Catalog) PendingUngrouped() bool { return c.pendingUngrouped }
 // Unavailable maps the sources whose tools are not known because they
 // failed to start to why, for a person. The map must not be modified.
 func (c *Catalog) Unavailable() map[string]string { return c.unavailable }
+
+// GroupUnavailable lists the unavailable sources (see Unavailable) whose
+// tools a group's own rules take, sorted: why the group may have no tools.
+func (c *Catalog) GroupUnavailable(id GroupID) []string { return c.failedFor[id] }
 
 // ExcludedGroup records a group that was left out, for reports; clients never
 // see it.

@@ -122,7 +122,7 @@ func (d *decoder) downgradeUnsetInDisabled(cfg *Config) {
 				s.Disabled = true
 				cfg.MCPServers[key] = s
 			} else {
-				d.diags[i].Message += fmt.Sprintf(`; or mark the server "optional": true to serve the rest without it`)
+				d.diags[i].Message += `; or mark the server "optional": true to serve the rest without it`
 			}
 		}
 	}

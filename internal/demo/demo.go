@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold"
 	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/libspec"
 )
 
 // SandboxEnv names the environment variable that moves the default sandbox
@@ -202,7 +203,7 @@ func addAbout(srv *toolfold.Server, name string, sb *sandbox) {
 	// reach (read-only and excluded groups applied). It is built on the
 	// first call: by then the server is serving and can no longer change.
 	describe := sync.OnceValues(func() (aboutOutput, error) {
-		spec, err := srv.Spec()
+		spec, err := libspec.Of(srv)
 		if err != nil {
 			return aboutOutput{}, fmt.Errorf("reading the demo catalog: %w", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold"
 	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/libspec"
 )
 
 // fixedNow is the clock of every test: Wednesday 1 May 2024, 12:00 UTC.
@@ -134,7 +135,7 @@ var wantGroups = map[string]string{
 }
 
 func TestCatalogShape(t *testing.T) {
-	spec, err := New(&Options{SandboxDir: t.TempDir()}).Spec()
+	spec, err := libspec.Of(New(&Options{SandboxDir: t.TempDir()}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -442,6 +442,13 @@ func TestResetToolsSetsTheFinalState(t *testing.T) {
 	if !res.IsError || !strings.Contains(text, `every value must be true or false ("code" is not)`) {
 		t.Errorf("bad reset arguments: %v %s", res.IsError, text)
 	}
+	// With several wrong values, the first by name is named, every time.
+	for range 5 {
+		res, text = c.call(t, "reset_tools", map[string]any{"code": true, "e": 1, "d": "no", "c": []int{}, "b": nil, "a1": "x"})
+		if !res.IsError || !strings.Contains(text, `("a1" is not)`) {
+			t.Fatalf("bad reset arguments name another key than the first: %s", text)
+		}
+	}
 	// Off by default.
 	if got := connect(t, newGateway(t, gateway.Options{Mode: expose.Groups}, nil), "y").names(t); strings.Contains(got, "reset_tools") {
 		t.Errorf("reset_tools must be off by default: %q", got)

@@ -79,10 +79,15 @@ func (g *Gateway) Sessions() []SessionInfo {
 	return out
 }
 
-// Find ranks the catalog's tools for a query as find_tools does, for an
-// operator trying descriptions and groups: every tool that is not
-// excluded, whatever the configured mode.
-func (g *Gateway) Find(query string, limit int) (*meta.FindResult, error) {
+// Find ranks the catalog's tools for one or more phrasings of a need as
+// find_tools does (their rankings fused), for an operator trying
+// descriptions and groups: every tool that is not excluded, whatever the
+// configured mode.
+func (g *Gateway) Find(phrasings []string, limit int) (*meta.FindResult, error) {
+	var args meta.FindArgs
+	if len(phrasings) > 0 {
+		args = meta.FindArgs{Query: phrasings[0], Queries: phrasings[1:], Limit: limit}
+	}
 	st := g.cur.Load()
 	d := st.disc[expose.Search]
 	if d == nil {
@@ -104,22 +109,22 @@ func (g *Gateway) Find(query string, limit int) (*meta.FindResult, error) {
 		}
 		d = st.find
 	}
-	return d.Find(meta.FindArgs{Query: query, Limit: limit}, st.space.New().Snapshot())
+	return d.Find(args, st.space.New().Snapshot())
 }
 
 // Observers hears with every observer in it, in order.
 type Observers []Observer
 
 // ToolCalled tells every observer.
-func (os Observers) ToolCalled(tool, via, source, outcome string, took time.Duration) {
-	for _, o := range os {
+func (obs Observers) ToolCalled(tool, via, source, outcome string, took time.Duration) {
+	for _, o := range obs {
 		o.ToolCalled(tool, via, source, outcome, took)
 	}
 }
 
 // SessionStarted tells every observer.
-func (os Observers) SessionStarted(mode string) {
-	for _, o := range os {
+func (obs Observers) SessionStarted(mode string) {
+	for _, o := range obs {
 		o.SessionStarted(mode)
 	}
 }

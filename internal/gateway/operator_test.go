@@ -33,7 +33,7 @@ func TestSessionsListLiveClients(t *testing.T) {
 func TestFindWorksInEveryMode(t *testing.T) {
 	for _, m := range []expose.Mode{expose.Flat, expose.Grouped, expose.Search} {
 		g := newGateway(t, gateway.Options{Mode: m}, nil)
-		res, err := g.Find("tool a", 3)
+		res, err := g.Find([]string{"tool a"}, 3)
 		if err != nil || len(res.Tools) == 0 {
 			t.Errorf("%s: Find = %+v, %v", m, res, err)
 		}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -474,8 +476,9 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 			what := ""
 			var fields map[string]json.RawMessage
 			if json.Unmarshal(raw, &fields) == nil {
-				for name, v := range fields {
-					if s := string(v); s != "true" && s != "false" {
+				// Sorted, so that the same call always names the same key.
+				for _, name := range slices.Sorted(maps.Keys(fields)) {
+					if v := string(fields[name]); v != "true" && v != "false" {
 						what = fmt.Sprintf(" (%q is not)", name)
 						break
 					}
@@ -527,8 +530,9 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		return res, err
 	case meta.Find:
 		var args meta.FindArgs
-		if _, err := meta.DecodeArgs(n.Find, raw, &args, []meta.Param{{Name: "query", Want: "a string saying what you want to do"}, {Name: "queries", Want: "a list of phrasings"}, {Name: "limit", Want: "a whole number"}, {Name: "group", Want: "a group name"}},
-			`{"query": "create an issue", "queries": ["..."], "limit": 5}`); err != nil {
+		notes, err := meta.DecodeArgs(n.Find, raw, &args, []meta.Param{{Name: "query", Want: "a string saying what you want to do"}, {Name: "queries", Want: "a list of phrasings"}, {Name: "limit", Want: "a whole number"}, {Name: "group", Want: "a group name"}},
+			`{"query": "merge pull request github", "queries": ["land PR"], "limit": 5}`)
+		if err != nil {
 			return meta.ErrorResult(err.Error()), nil
 		}
 		s.await(ctx, nil) // a pending source's tools may be the best match
@@ -537,7 +541,7 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		if err != nil {
 			return meta.ErrorResult(err.Error()), nil
 		}
-		return meta.Result(res, false), nil
+		return withNotes(meta.Result(res, false), notes), nil
 	case meta.Describe:
 		var args meta.DescribeArgs
 		notes, err := meta.DecodeArgs(n.Describe, raw, &args, []meta.Param{{Name: "names", Want: "a list of tool names"}},

@@ -61,8 +61,9 @@ type Options struct {
 	// InitialTools renders the first tools/list of a mode (flat, groups,
 	// grouped, search), for the context each mode saves.
 	InitialTools func(mode string) ([]*mcp.Tool, error)
-	// Find ranks tools for a query as find_tools does.
-	Find func(query string, limit int) ([]FoundTool, error)
+	// Find ranks tools for one to three phrasings of a need as find_tools
+	// does, fusing their rankings.
+	Find func(phrasings []string, limit int) ([]FoundTool, error)
 }
 
 // SessionInfo is one live client session on the dashboard.

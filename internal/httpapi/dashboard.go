@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -21,6 +22,7 @@ var dashboardSource string
 var dashboardTemplate = template.Must(template.New("dashboard").Funcs(template.FuncMap{
 	"indent": func(depth int) int { return 8 + 20*depth }, // pixels
 	"join":   func(s []string) string { return strings.Join(s, ", ") },
+	"quoted": func(s []string) string { return "“" + strings.Join(s, "” and “") + "”" },
 	"pct":    func(f float64) string { return fmt.Sprintf("%.1f %%", 100*f) },
 	"bar": func(counts []int) string { // calls per minute as block characters
 		peak := 0
@@ -55,10 +57,15 @@ type dashboardData struct {
 	Activity []ToolActivity
 	Modes    []ModeCost
 	ModesErr string
-	Query    string
+	// Queries are the query box's phrasings; Boxes what its inputs show
+	// (the phrasings, and an empty box for another while there is room).
+	Queries  []string
+	Boxes    []string
 	Found    []FoundTool
 	FindErr  string
 	HasFind  bool
+	// GroupNotes say, for a group with no tools of its own, why.
+	GroupNotes map[string]string
 }
 
 // ModeCost is what the first tools/list of a mode puts in context.
@@ -79,8 +86,12 @@ const dashboardRefresh = 10
 // no loads from anywhere.
 const dashboardPolicy = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// maxQuery bounds the query box's input.
+// maxQuery bounds each of the query box's inputs.
 const maxQuery = 500
+
+// maxPhrasings is how many phrasings find_tools ranks in one call, and so
+// how many boxes the query form offers.
+const maxPhrasings = 3
 
 func (a *API) serveDashboard(w http.ResponseWriter, r *http.Request) {
 	cat, m, ok := a.measuredCatalog(w)
@@ -104,9 +115,10 @@ func (a *API) serveDashboard(w http.ResponseWriter, r *http.Request) {
 	if d.Operator {
 		a.operatorView(r, cat, &d)
 	}
-	if d.Query == "" {
+	if len(d.Queries) == 0 {
 		d.Refresh = dashboardRefresh
 	}
+	d.GroupNotes = groupNotes(cat)
 	// Render into a buffer so a template failure is a clean 500, not half
 	// a page.
 	var page bytes.Buffer
@@ -137,18 +149,56 @@ func (a *API) operatorView(r *http.Request, cat *catalog.Catalog, d *dashboardDa
 		d.Modes, d.ModesErr = a.modeCosts.get(cat, a.opts.InitialTools)
 	}
 	d.HasFind = a.opts.Find != nil
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	if len(q) > maxQuery {
-		q = q[:maxQuery]
+	// Every box sends q; blank ones are left out. More than find_tools
+	// ranks is its refusal to show.
+	for _, q := range r.URL.Query()["q"] {
+		q = strings.TrimSpace(q)
+		if len(q) > maxQuery {
+			q = q[:maxQuery]
+		}
+		if q != "" {
+			d.Queries = append(d.Queries, q)
+		}
 	}
-	d.Query = q
-	if q != "" && d.HasFind {
-		found, err := a.opts.Find(q, 10)
+	d.Boxes = slices.Clone(d.Queries)
+	for len(d.Boxes) < 2 || (len(d.Boxes) < maxPhrasings && d.Boxes[len(d.Boxes)-1] != "") {
+		d.Boxes = append(d.Boxes, "")
+	}
+	if len(d.Queries) > 0 && d.HasFind {
+		found, err := a.opts.Find(d.Queries, 10)
 		if err != nil {
 			d.FindErr = err.Error()
 		}
 		d.Found = found
 	}
+}
+
+// groupNotes says why each group without tools of its own has none: its
+// tools are in its sub-groups, its source failed or is still starting, or
+// its rules match no tool.
+func groupNotes(cat *catalog.Catalog) map[string]string {
+	notes := map[string]string{}
+	if cat == nil {
+		return notes
+	}
+	for _, g := range cat.Groups() {
+		if len(g.Tools) > 0 {
+			continue
+		}
+		var note string
+		switch failed := cat.GroupUnavailable(g.ID); {
+		case len(g.Children) > 0:
+			note = g.Default.String() + ": its tools are in its sub-groups"
+		case len(failed) > 0:
+			note = "no tools: its source " + strings.Join(failed, ", ") + " failed to start (see Sources)"
+		case cat.GroupPending(g.ID):
+			note = "no tools yet: its source is still starting"
+		default:
+			note = "no tools: its rules match none of the catalog's tools"
+		}
+		notes[string(g.ID)] = note
+	}
+	return notes
 }
 
 // modeCostCache measures the modes once per catalog.

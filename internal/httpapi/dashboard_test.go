@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 )
 
 // operatorFixture is the fixture with everything the dashboard can show.
@@ -18,6 +20,7 @@ func operatorFixture(t *testing.T, clock *time.Time, adjust func(*Options)) *fix
 			return []SessionInfo{
 				{ID: "S1", Client: "claude-code", ClientVersion: "2.1", Protocol: "2025-11-25", Mode: "groups", Enabled: []string{"code", "code.repos"}},
 				{Client: "cursor", Protocol: "2025-06-18", Mode: "search"},
+				{Client: "old-ide", Protocol: "2025-03-26", Mode: "flat"},
 			}
 		}
 		o.InitialTools = func(mode string) ([]*mcp.Tool, error) {
@@ -28,9 +31,12 @@ func operatorFixture(t *testing.T, clock *time.Time, adjust func(*Options)) *fix
 			}
 			return tools, nil
 		}
-		o.Find = func(q string, limit int) ([]FoundTool, error) {
-			if q == "nothing" {
+		o.Find = func(phrasings []string, limit int) ([]FoundTool, error) {
+			if strings.Join(phrasings, "|") == "nothing" {
 				return nil, nil
+			}
+			if len(phrasings) > 1 && phrasings[1] == "fused" {
+				return []FoundTool{{Name: "fused_" + strings.Join(phrasings, "_"), Score: 3}}, nil
 			}
 			return []FoundTool{{Name: "create_issue", Group: "code", Description: "Open an <issue>", Score: 2.5}, {Name: "list_issues", Score: 1}}, nil
 		}
@@ -59,7 +65,7 @@ func TestDashboardIsTheOperatorsPage(t *testing.T) {
 		// sources with state and restarts; a healthy one shows no problem
 		`<th class="num">restarts</th>`,
 		// sessions with client, protocol, mode and enabled groups
-		"claude-code", "2025-11-25", "code, code.repos", "cursor", "all reachable through call_tool",
+		"claude-code", "2025-11-25", "code, code.repos", "cursor", "all reachable through call_tool", "old-ide", "all listed",
 		// context per mode
 		`<td>search</td><td class="num">1</td>`,
 		// the query box
@@ -70,6 +76,10 @@ func TestDashboardIsTheOperatorsPage(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the dashboard lacks %q", want)
 		}
+	}
+	// Only the search session has call_tool.
+	if n := strings.Count(page, "all reachable through call_tool"); n != 1 {
+		t.Errorf("%d sessions are said to reach tools through call_tool, want the search one only", n)
 	}
 	// Only create_issue's last call (8 minutes old) is in the window.
 	if !strings.Contains(page, "<code>create_issue</code>") {
@@ -101,6 +111,65 @@ func TestDashboardIsTheOperatorsPage(t *testing.T) {
 	}
 	if page := f.do(t, "GET", "/?q=nothing", nil).Body.String(); !strings.Contains(page, "Nothing matched") {
 		t.Error("an empty ranking must say so")
+	}
+}
+
+// TestDashboardRanksSeveralPhrasings: the query box takes several
+// phrasings (q repeated, one per box), ranks them in one fused call, shows
+// them back and offers a box for another while find_tools has room.
+func TestDashboardRanksSeveralPhrasings(t *testing.T) {
+	clock := time.Now()
+	f := operatorFixture(t, &clock, nil)
+	boxes := func(page string) int { return strings.Count(page, `<input type="search" name="q"`) }
+	if page := f.do(t, "GET", "/", nil).Body.String(); boxes(page) != 2 {
+		t.Errorf("an empty query box has %d inputs, want 2 (a query and another wording)", boxes(page))
+	}
+	page := f.do(t, "GET", "/?q=open+issue&q=fused&q=", nil).Body.String()
+	for _, want := range []string{`value="open issue"`, `value="fused"`, "<code>fused_open issue_fused</code>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("two phrasings: the page lacks %q", want)
+		}
+	}
+	if boxes(page) != 3 {
+		t.Errorf("two phrasings show %d inputs, want 3 (room for a third)", boxes(page))
+	}
+	if page := f.do(t, "GET", "/?q=a&q=b&q=c", nil).Body.String(); boxes(page) != 3 {
+		t.Errorf("three phrasings show %d inputs, want 3 (find_tools ranks no more)", boxes(page))
+	}
+}
+
+// TestDashboardSaysWhyAGroupHasNoTools: a parent group's tools are in its
+// sub-groups; an empty group is explained by its source's state or by its
+// rules, never all alike as a source that is not ready.
+func TestDashboardSaysWhyAGroupHasNoTools(t *testing.T) {
+	f := newFixture(t, nil)
+	f.cat.Store(catalogtest.Build(t, catalog.Spec{
+		Tools:              []*catalog.Tool{catalogtest.Tool("a")},
+		PendingSources:     []string{"slow"},
+		UnavailableSources: map[string]string{"gone": "exited"},
+		Groups: []catalog.GroupSpec{
+			{ID: "kb"}, {ID: "kb.notes", Parent: "kb", Members: catalog.Members{Tools: []catalog.ToolID{"a"}}},
+			{ID: "gone", Members: catalog.Members{Sources: []string{"gone"}}},
+			{ID: "slow", Members: catalog.Members{Sources: []string{"slow"}}},
+			{ID: "nomatch", Members: catalog.Members{Globs: []string{"zz*"}}},
+		},
+	}))
+	page := f.do(t, "GET", "/", nil).Body.String()
+	for group, want := range map[string]string{
+		"kb":       "available: its tools are in its sub-groups",
+		"kb.notes": "<td>available</td>",
+		"gone":     "no tools: its source gone failed to start",
+		"slow":     "no tools yet: its source is still starting",
+		"nomatch":  "no tools: its rules match none of the catalog",
+	} {
+		_, row, _ := strings.Cut(page, `?group=`+group+`">`)
+		row, _, _ = strings.Cut(row, "</tr>")
+		if !strings.Contains(row, want) {
+			t.Errorf("group %s: row %q lacks %q", group, row, want)
+		}
+	}
+	if strings.Contains(page, "its source is not ready") {
+		t.Error("the old blanket wording is still shown")
 	}
 }
 

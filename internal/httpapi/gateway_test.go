@@ -13,13 +13,14 @@ import (
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/httpapi"
+	"github.com/toolfold/toolfold/internal/libspec"
 	"github.com/toolfold/toolfold/internal/view"
 )
 
 // TestWithTheGateway mounts the API over the real gateway serving the
 // built-in demo catalog, wired as cmd/toolfold wires it.
 func TestWithTheGateway(t *testing.T) {
-	spec, err := demo.New(nil).Spec()
+	spec, err := libspec.Of(demo.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

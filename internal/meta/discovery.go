@@ -89,10 +89,11 @@ func prefixOf(t *catalog.Tool) string {
 type FindArgs struct {
 	Query string `json:"query"`
 	// Queries are other phrasings of the same need, ranked with Query in
-	// one call (search.MaxPhrasings in all).
-	Queries []string `json:"queries,omitempty"`
-	Limit   int      `json:"limit,omitempty"`
-	Group   string   `json:"group,omitempty"`
+	// one call (search.MaxPhrasings in all); one string is read as a list
+	// of one, as groups and names are.
+	Queries StringList `json:"queries,omitempty"`
+	Limit   int        `json:"limit,omitempty"`
+	Group   string     `json:"group,omitempty"`
 }
 
 // phrasings are the call's distinct non-blank phrasings, Query first.
@@ -247,7 +248,7 @@ func didYouMean(name string, candidates []string) string {
 	return ""
 }
 
-var findSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Operation, object, product if known."},"queries":{"type":"array","items":{"type":"string"},"maxItems":3,"description":"Other wordings; query counts most."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"How many tools to return (default 5)."},"group":{"type":"string","description":"Search only this group and the groups inside it."}},"required":["query"]}`)
+var findSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Operation, object, product if known."},"queries":{"type":"array","items":{"type":"string"},"maxItems":2,"description":"Up to 2 other wordings; query counts most."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"How many tools to return (default 5)."},"group":{"type":"string","description":"Search only this group and the groups inside it."}},"required":["query"]}`)
 
 var describeSchema = json.RawMessage(`{"type":"object","properties":{"names":{"type":"array","items":{"type":"string"},"description":"Tool names as find_tools returned them."}},"required":["names"]}`)
 

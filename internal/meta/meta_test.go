@@ -12,6 +12,7 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/meta"
+	"github.com/toolfold/toolfold/internal/search"
 	"github.com/toolfold/toolfold/internal/view"
 )
 
@@ -200,5 +201,34 @@ func TestFindSeveralPhrasings(t *testing.T) {
 	}
 	if a, b := fmt.Sprint(alone.Tools), fmt.Sprint(twice.Tools); a != b {
 		t.Errorf("a repeated phrasing changed the result:\n%s\n%s", a, b)
+	}
+}
+
+// TestFindSchemaAdmitsWhatFindAccepts keeps find_tools' schema and Find in
+// step: every call the schema admits (query plus the most queries) is
+// ranked, and the description says how many queries it takes.
+func TestFindSchemaAdmitsWhatFindAccepts(t *testing.T) {
+	var schema struct {
+		Properties struct {
+			Queries struct {
+				MaxItems    int    `json:"maxItems"`
+				Description string `json:"description"`
+			} `json:"queries"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(meta.FindTool(meta.DefaultNames()).InputSchema.(json.RawMessage), &schema); err != nil {
+		t.Fatal(err)
+	}
+	q := schema.Properties.Queries
+	if q.MaxItems+1 != search.MaxPhrasings {
+		t.Errorf("queries admits %d items beside query, but find_tools ranks %d phrasings in all", q.MaxItems, search.MaxPhrasings)
+	}
+	if !strings.Contains(q.Description, fmt.Sprint(q.MaxItems)) {
+		t.Errorf("queries' description %q does not say it takes up to %d", q.Description, q.MaxItems)
+	}
+	d, v := phrasingsCatalog(t)
+	queries := []string{"delete file", "list issues", "create issue", "read file"}[:q.MaxItems]
+	if _, err := d.Find(meta.FindArgs{Query: "merge pull request", Queries: queries}, v.Snapshot()); err != nil {
+		t.Errorf("a call the schema admits is refused: %v", err)
 	}
 }
