@@ -30,6 +30,9 @@ type extCatalog struct {
 	names  map[catalog.GroupID]string
 	byName map[string]*catalog.Group
 	top    map[string]bool // wire names listed at top level
+	// sources are the sources whose prompts and resources each group
+	// carries (see scopeSources).
+	sources map[catalog.GroupID][]string
 }
 
 func newExtCatalog(e *expose.Exposure) (*extCatalog, error) {
@@ -44,9 +47,11 @@ func newExtCatalog(e *expose.Exposure) (*extCatalog, error) {
 		x.names[g.ID] = n
 		x.byName[n] = g
 	}
-	for _, w := range e.Listed(e.Space().New().Snapshot()) {
+	listed := e.Listed(e.Space().New().Snapshot())
+	for _, w := range listed {
 		x.top[w.Name] = true
 	}
+	x.sources = scopeSources(e, listed)
 	return x, nil
 }
 
@@ -161,6 +166,7 @@ func (s *session) serveGroupsExtension() {
 			}
 			return nil, &jsonrpc.Error{Code: groupsext.CodeNotFound, Message: msg + "; groups/list lists the top-level groups, groups/get of a group lists its children"}
 		}
+		g.withScopedExtras(ctx, x, p.Name, res)
 		return res, nil
 	}
 	if err := mcp.AddReceivingCustomMethod(s.server, groupsext.MethodList, list); err != nil {
