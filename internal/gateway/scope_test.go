@@ -4,11 +4,13 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/groupsext"
 	"github.com/toolfold/toolfold/internal/view"
 )
 
@@ -58,9 +60,14 @@ func (x *sourcedExtras) ListResources(ctx context.Context) ([]*mcp.Resource, err
 //	eps (enabled)    eps__1              (source eps, top level)
 //	both             alpha__1, alpha__2  (a second group taking alpha whole)
 //
-// and the source "solo" has prompts but no tools.
-func sourcedCatalog(t *testing.T) *catalog.Catalog {
+// and the source "solo" has prompts but no tools. With betaWhole, beta__2
+// joins beta, which then takes its source whole.
+func sourcedCatalog(t *testing.T, betaWhole bool) *catalog.Catalog {
 	t.Helper()
+	beta := []catalog.ToolID{"beta__1"}
+	if betaWhole {
+		beta = append(beta, "beta__2")
+	}
 	var tools []*catalog.Tool
 	for _, id := range []string{"alpha__1", "alpha__2", "beta__1", "beta__2", "delta__1", "gamma__1", "gamma__2", "eps__1"} {
 		tl := catalogtest.Tool(id)
@@ -72,7 +79,7 @@ func sourcedCatalog(t *testing.T) *catalog.Catalog {
 		Groups: []catalog.GroupSpec{
 			{ID: "alpha", Description: "Alpha", Members: catalog.Members{Tools: []catalog.ToolID{"alpha__1"}}},
 			{ID: "alpha.sub", Parent: "alpha", Description: "Alpha's second", Members: catalog.Members{Tools: []catalog.ToolID{"alpha__2"}}},
-			{ID: "beta", Description: "Beta", Members: catalog.Members{Tools: []catalog.ToolID{"beta__1"}}},
+			{ID: "beta", Description: "Beta", Members: catalog.Members{Tools: beta}},
 			{ID: "gamma", Description: "Gamma", Members: catalog.Members{Tools: []catalog.ToolID{"delta__1"}}},
 			{ID: "gamma.one", Parent: "gamma", Description: "Gamma one", Members: catalog.Members{Sources: []string{"gamma"}}},
 			{ID: "eps", Description: "Eps", Default: catalog.Enabled, Members: catalog.Members{Sources: []string{"eps"}}},
@@ -83,11 +90,11 @@ func sourcedCatalog(t *testing.T) *catalog.Catalog {
 
 func sourcedGateway(t *testing.T, x gateway.Extras) *gateway.Gateway {
 	t.Helper()
-	space, err := view.NewSpace(sourcedCatalog(t), nil)
+	space, err := view.NewSpace(sourcedCatalog(t, false), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := gateway.New(space, &gateway.Options{Extras: x})
+	g, err := gateway.New(space, &gateway.Options{Extras: x, ExtrasListChanged: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,5 +187,46 @@ func TestGroupsExtensionWithoutSourceListing(t *testing.T) {
 	}
 	if got := promptNames(t, c.ClientSession); got != "alpha-p,gamma-p" {
 		t.Errorf("prompts/list = %q", got)
+	}
+}
+
+// A catalog update that moves a source's prompts into a group tells the
+// clients their prompt and resource lists changed, and the client of the
+// extension lists them no more.
+func TestScopedPromptsMoveWithTheCatalog(t *testing.T) {
+	g := sourcedGateway(t, &sourcedExtras{sources: []string{"alpha", "beta", "solo"}})
+	l := &listener{}
+	opts := listenerOptions(l)
+	opts.Capabilities = &mcp.ClientCapabilities{Extensions: map[string]any{groupsext.ID: map[string]any{}}}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := g.ServerFor(gateway.ClientInfo{Name: "ext", ProtocolVersion: "2025-11-25", Extension: true}).Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	l.cs, err = mcp.NewClient(&mcp.Implementation{Name: "ext"}, opts).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.cs.Close() })
+	if got := promptNames(t, l.cs); got != "beta-p,solo-p" {
+		t.Fatalf("prompts/list = %q", got)
+	}
+	space, err := view.NewSpace(sourcedCatalog(t, true), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Update(space); err != nil {
+		t.Fatal(err)
+	}
+	for what, ch := range map[string]chan struct{}{"prompts": l.prompts, "resources": l.resources} {
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %s list_changed after beta's prompts moved into its group", what)
+		}
+	}
+	if got := promptNames(t, l.cs); got != "solo-p" {
+		t.Errorf("prompts/list after the update = %q, want solo-p", got)
 	}
 }
