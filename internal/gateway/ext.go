@@ -24,7 +24,8 @@ import (
 // is scoped, in the contents of the groups that hold it directly. A group
 // enabled by default is still a group, with its instructions and children,
 // but its tools are top-level, so its contents leave them out: a tool is in
-// one place only.
+// one place only. Prompts and resources are placed by source (see
+// scopeSources).
 type extCatalog struct {
 	expo   *expose.Exposure
 	names  map[catalog.GroupID]string
@@ -198,7 +199,9 @@ func (g *Gateway) ExtensionTools() []*mcp.Tool {
 // pages together.
 func (g *Gateway) GroupsList() []groupsext.Group { return g.cur.Load().ext.roots() }
 
-// GroupsGet is what groups/get answers now for a group's extension name.
+// GroupsGet is what groups/get answers now for a group's extension name,
+// without the prompts and resources of its sources (listing them needs the
+// sources running; see withScopedExtras).
 func (g *Gateway) GroupsGet(name string) (*groupsext.GetResult, bool) {
 	return g.cur.Load().ext.get(name)
 }
