@@ -128,6 +128,7 @@ func TestGroupsExtensionReachesEveryToolOfRealServers(t *testing.T) {
 				t.Errorf("tools/list = %q: every tool of the config is in a group", got)
 			}
 			w := walkGroups(t, s)
+			t.Logf("groups fetched: %v; tools reached: %d", w.groups, len(w.tools))
 			reached := slices.Sorted(func(yield func(string) bool) {
 				for name := range w.tools {
 					if !yield(name) {
@@ -186,6 +187,7 @@ func TestGroupsExtensionCarriesUpstreamPrompts(t *testing.T) {
 				}
 				s := extGoSession(t, b, protocol, "some-agent", true, "--config", path)
 				w := walkGroups(t, s)
+				t.Logf("prompts carried: %v; resources carried: %v", w.prompts, w.resources)
 				if len(w.prompts) == 0 || len(w.resources) == 0 {
 					t.Fatalf("no group carried prompts (%v) or resources (%v)", w.prompts, w.resources)
 				}
