@@ -12,7 +12,10 @@ import (
 	"github.com/toolfold/toolfold/internal/upstream"
 )
 
-var _ gateway.Extras = (*Upstreams)(nil)
+var (
+	_ gateway.Extras        = (*Upstreams)(nil)
+	_ gateway.SourceListing = (*Upstreams)(nil)
+)
 
 // offers reports whether a server is known to offer a feature, from its
 // live or cached capabilities: listing prompts starts the servers that have
@@ -77,7 +80,13 @@ func (r *routes) forget(server string, prompts, resources bool) {
 // ListPrompts lists the prompts of every server that has any, named like
 // its tools ("github__review").
 func (u *Upstreams) ListPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
-	return gather(ctx, u, hasPrompts, u.Manager.ListPrompts, func(s upstreamServer, prompts []*mcp.Prompt) []*mcp.Prompt {
+	return u.ListPromptsOf(ctx, nil)
+}
+
+// ListPromptsOf is ListPrompts of the servers for which from reports true
+// (nil: all), for the groups that scope a server's prompts.
+func (u *Upstreams) ListPromptsOf(ctx context.Context, from func(server string) bool) ([]*mcp.Prompt, error) {
+	return gather(ctx, u, from, hasPrompts, u.Manager.ListPrompts, func(s upstreamServer, prompts []*mcp.Prompt) []*mcp.Prompt {
 		out := make([]*mcp.Prompt, len(prompts))
 		u.routes.set(func() {
 			for i, p := range prompts {
@@ -95,17 +104,18 @@ func hasPrompts(c *mcp.ServerCapabilities) bool   { return c.Prompts != nil }
 func hasResources(c *mcp.ServerCapabilities) bool { return c.Resources != nil }
 func hasLogging(c *mcp.ServerCapabilities) bool   { return c.Logging != nil }
 
-// gather asks every server that offers a feature for its list and keeps
-// what keep makes of each (routes recorded, names qualified).
-func gather[T any](ctx context.Context, u *Upstreams, offered func(*mcp.ServerCapabilities) bool,
+// gather asks every server that offers a feature (of those for which from
+// reports true; nil means all) for its list and keeps what keep makes of
+// each (routes recorded, names qualified).
+func gather[T any](ctx context.Context, u *Upstreams, from func(string) bool, offered func(*mcp.ServerCapabilities) bool,
 	list func(context.Context, string) ([]T, error), keep func(upstreamServer, []T) []T) ([]T, error) {
 	var out []T
 	var errs []error
 	// Whether a server still starting offers the feature is known once it
 	// has started.
-	u.awaitPending(ctx)
+	u.awaitPending(ctx, from)
 	for _, s := range u.servers {
-		if !u.offers(s.key, offered) {
+		if (from != nil && !from(s.key)) || !u.offers(s.key, offered) {
 			continue
 		}
 		items, err := list(ctx, s.key)
@@ -171,7 +181,13 @@ func askVia(ctx context.Context) *upstream.CallOptions {
 // ListResources lists the resources of every server that has any. URIs
 // are kept as the servers gave them: they are addresses, not names.
 func (u *Upstreams) ListResources(ctx context.Context) ([]*mcp.Resource, error) {
-	return gather(ctx, u, hasResources, u.Manager.ListResources, func(s upstreamServer, resources []*mcp.Resource) []*mcp.Resource {
+	return u.ListResourcesOf(ctx, nil)
+}
+
+// ListResourcesOf is ListResources of the servers for which from reports
+// true (nil: all).
+func (u *Upstreams) ListResourcesOf(ctx context.Context, from func(server string) bool) ([]*mcp.Resource, error) {
+	return gather(ctx, u, from, hasResources, u.Manager.ListResources, func(s upstreamServer, resources []*mcp.Resource) []*mcp.Resource {
 		u.routes.set(func() {
 			for _, r := range resources {
 				if _, taken := u.routes.resources[r.URI]; !taken {
@@ -185,7 +201,7 @@ func (u *Upstreams) ListResources(ctx context.Context) ([]*mcp.Resource, error) 
 
 // ListResourceTemplates lists every server's resource templates.
 func (u *Upstreams) ListResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplate, error) {
-	return gather(ctx, u, hasResources, u.Manager.ListResourceTemplates, func(s upstreamServer, templates []*mcp.ResourceTemplate) []*mcp.ResourceTemplate {
+	return gather(ctx, u, nil, hasResources, u.Manager.ListResourceTemplates, func(s upstreamServer, templates []*mcp.ResourceTemplate) []*mcp.ResourceTemplate {
 		u.routes.set(func() {
 			for _, t := range templates {
 				if _, taken := u.routes.templates[t.URITemplate]; !taken {
@@ -208,7 +224,7 @@ func (u *Upstreams) ReadResource(ctx context.Context, params *mcp.ReadResourcePa
 		return u.Manager.ReadResource(ctx, server, &p, opts)
 	}
 	var errs []error
-	u.awaitPending(ctx)
+	u.awaitPending(ctx, nil)
 	for _, s := range u.servers {
 		if !u.offers(s.key, hasResources) {
 			continue

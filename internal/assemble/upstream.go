@@ -352,9 +352,13 @@ func (u *Upstreams) unavailable() map[string]string {
 
 // awaitPending waits, at most the start wait, for the servers still
 // starting to settle: their capabilities, and so whether they have prompts
-// or resources, are known only then.
-func (u *Upstreams) awaitPending(ctx context.Context) {
+// or resources, are known only then. Only the servers for which of reports
+// true are waited for; nil means all.
+func (u *Upstreams) awaitPending(ctx context.Context, of func(server string) bool) {
 	pending := u.pending()
+	if of != nil {
+		pending = slices.DeleteFunc(pending, func(key string) bool { return !of(key) })
+	}
 	if len(pending) == 0 {
 		return
 	}

@@ -61,7 +61,10 @@
 // # Prompts and resources
 //
 // Prompts, resources and completion are answered from Extras by a
-// middleware, the same for every client, and never cached. When the
+// middleware, the same for every client, and never cached; except that
+// Extras that list by source (SourceListing) let the groups extension
+// scope a source's prompts and resources to the group that takes its tools
+// whole, like scoped tools (scope.go). When the
 // sources' lists change, PromptsChanged and ResourcesChanged tell every
 // server (shared, per-view and group endpoints) after a short coalescing
 // delay. The SDK has no call that sends list_changed on its own; it sends

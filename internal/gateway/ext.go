@@ -24,12 +24,16 @@ import (
 // is scoped, in the contents of the groups that hold it directly. A group
 // enabled by default is still a group, with its instructions and children,
 // but its tools are top-level, so its contents leave them out: a tool is in
-// one place only.
+// one place only. Prompts and resources are placed by source (see
+// scopeSources).
 type extCatalog struct {
 	expo   *expose.Exposure
 	names  map[catalog.GroupID]string
 	byName map[string]*catalog.Group
 	top    map[string]bool // wire names listed at top level
+	// sources are the sources whose prompts and resources each group
+	// carries (see scopeSources).
+	sources map[catalog.GroupID][]string
 }
 
 func newExtCatalog(e *expose.Exposure) (*extCatalog, error) {
@@ -44,9 +48,11 @@ func newExtCatalog(e *expose.Exposure) (*extCatalog, error) {
 		x.names[g.ID] = n
 		x.byName[n] = g
 	}
-	for _, w := range e.Listed(e.Space().New().Snapshot()) {
+	listed := e.Listed(e.Space().New().Snapshot())
+	for _, w := range listed {
 		x.top[w.Name] = true
 	}
+	x.sources = scopeSources(e, listed)
 	return x, nil
 }
 
@@ -161,6 +167,7 @@ func (s *session) serveGroupsExtension() {
 			}
 			return nil, &jsonrpc.Error{Code: groupsext.CodeNotFound, Message: msg + "; groups/list lists the top-level groups, groups/get of a group lists its children"}
 		}
+		g.withScopedExtras(ctx, x, p.Name, res)
 		return res, nil
 	}
 	if err := mcp.AddReceivingCustomMethod(s.server, groupsext.MethodList, list); err != nil {
@@ -192,7 +199,9 @@ func (g *Gateway) ExtensionTools() []*mcp.Tool {
 // pages together.
 func (g *Gateway) GroupsList() []groupsext.Group { return g.cur.Load().ext.roots() }
 
-// GroupsGet is what groups/get answers now for a group's extension name.
+// GroupsGet is what groups/get answers now for a group's extension name,
+// without the prompts and resources of its sources (listing them needs the
+// sources running; see withScopedExtras).
 func (g *Gateway) GroupsGet(name string) (*groupsext.GetResult, bool) {
 	return g.cur.Load().ext.get(name)
 }

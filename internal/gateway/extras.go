@@ -31,7 +31,7 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "prompts/list":
-			prompts, err := x.ListPrompts(ctx)
+			prompts, err := g.listPrompts(ctx, req)
 			if err != nil {
 				return nil, err
 			}
@@ -47,7 +47,7 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				})
 			}
 		case "resources/list":
-			resources, err := x.ListResources(ctx)
+			resources, err := g.listResources(ctx, req)
 			if err != nil {
 				return nil, err
 			}

@@ -266,7 +266,7 @@ func (g *Gateway) Update(space *view.Space) error {
 	if err != nil {
 		return err
 	}
-	g.cur.Store(st)
+	prev := g.cur.Swap(st)
 	for _, s := range g.shared {
 		s.migrate(st)
 	}
@@ -287,6 +287,7 @@ func (g *Gateway) Update(space *view.Space) error {
 	g.perRequest.migrate(st)
 	g.updateGroups()
 	g.announceUpdate()
+	g.announceMovedExtras(prev, st)
 	return nil
 }
 
