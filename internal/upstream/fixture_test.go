@@ -60,6 +60,12 @@ func runFixture(mode string) int {
 		fmt.Println("Fixture MCP server v1.0 running on stdio")
 		fmt.Println()
 		fmt.Println("  * ready *")
+		// Lines that start like JSON and are not JSON-RPC: dotenv's,
+		// a logger's, Python's repr of a dict, a JSON log line.
+		fmt.Println("[dotenv@17.2.1] injecting env (0) from .env")
+		fmt.Println("[INFO] listening on stdio")
+		fmt.Println("{'ok': 1}")
+		fmt.Println(`{"level":"info","msg":"started"}`)
 	}
 	srv := newFixtureServer()
 	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
