@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
 )
@@ -35,6 +36,7 @@ func TestMain(m *testing.M) {
 //	fail-start  print a reason on stderr and exit 3 before answering anything
 //	slow-start  sleep FIXTURE_DELAY (a Go duration), then serve
 //	banner      print lines that are not JSON on stdout, then serve
+//	refuse-init answer the handshake with an error quoting FIXTURE_TOKEN
 //
 // FIXTURE_START_LOG, when set, gets one line per process start, so a test can
 // tell whether the server was spawned. FIXTURE_EVENT_LOG gets "cancelled <tool>"
@@ -68,6 +70,16 @@ func runFixture(mode string) int {
 		fmt.Println(`{"level":"info","msg":"started"}`)
 	}
 	srv := newFixtureServer()
+	if mode == "refuse-init" {
+		srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "initialize" || method == "server/discover" { // either handshake
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the token " + os.Getenv("FIXTURE_TOKEN") + " is revoked"}
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
 	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
 		return 1
@@ -117,6 +129,9 @@ func newFixtureServer() *mcp.Server {
 		res := textResult(strconv.FormatFloat(sum, 'f', -1, 64))
 		res.StructuredContent = map[string]any{"sum": sum}
 		return res, nil
+	})
+	tool("reject", "Refuses the call with a JSON-RPC error quoting FIXTURE_TOKEN", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the token " + os.Getenv("FIXTURE_TOKEN") + " may not call this"}
 	})
 	tool("pid", "Returns the process id", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return textResult(strconv.Itoa(os.Getpid())), nil

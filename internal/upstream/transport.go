@@ -148,15 +148,19 @@ func (h *headerTransport) lastHTTPError() string {
 }
 
 // secretsOf gathers what a server's config holds secret: env and header
-// values, the URL's password and query values. (Not its args: they are
-// mostly paths and names, which masking would garble; a token belongs in
-// env.)
+// values, the URL's userinfo and query, and every value a ${VAR} reference
+// put anywhere in its entry (a URL's path, args). (Not literal args: they
+// are mostly paths and names, which masking would garble; a token belongs
+// in env or comes from ${VAR}.)
 func secretsOf(cfg config.ServerConfig) *redact.Secrets {
 	s := &redact.Secrets{}
 	for _, v := range cfg.Env {
 		s.Add(v)
 	}
 	for _, v := range cfg.Headers {
+		s.Add(v)
+	}
+	for _, v := range cfg.Expanded {
 		s.Add(v)
 	}
 	s.AddURL(cfg.URL)
