@@ -33,7 +33,8 @@ func TestMain(m *testing.M) {
 // runFixture is the fixture server. Modes:
 //
 //	serve       serve the fixture tools
-//	fail-start  print a reason on stderr and exit 3 before answering anything
+//	fail-start  print a reason on stderr (quoting FIXTURE_TOKEN if set) and
+//	            exit 3 before answering anything
 //	slow-start  sleep FIXTURE_DELAY (a Go duration), then serve
 //	banner      print lines that are not JSON on stdout, then serve
 //	refuse-init answer the handshake with an error quoting FIXTURE_TOKEN
@@ -52,6 +53,10 @@ func runFixture(mode string) int {
 	fmt.Fprintln(os.Stderr, "fixture: starting in mode", mode)
 	switch mode {
 	case "fail-start":
+		if tok := os.Getenv("FIXTURE_TOKEN"); tok != "" {
+			fmt.Fprintf(os.Stderr, "fatal: the API key %s was rejected\n", tok)
+			return 3
+		}
 		fmt.Fprintln(os.Stderr, "fatal: the API key FIXTURE_TOKEN is not set")
 		return 3
 	case "slow-start":

@@ -73,3 +73,54 @@ func TestServerErrorsMaskTheirSecrets(t *testing.T) {
 		}
 	}
 }
+
+// Only what is secret is masked: header values, what ${VAR} put into the
+// entry, and literal env values whose names say so. A literal setting
+// ("mode": "banner", "NODE_ENV": "production", a directory) stays readable.
+func TestSecretsOfMasksSecretsOnly(t *testing.T) {
+	cfg := config.ServerConfig{
+		URL: "https://h.example/mcp",
+		Env: config.SecretMap{
+			"MODE": "banner", "NODE_ENV": "production", "DATA_DIR": "/var/lib/notes",
+			"API_KEY": "literal-key-1", "github_token": "ghp_literal2", "DB_PASSWORD": "hunter22",
+			"CLIENT_SECRET": "client-secret-3", "Auth": "auth-value-4", "AWS_CREDENTIALS": "cred-value-5",
+			"FROM_ENV": "expanded-value-6",
+		},
+		Headers: config.SecretMap{"X-Custom": "header-value-7"},
+		// FROM_ENV's value came from ${VAR}; HOME's went into a path.
+		Expanded: config.SecretMap{"ANY": "expanded-value-6", "HOME": "/home/alice"},
+	}
+	s := secretsOf(cfg)
+	for _, secret := range []string{"literal-key-1", "ghp_literal2", "hunter22", "client-secret-3", "auth-value-4", "cred-value-5", "expanded-value-6", "header-value-7"} {
+		if got := s.String("the server said " + secret + "."); got != "the server said ***." {
+			t.Errorf("%s is not masked: %q", secret, got)
+		}
+	}
+	for _, setting := range []string{"banner", "production", "/var/lib/notes", "/home/alice/notes"} {
+		if got := s.String("fixture: starting in mode " + setting); got != "fixture: starting in mode "+setting {
+			t.Errorf("the setting %s is masked: %q", setting, got)
+		}
+	}
+}
+
+// A server's stderr, quoted in its error and status, keeps its settings
+// readable and its secrets masked.
+func TestStderrKeepsSettingsAndMasksSecrets(t *testing.T) {
+	const token = "literal-token-77"
+	m := newTestManager(t, map[string]config.ServerConfig{
+		"failing": fixture(t, "fail-start", map[string]string{"FIXTURE_TOKEN": token}),
+	}, nil)
+	if _, err := call(t, m, "failing", "add", nil); err == nil {
+		t.Fatal("the call succeeded")
+	}
+	st := statusOf(m, "failing")
+	if !strings.Contains(st.StderrTail, "fixture: starting in mode fail-start") {
+		t.Errorf("the stderr tail masks a setting:\n%s", st.StderrTail)
+	}
+	if !strings.Contains(st.Error, "fatal: the API key *** was rejected") {
+		t.Errorf("the error does not quote the reason: %s", st.Error)
+	}
+	if strings.Contains(st.Error+st.StderrTail, token) {
+		t.Errorf("the status shows the token: %+v", st)
+	}
+}
