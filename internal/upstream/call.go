@@ -241,6 +241,12 @@ func (s *server) requestError(parent, callCtx context.Context, c *connection, wh
 	if errors.As(err, &rpcErr) {
 		return s.errorf(nil, err, "upstream %q answered %s with an error: %s", s.name, what, rpcErr.Message)
 	}
+	if sessionLost(err) {
+		// The request was refused unread; the caller retries it on a new
+		// session, which it must get whatever the watcher is doing.
+		s.dropLostSession(c)
+		return s.errorf(ErrExited, err, "upstream %q forgot toolfold's session during %s (it answered 404 session not found, as after a restart)", s.name, what)
+	}
 	// Anything else means the connection broke. Wait for the watcher to reap
 	// the process so the error can say how it ended and what it last said.
 	t := time.NewTimer(endGrace)

@@ -735,6 +735,9 @@ func (c *connection) watch() {
 		}
 		c.endVerb, c.endDetail = "lost its connection", detail
 	}
+	if hook := c.s.m.connectionEnding; hook != nil {
+		hook(c.s.name)
+	}
 	// The server learns first, so that whoever wakes on ended finds the
 	// restart already armed and the reason recorded.
 	c.s.connectionEnded(c)
@@ -794,6 +797,27 @@ func (s *server) connectionEnded(c *connection) {
 	s.lastErr = s.errorf(ErrExited, nil, "upstream %q %s (%s)%s; it will be restarted on the next call", s.name, c.endVerb, c.endDetail, c.stderrSuffix())
 	s.setState(StateRestarting)
 	s.log.Warn("upstream exited", "how", c.endVerb, "detail", c.endDetail, "restart_after", delay)
+}
+
+// dropLostSession lets go of a connection whose remote server forgot
+// toolfold's session (a request on it was answered 404), at once: the
+// caller retries on a new session, and must not meet this dead connection
+// again while its watcher is still winding it down.
+func (s *server) dropLostSession(c *connection) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != c {
+		return // already let go of
+	}
+	s.conn = nil
+	if c.idleTimer != nil {
+		c.idleTimer.Stop()
+	}
+	// Not a failure: the server is up, and the next need makes a new
+	// session at once.
+	s.lastErr = s.errorf(ErrExited, nil, "upstream %q forgot toolfold's session (it answered 404 session not found, as after a restart); a new session is made on the next call", s.name)
+	s.setState(StateRestarting)
+	s.log.Info("upstream forgot the session")
 }
 
 // close stops the server for good (Manager.Close).
