@@ -141,14 +141,16 @@ func (s *session) refreshes(req mcp.Request) bool {
 
 // sourcesNote explains, after an answer that lacks the tool name, which
 // sources' tools are not known: those that failed to start (with why) and
-// those still starting after the wait. When the name starts with the name
-// of failed sources (their default prefix), only those are named.
+// those still starting after the wait. When the name is a failed source's
+// (by its prefix, as the catalog knows it), only that one is named.
 func sourcesNote(cat *catalog.Catalog, name string, waited time.Duration) string {
 	var b strings.Builder
 	failed := cat.Unavailable()
 	sources := slices.Sorted(maps.Keys(failed))
-	if mine := slices.DeleteFunc(slices.Clone(sources), func(src string) bool { return !strings.HasPrefix(name, src) }); len(mine) > 0 {
-		sources = mine
+	if src, ok := cat.SourceOf(name); ok {
+		if _, bad := failed[src]; bad {
+			sources = []string{src}
+		}
 	}
 	for _, src := range sources {
 		fmt.Fprintf(&b, " The MCP server %q failed to start, so its tools are missing: %s.", src, strings.TrimSuffix(failed[src], "."))
