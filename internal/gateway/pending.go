@@ -60,6 +60,9 @@ func (s *session) await(ctx context.Context, ready func(*expose.Exposure) bool) 
 			return expo
 		}
 		if deadline == nil {
+			// One line per waiting request, so an operator (and a test)
+			// can see that a request is held for a server still starting.
+			s.g.log.Debug("a request waits for servers still starting", "pending", expo.Catalog().Pending(), "at_most", s.g.startWait())
 			if hook := s.g.waitHook; hook != nil {
 				hook()
 			}
