@@ -253,3 +253,25 @@ func TestPendingSourceFailureNamesTheSourceByItsPrefix(t *testing.T) {
 		})
 	}
 }
+
+// The first tools/list of a client that would not refresh waits for a
+// source still starting at most MaxListWait, even when the start wait is
+// longer: clients give up on a request sooner. Calls still wait the whole
+// start wait.
+func TestPendingSourceListWaitIsCapped(t *testing.T) {
+	g, waits := pendingGateway(t, gateway.Options{Mode: expose.Flat, StartWait: time.Hour})
+	gateway.SetMaxListWait(g, time.Millisecond)
+	c := connect(t, g, "other")
+	if got := await(t, "tools/list", goList(c.ClientSession)); got != "u" {
+		t.Errorf("the list after its wait = %q, want the tools known so far", got)
+	}
+	waiting(t, waits, 1) // the list did wait
+	call := goCall(c.ClientSession, "slow_tool", map[string]any{})
+	waiting(t, waits, 1)
+	if err := g.Update(slowSpace(t, []string{"slow_tool"}, "")); err != nil {
+		t.Fatal(err)
+	}
+	if got := await(t, "slow_tool", call); got != "slow_tool {}" {
+		t.Errorf("call = %q", got)
+	}
+}
