@@ -443,9 +443,11 @@ func TestSecretsDoNotLeak(t *testing.T) {
 	const secret = "ghp_s3cr3t"
 	src := fmt.Sprintf(`{"mcpServers": {
 	  "gh": {"command": "npx", "env": {"TOKEN": %[1]q}},
-	  "docs": {"url": "https://user:%[1]s@example.com/mcp?key=%[1]s", "headers": {"Authorization": "Bearer %[1]s"}}},
+	  "docs": {"url": "https://user:%[1]s@example.com/mcp?key=%[1]s", "headers": {"Authorization": "Bearer %[1]s"}},
+	  "pathy": {"url": "https://example.com/mcp/${PATH_KEY}/sse"},
+	  "argy": {"command": "run", "args": ["--token=${ARG_KEY}"]}},
 	  "http": {"auth": {"tokens": [{"token": %[1]q}]}}}`, secret)
-	cfg, diags := Parse("s.json", []byte(src), Options{})
+	cfg, diags := Parse("s.json", []byte(src), Options{LookupEnv: MapEnv(map[string]string{"PATH_KEY": secret, "ARG_KEY": secret})})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
