@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,6 +29,59 @@ func gatedMemory(t *testing.T) (server map[string]any, open func()) {
 	return server, func() {
 		if err := os.WriteFile(gate, nil, 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// waitLine is what toolfold logs (at debug level) when a request starts
+// waiting for a server still starting.
+const waitLine = "a request waits for servers still starting"
+
+// coldSession starts `toolfold serve` over stdio with debug logging, as
+// stdioSessionEnv does (on the stateful protocol), and returns with it a channel that receives one
+// value for each request that toolfold says waits for a server still
+// starting. A test opens a server's gate only once its requests are
+// known to wait; otherwise it could pass without testing anything.
+func coldSession(t *testing.T, name string, args ...string) (*session, <-chan struct{}) {
+	t.Helper()
+	c, s := newClient(t, name)
+	cmd := exec.Command(binary, append([]string{"serve", "--log-level", "debug"}, args...)...)
+	cmd.Env = append(cmd.Environ(), "TOOLFOLD_DEMO_SANDBOX="+t.TempDir(), "TOOLFOLD_CACHE_DIR="+t.TempDir())
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	waits := make(chan struct{}, 64)
+	go func() {
+		lines := bufio.NewScanner(stderr)
+		lines.Buffer(nil, 1<<20)
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), waitLine) {
+				select {
+				case waits <- struct{}{}:
+				default: // more than any test waits for
+				}
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr) // never leave toolfold blocked on a full pipe
+	}()
+	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: statefulProtocol})
+	if err != nil {
+		t.Fatalf("connecting to toolfold over stdio: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	s.ClientSession = cs
+	return s, waits
+}
+
+// waitingRequests waits until toolfold has said n requests wait.
+func waitingRequests(t *testing.T, waits <-chan struct{}, n int) {
+	t.Helper()
+	for i := range n {
+		select {
+		case <-waits:
+		case <-time.After(time.Minute):
+			t.Fatalf("toolfold logged %d of %d requests waiting for the starting server", i, n)
 		}
 	}
 }
@@ -88,10 +144,11 @@ func mustAnswer(t *testing.T, what string, ch <-chan answer) string {
 func TestColdStartFlatWaitsForPendingServer(t *testing.T) {
 	memory, open := gatedMemory(t)
 	path := writeConfig(t, map[string]any{"mcpServers": map[string]any{"memory": memory}})
-	s := stdioSessionEnv(t, "e2e-go", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path, "--mode", "flat")
+	s, waits := coldSession(t, "e2e-go", "--config", path, "--mode", "flat")
 
 	list := listAsync(s)
 	call := callAsync(s, "memory__read_graph", map[string]any{})
+	waitingRequests(t, waits, 2)
 	open()
 	select {
 	case names := <-list:
@@ -111,7 +168,7 @@ func TestColdStartFlatWaitsForPendingServer(t *testing.T) {
 func TestColdStartSearchMetaToolsWait(t *testing.T) {
 	memory, open := gatedMemory(t)
 	path := writeConfig(t, map[string]any{"mcpServers": map[string]any{"memory": memory}})
-	s := stdioSessionEnv(t, "e2e-go", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path, "--mode", "search")
+	s, waits := coldSession(t, "e2e-go", "--config", path, "--mode", "search")
 
 	// The list of the search mode does not depend on the server: it
 	// answers while the server is held back.
@@ -122,6 +179,7 @@ func TestColdStartSearchMetaToolsWait(t *testing.T) {
 	call := callAsync(s, "call_tool", map[string]any{"name": "memory__read_graph", "arguments": map[string]any{}})
 	guide := callAsync(s, "guidance", map[string]any{"topic": "memory"})
 	describe := callAsync(s, "describe_tools", map[string]any{"names": []string{"memory__create_entities"}})
+	waitingRequests(t, waits, 4)
 	open()
 	if text := mustAnswer(t, "find_tools", find); !strings.Contains(text, "memory__read_graph") {
 		t.Errorf("find_tools found nothing of the starting server: %s", text)
@@ -157,8 +215,9 @@ func TestColdStartRefreshingClientIsToldLater(t *testing.T) {
 
 	memory2, open2 := gatedMemory(t)
 	path = writeConfig(t, map[string]any{"mcpServers": map[string]any{"memory": memory2}})
-	g := stdioSessionEnv(t, "claude-code", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path, "--mode", "groups")
+	g, waits := coldSession(t, "claude-code", "--config", path, "--mode", "groups")
 	enable := callAsync(g, "enable_tools", map[string]any{"groups": []string{"memory"}})
+	waitingRequests(t, waits, 1)
 	open2()
 	if text := mustAnswer(t, "enable_tools", enable); !strings.Contains(text, "memory__read_graph") {
 		t.Errorf("enable_tools did not bring the starting server's tools: %s", text)

@@ -18,15 +18,17 @@ import (
 )
 
 // TestNoSecretInAnyOutput configures secrets the ways a config holds them
-// (a URL's query and password, a header, an env value), makes every server
-// fail in the way that used to print them (a URL in a network error, a 401
-// body echoing the header, a stderr line echoing the env), and reads every
-// channel toolfold writes to: tool results, /healthz, the logs and
-// `toolfold tools`. No secret may appear in any of them.
+// (a URL's query, password and path, a header, an env value), makes every
+// server fail in the way that used to print them (a URL in a network
+// error, a 401 body echoing the header and the URL, a stderr line echoing
+// the env), and reads every channel toolfold writes to: tool results,
+// /healthz, /api/*, the dashboard, the logs and `toolfold tools`. No secret
+// may appear in any of them.
 func TestNoSecretInAnyOutput(t *testing.T) {
 	secrets := map[string]string{
 		"Q_SECRET": "q-secret-8f3a91", "H_SECRET": "h-secret-27bc54",
 		"E_SECRET": "e-secret-d41e07", "U_SECRET": "u-secret-5a5a5a",
+		"P_SECRET": "p-secret-71c3e9",
 	}
 	// A server that refuses everyone and, carelessly, says with what.
 	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -38,8 +40,10 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	path := writeConfig(t, map[string]any{"mcpServers": map[string]any{
 		"refusing": map[string]any{"url": "http://user:${U_SECRET}@" + host + "/mcp?key=${Q_SECRET}",
 			"headers": map[string]any{"Authorization": "Bearer ${H_SECRET}"}},
-		"gone":  map[string]any{"url": closed + "/mcp?api_key=${Q_SECRET}"},
-		"leaky": map[string]any{"command": "sh", "args": []string{"-c", `echo "fatal: the token $TOKEN was rejected" >&2; exit 1`}, "env": map[string]any{"TOKEN": "${E_SECRET}"}},
+		"gone": map[string]any{"url": closed + "/mcp?api_key=${Q_SECRET}"},
+		// The key in the URL's path, as some hosted servers want it.
+		"pathkey": map[string]any{"url": "http://" + host + "/mcp/${P_SECRET}/sse"},
+		"leaky":   map[string]any{"command": "sh", "args": []string{"-c", `echo "fatal: the token $TOKEN was rejected" >&2; exit 1`}, "env": map[string]any{"TOKEN": "${E_SECRET}"}},
 	}})
 	environ := []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}
 	for k, v := range secrets {
@@ -80,7 +84,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	base := "http://" + addr
 	waitListening(t, addr)
 	s := httpSession(t, base, "e2e-go")
-	for _, tool := range []string{"refusing__x", "gone__x", "leaky__x"} {
+	for _, tool := range []string{"refusing__x", "gone__x", "leaky__x", "pathkey__x"} {
 		res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
 		if err != nil {
 			saw("tools/call "+tool, err.Error())
@@ -96,10 +100,22 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	body, _ := io.ReadAll(health.Body)
 	health.Body.Close()
 	saw("/healthz", string(body))
-	for _, want := range []string{`"refusing"`, `"gone"`, `"leaky"`, "401", "rejected"} {
+	for _, want := range []string{`"refusing"`, `"gone"`, `"leaky"`, `"pathkey"`, "401", "rejected", "/mcp/***/sse"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/healthz lacks %s: the failures must still be explained:\n%s", want, body)
 		}
+	}
+	for _, page := range []string{"/api/groups", "/api/tools", "/"} {
+		resp, err := http.Get(base + page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %s", page, resp.Status)
+		}
+		saw("GET "+page, string(body))
 	}
 	s.Close()
 	_ = serve.Process.Signal(os.Interrupt)

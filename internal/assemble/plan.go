@@ -52,6 +52,7 @@ func (p *Plan) spec() (catalog.Spec, []string) {
 		spec.Groups = p.Upstreams.declaredGroups(p.Spec.Groups, tools)
 		spec.PendingSources = p.Upstreams.pending()
 		spec.UnavailableSources = p.Upstreams.unavailable()
+		spec.SourcePrefixes = p.Upstreams.prefixes()
 	}
 	return spec, warnings
 }

@@ -335,6 +335,18 @@ func (u *Upstreams) pending() []string {
 	return out
 }
 
+// prefixes maps each server that namespaces its tools to the start of
+// their names, separator included ("github__").
+func (u *Upstreams) prefixes() map[string]string {
+	out := map[string]string{}
+	for _, s := range u.servers {
+		if s.prefix != "" {
+			out[s.key] = s.prefix + s.sep
+		}
+	}
+	return out
+}
+
 // unavailable maps the servers whose lists are not known because their
 // start failed to why.
 func (u *Upstreams) unavailable() map[string]string {

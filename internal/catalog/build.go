@@ -36,6 +36,10 @@ type Spec struct {
 	// failed to start, each with why, for a person. Like pending ones, their
 	// rules and groups are not reported as matching nothing.
 	UnavailableSources map[string]string
+	// SourcePrefixes are the starts of each source's tool IDs, separator
+	// included ("github__"), for the sources that namespace their tools:
+	// they tell whose a name is when no tool has it (Catalog.SourceOf).
+	SourcePrefixes map[string]string
 }
 
 // unknown reports a source whose tools are not known: pending or
@@ -420,6 +424,7 @@ func (b *builder) finish() *Catalog {
 	if len(b.spec.UnavailableSources) > 0 {
 		c.unavailable = maps.Clone(b.spec.UnavailableSources)
 	}
+	c.sourcePrefixes = maps.Clone(b.spec.SourcePrefixes)
 	c.groups = sortTree(roots)
 	c.roots = roots
 	for i, g := range c.groups {

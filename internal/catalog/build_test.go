@@ -429,3 +429,31 @@ func TestMetaGroupsResolveToDeclaredGroups(t *testing.T) {
 		t.Errorf("DeclaredBy = %q, want fx", g.DeclaredBy)
 	}
 }
+
+// SourceOf tells whose a name is: a tool's own source, else the source
+// whose whole prefix (separator included) starts it, the longest first.
+func TestSourceOf(t *testing.T) {
+	renamed := catalogtest.Tool("gh__odd")
+	renamed.Source = "git" // a tool's own source wins over any prefix
+	c := catalogtest.Build(t, catalog.Spec{
+		Tools:          []*catalog.Tool{catalogtest.Tool("u"), renamed},
+		SourcePrefixes: map[string]string{"git": "git__", "github": "github__", "gh": "gh__", "gh2": "gh__v2__", "bare": ""},
+	})
+	tests := []struct {
+		name, want string
+		ok         bool
+	}{
+		{"github__create_issue", "github", true},
+		{"git__log", "git", true},
+		{"gh__v2__list", "gh2", true},
+		{"gh__list", "gh", true},
+		{"gh__odd", "git", true},
+		{"gitx__log", "", false},
+		{"list", "", false},
+	}
+	for _, tt := range tests {
+		if got, ok := c.SourceOf(tt.name); got != tt.want || ok != tt.ok {
+			t.Errorf("SourceOf(%q) = %q, %v; want %q, %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
+}

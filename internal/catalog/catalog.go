@@ -204,6 +204,7 @@ type Catalog struct {
 	waiting          map[GroupID]bool
 	unavailable      map[string]string
 	failedFor        map[GroupID][]string
+	sourcePrefixes   map[string]string
 }
 
 // Pending lists the sources whose tools are not known yet because they are
@@ -227,6 +228,27 @@ func (c *Catalog) Unavailable() map[string]string { return c.unavailable }
 // GroupUnavailable lists the unavailable sources (see Unavailable) whose
 // tools a group's own rules take, sorted: why the group may have no tools.
 func (c *Catalog) GroupUnavailable(id GroupID) []string { return c.failedFor[id] }
+
+// SourceOf tells whose a tool name is: the source of the tool with that
+// ID, else the source whose prefix (Spec.SourcePrefixes) starts the name,
+// the longest if several do. A prefix ends with its separator, so "git__"
+// never claims "github__x". It reports false when no source claims the
+// name (a source without a prefix claims none it does not have).
+func (c *Catalog) SourceOf(name string) (string, bool) {
+	if t, ok := c.toolByID[ToolID(name)]; ok && t.Source != "" {
+		return t.Source, true
+	}
+	best, bestPrefix := "", ""
+	for src, prefix := range c.sourcePrefixes {
+		if prefix == "" || !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		if len(prefix) > len(bestPrefix) || len(prefix) == len(bestPrefix) && src < best {
+			best, bestPrefix = src, prefix
+		}
+	}
+	return best, bestPrefix != ""
+}
 
 // ExcludedGroup records a group that was left out, for reports; clients never
 // see it.

@@ -149,6 +149,13 @@ type ServerConfig struct {
 	// AutoGroups, when false, keeps the server's group whole however big
 	// it is (see disclosure.autoGroups); nil follows disclosure.autoGroups.
 	AutoGroups *bool `json:"autoGroups,omitempty"`
+
+	// Expanded maps each environment variable that a ${VAR} reference in
+	// this entry read (in any key: url, headers, env, args) to the value
+	// substituted for it. The loader fills it in; whatever came from the
+	// environment is treated as a secret wherever toolfold redacts, since
+	// the config cannot say where in a value it went (a URL's path, say).
+	Expanded SecretMap `json:"-"`
 }
 
 // ServerDefaults are settings of every server under mcpServers, each

@@ -19,6 +19,13 @@ type decoder struct {
 	// unsetRefs indexes problems about unset variables, which are downgraded to
 	// warnings inside disabled servers and commands once "disabled" is known.
 	unsetRefs []int
+	// expansions are the variables ${VAR} references read, where.
+	expansions []expansion
+}
+
+// expansion is one environment variable read by a ${VAR} reference at path.
+type expansion struct {
+	path, name, value string
 }
 
 var (
@@ -154,7 +161,17 @@ func (d *decoder) scalarString(n *node, path string, t reflect.Type) (string, bo
 
 // expand runs ${VAR} expansion on a string node and reports failures at path.
 func (d *decoder) expand(n *node, path string) (string, bool) {
-	out, errs := expand(n.text, d.lookup)
+	lookup := d.lookup
+	if lookup != nil {
+		lookup = func(name string) (string, bool) {
+			v, ok := d.lookup(name)
+			if ok && v != "" {
+				d.expansions = append(d.expansions, expansion{path: path, name: name, value: v})
+			}
+			return v, ok
+		}
+	}
+	out, errs := expand(n.text, lookup)
 	for _, e := range errs {
 		if e.unset {
 			d.unsetRefs = append(d.unsetRefs, len(d.diags))

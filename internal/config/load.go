@@ -64,6 +64,7 @@ func Parse(filename string, data []byte, opts Options) (*Config, Diagnostics) {
 		d.errorf(root, "", `the config must be an object with an "mcpServers" key, got %s`, root.kind.describe())
 	}
 	cfg.positions = d.positions
+	d.recordExpansions(cfg)
 	d.downgradeUnsetInDisabled(cfg)
 	resolveRelativeDirs(cfg, filename)
 	d.readEnvFiles(cfg, opts.ReadFile)
@@ -96,9 +97,6 @@ func (d *decoder) downgradeUnsetInDisabled(cfg *Config) {
 			disabled = append(disabled, joinPath("commands", key))
 		}
 	}
-	within := func(p, prefix string) bool {
-		return p == prefix || strings.HasPrefix(p, prefix+".") || strings.HasPrefix(p, prefix+"[")
-	}
 	for _, i := range d.unsetRefs {
 		settled := false
 		for _, prefix := range disabled {
@@ -125,6 +123,29 @@ func (d *decoder) downgradeUnsetInDisabled(cfg *Config) {
 				d.diags[i].Message += `; or mark the server "optional": true to serve the rest without it`
 			}
 		}
+	}
+}
+
+// within reports whether the key path p is prefix or inside it.
+func within(p, prefix string) bool {
+	return p == prefix || strings.HasPrefix(p, prefix+".") || strings.HasPrefix(p, prefix+"[")
+}
+
+// recordExpansions gives each server the variables its entry read, so
+// their values can be masked in what is printed about it.
+func (d *decoder) recordExpansions(cfg *Config) {
+	for key, s := range cfg.MCPServers {
+		prefix := joinPath("mcpServers", key)
+		for _, e := range d.expansions {
+			if !within(e.path, prefix) {
+				continue
+			}
+			if s.Expanded == nil {
+				s.Expanded = SecretMap{}
+			}
+			s.Expanded[e.name] = e.value
+		}
+		cfg.MCPServers[key] = s
 	}
 }
 

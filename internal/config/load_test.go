@@ -204,6 +204,40 @@ func TestExpansionEverywhere(t *testing.T) {
 	}
 }
 
+// Every value a ${VAR} reference took from the environment is recorded
+// with the server whose entry read it (for redaction), wherever it went:
+// a URL's path, a header, env, args. Defaults and literal text are not
+// from the environment and are not recorded.
+func TestExpandedValuesAreRecordedPerServer(t *testing.T) {
+	src := `{
+	  "mcpServers": {
+	    "remote": {"url": "https://h.example/mcp/${PATH_KEY}/sse?${BARE_KEY}", "headers": {"X-Api": "${HEADER_KEY}"}},
+	    "local": {"command": "run", "args": ["--token=${ARG_KEY}", "${MODE:-banner}"], "env": {"MODE": "production", "T": "${ENV_KEY}", "E": "${EMPTY:-x}"}},
+	    "weird.name": {"command": "${CMD}"}
+	  },
+	  "groups": {"g": {"tools": ["${PRE}__*"]}}
+	}`
+	env := MapEnv(map[string]string{"PATH_KEY": "path-secret-1", "BARE_KEY": "bare-secret-2", "HEADER_KEY": "header-secret-3",
+		"ARG_KEY": "arg-secret-4", "ENV_KEY": "env-secret-5", "EMPTY": "", "CMD": "runner", "PRE": "p"})
+	cfg, diags := Parse("x.json", []byte(src), Options{LookupEnv: env})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	want := map[string]map[string]string{
+		"remote":     {"PATH_KEY": "path-secret-1", "BARE_KEY": "bare-secret-2", "HEADER_KEY": "header-secret-3"},
+		"local":      {"ARG_KEY": "arg-secret-4", "ENV_KEY": "env-secret-5"},
+		"weird.name": {"CMD": "runner"},
+	}
+	for name, w := range want {
+		if got := cfg.MCPServers[name].Expanded; !reflect.DeepEqual(map[string]string(got), w) {
+			t.Errorf("%s: Expanded = %v, want %v", name, map[string]string(got), w)
+		}
+	}
+	if s := fmt.Sprint(cfg.MCPServers["local"]); strings.Contains(s, "env-secret-5") {
+		t.Errorf("printing a server shows an expanded value: %s", s)
+	}
+}
+
 func TestNearestKey(t *testing.T) {
 	keys := []string{"command", "args", "env", "cwd", "url", "headers", "transport", "prefix", "include", "exclude", "group", "lazy", "timeout", "disabled"}
 	for _, tc := range []struct{ typo, want string }{
@@ -409,9 +443,11 @@ func TestSecretsDoNotLeak(t *testing.T) {
 	const secret = "ghp_s3cr3t"
 	src := fmt.Sprintf(`{"mcpServers": {
 	  "gh": {"command": "npx", "env": {"TOKEN": %[1]q}},
-	  "docs": {"url": "https://user:%[1]s@example.com/mcp?key=%[1]s", "headers": {"Authorization": "Bearer %[1]s"}}},
+	  "docs": {"url": "https://user:%[1]s@example.com/mcp?key=%[1]s", "headers": {"Authorization": "Bearer %[1]s"}},
+	  "pathy": {"url": "https://example.com/mcp/${PATH_KEY}/sse"},
+	  "argy": {"command": "run", "args": ["--token=${ARG_KEY}"]}},
 	  "http": {"auth": {"tokens": [{"token": %[1]q}]}}}`, secret)
-	cfg, diags := Parse("s.json", []byte(src), Options{})
+	cfg, diags := Parse("s.json", []byte(src), Options{LookupEnv: MapEnv(map[string]string{"PATH_KEY": secret, "ARG_KEY": secret})})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

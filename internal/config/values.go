@@ -234,6 +234,16 @@ func (c *Config) Redacted() *Config {
 		s.Headers = s.Headers.Redacted()
 		s.URL = redactURL(s.URL)
 		s.Args = append([]string(nil), s.Args...)
+		// What ${VAR} put into the URL's path or the args is secret too.
+		for _, v := range s.Expanded {
+			if v == "" {
+				continue
+			}
+			s.URL = strings.ReplaceAll(s.URL, v, redactedMark)
+			for i := range s.Args {
+				s.Args[i] = strings.ReplaceAll(s.Args[i], v, redactedMark)
+			}
+		}
 		out.MCPServers[k] = s
 	}
 	out.Commands = make(map[string]CommandConfig, len(c.Commands))

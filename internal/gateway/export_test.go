@@ -1,6 +1,10 @@
 package gateway
 
-import "github.com/modelcontextprotocol/go-sdk/mcp"
+import (
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
 
 // CompleteResultForTest exposes completeResult to the external tests.
 func CompleteResultForTest(res *mcp.CallToolResult) *mcp.CallToolResult { return completeResult(res) }
@@ -21,3 +25,7 @@ func (g *Gateway) LiveViewsForTest() int {
 	}
 	return n
 }
+
+// SetMaxListWait replaces MaxListWait for g. Set it before any client
+// connects.
+func SetMaxListWait(g *Gateway, d time.Duration) { g.maxListWait = d }

@@ -164,6 +164,8 @@ type Gateway struct {
 	// waitHook, if set, hears each request that starts waiting for pending
 	// sources (tests wait on it instead of sleeping).
 	waitHook func()
+	// maxListWait, if set, replaces MaxListWait (tests).
+	maxListWait time.Duration
 
 	mu sync.Mutex
 	// live holds the groups-mode sessions, weakly: a session whose client

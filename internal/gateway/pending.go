@@ -40,6 +40,23 @@ func (g *Gateway) announceUpdate() {
 	g.updMu.Unlock()
 }
 
+// MaxListWait bounds how long a first tools/list is held for sources
+// still starting, whatever their start timeout. Common clients give up on
+// a request after 60s (the TypeScript SDK's default request timeout, which
+// Claude Desktop and Cursor keep), the same as the default startTimeout:
+// a list held that long would reach a client that stopped listening just
+// as it was sent. Half of that leaves the client room; the tools that come
+// later are announced with list_changed all the same.
+const MaxListWait = 30 * time.Second
+
+func (g *Gateway) listWait() time.Duration {
+	limit := MaxListWait
+	if g.maxListWait > 0 {
+		limit = g.maxListWait
+	}
+	return min(limit, g.startWait())
+}
+
 func (g *Gateway) startWait() time.Duration {
 	if g.opts.StartWait > 0 {
 		return g.opts.StartWait
@@ -52,6 +69,11 @@ func (g *Gateway) startWait() time.Duration {
 // ready waits for every pending source. It returns the exposure to answer
 // from.
 func (s *session) await(ctx context.Context, ready func(*expose.Exposure) bool) *expose.Exposure {
+	return s.awaitAtMost(ctx, s.g.startWait(), ready)
+}
+
+// awaitAtMost is await with a wait of its own.
+func (s *session) awaitAtMost(ctx context.Context, wait time.Duration, ready func(*expose.Exposure) bool) *expose.Exposure {
 	var deadline <-chan time.Time
 	for {
 		updated := s.g.updates()
@@ -60,10 +82,13 @@ func (s *session) await(ctx context.Context, ready func(*expose.Exposure) bool) 
 			return expo
 		}
 		if deadline == nil {
+			// One line per waiting request, so an operator (and a test)
+			// can see that a request is held for a server still starting.
+			s.g.log.Debug("a request waits for servers still starting", "pending", expo.Catalog().Pending(), "at_most", wait)
 			if hook := s.g.waitHook; hook != nil {
 				hook()
 			}
-			t := time.NewTimer(s.g.startWait())
+			t := time.NewTimer(wait)
 			defer t.Stop()
 			deadline = t.C
 		}
@@ -107,13 +132,13 @@ func (s *session) awaitGroups(ctx context.Context, groups []string) *expose.Expo
 
 // awaitList holds a tools/list back until the pending sources have
 // brought their tools, for a client that would not fetch the list again
-// when told it changed. A client that does gets the list at once, and a
-// list_changed when the rest arrive.
+// when told it changed, at most MaxListWait. A client that does gets the
+// list at once, and a list_changed when the rest arrive.
 func (s *session) awaitList(ctx context.Context, req mcp.Request) {
 	if s.mode == expose.Groups || s.refreshes(req) {
 		return
 	}
-	s.await(ctx, func(e *expose.Exposure) bool {
+	s.awaitAtMost(ctx, s.g.listWait(), func(e *expose.Exposure) bool {
 		// The search mode lists only ungrouped tools besides its
 		// meta-tools: a source whose tools all join groups changes nothing.
 		return s.mode == expose.Search && !e.Catalog().PendingUngrouped()
@@ -141,14 +166,16 @@ func (s *session) refreshes(req mcp.Request) bool {
 
 // sourcesNote explains, after an answer that lacks the tool name, which
 // sources' tools are not known: those that failed to start (with why) and
-// those still starting after the wait. When the name starts with the name
-// of failed sources (their default prefix), only those are named.
+// those still starting after the wait. When the name is a failed source's
+// (by its prefix, as the catalog knows it), only that one is named.
 func sourcesNote(cat *catalog.Catalog, name string, waited time.Duration) string {
 	var b strings.Builder
 	failed := cat.Unavailable()
 	sources := slices.Sorted(maps.Keys(failed))
-	if mine := slices.DeleteFunc(slices.Clone(sources), func(src string) bool { return !strings.HasPrefix(name, src) }); len(mine) > 0 {
-		sources = mine
+	if src, ok := cat.SourceOf(name); ok {
+		if _, bad := failed[src]; bad {
+			sources = []string{src}
+		}
 	}
 	for _, src := range sources {
 		fmt.Fprintf(&b, " The MCP server %q failed to start, so its tools are missing: %s.", src, strings.TrimSuffix(failed[src], "."))

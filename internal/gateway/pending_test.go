@@ -206,3 +206,72 @@ func TestPendingSourceFailureAndTimeoutAreExplained(t *testing.T) {
 		t.Errorf("call after the wait = %q", text)
 	}
 }
+
+// An unknown name is put down to the failed source whose prefix it bears,
+// separator included: a failed "git" does not claim "github__x", and a
+// source with a custom prefix claims its names.
+func TestPendingSourceFailureNamesTheSourceByItsPrefix(t *testing.T) {
+	spec := catalog.Spec{
+		Tools: []*catalog.Tool{catalogtest.Tool("u")},
+		UnavailableSources: map[string]string{
+			"git": "git failed: no repository", "github": "github failed: bad token", "custom": "custom failed: no such command",
+		},
+		SourcePrefixes: map[string]string{"git": "git__", "github": "github__", "custom": "cx__"},
+	}
+	space, err := view.NewSpace(catalogtest.Build(t, spec), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gateway.New(space, &gateway.Options{Mode: expose.Flat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, g, "other")
+	tests := []struct {
+		name     string
+		named    []string
+		notNamed []string
+	}{
+		{"github__create_issue", []string{`"github"`, "bad token"}, []string{`"git"`, `"custom"`}},
+		{"git__log", []string{`"git"`, "no repository"}, []string{`"github"`, `"custom"`}},
+		{"cx__run", []string{`"custom"`, "no such command"}, []string{`"git"`, `"github"`}},
+		{"custom__run", []string{`"git"`, `"github"`, `"custom"`}, nil}, // not its prefix: every failure is named
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, text := c.call(t, tt.name, map[string]any{})
+			for _, want := range tt.named {
+				if !strings.Contains(text, want) {
+					t.Errorf("the answer does not name %s:\n%s", want, text)
+				}
+			}
+			for _, not := range tt.notNamed {
+				if strings.Contains(text, "The MCP server "+not) {
+					t.Errorf("the answer blames %s:\n%s", not, text)
+				}
+			}
+		})
+	}
+}
+
+// The first tools/list of a client that would not refresh waits for a
+// source still starting at most MaxListWait, even when the start wait is
+// longer: clients give up on a request sooner. Calls still wait the whole
+// start wait.
+func TestPendingSourceListWaitIsCapped(t *testing.T) {
+	g, waits := pendingGateway(t, gateway.Options{Mode: expose.Flat, StartWait: time.Hour})
+	gateway.SetMaxListWait(g, time.Millisecond)
+	c := connect(t, g, "other")
+	if got := await(t, "tools/list", goList(c.ClientSession)); got != "u" {
+		t.Errorf("the list after its wait = %q, want the tools known so far", got)
+	}
+	waiting(t, waits, 1) // the list did wait
+	call := goCall(c.ClientSession, "slow_tool", map[string]any{})
+	waiting(t, waits, 1)
+	if err := g.Update(slowSpace(t, []string{"slow_tool"}, "")); err != nil {
+		t.Fatal(err)
+	}
+	if got := await(t, "slow_tool", call); got != "slow_tool {}" {
+		t.Errorf("call = %q", got)
+	}
+}

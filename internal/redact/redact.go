@@ -1,11 +1,13 @@
 // Package redact keeps secrets out of what toolfold prints: error messages
 // (which reach the model as tool results), /healthz, logs and the
 // inspection commands. Two rules apply: every URL in a text loses its
-// userinfo and its query values ("https://***@h/mcp?key=***"), since Go's
-// own errors (url.Error) quote the URL they failed on; and the values a
-// config declares secret (env values, header values, a URL's password and
-// query values) are replaced by "***" wherever they appear, since servers
-// echo them (a stderr line, an HTTP 401 body).
+// userinfo, its query values and its bare query items
+// ("https://***@h/mcp?key=***&***"), since Go's own errors (url.Error)
+// quote the URL they failed on; and the values a config declares secret
+// (header values, what ${VAR} expanded to, a URL's password and query
+// values, env values the caller deems secret) are replaced by "***"
+// wherever they appear, since servers echo them (a stderr line, an HTTP
+// 401 body, a JSON-RPC error).
 package redact
 
 import (
@@ -50,15 +52,15 @@ func URL(raw string) string {
 		u.User = url.User(Mask)
 	}
 	if u.RawQuery != "" {
-		q := u.Query()
-		keys := make([]string, 0, len(q))
-		for k := range q {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = url.QueryEscape(k) + "=" + Mask
+		// A key with a value keeps its key; a bare item ("?sk-123") is
+		// all value, and is masked whole.
+		parts := strings.Split(u.RawQuery, "&")
+		for i, part := range parts {
+			if key, _, ok := strings.Cut(part, "="); ok {
+				parts[i] = key + "=" + Mask
+			} else if part != "" {
+				parts[i] = Mask
+			}
 		}
 		u.RawQuery = strings.Join(parts, "&")
 	}
@@ -91,14 +93,19 @@ func (s *Secrets) Add(values ...string) {
 func (s *Secrets) add(v string) {
 	if len(v) >= MinSecretLen && !slices.Contains(s.values, v) {
 		s.values = append(s.values, v)
-		// A value may be printed escaped, as in a URL's query.
-		if esc := url.QueryEscape(v); esc != v {
-			s.values = append(s.values, esc)
+		// A value may be printed escaped, as in a URL's query or path.
+		for _, esc := range []string{url.QueryEscape(v), url.PathEscape(v)} {
+			if esc != v && !slices.Contains(s.values, esc) {
+				s.values = append(s.values, esc)
+			}
 		}
 	}
 }
 
-// AddURL declares a URL's password and query values secret.
+// AddURL declares a URL's userinfo, query values and bare query items
+// ("?sk-123") secret. A secret elsewhere in a URL (its path) cannot be told
+// from the rest; the config's record of what ${VAR} put there can (see
+// config.ServerConfig.Expanded).
 func (s *Secrets) AddURL(raw string) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -110,8 +117,15 @@ func (s *Secrets) AddURL(raw string) {
 	if u.User != nil {
 		s.Add(u.User.Username())
 	}
-	for _, vs := range u.Query() {
-		s.Add(vs...)
+	for _, part := range strings.Split(u.RawQuery, "&") {
+		key, value, ok := strings.Cut(part, "=")
+		if !ok {
+			value = key
+		}
+		if v, err := url.QueryUnescape(value); err == nil {
+			value = v
+		}
+		s.Add(value)
 	}
 }
 
@@ -122,9 +136,16 @@ func (s *Secrets) Merge(o *Secrets) {
 	}
 }
 
-// String masks URLs and secret values in text.
+// String masks URLs and secret values in text. Values go first, so a
+// secret in a URL's path is masked as it was printed, and again after the
+// URLs are rewritten, in case rewriting a URL changed how one is escaped.
 func (s *Secrets) String(text string) string {
+	text = s.mask(text)
 	text = URLs(text)
+	return s.mask(text)
+}
+
+func (s *Secrets) mask(text string) string {
 	if s == nil {
 		return text
 	}

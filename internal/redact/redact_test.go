@@ -17,6 +17,8 @@ func TestURLs(t *testing.T) {
 		{"at http://127.0.0.1:8080/mcp and sse https://a/b?token=zz#frag", "at http://127.0.0.1:8080/mcp and sse https://a/b?token=***#***"},
 		{"no url here ?key=x", "no url here ?key=x"},
 		{"http://h/%zz?key=secret", "http://***"},
+		{"https://h/mcp?sk-live-abc123", "https://h/mcp?***"},
+		{"https://h/mcp?b=2&sk-live-abc123&a=1", "https://h/mcp?b=***&***&a=***"},
 	}
 	for _, tt := range tests {
 		if got := URLs(tt.in); got != tt.want {
@@ -42,6 +44,24 @@ func TestSecrets(t *testing.T) {
 	var nilSecrets *Secrets
 	if got := nilSecrets.String("http://h/?a=b"); got != "http://h/?a=***" {
 		t.Errorf("nil Secrets = %q", got)
+	}
+}
+
+// A secret is masked however a URL carries it: a bare query item, or (once
+// declared, as the config's ${VAR} values are) in the path, escaped or not.
+func TestSecretsInURLs(t *testing.T) {
+	var s Secrets
+	s.AddURL("https://h/mcp?bare-secret-1")
+	s.Add("path secret/2")
+	for _, in := range []string{
+		"the server said: unknown key bare-secret-1",
+		`Post "https://h/mcp/path%20secret%2F2/sse": EOF`,
+		"no route for /mcp/path secret/2/sse",
+	} {
+		got := s.String(in)
+		if strings.Contains(got, "bare-secret-1") || strings.Contains(got, "secret/2") || strings.Contains(got, "secret%2F2") {
+			t.Errorf("String(%q) = %q", in, got)
+		}
 	}
 }
 

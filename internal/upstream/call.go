@@ -231,15 +231,21 @@ func sleep(ctx context.Context, d time.Duration) error {
 func (s *server) requestError(parent, callCtx context.Context, c *connection, what string, err error) error {
 	switch {
 	case errors.Is(context.Cause(callCtx), errShutdown):
-		return newError(ErrClosed, err, "upstream %q was stopped during %s: toolfold is shutting down", s.name, what)
+		return s.errorf(ErrClosed, err, "upstream %q was stopped during %s: toolfold is shutting down", s.name, what)
 	case parent.Err() != nil:
-		return newError(nil, err, "the request %s to upstream %q was cancelled by the caller: %v", what, s.name, context.Cause(parent))
+		return s.errorf(nil, err, "the request %s to upstream %q was cancelled by the caller: %v", what, s.name, context.Cause(parent))
 	case errors.Is(context.Cause(callCtx), errCallTimeout):
-		return newError(ErrTimeout, err, "upstream %q did not answer %s within %s", s.name, what, humanDuration(s.timeout))
+		return s.errorf(ErrTimeout, err, "upstream %q did not answer %s within %s", s.name, what, humanDuration(s.timeout))
 	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {
-		return newError(nil, err, "upstream %q answered %s with an error: %s", s.name, what, rpcErr.Message)
+		return s.errorf(nil, err, "upstream %q answered %s with an error: %s", s.name, what, rpcErr.Message)
+	}
+	if sessionLost(err) {
+		// The request was refused unread; the caller retries it on a new
+		// session, which it must get whatever the watcher is doing.
+		s.dropLostSession(c)
+		return s.errorf(ErrExited, err, "upstream %q forgot toolfold's session during %s (it answered 404 session not found, as after a restart)", s.name, what)
 	}
 	// Anything else means the connection broke. Wait for the watcher to reap
 	// the process so the error can say how it ended and what it last said.
@@ -248,12 +254,12 @@ func (s *server) requestError(parent, callCtx context.Context, c *connection, wh
 	select {
 	case <-c.ended:
 	case <-t.C:
-		return newError(nil, err, "upstream %q failed to answer %s: %v", s.name, what, err)
+		return s.errorf(nil, err, "upstream %q failed to answer %s: %v", s.name, what, err)
 	}
 	if c.stopping.Load() {
-		return newError(ErrClosed, err, "upstream %q was stopped during %s", s.name, what)
+		return s.errorf(ErrClosed, err, "upstream %q was stopped during %s", s.name, what)
 	}
-	return newError(ErrExited, err, "upstream %q %s during %s (%s)%s; it will be restarted on the next call", s.name, c.endVerb, what, c.endDetail, c.stderrSuffix())
+	return s.errorf(ErrExited, err, "upstream %q %s during %s (%s)%s; it will be restarted on the next call", s.name, c.endVerb, what, c.endDetail, c.stderrSuffix())
 }
 
 // do runs one pass-through request on a server that offers the feature,

@@ -49,9 +49,21 @@ func (e *upstreamError) Unwrap() error { return e.cause }
 
 // newError words an error. URLs in it lose their userinfo and query (Go's
 // url.Error quotes the URL it failed on, secrets and all): the message may
-// reach a model, /healthz and the logs.
+// reach a model, /healthz and the logs. An error about one server is made
+// with its errorf instead, which masks that server's secrets too.
 func newError(kind, cause error, format string, args ...any) error {
-	return &upstreamError{msg: redact.URLs(fmt.Sprintf(format, args...)), kind: kind, cause: cause}
+	return maskedError(nil, kind, cause, format, args...)
+}
+
+// errorf words an error about the server, masking its secrets as well as
+// URLs: what the server said (a JSON-RPC error's message, an initialize
+// failure, its stderr) may echo a token it was given.
+func (s *server) errorf(kind, cause error, format string, args ...any) error {
+	return maskedError(s.secrets, kind, cause, format, args...)
+}
+
+func maskedError(secrets *redact.Secrets, kind, cause error, format string, args ...any) error {
+	return &upstreamError{msg: secrets.String(fmt.Sprintf(format, args...)), kind: kind, cause: cause}
 }
 
 // humanDuration writes 60s as "60s" and 90s as "90s" (not "1m30s"), which is

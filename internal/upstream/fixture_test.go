@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
 )
@@ -32,9 +33,11 @@ func TestMain(m *testing.M) {
 // runFixture is the fixture server. Modes:
 //
 //	serve       serve the fixture tools
-//	fail-start  print a reason on stderr and exit 3 before answering anything
+//	fail-start  print a reason on stderr (quoting FIXTURE_TOKEN if set) and
+//	            exit 3 before answering anything
 //	slow-start  sleep FIXTURE_DELAY (a Go duration), then serve
 //	banner      print lines that are not JSON on stdout, then serve
+//	refuse-init answer the handshake with an error quoting FIXTURE_TOKEN
 //
 // FIXTURE_START_LOG, when set, gets one line per process start, so a test can
 // tell whether the server was spawned. FIXTURE_EVENT_LOG gets "cancelled <tool>"
@@ -50,6 +53,10 @@ func runFixture(mode string) int {
 	fmt.Fprintln(os.Stderr, "fixture: starting in mode", mode)
 	switch mode {
 	case "fail-start":
+		if tok := os.Getenv("FIXTURE_TOKEN"); tok != "" {
+			fmt.Fprintf(os.Stderr, "fatal: the API key %s was rejected\n", tok)
+			return 3
+		}
 		fmt.Fprintln(os.Stderr, "fatal: the API key FIXTURE_TOKEN is not set")
 		return 3
 	case "slow-start":
@@ -60,8 +67,24 @@ func runFixture(mode string) int {
 		fmt.Println("Fixture MCP server v1.0 running on stdio")
 		fmt.Println()
 		fmt.Println("  * ready *")
+		// Lines that start like JSON and are not JSON-RPC: dotenv's,
+		// a logger's, Python's repr of a dict, a JSON log line.
+		fmt.Println("[dotenv@17.2.1] injecting env (0) from .env")
+		fmt.Println("[INFO] listening on stdio")
+		fmt.Println("{'ok': 1}")
+		fmt.Println(`{"level":"info","msg":"started"}`)
 	}
 	srv := newFixtureServer()
+	if mode == "refuse-init" {
+		srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "initialize" || method == "server/discover" { // either handshake
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the token " + os.Getenv("FIXTURE_TOKEN") + " is revoked"}
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
 	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
 		return 1
@@ -111,6 +134,9 @@ func newFixtureServer() *mcp.Server {
 		res := textResult(strconv.FormatFloat(sum, 'f', -1, 64))
 		res.StructuredContent = map[string]any{"sum": sum}
 		return res, nil
+	})
+	tool("reject", "Refuses the call with a JSON-RPC error quoting FIXTURE_TOKEN", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the token " + os.Getenv("FIXTURE_TOKEN") + " may not call this"}
 	})
 	tool("pid", "Returns the process id", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return textResult(strconv.Itoa(os.Getpid())), nil

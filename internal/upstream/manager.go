@@ -93,6 +93,10 @@ type Manager struct {
 	// idleChecked, if set, learns the outcome of every idle check once it
 	// is over (tests wait on it instead of sleeping).
 	idleChecked func(server string, stopped bool)
+	// connectionEnding, if set, is called by a connection's watcher once
+	// the connection is over, before the server learns of it (tests hold
+	// it to make that news late).
+	connectionEnding func(server string)
 
 	startSlots chan struct{} // semaphore: MaxParallelStarts
 

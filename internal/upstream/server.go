@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/redact"
 )
 
 // server is one configured upstream and its supervision state.
@@ -32,6 +33,10 @@ type server struct {
 	// request; zero means never (see idle.go).
 	idleTimeout time.Duration
 	log         *slog.Logger
+	// secrets are the config's secrets of this server, masked in every
+	// error about it: a server may quote them back (in a JSON-RPC error,
+	// an initialize failure, its stderr).
+	secrets *redact.Secrets
 
 	cacheOnce sync.Once
 
@@ -81,6 +86,7 @@ func newServer(m *Manager, name string, cfg config.ServerConfig) *server {
 		since:   time.Now(),
 		fresh:   true,
 	}
+	s.secrets = secretsOf(cfg)
 	s.idleTimeout = idleTimeoutOf(s)
 	s.startTimeout = cfg.EffectiveStartTimeout()
 	return s
@@ -228,7 +234,7 @@ func (s *server) backoff(n int) time.Duration {
 func (s *server) connect(ctx context.Context) (*connection, error) {
 	for {
 		if s.m.isClosed() {
-			return nil, newError(ErrClosed, nil, "upstream %q is not available: toolfold is shutting down", s.name)
+			return nil, s.errorf(ErrClosed, nil, "upstream %q is not available: toolfold is shutting down", s.name)
 		}
 		s.mu.Lock()
 		if c := s.conn; c != nil && !c.isEnded() {
@@ -240,7 +246,7 @@ func (s *server) connect(ctx context.Context) (*connection, error) {
 				select {
 				case <-c.ended:
 				case <-ctx.Done():
-					return nil, newError(nil, ctx.Err(), "upstream %q is being stopped and started again: %v", s.name, ctx.Err())
+					return nil, s.errorf(nil, ctx.Err(), "upstream %q is being stopped and started again: %v", s.name, ctx.Err())
 				}
 				continue
 			}
@@ -253,7 +259,7 @@ func (s *server) connect(ctx context.Context) (*connection, error) {
 			select {
 			case <-ch:
 			case <-ctx.Done():
-				return nil, newError(nil, ctx.Err(), "upstream %q is still starting: %v", s.name, ctx.Err())
+				return nil, s.errorf(nil, ctx.Err(), "upstream %q is still starting: %v", s.name, ctx.Err())
 			}
 			s.mu.Lock()
 			c, err := s.conn, s.lastErr
@@ -272,14 +278,14 @@ func (s *server) connect(ctx context.Context) (*connection, error) {
 			last := s.lastErr
 			s.mu.Unlock()
 			if wait > s.m.sup.maxBackoffWait {
-				return nil, newError(ErrStartFailed, last, "%v; toolfold will try to start it again in %s", last, humanDuration(wait.Round(time.Second)))
+				return nil, s.errorf(ErrStartFailed, last, "%v; toolfold will try to start it again in %s", last, humanDuration(wait.Round(time.Second)))
 			}
 			t := time.NewTimer(wait)
 			select {
 			case <-t.C:
 			case <-ctx.Done():
 				t.Stop()
-				return nil, newError(nil, ctx.Err(), "upstream %q is waiting to be restarted: %v", s.name, ctx.Err())
+				return nil, s.errorf(nil, ctx.Err(), "upstream %q is waiting to be restarted: %v", s.name, ctx.Err())
 			}
 			continue
 		}
@@ -328,7 +334,7 @@ func (s *server) start(done chan struct{}) {
 	case s.m.startSlots <- struct{}{}:
 		defer func() { <-s.m.startSlots }()
 	case <-s.m.life.Done():
-		finish(nil, newError(ErrClosed, nil, "upstream %q was not started: toolfold is shutting down", s.name))
+		finish(nil, s.errorf(ErrClosed, nil, "upstream %q was not started: toolfold is shutting down", s.name))
 		return
 	}
 	ctx, cancel := context.WithTimeout(s.m.life, s.startTimeout)
@@ -362,7 +368,7 @@ func (s *server) start(done chan struct{}) {
 	}
 	if s.m.isClosed() {
 		c.stop()
-		finish(nil, newError(ErrClosed, nil, "upstream %q was stopped: toolfold is shutting down", s.name))
+		finish(nil, s.errorf(ErrClosed, nil, "upstream %q was stopped: toolfold is shutting down", s.name))
 		return
 	}
 	s.log.Info("upstream started", "transport", describeTransport(s.cfg), "tools", len(tools), "took", time.Since(began).Round(time.Millisecond))
@@ -374,7 +380,7 @@ func (s *server) start(done chan struct{}) {
 func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 	d, err := s.m.dial(ctx, s.name, s.cfg)
 	if err != nil {
-		return nil, newError(ErrStartFailed, err, "upstream %q could not be started: %v", s.name, err)
+		return nil, s.errorf(ErrStartFailed, err, "upstream %q could not be started: %v", s.name, err)
 	}
 	transport, cmd, tail := d.transport, d.cmd, d.stderr
 	if st, ok := transport.(*stdioTransport); ok {
@@ -499,26 +505,38 @@ func reapFailedStart(cmd *exec.Cmd) {
 // status and last stderr line of a process that died, the timeout of one that
 // hung, the HTTP or network error of a remote server.
 func (s *server) startError(ctx context.Context, c *connection, err error) error {
+	// A server that answered the handshake with an error said why; its
+	// exit afterwards (toolfold hung up) says nothing more.
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && !sdkOwnError(rpcErr) {
+		return s.errorf(ErrStartFailed, err, "upstream %q refused the MCP handshake: %s%s", s.name, rpcErr.Message, c.stderrSuffix())
+	}
 	if c.cmd != nil {
 		if ps := c.cmd.ProcessState; ps != nil && !c.stopping.Load() {
-			return newError(ErrStartFailed, err, "upstream %q exited at start (%s)%s", s.name, ps.String(), c.stderrSuffix())
+			return s.errorf(ErrStartFailed, err, "upstream %q exited at start (%s)%s", s.name, ps.String(), c.stderrSuffix())
 		}
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return newError(ErrStartFailed, err, "upstream %q did not finish starting within %s%s", s.name, humanDuration(s.startTimeout), c.stderrSuffix())
+		return s.errorf(ErrStartFailed, err, "upstream %q did not finish starting within %s%s", s.name, humanDuration(s.startTimeout), c.stderrSuffix())
 	}
 	if c.cmd != nil {
-		return newError(ErrStartFailed, err, "upstream %q could not be started: %v%s", s.name, err, c.stderrSuffix())
+		return s.errorf(ErrStartFailed, err, "upstream %q could not be started: %v%s", s.name, err, c.stderrSuffix())
 	}
 	if status := c.http.lastHTTPError(); status != "" {
 		hint := ""
 		if strings.Contains(status, " 401 ") || strings.Contains(status, " 403 ") {
 			hint = `; check the credentials in its "headers"`
 		}
-		return newError(ErrStartFailed, err, "upstream %q at %s refused the connection: %s%s", s.name, describeTransport(s.cfg), status, hint)
+		return s.errorf(ErrStartFailed, err, "upstream %q at %s refused the connection: %s%s", s.name, describeTransport(s.cfg), status, hint)
 	}
-	return newError(ErrStartFailed, err, "upstream %q at %s could not be reached: %v", s.name, describeTransport(s.cfg), err)
+	return s.errorf(ErrStartFailed, err, "upstream %q at %s could not be reached: %v", s.name, describeTransport(s.cfg), err)
 }
+
+// sdkOwnError reports a JSON-RPC error the SDK makes up for a failure of
+// its own side (the client is closing, the transport rejected the
+// request: codes -32003 to -32005 of its jsonrpc2 package), which no
+// server said.
+func sdkOwnError(e *jsonrpc.Error) bool { return e.Code <= -32003 && e.Code >= -32005 }
 
 func (s *server) clientOptions(c *connection) *mcp.ClientOptions {
 	fw := s.m.opts.Forward
@@ -717,6 +735,9 @@ func (c *connection) watch() {
 		}
 		c.endVerb, c.endDetail = "lost its connection", detail
 	}
+	if hook := c.s.m.connectionEnding; hook != nil {
+		hook(c.s.name)
+	}
 	// The server learns first, so that whoever wakes on ended finds the
 	// restart already armed and the reason recorded.
 	c.s.connectionEnded(c)
@@ -762,7 +783,7 @@ func (s *server) connectionEnded(c *connection) {
 	if c.sessionLost {
 		// The server is up; it only forgot the session. Not a failure:
 		// the next need makes a new session at once.
-		s.lastErr = newError(ErrExited, nil, "upstream %q %s (%s); a new session is made on the next call", s.name, c.endVerb, c.endDetail)
+		s.lastErr = s.errorf(ErrExited, nil, "upstream %q %s (%s); a new session is made on the next call", s.name, c.endVerb, c.endDetail)
 		s.setState(StateRestarting)
 		s.log.Info("upstream forgot the session", "detail", c.endDetail)
 		return
@@ -773,9 +794,30 @@ func (s *server) connectionEnded(c *connection) {
 	s.failures++
 	delay := s.backoff(s.failures)
 	s.retryAt = time.Now().Add(delay)
-	s.lastErr = newError(ErrExited, nil, "upstream %q %s (%s)%s; it will be restarted on the next call", s.name, c.endVerb, c.endDetail, c.stderrSuffix())
+	s.lastErr = s.errorf(ErrExited, nil, "upstream %q %s (%s)%s; it will be restarted on the next call", s.name, c.endVerb, c.endDetail, c.stderrSuffix())
 	s.setState(StateRestarting)
 	s.log.Warn("upstream exited", "how", c.endVerb, "detail", c.endDetail, "restart_after", delay)
+}
+
+// dropLostSession lets go of a connection whose remote server forgot
+// toolfold's session (a request on it was answered 404), at once: the
+// caller retries on a new session, and must not meet this dead connection
+// again while its watcher is still winding it down.
+func (s *server) dropLostSession(c *connection) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != c {
+		return // already let go of
+	}
+	s.conn = nil
+	if c.idleTimer != nil {
+		c.idleTimer.Stop()
+	}
+	// Not a failure: the server is up, and the next need makes a new
+	// session at once.
+	s.lastErr = s.errorf(ErrExited, nil, "upstream %q forgot toolfold's session (it answered 404 session not found, as after a restart); a new session is made on the next call", s.name)
+	s.setState(StateRestarting)
+	s.log.Info("upstream forgot the session")
 }
 
 // close stops the server for good (Manager.Close).

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"syscall"
 	"time"
 
@@ -95,53 +97,99 @@ func (c *childStdin) Close() error {
 	return errors.New("the server did not exit after SIGKILL")
 }
 
-// jsonLines passes on the lines of r that may be JSON-RPC messages (they
-// start with "{" or "[", after blanks; blank lines pass too) and skips the
-// rest, telling skipped. It streams: a line is judged by its first bytes,
-// so a message of any size costs no more than bufio's buffer.
+// jsonLines passes on the lines of r that are JSON-RPC messages and skips
+// the rest, telling skipped. A line is judged whole: it passes if it is a
+// JSON object with "jsonrpc": "2.0", or a non-empty array of such objects
+// (a batch), so a banner that merely starts with a bracket ("[INFO] ready",
+// "{'ok': 1}", a JSON log line) is skipped too. Blanks (JSON whitespace)
+// at the start of a line pass at once, since the SDK's decoder ignores
+// them; so blank lines pass. The rest of a line is held for judging up to
+// maxJudged bytes; a longer one is judged by its first byte ("{" or "["
+// passes) and streamed, so a large message costs no more than that bound.
 type jsonLines struct {
 	r         *bufio.Reader
 	skipped   func(line string)
-	lineStart bool   // the next chunk begins a line
-	skipping  bool   // the current line is being skipped
-	rest      []byte // a chunk being passed on, not yet read
+	maxJudged int  // 0 means maxJudgedLine
+	lineStart bool // the next chunk read begins a line
+	state     lineState
+	line      []byte // the current line from its first non-blank byte, while it is judged
+	more      []byte // the rest of the last chunk read, still to be handled
+	rest      []byte // bytes being passed on, not yet read
 	junk      []byte // the start of the line being skipped, for the report
 	err       error  // r's error, returned once rest is drained
 }
 
+// lineState is what is being done with the current line.
+type lineState int
+
+const (
+	judging  lineState = iota // held in line until it ends or grows past maxJudged
+	passing                   // streamed on as read
+	skipping                  // dropped, its start kept in junk
+)
+
+// maxJudgedLine bounds the bytes held to judge one line. JSON-RPC messages
+// above it (a large tool list) are passed on by their first byte.
+const maxJudgedLine = 1 << 20
+
+// keptLineBuffer is the largest judging buffer kept between lines; a
+// larger one, grown for one big message, is let go.
+const keptLineBuffer = 64 << 10
+
 // junkQuote bounds how much of a skipped line is quoted.
 const junkQuote = 200
 
+// blanks are the bytes JSON allows between values.
+const blanks = " \t\r\n"
+
 func (j *jsonLines) Read(p []byte) (int, error) {
 	for len(j.rest) == 0 {
-		if j.err != nil {
-			return 0, j.err
-		}
-		chunk, err := j.r.ReadSlice('\n')
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			j.err = err
-		}
-		if len(chunk) == 0 {
-			if j.err != nil && j.skipping {
-				j.report() // a skipped last line without a newline
+		chunk := j.more
+		j.more = nil
+		if chunk == nil {
+			if j.err != nil {
+				return 0, j.err
 			}
-			continue
+			var err error
+			chunk, err = j.r.ReadSlice('\n')
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				j.err = err
+			}
+			if len(chunk) == 0 {
+				if j.err != nil && !j.lineStart {
+					j.lineStart = true
+					j.end() // a last line without a newline
+				}
+				continue
+			}
+			if j.lineStart {
+				j.state = judging
+				if cap(j.line) > keptLineBuffer {
+					j.line = nil
+				}
+				j.line = j.line[:0]
+			}
+			j.lineStart = chunk[len(chunk)-1] == '\n'
 		}
-		if j.lineStart {
-			first := bytes.TrimLeft(chunk, " \t\r\n")
-			j.skipping = len(first) > 0 && first[0] != '{' && first[0] != '['
-		}
-		lineEnds := chunk[len(chunk)-1] == '\n'
-		j.lineStart = lineEnds
-		if !j.skipping {
+		// Nothing more of this line will come.
+		ended := chunk[len(chunk)-1] == '\n' || j.err != nil
+		switch j.state {
+		case passing:
 			j.rest = chunk
-			continue
-		}
-		if room := junkQuote - len(j.junk); room > 0 {
-			j.junk = append(j.junk, chunk[:min(room, len(chunk))]...)
-		}
-		if lineEnds || j.err != nil {
-			j.report()
+		case skipping:
+			j.keepJunk(chunk)
+			if ended {
+				j.report()
+			}
+		case judging:
+			if n := len(chunk) - len(bytes.TrimLeft(chunk, blanks)); len(j.line) == 0 && n > 0 {
+				j.rest = chunk[:n]
+				if n < len(chunk) {
+					j.more = chunk[n:]
+				}
+				continue
+			}
+			j.judge(chunk, ended)
 		}
 	}
 	n := copy(p, j.rest)
@@ -149,8 +197,76 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// end settles a line that ended without a newline, at the end of r.
+func (j *jsonLines) end() {
+	switch j.state {
+	case judging:
+		j.judge(nil, true)
+	case skipping:
+		j.report()
+	}
+}
+
+// judge adds chunk to the line being judged and decides its fate once the
+// line has ended, its first byte rules it out, or it outgrows the bound.
+func (j *jsonLines) judge(chunk []byte, ended bool) {
+	j.line = append(j.line, chunk...)
+	limit := j.maxJudged
+	if limit <= 0 {
+		limit = maxJudgedLine
+	}
+	switch {
+	case len(j.line) == 0: // only blanks, passed on already
+	case j.line[0] != '{' && j.line[0] != '[':
+		j.skip(ended) // not JSON-RPC whatever follows: no need to hold it
+	case len(j.line) > limit || ended && isJSONRPC(j.line):
+		j.state, j.rest = passing, j.line
+	case ended:
+		j.skip(true)
+	}
+}
+
+// skip drops the line held so far, keeping its start for the report.
+func (j *jsonLines) skip(ended bool) {
+	j.state = skipping
+	j.keepJunk(j.line)
+	j.line = j.line[:0]
+	if ended {
+		j.report()
+	}
+}
+
+func (j *jsonLines) keepJunk(b []byte) {
+	if room := junkQuote - len(j.junk); room > 0 {
+		j.junk = append(j.junk, b[:min(room, len(b))]...)
+	}
+}
+
 // report tells of the line being skipped, once it has ended.
 func (j *jsonLines) report() {
 	j.skipped(lastLine(string(bytes.ToValidUTF8(j.junk, []byte("�")))))
-	j.junk, j.skipping = j.junk[:0], false
+	j.junk = j.junk[:0]
+}
+
+// isJSONRPC reports whether a whole line is a JSON-RPC message: an object
+// whose "jsonrpc" member is "2.0", or a non-empty batch of them. Anything
+// else would end the connection when the SDK reads it.
+func isJSONRPC(line []byte) bool {
+	type message struct {
+		Version *string `json:"jsonrpc"`
+	}
+	is := func(m message) bool { return m.Version != nil && *m.Version == "2.0" }
+	line = bytes.TrimSpace(line)
+	if !json.Valid(line) {
+		return false
+	}
+	if line[0] == '[' {
+		var batch []message
+		if json.Unmarshal(line, &batch) != nil || len(batch) == 0 {
+			return false
+		}
+		return !slices.ContainsFunc(batch, func(m message) bool { return !is(m) })
+	}
+	var m message
+	return json.Unmarshal(line, &m) == nil && is(m)
 }

@@ -74,10 +74,10 @@ func TestIncludeExclude(t *testing.T) {
 		wantTools        []string
 		refused          string
 	}{
-		{"all", nil, nil, []string{"add", "ask", "crash", "env", "grow", "hang", "pid", "roots", "sleep", "twostep"}, ""},
+		{"all", nil, nil, []string{"add", "ask", "crash", "env", "grow", "hang", "pid", "reject", "roots", "sleep", "twostep"}, ""},
 		{"include", []string{"a*", "pid"}, nil, []string{"add", "ask", "pid"}, "sleep"},
 		{"exclude after include", []string{"a*"}, []string{"ask"}, []string{"add"}, "ask"},
-		{"exclude", nil, []string{"*a*", "[ch]*"}, []string{"env", "grow", "pid", "roots", "sleep", "twostep"}, "crash"},
+		{"exclude", nil, []string{"*a*", "[ch]*"}, []string{"env", "grow", "pid", "reject", "roots", "sleep", "twostep"}, "crash"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

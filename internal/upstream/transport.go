@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -147,20 +148,41 @@ func (h *headerTransport) lastHTTPError() string {
 	return ""
 }
 
-// secretsOf gathers what a server's config holds secret: env and header
-// values, the URL's password and query values. (Not its args: they are
-// mostly paths and names, which masking would garble; a token belongs in
-// env.)
+// secretsOf gathers what a server's config holds secret: header values,
+// the URL's userinfo and query, every value a ${VAR} reference put anywhere
+// in its entry (a URL's path, args), and the literal env values whose
+// names say they are secret. Other literal env values ("mode": "banner",
+// "NODE_ENV": "production", a data directory) and literal args are
+// settings, and masking them would garble every message that mentions them.
 func secretsOf(cfg config.ServerConfig) *redact.Secrets {
 	s := &redact.Secrets{}
-	for _, v := range cfg.Env {
-		s.Add(v)
+	for k, v := range cfg.Env {
+		if secretName.MatchString(k) {
+			s.Add(v)
+		}
 	}
 	for _, v := range cfg.Headers {
 		s.Add(v)
 	}
+	for name, v := range cfg.Expanded {
+		if !notSecretVariables[name] {
+			s.Add(v)
+		}
+	}
 	s.AddURL(cfg.URL)
 	return s
+}
+
+// secretName matches the names of env variables that hold secrets
+// (GITHUB_TOKEN, API_KEY, DB_PASSWORD, CLIENT_SECRET, AUTH, CREDENTIALS).
+var secretName = regexp.MustCompile(`(?i)TOKEN|KEY|SECRET|PASS|AUTH|CRED`)
+
+// notSecretVariables are variables a config reads for where things are or
+// who runs them (${HOME}/notes), never secrets: masking them would hide
+// every path in every message.
+var notSecretVariables = map[string]bool{
+	"HOME": true, "USERPROFILE": true, "USER": true, "USERNAME": true, "LOGNAME": true,
+	"PWD": true, "TMPDIR": true, "TMP": true, "TEMP": true,
 }
 
 // describeTransport says where a server lives, for logs and errors, without

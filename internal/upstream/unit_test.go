@@ -157,45 +157,90 @@ func TestStdoutBannerIsSkipped(t *testing.T) {
 		t.Errorf("add = %q", got)
 	}
 	out := logs.String()
-	for _, want := range []string{"upstream=chatty", `line="Fixture MCP server v1.0 running on stdio"`, `line="* ready *"`} {
+	for _, want := range []string{"upstream=chatty", `line="Fixture MCP server v1.0 running on stdio"`, `line="* ready *"`,
+		`line="[dotenv@17.2.1] injecting env (0) from .env"`, `line="[INFO] listening on stdio"`, `line="{'ok': 1}"`,
+		`line="{\"level\":\"info\",\"msg\":\"started\"}"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the log lacks %s:\n%s", want, out)
 		}
 	}
 }
 
-// jsonLines passes JSON lines of any size whole and skips the others,
-// whatever the reads' sizes.
+// jsonLines passes JSON-RPC lines of any size whole and skips the others,
+// whatever the reads' sizes; a line that is held for judging is judged as
+// a whole, one longer than the bound by its first byte.
 func TestJSONLinesFilter(t *testing.T) {
 	big := `{"jsonrpc":"2.0","id":1,"result":{"text":"` + strings.Repeat("x", 10000) + `"}}`
-	in := "banner one\n" + big + "\n\n  [1]\nnot json " + strings.Repeat("y", 5000) + "\n{\"last\":true}"
-	var skipped []string
-	j := &jsonLines{r: bufio.NewReaderSize(strings.NewReader(in), 16), skipped: func(l string) { skipped = append(skipped, l) }, lineStart: true}
-	var out strings.Builder
-	buf := make([]byte, 7)
-	for {
-		n, err := j.Read(buf)
-		out.Write(buf[:n])
-		if err != nil {
-			break
-		}
+	small := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	batch := `  [{"jsonrpc":"2.0","id":2,"result":{}}]`
+	tests := []struct {
+		name, in, want string
+		maxJudged      int
+		skipped        []string
+	}{
+		{
+			name: "banners of every shape",
+			in: "banner one\n" + big + "\n\n" + batch + "\n" +
+				"[dotenv@17.2.1] injecting env (0) from .env\n[INFO] listening\n{'ok': 1}\n[1]\n[]\n" +
+				`{"level":"info","msg":"started"}` + "\n" + `{"jsonrpc":"1.0"}` + "\n" +
+				"not json " + strings.Repeat("y", 5000) + "\n" + small,
+			want: big + "\n\n" + batch + "\n" + small,
+			skipped: []string{"banner one", "[dotenv@17.2.1] injecting env (0) from .env", "[INFO] listening", "{'ok': 1}", "[1]", "[]",
+				`{"level":"info","msg":"started"}`, `{"jsonrpc":"1.0"}`, "not json " + strings.Repeat("y", junkQuote-len("not json "))},
+		},
+		{
+			name:      "a line over the bound streams by its first byte",
+			in:        big + "\n{" + strings.Repeat("z", 100) + "\nlog: " + strings.Repeat("w", 100) + "\n",
+			maxJudged: 64,
+			want:      big + "\n{" + strings.Repeat("z", 100) + "\n",
+			skipped:   []string{"log: " + strings.Repeat("w", 100)},
+		},
+		{
+			name:    "a last line without a newline is judged",
+			in:      small + "\n[INFO] bye",
+			want:    small + "\n",
+			skipped: []string{"[INFO] bye"},
+		},
 	}
-	if want := big + "\n\n  [1]\n{\"last\":true}"; out.String() != want {
-		t.Errorf("passed on %d bytes, want %d:\n%.200s", out.Len(), len(want), out.String())
-	}
-	if len(skipped) != 2 || skipped[0] != "banner one" || !strings.HasPrefix(skipped[1], "not json yyy") || len(skipped[1]) > junkQuote+5 {
-		t.Errorf("skipped = %q", skipped)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var skipped []string
+			j := &jsonLines{r: bufio.NewReaderSize(strings.NewReader(tt.in), 16), skipped: func(l string) { skipped = append(skipped, l) }, lineStart: true, maxJudged: tt.maxJudged}
+			var out strings.Builder
+			buf := make([]byte, 7)
+			for {
+				n, err := j.Read(buf)
+				out.Write(buf[:n])
+				if err != nil {
+					break
+				}
+			}
+			if out.String() != tt.want {
+				t.Errorf("passed on %d bytes, want %d:\n%.300q", out.Len(), len(tt.want), out.String())
+			}
+			if !slices.Equal(skipped, tt.skipped) {
+				t.Errorf("skipped = %q\nwant      %q", skipped, tt.skipped)
+			}
+		})
 	}
 }
 
 // FuzzJSONLines: whatever a server prints and however it is read, the
-// filter passes exactly the lines that may be JSON-RPC (or are blank) and
-// reports each other line once.
+// filter passes exactly the lines that are JSON-RPC messages (or longer
+// than the bound and starting like one), the blanks that start every line,
+// and reports each other line once.
 func FuzzJSONLines(f *testing.F) {
-	f.Add("banner\n{\"jsonrpc\":\"2.0\"}\n\n  [1]\nmore\n{\"x\":1}", uint8(16), uint8(7))
-	f.Add("{}", uint8(16), uint8(1))
-	f.Add("no newline at all", uint8(17), uint8(3))
-	f.Fuzz(func(t *testing.T, in string, bufSize, readSize uint8) {
+	f.Add("banner\n{\"jsonrpc\":\"2.0\"}\n\n  [1]\nmore\n{\"x\":1}", uint8(16), uint8(7), uint8(0))
+	f.Add("{}", uint8(16), uint8(1), uint8(0))
+	f.Add("no newline at all", uint8(17), uint8(3), uint8(0))
+	f.Add("[dotenv@17.2.1] injecting env (0) from .env\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n", uint8(16), uint8(5), uint8(0))
+	f.Add("[INFO] starting\n{'ok': 1}\n[{\"jsonrpc\":\"2.0\",\"method\":\"x\"}]\n", uint8(20), uint8(9), uint8(0))
+	f.Add("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"long\":\"line over the bound\"}}\n[INFO] also long, also over\n", uint8(16), uint8(4), uint8(12))
+	f.Fuzz(func(t *testing.T, in string, bufSize, readSize, maxJudged uint8) {
+		limit := int(maxJudged)
+		if limit == 0 {
+			limit = maxJudgedLine
+		}
 		var want strings.Builder
 		wantSkipped := 0
 		for _, line := range strings.SplitAfter(in, "\n") {
@@ -203,14 +248,17 @@ func FuzzJSONLines(f *testing.F) {
 				continue
 			}
 			first := strings.TrimLeft(line, " \t\r\n")
-			if first == "" || first[0] == '{' || first[0] == '[' {
-				want.WriteString(line)
-			} else {
+			want.WriteString(line[:len(line)-len(first)]) // leading blanks always pass
+			switch {
+			case first == "":
+			case (first[0] == '{' || first[0] == '[') && (isJSONRPC([]byte(first)) || len(first) > limit):
+				want.WriteString(first)
+			default:
 				wantSkipped++
 			}
 		}
 		skipped := 0
-		j := &jsonLines{r: bufio.NewReaderSize(strings.NewReader(in), int(bufSize)), skipped: func(string) { skipped++ }, lineStart: true}
+		j := &jsonLines{r: bufio.NewReaderSize(strings.NewReader(in), int(bufSize)), skipped: func(string) { skipped++ }, lineStart: true, maxJudged: int(maxJudged)}
 		var got strings.Builder
 		buf := make([]byte, int(readSize)%64+1)
 		for {
@@ -224,4 +272,31 @@ func FuzzJSONLines(f *testing.F) {
 			t.Errorf("passed %q (want %q), skipped %d lines (want %d)", got.String(), want.String(), skipped, wantSkipped)
 		}
 	})
+}
+
+// isJSONRPC tells JSON-RPC messages from lines that only look like JSON.
+func TestIsJSONRPC(t *testing.T) {
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{}}`, true},
+		{` {"jsonrpc": "2.0", "method": "x"} ` + "\r\n", true},
+		{`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"y"}]`, true},
+		{`[dotenv@17.2.1] injecting env (0) from .env`, false},
+		{`[INFO] ready`, false},
+		{`{'ok': 1}`, false},
+		{`{"level":"info","msg":"listening"}`, false},
+		{`{"jsonrpc":"1.0","id":1}`, false},
+		{`{"jsonrpc":2}`, false},
+		{`[1, 2]`, false},
+		{`[]`, false},
+		{`[{"jsonrpc":"2.0"}, 1]`, false},
+		{`{"jsonrpc":"2.0"} trailing`, false},
+	}
+	for _, tt := range tests {
+		if got := isJSONRPC([]byte(tt.line)); got != tt.want {
+			t.Errorf("isJSONRPC(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
 }
