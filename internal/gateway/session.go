@@ -52,6 +52,11 @@ type session struct {
 	// concurrent enable calls cannot interleave their additions and
 	// removals.
 	mu sync.Mutex
+	// changing serialises a meta-tool's change to the view with migrate:
+	// a change made to a view that migrate has already copied would be
+	// lost, so each holds it from reading the view to the end of its
+	// change (always before mu, never while holding it).
+	changing sync.Mutex
 	// announcing serialises a list change with its announcement, so that
 	// a call whose change another call's reconciliation already made
 	// still returns only after that announcement was written.
@@ -167,6 +172,7 @@ func (s *session) notifyToolsChanged(ctx context.Context, ss *mcp.ServerSession)
 // migrate moves the session to a new catalog, keeping the groups it had
 // enabled that still exist, and reconciles its list.
 func (s *session) migrate(st *state) {
+	s.changing.Lock()
 	s.mu.Lock()
 	old := s.view.Snapshot()
 	oldGroups := s.st.space.Catalog().Groups()
@@ -179,6 +185,7 @@ func (s *session) migrate(st *state) {
 	}
 	s.st, s.view = st, v
 	s.mu.Unlock()
+	s.changing.Unlock()
 	if s.mode == perRequestMode {
 		s.migrated(st)
 		return
@@ -455,8 +462,11 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 			// Enabling a group of a source still starting enables its tools
 			// once they are known.
 			s.awaitGroups(ctx, args.Groups)
-			expo, v = s.current()
 		}
+		// The view is read again under changing, so that a catalog update
+		// cannot copy it between this read and the change.
+		s.changing.Lock()
+		expo, v = s.current()
 		var result any
 		var ch *view.Change
 		switch {
@@ -468,6 +478,7 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 		default:
 			result, ch = meta.DoDisable(v, expo, args)
 		}
+		s.changing.Unlock()
 		s.afterChange(ctx, req.Session, ch)
 		return withNotes(meta.Result(result, len(ch.Errors) > 0 && len(ch.Enabled)+len(ch.Disabled) == 0), notes), nil
 	case meta.Reset:
@@ -486,7 +497,10 @@ func (s *session) callMeta(ctx context.Context, req *mcp.CallToolRequest, kind m
 			}
 			return meta.ErrorResult(fmt.Sprintf(`%s: every value must be true or false%s, one per group name: true to have the group enabled afterwards. A correct call: %s {%q: true}`, n.Reset, what, n.Reset, exampleGroup(expo))), nil
 		}
+		s.changing.Lock()
+		expo, v = s.current()
 		result, ch := meta.DoReset(v, expo, args)
+		s.changing.Unlock()
 		s.afterChange(ctx, req.Session, ch)
 		return meta.Result(result, false), nil
 	case meta.Call:
