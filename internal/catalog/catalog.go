@@ -228,6 +228,28 @@ func (c *Catalog) Unavailable() map[string]string { return c.unavailable }
 // tools a group's own rules take, sorted: why the group may have no tools.
 func (c *Catalog) GroupUnavailable(id GroupID) []string { return c.failedFor[id] }
 
+// Awaits reports whether a group the catalog does not have may still come
+// with the tools of a source that is not known yet: the nearest group its
+// dotted name sits under waits for a pending source, or draws on one that
+// failed to start (it may start later). The groups derived from a
+// server's tools and the groups a server declares are named under the
+// group of its tools, so they come with them.
+func (c *Catalog) Awaits(id GroupID) bool {
+	if _, ok := c.groupByID[id]; ok {
+		return false
+	}
+	for p := id; ; {
+		i := strings.LastIndexByte(string(p), '.')
+		if i <= 0 {
+			return false
+		}
+		p = p[:i]
+		if _, ok := c.groupByID[p]; ok {
+			return c.waiting[p] || len(c.failedFor[p]) > 0
+		}
+	}
+}
+
 // ExcludedGroup records a group that was left out, for reports; clients never
 // see it.
 type ExcludedGroup struct {
