@@ -44,7 +44,7 @@ func (c *Config) MayDiscover(name string) bool {
 // discoveredUnder is the nearest group the config knows that name sits
 // under and that may gain child groups with discovery, or "".
 func (c *Config) discoveredUnder(name string) string {
-	if !groupNamePattern.MatchString(name) || c.staticGroups()[name] {
+	if !groupNamePattern.MatchString(name) || strings.HasSuffix(name, ".") || strings.Contains(name, "..") || c.staticGroups()[name] {
 		return ""
 	}
 	for p := impliedParent(name); p != ""; p = impliedParent(p) {
