@@ -62,7 +62,12 @@ func TestConfigNamesDerivedGroups(t *testing.T) {
 	if code != 1 || !strings.Contains(out, `http.auth.tokens[1].groups[0]: group "files.directroy" does not exist`) || !strings.Contains(out, `did you mean "files.directory"?`) {
 		t.Errorf("check of a misspelled derived name: exit %d, want 1 naming the nearest group\n%s%s", code, out, errOut)
 	}
-	// serve refuses it too, with the same words.
+	// The commands that show the catalog show it, with the problem as a
+	// warning, so the user sees the names to choose from.
+	if code, out, errOut := run("groups", "--config", misspelled); code != 0 || !strings.Contains(out, "files.directory") || !strings.Contains(errOut, `did you mean "files.directory"?`) {
+		t.Errorf("groups with a misspelled derived name: exit %d, want 0 with a warning\n%s%s", code, out, errOut)
+	}
+	// serve refuses it, with the same words.
 	if code, _, errOut := run("serve", "--config", misspelled, "--http", freeAddr(t)); code != 1 || !strings.Contains(errOut, `did you mean "files.directory"?`) {
 		t.Errorf("serve with a misspelled derived name: exit %d\n%s", code, errOut)
 	}

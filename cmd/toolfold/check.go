@@ -90,6 +90,7 @@ func runCall(ctx context.Context, e env, args []string) error {
 	if d.mode == "" {
 		d.mode = "flat"
 	}
+	d.inspecting = true
 	p, b, err := build(ctx, e, d, nil, inspectWait)
 	if err != nil {
 		return err

@@ -43,6 +43,10 @@ type Plan struct {
 	// refs are the groups it names that each catalog must have.
 	cfg  *config.Config
 	refs []groupRef
+	// WarnMissingGroups makes Build warn about the groups the config
+	// names that the catalog lacks instead of refusing: for the commands
+	// that show a catalog, which must show it to help fix the names.
+	WarnMissingGroups bool
 }
 
 // spec is the plan's tools and groups with the upstream tools known now,
@@ -78,7 +82,7 @@ type Built struct {
 // lacks is an error, a *config.Error, unless a source still starting may
 // bring it: then it is checked when the source's tools arrive (Follow).
 func (p *Plan) Build() (*Built, error) {
-	space, warnings, err := p.space(true)
+	space, warnings, err := p.space(!p.WarnMissingGroups)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +141,8 @@ func (p *Plan) space(strict bool) (*view.Space, []string, error) {
 			return nil, nil, &config.Error{Problems: problems}
 		}
 		for _, pr := range problems {
+			// Whoever tells the warnings says they are warnings.
+			pr.Severity = config.SeverityError
 			warnings = append(warnings, pr.String())
 		}
 	}
