@@ -20,7 +20,7 @@ func TestMayDiscover(t *testing.T) {
 			"code.x": false, "loose.x": true,
 			// A declared group with no rules may be.
 			"code.repos.branches": true,
-			"off.x": false, "nope.x": false, "nope": false, "gh": false, "gh..x": false,
+			"off.x":               false, "nope.x": false, "nope": false, "gh": false, "gh..x": false,
 		}},
 		{name: "derivation off", derivation: `{"enabled": false}`, want: map[string]bool{
 			"gh.issues": true, "big.queue": true, "git.remote": false, "loose.x": false, "code.repos.branches": false,
