@@ -18,9 +18,9 @@ func TestMayDiscover(t *testing.T) {
 			"big.queue": true,
 			// A declared group with rules is not split unless it says so.
 			"code.x": false, "loose.x": true,
-			// A declared group with no rules may be.
-			"code.repos.branches": true,
-			"off.x":               false, "nope.x": false, "nope": false, "gh": false, "gh..x": false,
+			// A declared group with no rules may be; a disabled server's
+			// group, an unknown one or a malformed name may not.
+			"code.repos.branches": true, "off.x": false, "nope.x": false, "nope": false, "gh": false, "gh..x": false,
 		}},
 		{name: "derivation off", derivation: `{"enabled": false}`, want: map[string]bool{
 			"gh.issues": true, "big.queue": true, "git.remote": false, "loose.x": false, "code.repos.branches": false,
