@@ -34,11 +34,18 @@ func runCheck(ctx context.Context, e env, args []string) error {
 	p, b, err := build(ctx, e, deployment{config: path, mode: d.mode, groups: d.groups, excludeGroups: d.excludeGroups, readOnly: d.readOnly}, nil, noDiscovery)
 	if err != nil {
 		var ce configError
-		if errors.As(err, &ce) {
+		var found *config.Error
+		switch {
+		case errors.As(err, &ce):
 			// Every problem, one a line, then the count: the config's own
 			// messages already name file, key and fix.
 			fmt.Fprintln(e.stdout, ce.diags.String())
 			return fmt.Errorf("%s has %d problem(s)", path, len(ce.diags.Errors()))
+		case errors.As(err, &found):
+			// Found against the cached tool lists: a group the config
+			// names that nothing derives, in the same form.
+			fmt.Fprintln(e.stdout, found.Problems.String())
+			return fmt.Errorf("%s has %d problem(s)", path, len(found.Problems))
 		}
 		return err
 	}
@@ -52,7 +59,7 @@ func runCheck(ctx context.Context, e env, args []string) error {
 			}
 		}
 		if len(unknown) > 0 {
-			fmt.Fprintf(e.stdout, "The tools of %s are not known yet (no cached list), so the groups' rules were not checked against them; 'toolfold tools' starts the servers and caches their lists.\n", strings.Join(unknown, ", "))
+			fmt.Fprintf(e.stdout, "The tools of %s are not known yet (no cached list), so the groups' rules, and the names of groups derived from them or declared by the servers, were not checked against them; 'toolfold tools' starts the servers and caches their lists.\n", strings.Join(unknown, ", "))
 		}
 	}
 	return nil
@@ -83,6 +90,7 @@ func runCall(ctx context.Context, e env, args []string) error {
 	if d.mode == "" {
 		d.mode = "flat"
 	}
+	d.inspecting = true
 	p, b, err := build(ctx, e, d, nil, inspectWait)
 	if err != nil {
 		return err

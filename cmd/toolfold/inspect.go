@@ -94,6 +94,7 @@ func runGroups(ctx context.Context, e env, args []string) error {
 // inspectSetup builds the catalog and measures it flat, which is what the
 // inspection commands report.
 func inspectSetup(ctx context.Context, e env, d deployment) (*catalog.Catalog, *httpapi.Measurement, error) {
+	d.inspecting = true
 	p, b, err := build(ctx, e, d, nil, inspectWait)
 	if err != nil {
 		return nil, nil, err

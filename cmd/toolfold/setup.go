@@ -25,6 +25,10 @@ type deployment struct {
 	readOnly      bool
 	// observer hears calls and sessions (serve's metrics); not a flag.
 	observer gateway.Observer
+	// inspecting marks the commands that show a catalog rather than
+	// serve it: a group the config names that the catalog lacks is a
+	// warning there, so they still show the groups to fix the name by.
+	inspecting bool
 }
 
 func (d *deployment) register(fs interface {
@@ -109,6 +113,7 @@ func build(ctx context.Context, e env, d deployment, logger *slog.Logger, wait t
 	if d.observer != nil {
 		p.Gateway.Observer = d.observer
 	}
+	p.WarnMissingGroups = d.inspecting
 	if p.Upstreams != nil && wait != noDiscovery {
 		for name, err := range p.Upstreams.Discover(ctx, wait) {
 			// With a logger, the upstream machinery has already logged

@@ -47,6 +47,7 @@ func runTokens(ctx context.Context, e env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	d.inspecting = true
 	p, b, err := build(ctx, e, d, nil, inspectWait)
 	if err != nil {
 		return err

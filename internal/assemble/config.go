@@ -40,7 +40,7 @@ type Options struct {
 
 // FromConfig plans what a loaded config serves.
 func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Options) (*Plan, error) {
-	p := &Plan{Origin: cfg.File, HTTP: cfg.HTTP}
+	p := &Plan{Origin: cfg.File, HTTP: cfg.HTTP, cfg: cfg, refs: groupRefs(cfg)}
 	if p.Origin == "" {
 		p.Origin = "the config"
 	}
@@ -235,31 +235,11 @@ func autoGroups(cfg *config.Config, lookup config.LookupEnv, enable, exclude []s
 		return nil
 	}
 	s := &autogroup.Settings{Size: ag.Size, Named: append(slices.Clone(enable), exclude...)}
-	configured := map[string]bool{}
-	for _, n := range cfg.GroupNames() {
-		configured[n] = true
-	}
-	s.Derive = func(g *catalog.Group) bool {
-		name := string(g.ID)
-		// Groups of Go library servers and groups tools declare in their
-		// _meta were made by hand upstream: they are kept as given.
-		if !configured[name] {
-			return false
-		}
-		if gc, ok := cfg.Groups[name]; ok && gc.AutoGroups != nil {
-			return *gc.AutoGroups
-		}
-		for _, sc := range cfg.MCPServers {
-			if group, grouped := sc.EffectiveGroup(); grouped && group == name && sc.AutoGroups != nil && !*sc.AutoGroups {
-				return false
-			}
-		}
-		// A group whose author chose its tools by rules stays as written.
-		if gc, ok := cfg.Groups[name]; ok && len(gc.Tools)+len(gc.Prefixes)+len(gc.Servers)+len(gc.Tags) > 0 {
-			return false
-		}
-		return true
-	}
+	// Only groups the config knows, as it says (groups of Go library
+	// servers and groups tools declare in their _meta were made by hand
+	// upstream: they are kept as given). The config's own check of names
+	// that only derivation can bring follows the same rule.
+	s.Derive = func(g *catalog.Group) bool { return cfg.Splits(string(g.ID)) }
 	if lookup != nil || len(s.Named) > 0 {
 		s.State = func(id catalog.GroupID, inherited catalog.State) catalog.State {
 			// Strongest first, as for declared groups: flags, then the

@@ -38,6 +38,15 @@ type Plan struct {
 	// AutoGroups, when set, splits big groups into derived groups every
 	// time the catalog is built (disclosure.autoGroups).
 	AutoGroups *autogroup.Settings
+
+	// cfg is the config planned from, if any, to locate problems in it;
+	// refs are the groups it names that each catalog must have.
+	cfg  *config.Config
+	refs []groupRef
+	// WarnMissingGroups makes Build warn about the groups the config
+	// names that the catalog lacks instead of refusing: for the commands
+	// that show a catalog, which must show it to help fix the names.
+	WarnMissingGroups bool
 }
 
 // spec is the plan's tools and groups with the upstream tools known now,
@@ -69,8 +78,12 @@ type Built struct {
 // Build validates the plan and builds the catalog, the view space and the
 // gateway. Every problem it finds comes back as one error that names them
 // all.
+//
+// A group the config names (an initial group, a token's) that the catalog
+// lacks is an error, a *config.Error, unless a source still starting may
+// bring it: then it is checked when the source's tools arrive (Follow).
 func (p *Plan) Build() (*Built, error) {
-	space, warnings, err := p.space()
+	space, warnings, err := p.space(!p.WarnMissingGroups)
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +100,9 @@ func (p *Plan) Build() (*Built, error) {
 }
 
 // space builds the catalog of what is known now and the views' space over
-// it, with the warnings of both steps.
-func (p *Plan) space() (*view.Space, []string, error) {
+// it, with the warnings of both steps. Groups the config names that the
+// catalog cannot have are an error when strict, else warnings.
+func (p *Plan) space(strict bool) (*view.Space, []string, error) {
 	spec, warnings := p.spec()
 	first := spec
 	if p.AutoGroups != nil {
@@ -118,7 +132,24 @@ func (p *Plan) space() (*view.Space, []string, error) {
 		res = again
 		warnings = append(warnings, derivedWarnings...)
 	}
+	if p.cfg != nil {
+		sev := config.SeverityWarning
+		if strict {
+			sev = config.SeverityError
+		}
+		problems := p.refProblems(res.Catalog, sev)
+		if problems.HasErrors() {
+			return nil, nil, &config.Error{Problems: problems}
+		}
+		for _, pr := range problems {
+			// Whoever tells the warnings says they are warnings.
+			pr.Severity = config.SeverityError
+			warnings = append(warnings, pr.String())
+		}
+	}
 	opts := p.View
+	// An initial group still on its way is enabled once it comes.
+	opts.InitialGroups = p.initialGroups(res.Catalog)
 	if p.AutoGroups != nil {
 		opts.InitialGroups = withDerived(res.Catalog, opts.InitialGroups)
 	}

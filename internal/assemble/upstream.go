@@ -513,7 +513,7 @@ func (p *Plan) Follow(b *Built) {
 	rebuild := func(logWarnings bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		space, warnings, err := p.space()
+		space, warnings, err := p.space(false)
 		if err != nil {
 			p.logf("the catalog could not be rebuilt after an upstream change; serving the previous one: %v", err)
 			return

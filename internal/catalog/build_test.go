@@ -279,13 +279,21 @@ func TestPendingSources(t *testing.T) {
 		pending          []string
 		groupPending     map[catalog.GroupID]bool
 		pendingUngrouped bool
+		// awaits are names the catalog lacks: whether they may still come.
+		awaits map[catalog.GroupID]bool
 	}{
 		{name: "nothing pending", spec: catalog.Spec{Tools: []*catalog.Tool{tool("a__x", "a")}, Groups: []catalog.GroupSpec{{ID: "a", Members: catalog.Members{Sources: []string{"a"}}}}},
-			groupPending: map[catalog.GroupID]bool{"a": false}},
+			groupPending: map[catalog.GroupID]bool{"a": false},
+			// Nothing more comes: a name that is not here will not be.
+			awaits: map[catalog.GroupID]bool{"a": false, "a.sub": false, "nope.sub": false}},
 		{name: "a server's group waits, with its parent",
 			spec: catalog.Spec{PendingSources: []string{"mem", "b"}, UnavailableSources: map[string]string{"gone": "exited"},
 				Groups: []catalog.GroupSpec{{ID: "kb"}, {ID: "kb.mem", Parent: "kb", Members: catalog.Members{Sources: []string{"mem"}}}, {ID: "b", Members: catalog.Members{Sources: []string{"b"}}}, {ID: "gone", Members: catalog.Members{Sources: []string{"gone"}}}}},
-			pending: []string{"b", "mem"}, groupPending: map[catalog.GroupID]bool{"kb": true, "kb.mem": true, "b": true, "gone": false}},
+			pending: []string{"b", "mem"}, groupPending: map[catalog.GroupID]bool{"kb": true, "kb.mem": true, "b": true, "gone": false},
+			// Groups derived or declared under a pending server's group (or
+			// one that failed, which may start later) may still come; a name
+			// under no group here, or a top-level one, may not.
+			awaits: map[catalog.GroupID]bool{"kb.mem.x": true, "kb.mem.x.y": true, "b.x": true, "gone.x": true, "kb": false, "other": false, "other.x": false}},
 		{name: "a server no group takes whole may bring ungrouped tools",
 			spec:    catalog.Spec{PendingSources: []string{"loose"}, Groups: []catalog.GroupSpec{{ID: "g", Members: catalog.Members{Globs: []string{"loose__*"}}}}},
 			pending: []string{"loose"}, groupPending: map[catalog.GroupID]bool{"g": false}, pendingUngrouped: true},
@@ -303,6 +311,11 @@ func TestPendingSources(t *testing.T) {
 			for id, want := range tt.groupPending {
 				if got := c.GroupPending(id); got != want {
 					t.Errorf("GroupPending(%s) = %v, want %v", id, got, want)
+				}
+			}
+			for id, want := range tt.awaits {
+				if got := c.Awaits(id); got != want {
+					t.Errorf("Awaits(%s) = %v, want %v", id, got, want)
 				}
 			}
 			if got := c.PendingUngrouped(); got != tt.pendingUngrouped {

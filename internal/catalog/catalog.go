@@ -324,3 +324,25 @@ func sortTree(roots []*Group) []*Group {
 	}
 	return out
 }
+
+// Awaits reports whether a group the catalog does not have may still come
+// with the tools of a source that is not known yet: the nearest group its
+// dotted name sits under waits for a pending source, or draws on one that
+// failed to start (it may start later). The groups derived from a
+// server's tools and the groups a server declares are named under the
+// group of its tools, so they come with them.
+func (c *Catalog) Awaits(id GroupID) bool {
+	if _, ok := c.groupByID[id]; ok {
+		return false
+	}
+	for p := id; ; {
+		i := strings.LastIndexByte(string(p), '.')
+		if i <= 0 {
+			return false
+		}
+		p = p[:i]
+		if _, ok := c.groupByID[p]; ok {
+			return c.waiting[p] || len(c.failedFor[p]) > 0
+		}
+	}
+}

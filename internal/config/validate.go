@@ -384,7 +384,7 @@ func (v *checker) groups() {
 		case g.Parent != "" && implied != "" && g.Parent != implied:
 			v.errorf(joinPath(p, "parent"), "the name %q already makes %q its parent, but \"parent\" says %q; drop \"parent\" or rename the group", name, implied, g.Parent)
 		case g.Parent != "" && !known[g.Parent]:
-			v.errorf(joinPath(p, "parent"), "%s", missingGroup(g.Parent, knownList))
+			v.errorf(joinPath(p, "parent"), "%s", missingGroup(fmt.Sprintf("group %q does not exist", g.Parent), g.Parent, knownList))
 		case g.Parent == "" && implied != "" && !known[implied]:
 			v.errorf(p, "the name %q makes %q its parent, which does not exist; define %q under \"groups\", or name the group without a dot", name, implied, implied)
 		}
@@ -510,8 +510,10 @@ func (v *checker) disclosure() {
 	}
 }
 
-func missingGroup(name string, known []string) string {
-	return withFix(fmt.Sprintf("group %q does not exist", name), name, known, `define it under "groups" or fix the name`)
+// missingGroup words a missing group (what is wrong about name) with the
+// nearest known one.
+func missingGroup(wrong, name string, known []string) string {
+	return withFix(wrong, name, known, `define it under "groups" or fix the name`)
 }
 
 // metaToolCollisions refuses a top-level group named like a meta-tool: in grouped
@@ -530,13 +532,14 @@ func (v *checker) metaToolCollisions() {
 	}
 }
 
-// groupRefs checks that each name refers to a group the config knows.
+// groupRefs checks that each name refers to a group the config knows, or
+// to one discovery may bring under a known group (a derived group, a group
+// an upstream declares), which is checked once the catalog is built.
 func (v *checker) groupRefs(p string, names []string) {
 	known := v.cfg.staticGroups()
-	list := v.cfg.GroupNames()
 	for i, n := range names {
-		if !known[n] {
-			v.errorf(indexPath(p, i), "%s", missingGroup(n, list))
+		if !known[n] && !v.cfg.MayDiscover(n) {
+			v.errorf(indexPath(p, i), "%s", v.cfg.missingGroupRef(n))
 		}
 	}
 }

@@ -92,17 +92,22 @@ func (g *Gateway) groupSpace(key groupKey) (*view.Space, error) {
 	var sub *catalog.Catalog
 	var err error
 	if key.limited {
+		cat := g.Catalog()
 		var ids []catalog.GroupID
 		if key.id != "" {
 			for _, id := range strings.Split(string(key.id), "\n") {
-				ids = append(ids, catalog.GroupID(id))
+				// A group a source still starting may bring (one derived
+				// from its tools) joins the view when it comes (Update).
+				if !cat.Awaits(catalog.GroupID(id)) {
+					ids = append(ids, catalog.GroupID(id))
+				}
 			}
 		} else {
-			for _, root := range g.Catalog().Roots() {
+			for _, root := range cat.Roots() {
 				ids = append(ids, root.ID)
 			}
 		}
-		if sub, err = g.Catalog().Limit(ids, key.readOnly); err != nil {
+		if sub, err = cat.Limit(ids, key.readOnly); err != nil {
 			return nil, err
 		}
 		// The main endpoint's view rules, less the initial groups the

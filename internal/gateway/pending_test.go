@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -273,5 +274,56 @@ func TestPendingSourceListWaitIsCapped(t *testing.T) {
 	}
 	if got := await(t, "slow_tool", call); got != "slow_tool {}" {
 		t.Errorf("call = %q", got)
+	}
+}
+
+// TestLimitedHandlerTakesAGroupStillToCome: a token limited to a group
+// that a source still starting may bring (one derived from its tools) is
+// served at once, reaching what exists now, and reaches the group's tools,
+// and no others of the source, once they arrive.
+func TestLimitedHandlerTakesAGroupStillToCome(t *testing.T) {
+	g, err := gateway.New(slowSpace(t, nil, ""), &gateway.Options{Mode: expose.Flat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := g.LimitedHandler([]string{"slow.part"}, false, nil)
+	if err != nil {
+		t.Fatalf("a limit to a group still to come was refused: %v", err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	// A session of its own, which lists afresh (a 2026-07-28 client may
+	// answer a list from its cache).
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "x"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if got := await(t, "list while slow starts", goList(cs)); got != "u" {
+		t.Errorf("while slow starts the limited view lists %q, want only the ungrouped u", got)
+	}
+	spec := catalog.Spec{Tools: []*catalog.Tool{catalogtest.Tool("u")}, Groups: []catalog.GroupSpec{
+		{ID: "slow", Members: catalog.Members{Sources: []string{"slow"}}},
+		{ID: "slow.part", Parent: "slow", Derived: true, Members: catalog.Members{Tools: []catalog.ToolID{"p"}}},
+	}}
+	for _, id := range []string{"p", "s"} {
+		tool := catalogtest.Tool(id)
+		tool.Source = "slow"
+		spec.Tools = append(spec.Tools, tool)
+	}
+	space, err := view.NewSpace(catalogtest.Build(t, spec), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Update(space); err != nil {
+		t.Fatal(err)
+	}
+	if got := await(t, "list once slow started", goList(cs)); got != "p,u" {
+		t.Errorf("once slow started the limited view lists %q, want slow.part's p and the ungrouped u", got)
+	}
+	// A group nothing may bring any more is still refused.
+	if _, err := g.LimitedHandler([]string{"slow.pard"}, false, nil); err == nil || !strings.Contains(err.Error(), `did you mean "slow.part"`) {
+		t.Errorf("a limit to a group that cannot come: %v", err)
 	}
 }

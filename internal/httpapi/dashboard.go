@@ -59,11 +59,11 @@ type dashboardData struct {
 	ModesErr string
 	// Queries are the query box's phrasings; Boxes what its inputs show
 	// (the phrasings, and an empty box for another while there is room).
-	Queries  []string
-	Boxes    []string
-	Found    []FoundTool
-	FindErr  string
-	HasFind  bool
+	Queries []string
+	Boxes   []string
+	Found   []FoundTool
+	FindErr string
+	HasFind bool
 	// GroupNotes say, for a group with no tools of its own, why.
 	GroupNotes map[string]string
 }
