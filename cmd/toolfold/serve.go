@@ -129,13 +129,13 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w; pick another address with --http, e.g. 127.0.0.1:8080", addr, err)
 	}
-	if err := checkExposure(ln.Addr(), len(p.HTTP.Auth.Tokens) > 0, limits.allowRemote || p.HTTP.AllowUnauthenticated); err != nil {
+	if err := checkExposure(ln.Addr(), p.HTTP.Auth.Enabled(), limits.allowRemote || p.HTTP.AllowUnauthenticated); err != nil {
 		ln.Close()
 		return err
 	}
 	srv := newHTTPServer(mux, defaultConnLimits)
 	ln = capConns(ln, connCapFor(fdLimit()), srv, logger)
-	if !isLoopback(ln.Addr()) && len(p.HTTP.Auth.Tokens) == 0 {
+	if !isLoopback(ln.Addr()) && !p.HTTP.Auth.Enabled() {
 		logger.Warn("serving other machines without authentication, as allowed explicitly: anyone who reaches this address can call every tool", "addr", ln.Addr().String())
 	}
 	logger.Info("serving streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "catalog", p.Origin, "mode", b.Gateway.Mode())
