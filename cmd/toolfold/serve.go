@@ -17,6 +17,7 @@ import (
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/httpapi"
 	"github.com/toolfold/toolfold/internal/metrics"
+	"github.com/toolfold/toolfold/internal/oauth"
 )
 
 func runServe(ctx context.Context, e env, args []string) error {
@@ -90,6 +91,14 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 	if err != nil {
 		return err
 	}
+	var oauthServer *oauth.Server
+	if o := p.HTTP.Auth.OAuth; o != nil {
+		if oauthServer, err = oauth.New(o, &oauth.Options{Logger: logger}); err != nil {
+			return err
+		}
+		defer oauthServer.Close()
+		logger.Info("accepting OAuth access tokens", "resource", o.Resource, "issuers", o.Issuers, "metadata", oauthServer.MetadataURL())
+	}
 	api, err := httpapi.New(&httpapi.Options{
 		MCP: limitedViews(mcpHandler, func(groups []string, readOnly bool) (http.Handler, error) {
 			return b.Gateway.LimitedHandler(groups, readOnly, httpOpts)
@@ -99,7 +108,7 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 		GroupHandler: func(group string, readOnly bool) (http.Handler, error) {
 			return b.Gateway.GroupHandler(group, readOnly, httpOpts)
 		},
-		Tokens: p.HTTP.Auth.Tokens, AllowedOrigins: p.HTTP.AllowedOrigins, Logger: logger,
+		Tokens: p.HTTP.Auth.Tokens, OAuth: oauthServer, AllowedOrigins: p.HTTP.AllowedOrigins, Logger: logger,
 		Metrics: metricsHandler, Activity: activity,
 		Sessions: func() []httpapi.SessionInfo {
 			var out []httpapi.SessionInfo
@@ -169,7 +178,11 @@ func limitedViews(next http.Handler, limited func(groups []string, readOnly bool
 			// A token naming a group the catalog does not have (yet):
 			// the operator's config, not the client, must change.
 			logger.Warn("cannot serve a limited token its view", "token", access.TokenName, "err", err)
-			http.Error(w, fmt.Sprintf("this token is limited to %s, which toolfold cannot serve: %v; fix the token's groups in http.auth.tokens", describeLimit(access), err), http.StatusForbidden)
+			fix := "fix the token's groups in http.auth.tokens"
+			if access.Subject != "" {
+				fix = "fix the groups of http.auth.oauth.rules"
+			}
+			http.Error(w, fmt.Sprintf("this token is limited to %s, which toolfold cannot serve: %v; %s", describeLimit(access), err, fix), http.StatusForbidden)
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -597,6 +597,10 @@ type OAuthRule struct {
 	// ReadOnly limits the caller to read-only tools: it restricts, so one
 	// matching rule with readOnly makes the caller read-only everywhere.
 	ReadOnly bool `json:"readOnly,omitempty"`
+	// Admin opens the operator's routes (/api/*, the dashboard, /metrics)
+	// to the callers the rule matches, as "admin" does for a static token;
+	// they still see only what they reach.
+	Admin bool `json:"admin,omitempty"`
 }
 
 // TokenConfig is one accepted bearer token.

@@ -43,6 +43,8 @@ type Reach struct {
 	Groups []string
 	// ReadOnly limits the caller to read-only tools.
 	ReadOnly bool
+	// Admin opens the operator's routes (a matching rule said admin).
+	Admin bool
 }
 
 // Error is a refused token: the HTTP status (401 or 403, 503 when the

@@ -4,136 +4,28 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/oauth/oauthtest"
 )
 
 const resource = "https://tools.example.com/mcp"
 
-// idp is an in-process authorization server for unit tests: metadata, a
-// JWKS whose keys the test replaces, an introspection endpoint, and a
-// minting function. The end-to-end tests use a real provider instead.
-type idp struct {
-	srv       *httptest.Server
-	mu        sync.Mutex
-	keys      map[string]*rsa.PrivateKey // kid → key, all published
-	jwksHits  atomic.Int32
-	introspec func(token string) map[string]any
-}
-
-func newIdP(t testing.TB) *idp {
-	t.Helper()
-	p := &idp{keys: map[string]*rsa.PrivateKey{}}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{
-			"issuer":                 p.srv.URL,
-			"jwks_uri":               p.srv.URL + "/jwks",
-			"token_endpoint":         p.srv.URL + "/token",
-			"introspection_endpoint": p.srv.URL + "/introspect",
-		})
-	})
-	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
-		p.jwksHits.Add(1)
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		var keys []map[string]string
-		for kid, k := range p.keys {
-			keys = append(keys, map[string]string{
-				"kty": "RSA", "kid": kid, "alg": "RS256", "use": "sig",
-				"n": base64.RawURLEncoding.EncodeToString(k.N.Bytes()),
-				"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(k.E)).Bytes()),
-			})
-		}
-		json.NewEncoder(w).Encode(map[string]any{"keys": keys})
-	})
-	mux.HandleFunc("/introspect", func(w http.ResponseWriter, r *http.Request) {
-		id, secret, ok := r.BasicAuth()
-		if !ok || id != "toolfold" || secret != "s3cret" {
-			http.Error(w, "bad client", http.StatusUnauthorized)
-			return
-		}
-		json.NewEncoder(w).Encode(p.introspec(r.FormValue("token")))
-	})
-	p.srv = httptest.NewServer(mux)
-	t.Cleanup(p.srv.Close)
-	p.addKey(t, "k1")
-	return p
-}
-
-func (p *idp) addKey(t testing.TB, kid string) *rsa.PrivateKey {
-	t.Helper()
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.mu.Lock()
-	p.keys[kid] = k
-	p.mu.Unlock()
-	return k
-}
-
-func (p *idp) dropKey(kid string) *rsa.PrivateKey {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	k := p.keys[kid]
-	delete(p.keys, kid)
-	return k
-}
-
-func (p *idp) key(kid string) *rsa.PrivateKey {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.keys[kid]
-}
-
-// mint signs claims with key kid; base claims are a valid token for alice.
-func mint(t testing.TB, key *rsa.PrivateKey, kid string, claims jwt.MapClaims) string {
-	t.Helper()
-	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
-	tok.Header["kid"] = kid
-	s, err := tok.SignedString(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func (p *idp) claims(over map[string]any) jwt.MapClaims {
-	c := jwt.MapClaims{
-		"iss": p.srv.URL, "aud": resource, "sub": "alice",
-		"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix(),
-		"scope": "tools:read", "groups": []string{"docs-team"},
-	}
-	for k, v := range over {
-		if v == nil {
-			delete(c, k)
-		} else {
-			c[k] = v
-		}
-	}
-	return c
-}
-
-func newServer(t testing.TB, p *idp, edit func(*config.OAuthConfig)) *Server {
+func newServer(t testing.TB, p *oauthtest.IdP, edit func(*config.OAuthConfig)) *Server {
 	t.Helper()
 	cfg := &config.OAuthConfig{
 		Resource: resource,
-		Issuers:  []string{p.srv.URL},
+		Issuers:  []string{p.URL},
 		Rules: []config.OAuthRule{
 			{Group: "docs-team", Groups: []string{"docs"}},
 			{Group: "admins", Groups: []string{"*"}},
@@ -153,9 +45,9 @@ func newServer(t testing.TB, p *idp, edit func(*config.OAuthConfig)) *Server {
 }
 
 func TestVerify(t *testing.T) {
-	p := newIdP(t)
+	p := oauthtest.New(t)
 	s := newServer(t, p, nil)
-	k1 := p.key("k1")
+	k1 := p.Key("k1")
 	stranger, _ := rsa.GenerateKey(rand.Reader, 2048)
 	cases := []struct {
 		name   string
@@ -163,21 +55,21 @@ func TestVerify(t *testing.T) {
 		status int    // 0: accepted
 		want   string // in the message, or the reach when accepted
 	}{
-		{"valid", mint(t, k1, "k1", p.claims(nil)), 0, "docs"},
+		{"valid", oauthtest.Mint(t, k1, "k1", claimsOf(p, nil)), 0, "docs"},
 		{"no token", "", 401, "requires an OAuth access token"},
-		{"expired", mint(t, k1, "k1", p.claims(map[string]any{"exp": time.Now().Add(-time.Minute).Unix()})), 401, "expired at"},
-		{"no exp", mint(t, k1, "k1", p.claims(map[string]any{"exp": nil})), 401, "exp"},
-		{"not yet valid", mint(t, k1, "k1", p.claims(map[string]any{"nbf": time.Now().Add(time.Hour).Unix()})), 401, "not valid before"},
-		{"wrong audience", mint(t, k1, "k1", p.claims(map[string]any{"aud": "https://other.example.com/mcp"})), 401, "audience"},
-		{"no audience", mint(t, k1, "k1", p.claims(map[string]any{"aud": nil})), 401, "audience"},
-		{"wrong issuer", mint(t, k1, "k1", p.claims(map[string]any{"iss": "https://evil.example.com"})), 401, "not one of http.auth.oauth.issuers"},
-		{"forged signature", mint(t, stranger, "k1", p.claims(nil)), 401, "signature does not verify"},
-		{"unknown key", mint(t, stranger, "k9", p.claims(nil)), 401, "does not publish"},
+		{"expired", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"exp": time.Now().Add(-time.Minute).Unix()})), 401, "expired at"},
+		{"no exp", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"exp": nil})), 401, "exp"},
+		{"not yet valid", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"nbf": time.Now().Add(time.Hour).Unix()})), 401, "not valid before"},
+		{"wrong audience", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"aud": "https://other.example.com/mcp"})), 401, "audience"},
+		{"no audience", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"aud": nil})), 401, "audience"},
+		{"wrong issuer", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"iss": "https://evil.example.com"})), 401, "not one of http.auth.oauth.issuers"},
+		{"forged signature", oauthtest.Mint(t, stranger, "k1", claimsOf(p, nil)), 401, "signature does not verify"},
+		{"unknown key", oauthtest.Mint(t, stranger, "k9", claimsOf(p, nil)), 401, "does not publish"},
 		{"garbage JWT", "a.b.c", 401, "not a well-formed JWT"},
-		{"alg none", jwtNone(p.claims(nil)), 401, "signature does not verify"},
-		{"no rule matches", mint(t, k1, "k1", p.claims(map[string]any{"groups": []string{"sales"}})), 403, "no rule"},
-		{"admin", mint(t, k1, "k1", p.claims(map[string]any{"groups": "admins"})), 0, "*"},
-		{"scope and group", mint(t, k1, "k1", p.claims(map[string]any{"groups": []string{"code-team", "docs-team"}})), 0, "code,docs ro"},
+		{"alg none", jwtNone(claimsOf(p, nil)), 401, "signature does not verify"},
+		{"no rule matches", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"groups": []string{"sales"}})), 403, "no rule"},
+		{"admin", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"groups": "admins"})), 0, "*"},
+		{"scope and group", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"groups": []string{"code-team", "docs-team"}})), 0, "code,docs ro"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -208,6 +100,8 @@ func TestVerify(t *testing.T) {
 	}
 }
 
+func claimsOf(p *oauthtest.IdP, over map[string]any) jwt.MapClaims { return p.Claims(resource, over) }
+
 func jwtNone(c jwt.MapClaims) string {
 	s, _ := jwt.NewWithClaims(jwt.SigningMethodNone, c).SignedString(jwt.UnsafeAllowNoneSignatureType)
 	return s
@@ -228,23 +122,23 @@ func reachString(r Reach) string {
 // a dropped key stops working once the set is fetched again; forged key
 // IDs do not make toolfold fetch the set on every request.
 func TestKeyRotation(t *testing.T) {
-	p := newIdP(t)
+	p := oauthtest.New(t)
 	s := newServer(t, p, nil)
-	old := p.key("k1")
-	oldToken := mint(t, old, "k1", p.claims(nil))
+	old := p.Key("k1")
+	oldToken := oauthtest.Mint(t, old, "k1", claimsOf(p, nil))
 	if _, err := s.Verify(context.Background(), oldToken); err != nil {
 		t.Fatal(err)
 	}
-	hits := p.jwksHits.Load()
+	hits := p.JWKSFetches.Load()
 
 	// The provider rotates: k2 in, k1 out.
-	k2 := p.addKey(t, "k2")
-	p.dropKey("k1")
-	if _, err := s.Verify(context.Background(), mint(t, k2, "k2", p.claims(nil))); err != nil {
+	k2 := p.AddKey(t, "k2")
+	p.DropKey("k1")
+	if _, err := s.Verify(context.Background(), oauthtest.Mint(t, k2, "k2", claimsOf(p, nil))); err != nil {
 		t.Fatalf("a token signed by the new key was refused: %v", err)
 	}
-	if p.jwksHits.Load() != hits+1 {
-		t.Errorf("JWKS fetched %d times for the new key, want once", p.jwksHits.Load()-hits)
+	if p.JWKSFetches.Load() != hits+1 {
+		t.Errorf("JWKS fetched %d times for the new key, want once", p.JWKSFetches.Load()-hits)
 	}
 	// The set no longer has k1.
 	_, err := s.Verify(context.Background(), oldToken)
@@ -253,24 +147,24 @@ func TestKeyRotation(t *testing.T) {
 		t.Fatalf("a token of a dropped key: %v", err)
 	}
 	// Many unknown key IDs: the rate limit allows no further fetch.
-	before := p.jwksHits.Load()
+	before := p.JWKSFetches.Load()
 	for i := range 20 {
 		stranger, _ := rsa.GenerateKey(rand.Reader, 1024)
-		if _, err := s.Verify(context.Background(), mint(t, stranger, "forged"+string(rune('a'+i)), p.claims(nil))); err == nil {
+		if _, err := s.Verify(context.Background(), oauthtest.Mint(t, stranger, "forged"+string(rune('a'+i)), claimsOf(p, nil))); err == nil {
 			t.Fatal("accepted a forged key")
 		}
 	}
-	if got := p.jwksHits.Load() - before; got > 1 {
+	if got := p.JWKSFetches.Load() - before; got > 1 {
 		t.Errorf("20 forged key IDs fetched the JWKS %d times; the rate limit allows at most 1", got)
 	}
 }
 
 func TestIntrospection(t *testing.T) {
-	p := newIdP(t)
-	p.introspec = func(token string) map[string]any {
+	p := oauthtest.New(t)
+	p.Introspect = func(token string) map[string]any {
 		switch token {
 		case "opaque-good":
-			return map[string]any{"active": true, "sub": "bob", "aud": resource, "iss": p.srv.URL, "scope": "tools:read", "groups": []string{"docs-team"}, "exp": float64(time.Now().Add(time.Hour).Unix())}
+			return map[string]any{"active": true, "sub": "bob", "aud": resource, "iss": p.URL, "scope": "tools:read", "groups": []string{"docs-team"}, "exp": float64(time.Now().Add(time.Hour).Unix())}
 		case "opaque-other-aud":
 			return map[string]any{"active": true, "sub": "bob", "aud": "https://elsewhere.example.com", "groups": []string{"docs-team"}}
 		}
@@ -293,10 +187,10 @@ func TestIntrospection(t *testing.T) {
 }
 
 func TestIssuerDown(t *testing.T) {
-	p := newIdP(t)
+	p := oauthtest.New(t)
 	s := newServer(t, p, nil)
-	tok := mint(t, p.key("k1"), "k1", p.claims(nil))
-	p.srv.Close()
+	tok := oauthtest.Mint(t, p.Key("k1"), "k1", claimsOf(p, nil))
+	p.Close()
 	_, err := s.Verify(context.Background(), tok)
 	var e *Error
 	if !errors.As(err, &e) || e.Status != http.StatusServiceUnavailable {
@@ -305,7 +199,7 @@ func TestIssuerDown(t *testing.T) {
 }
 
 func TestMetadata(t *testing.T) {
-	p := newIdP(t)
+	p := oauthtest.New(t)
 	s := newServer(t, p, func(c *config.OAuthConfig) { c.Scopes = []string{"tools:read"} })
 	if s.MetadataURL() != "https://tools.example.com/.well-known/oauth-protected-resource/mcp" {
 		t.Errorf("metadata URL %q", s.MetadataURL())
@@ -316,7 +210,7 @@ func TestMetadata(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got["resource"] != resource || !slices.Equal(stringList(got["authorization_servers"]), []string{p.srv.URL}) {
+	if got["resource"] != resource || !slices.Equal(stringList(got["authorization_servers"]), []string{p.URL}) {
 		t.Errorf("metadata %v", got)
 	}
 	if c := s.Challenge("invalid_token"); c != `Bearer resource_metadata="https://tools.example.com/.well-known/oauth-protected-resource/mcp", scope="tools:read", error="invalid_token"` {
@@ -352,10 +246,10 @@ func TestGrant(t *testing.T) {
 // FuzzVerify: no input panics, and none is accepted without a valid
 // signature.
 func FuzzVerify(f *testing.F) {
-	p := newIdP(f)
+	p := oauthtest.New(f)
 	s := newServer(f, p, func(c *config.OAuthConfig) { c.Introspection = nil })
-	good := mint(f, p.key("k1"), "k1", p.claims(nil))
-	for _, seed := range []string{"", "a.b.c", "..", good, good[:len(good)-3], jwtNone(p.claims(nil)), "eyJhbGciOiJIUzI1NiJ9.e30.x"} {
+	good := oauthtest.Mint(f, p.Key("k1"), "k1", claimsOf(p, nil))
+	for _, seed := range []string{"", "a.b.c", "..", good, good[:len(good)-3], jwtNone(claimsOf(p, nil)), "eyJhbGciOiJIUzI1NiJ9.e30.x"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, token string) {
@@ -369,9 +263,9 @@ func FuzzVerify(f *testing.F) {
 // BenchmarkVerify is the latency JWT validation adds to a request once the
 // keys are cached: parse, RS256 signature, claims, rules.
 func BenchmarkVerify(b *testing.B) {
-	p := newIdP(b)
+	p := oauthtest.New(b)
 	s := newServer(b, p, nil)
-	tok := mint(b, p.key("k1"), "k1", p.claims(nil))
+	tok := oauthtest.Mint(b, p.Key("k1"), "k1", claimsOf(p, nil))
 	if _, err := s.Verify(context.Background(), tok); err != nil {
 		b.Fatal(err)
 	}

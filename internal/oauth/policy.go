@@ -7,8 +7,9 @@ import (
 )
 
 // Grant applies the rules to a caller: the groups of every matching rule
-// add up ("*" grants all), and one matching read-only rule makes the
-// caller read-only. A caller no rule matches reaches nothing.
+// add up ("*" grants all), one matching read-only rule makes the caller
+// read-only, and one matching admin rule opens the operator's routes. A
+// caller no rule matches reaches nothing.
 func Grant(rules []config.OAuthRule, c *Caller) Reach {
 	var r Reach
 	for _, rule := range rules {
@@ -17,6 +18,9 @@ func Grant(rules []config.OAuthRule, c *Caller) Reach {
 		}
 		if rule.ReadOnly {
 			r.ReadOnly = true
+		}
+		if rule.Admin {
+			r.Admin = true
 		}
 		for _, g := range rule.Groups {
 			if g == "*" {
