@@ -109,6 +109,9 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: g.opts.ExtrasListChanged}
 		caps.Completions = &mcp.CompletionCapabilities{}
 		so.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error {
+			if err := g.allowsSubscription(ctx, req.Params.URI); err != nil {
+				return err
+			}
 			return g.subs.subscribe(ctx, req.Session, req.Params)
 		}
 		so.UnsubscribeHandler = func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
