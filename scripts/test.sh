@@ -14,6 +14,9 @@ go mod download
 log "npm packages for the end-to-end tests (pinned in e2e/node/package-lock.json)"
 npm ci --prefix e2e/node --no-audit --no-fund --loglevel=error
 
+log "npm packages of the OpenID provider the OAuth tests start (pinned in e2e/oidc/package-lock.json)"
+npm ci --prefix e2e/oidc --no-audit --no-fund --loglevel=error
+
 # The dashboard test loads the page in a real browser: Debian's Chromium.
 if ! command -v chromium > /dev/null; then
   log "Debian chromium for the dashboard test"
