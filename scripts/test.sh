@@ -23,6 +23,13 @@ if ! command -v chromium > /dev/null; then
   apt-get update
   DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 fi
+# The replica tests run two toolfolds behind Debian's HAProxy.
+if ! command -v haproxy > /dev/null; then
+  log "Debian haproxy for the replica tests"
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y haproxy
+fi
+export TOOLFOLD_REQUIRE_HAPROXY=1
 
 # Tests that need an outside part (node, the shared catalogs) skip when it is
 # missing on a developer's machine; here every part is installed, so a skip
