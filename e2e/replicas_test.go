@@ -385,3 +385,29 @@ func TestStickySessionsBehindHAProxy(t *testing.T) {
 		t.Errorf("after re-initializing: %s", text)
 	}
 }
+
+// BenchmarkReplicas is the throughput of toolfold behind HAProxy with one
+// replica and with two, for 2026-07-28 clients calling find_tools (pure
+// gateway work: no tool process runs) from 8 concurrent clients. Compare
+// the ns/op of the two: on the 2-core test machine both replicas share the
+// same cores, so the ratio shows what a second process adds there, not on
+// two machines.
+func BenchmarkReplicas(b *testing.B) {
+	for _, n := range []int{1, 2} {
+		b.Run(fmt.Sprintf("replicas=%d", n), func(b *testing.B) {
+			rs := startReplicas(b, n, "--stateless")
+			b.SetParallelism(4) // × GOMAXPROCS clients
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				cs := connectVia(b, rs.url, &replicaRecorder{token: "replica-full-token"}, "e2e", "2026-07-28")
+				ctx := context.Background()
+				for pb.Next() {
+					if ok, text := callText(ctx, cs, "find_tools", map[string]any{"query": "format some text", "limit": 5}); !ok {
+						b.Error(text)
+						return
+					}
+				}
+			})
+		})
+	}
+}
