@@ -340,15 +340,17 @@ func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.C
 	} else {
 		res, err = s.callTool(ctx, r)
 	}
-	if obs := s.g.opts.Observer; obs != nil {
-		// A call through call_tool counts under the tool it reached, with
-		// the meta-tool apart as via.
-		tool, via := s.metricName(r.Params.Name), ""
-		if note.tool != "" {
-			tool, via = note.tool, tool
-		}
-		obs.ToolCalled(tool, via, note.source, outcome(res, err, note.reached), time.Since(start))
+	took, result := time.Since(start), outcome(res, err, note.reached)
+	// A call through call_tool counts under the tool it reached, with the
+	// meta-tool apart as via.
+	tool, via := s.metricName(r.Params.Name), ""
+	if note.tool != "" {
+		tool, via = note.tool, tool
 	}
+	if obs := s.g.opts.Observer; obs != nil {
+		obs.ToolCalled(tool, via, note.source, result, took)
+	}
+	s.audit(ctx, r, tool, via, note.source, result, took)
 	if err == nil && r.ProtocolVersion() >= statelessProtocol {
 		res = completeResult(res)
 	}

@@ -182,10 +182,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) mcpHandler() http.Handler {
 	if a.opts.MCP != nil {
-		if a.oauth != nil {
-			return withTokenInfo(a.opts.MCP)
-		}
-		return a.opts.MCP
+		return withTokenInfo(a.opts.MCP)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "this toolfold serves no MCP endpoint at /mcp")
@@ -339,10 +336,7 @@ func (a *API) serveGroupMCP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, fmt.Sprintf("toolfold could not build the MCP endpoint of group %q: %v", g.ID, err))
 		return
 	}
-	if a.oauth != nil {
-		h = withTokenInfo(h)
-	}
-	h.ServeHTTP(w, r)
+	withTokenInfo(h).ServeHTTP(w, r)
 }
 
 // measuredCatalog returns the current catalog with its costs. A nil

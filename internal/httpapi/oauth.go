@@ -60,23 +60,27 @@ func (a *API) refuseOAuth(w http.ResponseWriter, r *http.Request, e *oauth.Error
 
 type callerKey struct{}
 
-// withTokenInfo hands the SDK's streamable handler the caller of an OAuth
-// token as its auth.TokenInfo: the SDK then binds each session to the
-// user who opened it (another user's token cannot ride it), and the
-// gateway sees who calls (Extra.TokenInfo.UserID) for its audit log.
-// Static tokens and open requests pass as they are.
+// withTokenInfo hands the SDK's streamable handler the caller of a request
+// as its auth.TokenInfo: the SDK then binds each session to the caller who
+// opened it (another caller's token cannot ride it), and the gateway names
+// the caller in its audit log (Extra["caller"]: the OAuth sub, or a static
+// token's place in the config, never the token). Requests without auth
+// pass as they are.
 func withTokenInfo(next http.Handler) http.Handler {
 	bound := auth.RequireBearerToken(func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
-		c, _ := r.Context().Value(callerKey{}).(*oauth.Caller)
-		exp := c.Expires
-		if !exp.After(time.Now()) {
-			// Checked already, within http.auth.oauth.clockSkew.
-			exp = time.Now().Add(time.Minute)
+		access, _ := AccessFromContext(r.Context())
+		info := &auth.TokenInfo{UserID: access.TokenName, Expiration: time.Now().Add(time.Hour), Extra: map[string]any{"caller": access.TokenName}}
+		if c, ok := r.Context().Value(callerKey{}).(*oauth.Caller); ok {
+			info.UserID, info.Scopes = c.Issuer+" "+c.Subject, c.Scopes
+			info.Extra["caller"] = c.Subject
+			if c.Expires.After(time.Now()) {
+				info.Expiration = c.Expires
+			} // else expired within http.auth.oauth.clockSkew: checked already
 		}
-		return &auth.TokenInfo{UserID: c.Issuer + " " + c.Subject, Scopes: c.Scopes, Expiration: exp, Extra: map[string]any{"sub": c.Subject}}, nil
+		return info, nil
 	}, nil)(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := r.Context().Value(callerKey{}).(*oauth.Caller); ok {
+		if access, ok := AccessFromContext(r.Context()); ok && access.TokenName != "" {
 			bound.ServeHTTP(w, r)
 			return
 		}
