@@ -110,7 +110,7 @@ func (p *oidcProvider) token(t *testing.T, client, resource string) string {
 // "everything" server (tools, prompts, resources) with OAuth from issuer:
 // docs reaches echo, code reaches printf, fmt and everything, admins all.
 // fmt holds printf's tools as one grouped tool.
-func startOAuthToolfold(t *testing.T, addr string, issuers ...string) string {
+func startOAuthToolfold(t *testing.T, addr string, stateless bool, issuers ...string) string {
 	t.Helper()
 	cfg := map[string]any{
 		"mcpServers": map[string]any{"everything": map[string]any{"command": nodeServer(t, "mcp-server-everything")}},
@@ -134,7 +134,11 @@ func startOAuthToolfold(t *testing.T, addr string, issuers ...string) string {
 			},
 		}}},
 	}
-	return startHTTPAt(t, addr, "--config", writeConfig(t, cfg), "--mode", "auto")
+	args := []string{"--config", writeConfig(t, cfg), "--mode", "auto"}
+	if stateless {
+		args = append(args, "--stateless")
+	}
+	return startHTTPAt(t, addr, args...)
 }
 
 // connectAs opens an MCP session with a bearer token; name picks the mode
@@ -208,7 +212,12 @@ func TestOAuthNegativeMatrix(t *testing.T) {
 	// Another provider, not configured in toolfold: a wrong issuer.
 	stranger := startOIDC(t, "0", filepath.Join(keys, "stranger.jwk"))
 
-	base := startOAuthToolfold(t, addr, idp.issuer)
+	base := startOAuthToolfold(t, addr, false, idp.issuer)
+	// The SDK serves 2026-07-28 from a stateless endpoint: a second
+	// toolfold, its own resource, for the 2026-07-28 leg.
+	addr2 := freeAddr(t)
+	resource2 := "http://" + addr2 + "/mcp"
+	base2 := startOAuthToolfold(t, addr2, true, idp.issuer)
 
 	// A client discovers where to get a token from the 401 alone.
 	status, challenge := rawRequest(t, "POST", base+"/mcp", "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
@@ -227,12 +236,12 @@ func TestOAuthNegativeMatrix(t *testing.T) {
 	alice := idp.token(t, "alice", resource)
 	brief := idp.token(t, "brief", resource)
 	briefIssued := time.Now()
-	bad := []struct{ name, token string }{
-		{"no token", ""},
-		{"wrong audience", idp.token(t, "admin", "http://127.0.0.1:1/other-mcp")},
-		{"wrong issuer", stranger.token(t, "admin", resource)},
-		{"key the JWKS no longer has", oldKeyToken},
-		{"not a token", "garbage"},
+	bad := []struct{ name, token, why string }{
+		{"no token", "", "requires an OAuth access token"},
+		{"wrong audience", idp.token(t, "admin", "http://127.0.0.1:1/other-mcp"), "audience"},
+		{"wrong issuer", stranger.token(t, "admin", resource), "not one of http.auth.oauth.issuers"},
+		{"key the JWKS no longer has", oldKeyToken, "does not publish"},
+		{"not a token", "garbage", "not a JWT"},
 	}
 
 	// What the admin sees is what the others must not reach.
@@ -254,7 +263,7 @@ func TestOAuthNegativeMatrix(t *testing.T) {
 	// Wait for the brief token to expire: its exp is one second after it
 	// was issued, and toolfold allows no clock skew here.
 	time.Sleep(time.Until(briefIssued.Add(2100 * time.Millisecond)))
-	bad = append(bad, struct{ name, token string }{"expired", brief})
+	bad = append(bad, struct{ name, token, why string }{"expired", brief, "expired at"})
 
 	attempts, unauthorized := 0, 0
 	fail := func(format string, args ...any) {
@@ -280,11 +289,19 @@ func TestOAuthNegativeMatrix(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"groups/get","params":{"name":"printf"}}`,
 	}
 	for _, b := range bad {
-		for _, path := range []string{"/mcp", "/mcp/printf", "/mcp/echo"} {
+		// Refused for the reason the row names, said in the body.
+		header := map[string]string{}
+		if b.token != "" {
+			header["Authorization"] = "Bearer " + b.token
+		}
+		if status, body := get(t, base+"/api/tools", header); status != 401 || !strings.Contains(body, b.why) {
+			t.Errorf("%s: %d %s, want 401 saying %q", b.name, status, body, b.why)
+		}
+		for _, target := range []string{base + "/mcp", base + "/mcp/printf", base + "/mcp/echo", base2 + "/mcp"} {
 			for _, m := range methods {
 				attempts++
-				if status, challenge := rawRequest(t, "POST", base+path, b.token, m); status != 401 || !strings.Contains(challenge, "resource_metadata=") {
-					fail("%s: POST %s %s = %d %q", b.name, path, m, status, challenge)
+				if status, challenge := rawRequest(t, "POST", target, b.token, m); status != 401 || !strings.Contains(challenge, "resource_metadata=") {
+					fail("%s: POST %s %s = %d %q", b.name, target, m, status, challenge)
 				}
 			}
 		}
@@ -304,12 +321,17 @@ func TestOAuthNegativeMatrix(t *testing.T) {
 	// alice may reach echo only. Every path to printf, fmt and the
 	// everything server must fail, in the groups mode (claude-code) and in
 	// the search mode, for a 2025-11-25 session and a 2026-07-28 client.
-	reachFor := func(token string) []func() (string, bool) {
+	reachFor := func(token, token2 string) []func() (string, bool) {
 		var out []func() (string, bool)
-		for _, c := range []struct{ name, protocol string }{{"claude-code", ""}, {"e2e", ""}, {"e2e", "2026-07-28"}} {
-			cs, err := connectAs(ctx, base+"/mcp", token, c.name, c.protocol)
+		for _, c := range []struct{ name, protocol, base, token string }{
+			{"claude-code", "", base, token}, {"e2e", "", base, token}, {"e2e", "2026-07-28", base2, token2},
+		} {
+			cs, err := connectAs(ctx, c.base+"/mcp", c.token, c.name, c.protocol)
 			if err != nil {
 				t.Fatalf("%s %s: %v", c.name, c.protocol, err)
+			}
+			if c.protocol == "2026-07-28" && cs.ID() != "" {
+				t.Fatalf("the 2026-07-28 client got a session: it fell back to 2025-11-25")
 			}
 			t.Cleanup(func() { cs.Close() })
 			who := c.name + " " + c.protocol
@@ -405,7 +427,7 @@ func TestOAuthNegativeMatrix(t *testing.T) {
 		)
 		return out
 	}
-	aliceAttempts := reachFor(alice)
+	aliceAttempts := reachFor(alice, idp.token(t, "alice", resource2))
 	for _, a := range aliceAttempts {
 		attempts++
 		if what, ok := a(); ok {
@@ -423,7 +445,7 @@ func TestOAuthNegativeMatrix(t *testing.T) {
 	// Every attempt alice made succeeds for bob, who may reach printf, fmt
 	// and everything: so each one would see a hole if there were one.
 	succeeded := 0
-	for _, a := range reachFor(bob) {
+	for _, a := range reachFor(bob, idp.token(t, "bob", resource2)) {
 		if what, ok := a(); ok {
 			succeeded++
 		} else {
