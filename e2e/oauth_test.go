@@ -112,6 +112,13 @@ func (p *oidcProvider) token(t *testing.T, client, resource string) string {
 // fmt holds printf's tools as one grouped tool.
 func startOAuthToolfold(t *testing.T, addr string, stateless bool, issuers ...string) string {
 	t.Helper()
+	return startOAuthToolfoldWith(t, addr, stateless, nil, issuers...)
+}
+
+// startOAuthToolfoldWith is startOAuthToolfold with more keys in
+// http.auth.oauth.
+func startOAuthToolfoldWith(t *testing.T, addr string, stateless bool, more map[string]any, issuers ...string) string {
+	t.Helper()
 	cfg := map[string]any{
 		"mcpServers": map[string]any{"everything": map[string]any{"command": nodeServer(t, "mcp-server-everything")}},
 		"commands": map[string]any{
@@ -133,6 +140,10 @@ func startOAuthToolfold(t *testing.T, addr string, stateless bool, issuers ...st
 				{"group": "admins", "groups": []string{"*"}},
 			},
 		}}},
+	}
+	oauthCfg := cfg["http"].(map[string]any)["auth"].(map[string]any)["oauth"].(map[string]any)
+	for k, v := range more {
+		oauthCfg[k] = v
 	}
 	args := []string{"--config", writeConfig(t, cfg), "--mode", "auto"}
 	if stateless {
@@ -478,5 +489,44 @@ func getJSON(t *testing.T, target string, v any) {
 	}
 	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
 		t.Fatalf("GET %s: %v", target, err)
+	}
+}
+
+// TestOAuthIntrospection: an opaque token from the real provider is
+// checked at its introspection endpoint (found in its metadata), with
+// toolfold's own client credentials from the environment; its claims give
+// the reach as a JWT's would.
+func TestOAuthIntrospection(t *testing.T) {
+	t.Setenv("TOOLFOLD_E2E_INTROSPECTION_SECRET", "toolfold-secret")
+	idp := startOIDC(t, "0", filepath.Join(t.TempDir(), "key.jwk"))
+	addr := freeAddr(t)
+	resource := "http://" + addr + "/mcp"
+	base := startOAuthToolfoldWith(t, addr, false, map[string]any{"introspection": map[string]any{
+		"clientId": "toolfold", "clientSecret": "${TOOLFOLD_E2E_INTROSPECTION_SECRET}",
+	}}, idp.issuer)
+	carol := idp.token(t, "carol", resource)
+	if strings.Count(carol, ".") == 2 {
+		t.Fatalf("carol's token is a JWT; the provider must give her opaque ones")
+	}
+	auth := func(token string) map[string]string { return map[string]string{"Authorization": "Bearer " + token} }
+	status, body := get(t, base+"/api/groups", auth(carol))
+	if status != 200 || !strings.Contains(body, `"printf"`) || strings.Contains(body, `"echo"`) {
+		t.Errorf("carol (code) with an opaque token: %d %s, want printf's groups and not echo", status, body)
+	}
+	cs, err := connectAs(context.Background(), base+"/mcp", carol, "e2e", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if ok, text := callText(context.Background(), cs, "call_tool", map[string]any{"name": "printf__format", "arguments": map[string]any{"text": "opaque"}}); !ok || !strings.Contains(text, "opaque") {
+		t.Errorf("carol's call: %s", text)
+	}
+	for _, c := range []struct{ name, token, why string }{
+		{"unknown opaque token", "made-up-opaque-token-value", "not active"},
+		{"opaque token for another resource", idp.token(t, "carol", "http://127.0.0.1:1/other-mcp"), "audience"},
+	} {
+		if status, body := get(t, base+"/api/groups", auth(c.token)); status != 401 || !strings.Contains(body, c.why) {
+			t.Errorf("%s: %d %s, want 401 saying %q", c.name, status, body, c.why)
+		}
 	}
 }

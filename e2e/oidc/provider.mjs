@@ -37,6 +37,11 @@ const callers = {
   admin: { groups: ['admins'] },
   // Same claims as alice, but its tokens expire after one second.
   brief: { groups: ['docs'] },
+  // Same claims as bob, but its tokens are opaque: only introspection
+  // (RFC 7662) tells what they are.
+  carol: { groups: ['code'] },
+  // toolfold itself, to authenticate at the introspection endpoint.
+  toolfold: { groups: [] },
 };
 
 const server = http.createServer();
@@ -62,12 +67,13 @@ const provider = new Provider(issuer, {
       enabled: true,
       // Any resource the client names becomes the token's audience, so the
       // test can ask for a token meant for another server.
-      getResourceServerInfo: (ctx, resource) => ({
+      getResourceServerInfo: (ctx, resource, client) => ({
         scope: 'tools:read tools:write',
         audience: resource,
         accessTokenTTL: 600,
-        accessTokenFormat: 'jwt',
-        jwt: { sign: { alg: 'RS256' } },
+        ...(client.clientId === 'carol'
+          ? { accessTokenFormat: 'opaque' }
+          : { accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
       }),
     },
   },

@@ -73,7 +73,9 @@ func (in *introspector) check(ctx context.Context, token string) (*Caller, *Erro
 	} else if _, ok := in.s.issuers[iss]; !ok {
 		return nil, invalid(nil, "the token was issued by %q, which is not one of http.auth.oauth.issuers", iss)
 	}
-	if aud := stringList(answer["aud"]); len(aud) > 0 && !matchesAny(aud, in.s.audience) {
+	// The MCP authorization spec requires the audience check: a token the
+	// server cannot tell was meant for it is refused, aud or not.
+	if aud := stringList(answer["aud"]); !oauthexMatches(aud, in.s) {
 		return nil, invalid(nil, "the token's audience %q is not this toolfold (%s); ask for a token with resource=%s (RFC 8707)", aud, in.s.cfg.Resource, in.s.cfg.Resource)
 	}
 	c := in.s.callerOf(answer, iss)

@@ -222,10 +222,16 @@ func (s *Server) verifyJWT(ctx context.Context, token string) (*Caller, *Error) 
 		return nil, s.describe(err, claims, iss)
 	}
 	aud, _ := claims.GetAudience()
-	if !oauthex.MatchesResource(aud, s.cfg.Resource) && !matchesAny(aud, s.cfg.Audiences) {
+	if !oauthexMatches(aud, s) {
 		return nil, invalid(nil, "the token's audience %q is not this toolfold (%s); ask the authorization server for a token with resource=%s (RFC 8707)", []string(aud), s.cfg.Resource, s.cfg.Resource)
 	}
 	return s.callerOf(claims, iss), nil
+}
+
+// oauthexMatches reports whether an audience names this resource (a
+// trailing slash aside) or one of the other accepted audiences.
+func oauthexMatches(aud []string, s *Server) bool {
+	return oauthex.MatchesResource(aud, s.cfg.Resource) || matchesAny(aud, s.cfg.Audiences)
 }
 
 func matchesAny(aud, accepted []string) bool {
@@ -267,6 +273,11 @@ func when(t *jwt.NumericDate) string {
 func (s *Server) callerOf(claims map[string]any, iss string) *Caller {
 	c := &Caller{Issuer: iss}
 	c.Subject, _ = claims["sub"].(string)
+	if c.Subject == "" {
+		// A client credentials token may name only its client (RFC 9068
+		// puts it in sub; introspection answers often do not).
+		c.Subject, _ = claims["client_id"].(string)
+	}
 	if scope, ok := claims["scope"].(string); ok {
 		c.Scopes = strings.Fields(scope)
 	} else {

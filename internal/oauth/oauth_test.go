@@ -165,6 +165,8 @@ func TestIntrospection(t *testing.T) {
 		switch token {
 		case "opaque-good":
 			return map[string]any{"active": true, "sub": "bob", "aud": resource, "iss": p.URL, "scope": "tools:read", "groups": []string{"docs-team"}, "exp": float64(time.Now().Add(time.Hour).Unix())}
+		case "opaque-no-aud":
+			return map[string]any{"active": true, "client_id": "bob", "groups": []string{"docs-team"}}
 		case "opaque-other-aud":
 			return map[string]any{"active": true, "sub": "bob", "aud": "https://elsewhere.example.com", "groups": []string{"docs-team"}}
 		}
@@ -175,7 +177,7 @@ func TestIntrospection(t *testing.T) {
 	if err != nil || c.Subject != "bob" || reachString(c.Reach) != "docs" {
 		t.Fatalf("good opaque token: %+v %v", c, err)
 	}
-	for _, tok := range []string{"opaque-revoked", "opaque-other-aud"} {
+	for _, tok := range []string{"opaque-revoked", "opaque-other-aud", "opaque-no-aud"} {
 		if _, err := s.Verify(context.Background(), tok); err == nil {
 			t.Errorf("%s was accepted", tok)
 		}
