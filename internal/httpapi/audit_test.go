@@ -102,6 +102,9 @@ func TestAuditLogNamesTheCaller(t *testing.T) {
 		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "find_tools", Arguments: map[string]any{"query": "read a file"}}); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "call_tool", Arguments: map[string]any{"name": "calculate", "arguments": map[string]any{"expression": "2^10"}}}); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "call_tool", Arguments: map[string]any{"name": "no_such_tool\nforged=1", "arguments": map[string]any{}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -127,6 +130,7 @@ func TestAuditLogNamesTheCaller(t *testing.T) {
 	for _, want := range []string{
 		`msg="tool call" caller=alice tool=find_tools source=toolfold outcome=ok`,
 		`msg="tool call" caller=alice tool=call_tool source="" outcome=refused`,
+		`msg="tool call" caller=alice tool=calculate via=call_tool source=`,
 		`msg="tool call" caller=http.auth.tokens[0] tool=find_tools`,
 	} {
 		if !strings.Contains(out, want) {
