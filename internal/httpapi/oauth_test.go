@@ -15,7 +15,7 @@ const oauthResource = "http://127.0.0.1:8080/mcp"
 
 // withOAuth accepts tokens of the fake IdP besides the static ones:
 // docs-team reaches docs, admins everything.
-func withOAuth(t *testing.T, p *oauthtest.IdP) func(*Options) {
+func withOAuth(t testing.TB, p *oauthtest.IdP) func(*Options) {
 	return func(o *Options) {
 		withTokens(o)
 		s, err := oauth.New(&config.OAuthConfig{
@@ -131,5 +131,28 @@ func TestOAuthMetadataIsPublic(t *testing.T) {
 		if w.Code != 200 || !strings.Contains(w.Body.String(), `"authorization_servers":["`+p.URL+`"]`) || !strings.Contains(w.Body.String(), `"resource":"`+oauthResource+`"`) {
 			t.Errorf("%s = %d %s", path, w.Code, w.Body)
 		}
+	}
+}
+
+// BenchmarkAuthenticatedRequest is one /healthz request with a static token
+// and with an OAuth JWT: the difference is what validating the JWT adds to
+// every request (keys already fetched).
+func BenchmarkAuthenticatedRequest(b *testing.B) {
+	p := oauthtest.New(b)
+	for _, c := range []struct{ name, token string }{
+		{"static", fullToken},
+		{"jwt", p.Token(b, oauthResource, map[string]any{"groups": "admins"})},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			f := newFixture(b, withOAuth(b, p))
+			h := http.Header{"Authorization": {"Bearer " + c.token}}
+			if w := f.do(b, "GET", "/healthz", h); w.Code != 200 {
+				b.Fatalf("%d %s", w.Code, w.Body)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				f.do(b, "GET", "/healthz", h)
+			}
+		})
 	}
 }
