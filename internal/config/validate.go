@@ -610,6 +610,11 @@ func (v *checker) oauth(o *OAuthConfig) {
 			v.errorf(indexPath(joinPath(base, "issuers"), i), "%q is not an http(s) URL with a host; write the issuer exactly as the provider's metadata names it, such as \"https://login.example.com\"", iss)
 		}
 	}
+	for i, sc := range o.Scopes {
+		if sc == "" || strings.ContainsAny(sc, " \"\\") || strings.IndexFunc(sc, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0 {
+			v.errorf(indexPath(joinPath(base, "scopes"), i), "%q is not a scope: a scope is printable ASCII without spaces, quotes or backslashes (RFC 6749 §3.3), such as \"tools:read\"", sc)
+		}
+	}
 	if in := o.Introspection; in != nil {
 		p := joinPath(base, "introspection")
 		if in.Endpoint == "" && len(o.Issuers) > 1 {
