@@ -95,9 +95,13 @@ func TestAuditLogNamesTheCaller(t *testing.T) {
 	aliceToken := idp.Token(t, resource, nil)
 	for _, token := range []string{aliceToken, "static-secret-token-value"} {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(t.Context(),
-			&mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport(token)}}, nil)
+			&mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport(token)}},
+			&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // a session, to try to ride
 		if err != nil {
 			t.Fatal(err)
+		}
+		if cs.ID() == "" {
+			t.Fatal("no session to try another token on")
 		}
 		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "find_tools", Arguments: map[string]any{"query": "read a file"}}); err != nil {
 			t.Fatal(err)
