@@ -352,42 +352,59 @@ func TestOAuthNegativeMatrix(t *testing.T) {
 					return who + " " + label + ": " + text, ok
 				}
 			}
-			if c.name == "claude-code" {
+			// The paths a client has depend on its mode, which toolfold
+			// picks from its name and protocol: try every path its list
+			// offers (the same for alice and bob, whose clients match).
+			initial := strings.Split(toolNames(t, cs), ",")
+			has := func(tool string) bool { return slices.Contains(initial, tool) }
+			if has("enable_tools") {
 				// The groups mode: enabling comes first, then the list and
 				// the tools it would show.
-				out = append(out,
-					func() (string, bool) {
-						ok, text := callText(ctx, cs, "enable_tools", map[string]any{"groups": []string{"printf", "fmt", "everything"}})
-						return who + " enable_tools: " + text, ok && strings.Contains(text, `"printf"`)
-					},
-					func() (string, bool) {
-						names := toolNames(t, cs)
-						return who + " tools/list: " + names, strings.Contains(names, "printf") || strings.Contains(names, "fmt") || strings.Contains(names, "everything")
-					},
-					call("grouped action", "fmt", map[string]any{"action": "format", "text": "x"}),
-					call("grouped action through call_tool", "call_tool", map[string]any{"name": "fmt", "arguments": map[string]any{"action": "format", "text": "x"}}),
-				)
-			} else {
-				// The search mode's own meta-tools.
-				out = append(out,
-					func() (string, bool) {
-						_, text := callText(ctx, cs, "describe_tools", map[string]any{"names": []string{"printf__format", "everything__echo"}})
-						return who + " describe_tools: " + text, strings.Contains(text, "inputSchema")
-					},
-					func() (string, bool) {
-						_, text := callText(ctx, cs, "guidance", map[string]any{"topic": "printf"})
-						return who + " guidance: " + text, strings.Contains(text, "printf__format")
-					},
-				)
+				out = append(out, func() (string, bool) {
+					ok, text := callText(ctx, cs, "enable_tools", map[string]any{"groups": []string{"printf", "fmt", "everything"}})
+					return who + " enable_tools: " + text, ok && strings.Contains(text, `"printf"`)
+				})
+			}
+			if !has("describe_tools") {
+				// The search mode lists no catalog tool; the others do.
+				out = append(out, func() (string, bool) {
+					names := toolNames(t, cs)
+					return who + " tools/list: " + names, strings.Contains(names, "printf") || strings.Contains(names, "fmt") || strings.Contains(names, "everything")
+				})
 			}
 			out = append(out,
 				call("direct call", "printf__format", map[string]any{"text": "x"}),
 				call("direct call of everything", "everything__echo", map[string]any{"message": "x"}),
-				call("call_tool", "call_tool", map[string]any{"name": "printf__format", "arguments": map[string]any{"text": "x"}}),
-				func() (string, bool) {
+			)
+			if has("enable_tools") {
+				// fmt, once enabled, is one grouped tool with an action.
+				out = append(out, call("grouped action", "fmt", map[string]any{"action": "format", "text": "x"}))
+			}
+			if has("call_tool") {
+				out = append(out, call("call_tool", "call_tool", map[string]any{"name": "printf__format", "arguments": map[string]any{"text": "x"}}))
+				if !has("describe_tools") {
+					out = append(out, call("grouped action through call_tool", "call_tool", map[string]any{"name": "fmt", "arguments": map[string]any{"action": "format", "text": "x"}}))
+				}
+			}
+			if has("find_tools") {
+				out = append(out, func() (string, bool) {
 					_, text := callText(ctx, cs, "find_tools", map[string]any{"query": "format text printf", "limit": 20})
 					return who + " find_tools: " + text, strings.Contains(text, "printf__") || strings.Contains(text, "everything__")
-				},
+				})
+			}
+			if has("describe_tools") {
+				out = append(out, func() (string, bool) {
+					_, text := callText(ctx, cs, "describe_tools", map[string]any{"names": []string{"printf__format", "everything__echo"}})
+					return who + " describe_tools: " + text, strings.Contains(text, "inputSchema")
+				})
+			}
+			if has("guidance") {
+				out = append(out, func() (string, bool) {
+					_, text := callText(ctx, cs, "guidance", map[string]any{"topic": "printf"})
+					return who + " guidance: " + text, strings.Contains(text, "printf__format")
+				})
+			}
+			out = append(out,
 				func() (string, bool) {
 					res, err := cs.ListPrompts(ctx, nil)
 					return fmt.Sprintf("%s prompts/list: %v", who, err), err == nil && len(res.Prompts) > 0
