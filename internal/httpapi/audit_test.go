@@ -16,6 +16,7 @@ import (
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/httpapi"
+	"github.com/toolfold/toolfold/internal/libspec"
 	"github.com/toolfold/toolfold/internal/oauth"
 	"github.com/toolfold/toolfold/internal/oauth/oauthtest"
 	"github.com/toolfold/toolfold/internal/view"
@@ -52,7 +53,7 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // the source and the outcome, and no token nor a name the client made up;
 // and a session stays its caller's.
 func TestAuditLogNamesTheCaller(t *testing.T) {
-	spec, err := demo.New(nil).Spec()
+	spec, err := libspec.Of(demo.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
