@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"github.com/toolfold/toolfold/internal/groupsext"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 )
@@ -135,9 +136,11 @@ func startOAuthToolfoldWith(t *testing.T, addr string, stateless bool, more map[
 			"issuers":  issuers,
 			"scopes":   []string{"tools:read"},
 			"rules": []map[string]any{
-				{"group": "docs", "groups": []string{"echo"}},
-				{"group": "code", "groups": []string{"printf", "fmt", "everything"}},
-				{"group": "admins", "groups": []string{"*"}},
+				// alice and bob may use the operator's routes, which then
+				// show only what each reaches.
+				{"group": "docs", "groups": []string{"echo"}, "admin": true},
+				{"group": "code", "groups": []string{"printf", "fmt", "everything"}, "admin": true},
+				{"group": "admins", "groups": []string{"*"}, "admin": true},
 			},
 		}}},
 	}
@@ -423,6 +426,39 @@ func TestOAuthNegativeMatrix(t *testing.T) {
 				},
 			)
 		}
+		// A client of the groups extension (2026-07-28): groups/list and
+		// groups/get show only the groups the caller reaches.
+		ext := mcp.NewClient(&mcp.Implementation{Name: "e2e-ext", Version: "1.0.0"}, &mcp.ClientOptions{
+			Capabilities: &mcp.ClientCapabilities{Extensions: map[string]any{groupsext.ID: map[string]any{}}},
+		})
+		if err := mcp.AddSendingCustomMethod[*groupsext.ListParams, *groupsext.ListResult](ext, groupsext.MethodList); err != nil {
+			t.Fatal(err)
+		}
+		if err := mcp.AddSendingCustomMethod[*groupsext.GetParams, *groupsext.GetResult](ext, groupsext.MethodGet); err != nil {
+			t.Fatal(err)
+		}
+		ecs, err := ext.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+		if err != nil {
+			t.Fatalf("groups extension client: %v", err)
+		}
+		t.Cleanup(func() { ecs.Close() })
+		out = append(out,
+			func() (string, bool) {
+				res, err := mcp.CallCustomMethod[*groupsext.ListParams, *groupsext.ListResult](ctx, ecs, groupsext.MethodList, &groupsext.ListParams{})
+				if err != nil {
+					return fmt.Sprintf("groups/list: %v", err), false
+				}
+				var names []string
+				for _, g := range res.Groups {
+					names = append(names, g.Name)
+				}
+				return fmt.Sprintf("groups/list: %v", names), slices.Contains(names, "printf") || slices.Contains(names, "everything")
+			},
+			func() (string, bool) {
+				res, err := mcp.CallCustomMethod[*groupsext.GetParams, *groupsext.GetResult](ctx, ecs, groupsext.MethodGet, &groupsext.GetParams{Name: "printf"})
+				return fmt.Sprintf("groups/get printf: %v", err), err == nil && res != nil && len(res.Contents.Tools) > 0
+			},
+		)
 		http := func(label, method, path, body string, allowed func(int) bool) func() (string, bool) {
 			return func() (string, bool) {
 				status, _ := rawRequest(t, method, base+path, token, body)
