@@ -265,11 +265,10 @@ func served(rec *replicaRecorder, do func()) string {
 // and results (its own reach, for a limited token); when one replica is
 // killed in the middle of a run of calls, no call is lost.
 //
-// The replicas run --stateless: the SDK serves 2026-07-28 only from a
-// stateless handler, and this toolfold's stateful endpoint does not yet
-// route such requests to one (see docs/replicas.md).
+// The replicas are the same stateful deployment the 2025-11-25 test uses:
+// one endpoint serves both protocol eras.
 func TestReplicasBehindHAProxy(t *testing.T) {
-	rs := startReplicas(t, 2, "--stateless")
+	rs := startReplicas(t, 2)
 	ctx := context.Background()
 
 	for _, token := range []string{"replica-full-token", "replica-echo-token"} {
@@ -404,7 +403,7 @@ func TestStickySessionsBehindHAProxy(t *testing.T) {
 func BenchmarkReplicas(b *testing.B) {
 	for _, n := range []int{1, 2} {
 		b.Run(fmt.Sprintf("replicas=%d", n), func(b *testing.B) {
-			rs := startReplicas(b, n, "--stateless")
+			rs := startReplicas(b, n)
 			b.SetParallelism(4) // × GOMAXPROCS clients
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
