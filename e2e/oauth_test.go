@@ -458,6 +458,12 @@ func TestOAuthNegativeMatrix(t *testing.T) {
 				res, err := mcp.CallCustomMethod[*groupsext.GetParams, *groupsext.GetResult](ctx, ecs, groupsext.MethodGet, &groupsext.GetParams{Name: "printf"})
 				return fmt.Sprintf("groups/get printf: %v", err), err == nil && res != nil && len(res.Contents.Tools) > 0
 			},
+			func() (string, bool) {
+				// The everything server's group carries its prompts and
+				// resources too.
+				res, err := mcp.CallCustomMethod[*groupsext.GetParams, *groupsext.GetResult](ctx, ecs, groupsext.MethodGet, &groupsext.GetParams{Name: "everything"})
+				return fmt.Sprintf("groups/get everything: %v", err), err == nil && res != nil && len(res.Contents.Tools) > 0 && len(res.Contents.Prompts) > 0
+			},
 		)
 		http := func(label, method, path, body string, allowed func(int) bool) func() (string, bool) {
 			return func() (string, bool) {

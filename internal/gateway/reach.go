@@ -43,7 +43,11 @@ func partExtras(x Extras, reaches func(string) bool) Extras {
 	if !ok {
 		return nil
 	}
-	return &reachExtras{x: sx, reaches: reaches}
+	r := &reachExtras{x: sx, reaches: reaches}
+	if _, ok := x.(SourceListing); ok {
+		return r // lists per source too
+	}
+	return withoutSourceListing{r}
 }
 
 func (r *reachExtras) ListPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
@@ -127,7 +131,11 @@ func (r *reachExtras) Unsubscribe(ctx context.Context, p *mcp.UnsubscribeParams)
 // across all endpoints (see subscriptions), so the check happens here,
 // before the count.
 func (g *Gateway) allowsSubscription(ctx context.Context, uri string) error {
-	if r, ok := g.opts.Extras.(*reachExtras); ok && !r.resource(ctx, uri) {
+	r, ok := g.opts.Extras.(*reachExtras)
+	if w, wrapped := g.opts.Extras.(withoutSourceListing); wrapped {
+		r, ok = w.Extras.(*reachExtras)
+	}
+	if ok && !r.resource(ctx, uri) {
 		return mcp.ResourceNotFoundError(uri)
 	}
 	return nil
@@ -142,3 +150,24 @@ func keep[T any](all []T, ok func(T) bool) []T {
 	}
 	return out
 }
+
+// ListPromptsOf lists the prompts of the sources the part reaches and from
+// accepts, so that the groups extension scopes them in a part as on the
+// main endpoint. The part offers it only when its source can (see
+// partExtras).
+func (r *reachExtras) ListPromptsOf(ctx context.Context, from func(string) bool) ([]*mcp.Prompt, error) {
+	return r.x.(SourceListing).ListPromptsOf(ctx, r.within(from))
+}
+
+// ListResourcesOf is ListPromptsOf for resources.
+func (r *reachExtras) ListResourcesOf(ctx context.Context, from func(string) bool) ([]*mcp.Resource, error) {
+	return r.x.(SourceListing).ListResourcesOf(ctx, r.within(from))
+}
+
+func (r *reachExtras) within(from func(string) bool) func(string) bool {
+	return func(s string) bool { return r.reaches(s) && (from == nil || from(s)) }
+}
+
+// withoutSourceListing hides ListPromptsOf and ListResourcesOf of a
+// reachExtras whose source cannot list per source.
+type withoutSourceListing struct{ Extras }

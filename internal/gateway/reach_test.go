@@ -15,26 +15,26 @@ import (
 	"github.com/toolfold/toolfold/internal/view"
 )
 
-// sourcedExtras offers one prompt and one resource per source: "p-gh" and
+// routedExtras offers one prompt and one resource per source: "p-gh" and
 // "gh://r" from gh, "p-mem" and "mem://r" from mem.
-type sourcedExtras struct{ fakeExtras }
+type routedExtras struct{ fakeExtras }
 
-func newSourcedExtras() *sourcedExtras {
-	x := &sourcedExtras{}
+func newRoutedExtras() *routedExtras {
+	x := &routedExtras{}
 	x.set([]string{"p-gh", "p-mem"}, []string{"gh://r", "mem://r"})
 	return x
 }
 
-func (x *sourcedExtras) PromptSource(_ context.Context, name string) (string, bool) {
+func (x *routedExtras) PromptSource(_ context.Context, name string) (string, bool) {
 	return strings.CutPrefix(name, "p-")
 }
 
-func (x *sourcedExtras) ResourceSource(_ context.Context, uri string) (string, bool) {
+func (x *routedExtras) ResourceSource(_ context.Context, uri string) (string, bool) {
 	s, _, ok := strings.Cut(uri, "://")
 	return s, ok
 }
 
-func (x *sourcedExtras) TemplateSource(context.Context, string) (string, bool) { return "", false }
+func (x *routedExtras) TemplateSource(context.Context, string) (string, bool) { return "", false }
 
 // TestPartsOfferOnlyTheirSourcesExtras: a view limited to the code group
 // (gh's tools) lists, gets, reads and subscribes to gh's prompts and
@@ -50,7 +50,7 @@ func TestPartsOfferOnlyTheirSourcesExtras(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := gateway.New(space, &gateway.Options{Mode: expose.Flat, Extras: newSourcedExtras()})
+	g, err := gateway.New(space, &gateway.Options{Mode: expose.Flat, Extras: newRoutedExtras()})
 	if err != nil {
 		t.Fatal(err)
 	}
