@@ -56,7 +56,7 @@ func requireNode(t *testing.T) string {
 }
 
 // freeAddr returns a loopback address with a free port.
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -70,7 +70,13 @@ func freeAddr(t *testing.T) string {
 // startHTTP runs `toolfold serve --http` and waits until it answers.
 func startHTTP(t *testing.T, args ...string) string {
 	t.Helper()
-	addr := freeAddr(t)
+	return startHTTPAt(t, freeAddr(t), args...)
+}
+
+// startHTTPAt is startHTTP on a given address, for a config that must
+// name it (an OAuth resource URL).
+func startHTTPAt(t *testing.T, addr string, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, binary, append([]string{"serve", "--http", addr}, args...)...)
 	var stderr bytes.Buffer

@@ -14,12 +14,22 @@ go mod download
 log "npm packages for the end-to-end tests (pinned in e2e/node/package-lock.json)"
 npm ci --prefix e2e/node --no-audit --no-fund --loglevel=error
 
+log "npm packages of the OpenID provider the OAuth tests start (pinned in e2e/oidc/package-lock.json)"
+npm ci --prefix e2e/oidc --no-audit --no-fund --loglevel=error
+
 # The dashboard test loads the page in a real browser: Debian's Chromium.
 if ! command -v chromium > /dev/null; then
   log "Debian chromium for the dashboard test"
   apt-get update
   DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 fi
+# The replica tests run two toolfolds behind Debian's HAProxy.
+if ! command -v haproxy > /dev/null; then
+  log "Debian haproxy for the replica tests"
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y haproxy
+fi
+export TOOLFOLD_REQUIRE_HAPROXY=1
 
 # Tests that need an outside part (node, the shared catalogs) skip when it is
 # missing on a developer's machine; here every part is installed, so a skip

@@ -17,6 +17,7 @@ import (
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/httpapi"
 	"github.com/toolfold/toolfold/internal/metrics"
+	"github.com/toolfold/toolfold/internal/oauth"
 )
 
 func runServe(ctx context.Context, e env, args []string) error {
@@ -90,6 +91,14 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 	if err != nil {
 		return err
 	}
+	var oauthServer *oauth.Server
+	if o := p.HTTP.Auth.OAuth; o != nil {
+		if oauthServer, err = oauth.New(o, &oauth.Options{Logger: logger}); err != nil {
+			return err
+		}
+		defer oauthServer.Close()
+		logger.Info("accepting OAuth access tokens", "resource", o.Resource, "issuers", o.Issuers, "metadata", oauthServer.MetadataURL())
+	}
 	api, err := httpapi.New(&httpapi.Options{
 		MCP: limitedViews(mcpHandler, func(groups []string, readOnly bool) (http.Handler, error) {
 			return b.Gateway.LimitedHandler(groups, readOnly, httpOpts)
@@ -99,7 +108,7 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 		GroupHandler: func(group string, readOnly bool) (http.Handler, error) {
 			return b.Gateway.GroupHandler(group, readOnly, httpOpts)
 		},
-		Tokens: p.HTTP.Auth.Tokens, AllowedOrigins: p.HTTP.AllowedOrigins, Logger: logger,
+		Tokens: p.HTTP.Auth.Tokens, OAuth: oauthServer, AllowedOrigins: p.HTTP.AllowedOrigins, Logger: logger,
 		Metrics: metricsHandler, Activity: activity,
 		Sessions: func() []httpapi.SessionInfo {
 			var out []httpapi.SessionInfo
@@ -129,13 +138,13 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w; pick another address with --http, e.g. 127.0.0.1:8080", addr, err)
 	}
-	if err := checkExposure(ln.Addr(), len(p.HTTP.Auth.Tokens) > 0, limits.allowRemote || p.HTTP.AllowUnauthenticated); err != nil {
+	if err := checkExposure(ln.Addr(), p.HTTP.Auth.Enabled(), limits.allowRemote || p.HTTP.AllowUnauthenticated); err != nil {
 		ln.Close()
 		return err
 	}
 	srv := newHTTPServer(mux, defaultConnLimits)
 	ln = capConns(ln, connCapFor(fdLimit()), srv, logger)
-	if !isLoopback(ln.Addr()) && len(p.HTTP.Auth.Tokens) == 0 {
+	if !isLoopback(ln.Addr()) && !p.HTTP.Auth.Enabled() {
 		logger.Warn("serving other machines without authentication, as allowed explicitly: anyone who reaches this address can call every tool", "addr", ln.Addr().String())
 	}
 	logger.Info("serving streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "catalog", p.Origin, "mode", b.Gateway.Mode())
@@ -169,7 +178,11 @@ func limitedViews(next http.Handler, limited func(groups []string, readOnly bool
 			// A token naming a group the catalog does not have (yet):
 			// the operator's config, not the client, must change.
 			logger.Warn("cannot serve a limited token its view", "token", access.TokenName, "err", err)
-			http.Error(w, fmt.Sprintf("this token is limited to %s, which toolfold cannot serve: %v; fix the token's groups in http.auth.tokens", describeLimit(access), err), http.StatusForbidden)
+			fix := "fix the token's groups in http.auth.tokens"
+			if access.Subject != "" {
+				fix = "fix the groups of http.auth.oauth.rules"
+			}
+			http.Error(w, fmt.Sprintf("this token is limited to %s, which toolfold cannot serve: %v; %s", describeLimit(access), err, fix), http.StatusForbidden)
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -168,7 +168,7 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		ResetTools: cfg.Disclosure.ResetTools, RefreshingClients: cfg.Disclosure.RefreshingClients,
 		SearchingClients: cfg.Disclosure.SearchingClients,
 		// Tokens limit what a client reaches, so its lists are its own.
-		PrivateLists: len(cfg.HTTP.Auth.Tokens) > 0,
+		PrivateLists: cfg.HTTP.Auth.Enabled(),
 		Logger:       opts.Logger,
 	}
 	if p.Upstreams != nil {

@@ -530,6 +530,77 @@ type HTTPConfig struct {
 type AuthConfig struct {
 	// Tokens are the accepted bearer tokens, each possibly limited.
 	Tokens []TokenConfig `json:"tokens,omitempty"`
+	// OAuth, when set, also accepts access tokens from the named
+	// authorization servers (toolfold is then an OAuth 2.1 resource
+	// server, as the MCP authorization spec describes).
+	OAuth *OAuthConfig `json:"oauth,omitempty"`
+}
+
+// Enabled reports whether requests must authenticate: static tokens or OAuth.
+func (a AuthConfig) Enabled() bool { return len(a.Tokens) > 0 || a.OAuth != nil }
+
+// OAuthConfig makes toolfold a resource server for access tokens issued by
+// an identity provider. See internal/oauth.
+type OAuthConfig struct {
+	// Resource is toolfold's MCP URL as clients reach it, such as
+	// "https://tools.example.com/mcp": the audience every token must carry
+	// (RFC 8707) and the resource its metadata describes (RFC 9728).
+	Resource string `json:"resource"`
+	// Issuers are the authorization servers whose tokens are accepted, by
+	// issuer URL. Their keys (JWKS) are found through their metadata.
+	Issuers []string `json:"issuers"`
+	// Audiences are accepted in "aud" besides Resource.
+	Audiences []string `json:"audiences,omitempty"`
+	// Scopes are advertised as scopes_supported in the resource metadata.
+	Scopes []string `json:"scopes,omitempty"`
+	// GroupsClaim names the claim listing the caller's groups at the
+	// identity provider; "groups" when empty.
+	GroupsClaim string `json:"groupsClaim,omitempty"`
+	// ClockSkew is the tolerance on exp and nbf; zero allows none.
+	ClockSkew Duration `json:"clockSkew,omitempty"`
+	// JWKSRefresh is how often each issuer's keys are fetched again; one
+	// hour when zero. A token signed by an unknown key fetches them at once,
+	// at most once a minute per issuer.
+	JWKSRefresh Duration `json:"jwksRefresh,omitempty"`
+	// Introspection, when set, checks tokens that are not JWTs at the
+	// issuer's introspection endpoint (RFC 7662).
+	Introspection *IntrospectionConfig `json:"introspection,omitempty"`
+	// Rules say what a caller may reach, from its token's claims. A caller
+	// no rule matches is refused (403).
+	Rules []OAuthRule `json:"rules"`
+}
+
+// IntrospectionConfig is how toolfold asks the issuer about opaque tokens.
+type IntrospectionConfig struct {
+	// Endpoint is the introspection URL; empty takes the issuer's
+	// introspection_endpoint from its metadata (one issuer only).
+	Endpoint string `json:"endpoint,omitempty"`
+	// ClientID and ClientSecret authenticate toolfold to the endpoint,
+	// usually "${VARIABLES}".
+	ClientID     string `json:"clientId"`
+	ClientSecret Secret `json:"clientSecret"`
+}
+
+// OAuthRule grants groups to the callers it matches: every condition set
+// must hold (at least one must be set).
+type OAuthRule struct {
+	// Group matches a caller whose groups claim contains this value.
+	Group string `json:"group,omitempty"`
+	// Scope matches a caller whose token's scope contains this value.
+	Scope string `json:"scope,omitempty"`
+	// Sub matches the caller with this subject.
+	Sub string `json:"sub,omitempty"`
+	// Groups are the toolfold groups granted (with the groups inside them
+	// and the ungrouped tools); "*" grants every group. Grants of all
+	// matching rules add up.
+	Groups []string `json:"groups"`
+	// ReadOnly limits the caller to read-only tools: it restricts, so one
+	// matching rule with readOnly makes the caller read-only everywhere.
+	ReadOnly bool `json:"readOnly,omitempty"`
+	// Admin opens the operator's routes (/api/*, the dashboard, /metrics)
+	// to the callers the rule matches, as "admin" does for a static token;
+	// they still see only what they reach.
+	Admin bool `json:"admin,omitempty"`
 }
 
 // TokenConfig is one accepted bearer token.

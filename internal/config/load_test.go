@@ -446,7 +446,8 @@ func TestSecretsDoNotLeak(t *testing.T) {
 	  "docs": {"url": "https://user:%[1]s@example.com/mcp?key=%[1]s", "headers": {"Authorization": "Bearer %[1]s"}},
 	  "pathy": {"url": "https://example.com/mcp/${PATH_KEY}/sse"},
 	  "argy": {"command": "run", "args": ["--token=${ARG_KEY}"]}},
-	  "http": {"auth": {"tokens": [{"token": %[1]q}]}}}`, secret)
+	  "http": {"auth": {"tokens": [{"token": %[1]q}], "oauth": {"resource": "https://t.example.com/mcp", "issuers": ["https://login.example.com"],
+	    "introspection": {"clientId": "toolfold", "clientSecret": %[1]q}, "rules": [{"sub": "ops", "groups": ["*"]}]}}}}`, secret)
 	cfg, diags := Parse("s.json", []byte(src), Options{LookupEnv: MapEnv(map[string]string{"PATH_KEY": secret, "ARG_KEY": secret})})
 	if diags.HasErrors() {
 		t.Fatal(diags)
@@ -471,7 +472,7 @@ func TestSecretsDoNotLeak(t *testing.T) {
 	if !strings.Contains(string(j), "Bearer ***") {
 		t.Errorf("redacted headers should keep the scheme: %s", j)
 	}
-	if cfg.MCPServers["gh"].Env["TOKEN"] != secret || string(cfg.HTTP.Auth.Tokens[0].Token) != secret {
+	if cfg.MCPServers["gh"].Env["TOKEN"] != secret || string(cfg.HTTP.Auth.Tokens[0].Token) != secret || string(cfg.HTTP.Auth.OAuth.Introspection.ClientSecret) != secret {
 		t.Error("Redacted must not modify the original config")
 	}
 }

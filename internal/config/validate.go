@@ -560,8 +560,8 @@ func (v *checker) http() {
 		switch {
 		case err != nil || perr != nil || n < 0 || n > 65535:
 			v.errorf("http.listen", "%q is not host:port; write it like \"127.0.0.1:8080\"", h.Listen)
-		case len(h.Auth.Tokens) == 0 && !isLoopback(host) && !h.AllowUnauthenticated:
-			v.warnf("http.listen", "%q accepts connections from other machines and http.auth has no tokens, so toolfold serve refuses it: anyone who can reach it could call every tool; bind to 127.0.0.1, add tokens under http.auth.tokens, or set http.allowUnauthenticated to true if the network is trusted", h.Listen)
+		case !h.Auth.Enabled() && !isLoopback(host) && !h.AllowUnauthenticated:
+			v.warnf("http.listen", "%q accepts connections from other machines and http.auth has neither tokens nor oauth, so toolfold serve refuses it: anyone who can reach it could call every tool; bind to 127.0.0.1, add tokens under http.auth.tokens or your identity provider under http.auth.oauth, or set http.allowUnauthenticated to true if the network is trusted", h.Listen)
 		}
 	}
 	if h.MaxSessions < 1 {
@@ -579,6 +579,9 @@ func (v *checker) http() {
 		}
 		v.groupRefs(joinPath(p, "groups"), t.Groups)
 	}
+	if h.Auth.OAuth != nil {
+		v.oauth(h.Auth.OAuth)
+	}
 	for i, o := range h.AllowedOrigins {
 		p := indexPath("http.allowedOrigins", i)
 		if o == "*" {
@@ -590,6 +593,63 @@ func (v *checker) http() {
 			v.errorf(p, "%q is not an origin; write scheme and host (and port if any), such as \"https://app.example.com\"", o)
 		}
 	}
+}
+
+func (v *checker) oauth(o *OAuthConfig) {
+	const base = "http.auth.oauth"
+	if o.Resource == "" {
+		v.errorf(joinPath(base, "resource"), `the resource is missing: set it to toolfold's MCP URL as clients reach it, such as "https://tools.example.com/mcp"; tokens must name it as their audience`)
+	} else if !isServerURL(o.Resource) {
+		v.errorf(joinPath(base, "resource"), "%q is not an http(s) URL with a host and no fragment; write it like \"https://tools.example.com/mcp\"", o.Resource)
+	}
+	if len(o.Issuers) == 0 {
+		v.errorf(joinPath(base, "issuers"), `no issuer is listed: name your identity provider's issuer URL, such as ["https://login.example.com"]`)
+	}
+	for i, iss := range o.Issuers {
+		if !isServerURL(iss) {
+			v.errorf(indexPath(joinPath(base, "issuers"), i), "%q is not an http(s) URL with a host; write the issuer exactly as the provider's metadata names it, such as \"https://login.example.com\"", iss)
+		}
+	}
+	for i, sc := range o.Scopes {
+		if sc == "" || strings.ContainsAny(sc, " \"\\") || strings.IndexFunc(sc, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0 {
+			v.errorf(indexPath(joinPath(base, "scopes"), i), "%q is not a scope: a scope is printable ASCII without spaces, quotes or backslashes (RFC 6749 §3.3), such as \"tools:read\"", sc)
+		}
+	}
+	if in := o.Introspection; in != nil {
+		p := joinPath(base, "introspection")
+		if in.Endpoint == "" && len(o.Issuers) > 1 {
+			v.errorf(joinPath(p, "endpoint"), "the endpoint is missing and %d issuers are listed, so toolfold cannot tell whose to use; set it", len(o.Issuers))
+		} else if in.Endpoint != "" && !isServerURL(in.Endpoint) {
+			v.errorf(joinPath(p, "endpoint"), "%q is not an http(s) URL with a host", in.Endpoint)
+		}
+		if in.ClientID == "" || strings.TrimSpace(string(in.ClientSecret)) == "" {
+			v.errorf(p, `introspection needs clientId and clientSecret (toolfold's own credentials at the provider), usually "${VARIABLES}"; check that they are set`)
+		}
+	}
+	if len(o.Rules) == 0 {
+		v.errorf(joinPath(base, "rules"), `no rule grants anything, so every token would be refused; add rules such as {"group": "engineering", "groups": ["code"]}`)
+	}
+	for i, r := range o.Rules {
+		p := indexPath(joinPath(base, "rules"), i)
+		if r.Group == "" && r.Scope == "" && r.Sub == "" {
+			v.errorf(p, "the rule matches nothing in particular: set group, scope or sub (all set ones must match)")
+		}
+		if len(r.Groups) == 0 {
+			v.errorf(joinPath(p, "groups"), `the rule grants no group; list the groups it grants, or "*" for every group`)
+		}
+		known := v.cfg.staticGroups()
+		for j, g := range r.Groups {
+			if g != "*" && !known[g] && !v.cfg.MayDiscover(g) {
+				v.errorf(indexPath(joinPath(p, "groups"), j), "%s", v.cfg.missingGroupRef(g))
+			}
+		}
+	}
+}
+
+// isServerURL reports an absolute http(s) URL with a host and no fragment.
+func isServerURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.Fragment == ""
 }
 
 func isLoopback(host string) bool {

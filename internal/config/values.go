@@ -256,6 +256,12 @@ func (c *Config) Redacted() *Config {
 		t.Token = Secret(t.Token.String())
 		out.HTTP.Auth.Tokens[i] = t
 	}
+	if o := c.HTTP.Auth.OAuth; o != nil && o.Introspection != nil {
+		oc, in := *o, *o.Introspection
+		in.ClientSecret = Secret(in.ClientSecret.String())
+		oc.Introspection = &in
+		out.HTTP.Auth.OAuth = &oc
+	}
 	return &out
 }
 

@@ -35,7 +35,7 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.ListPromptsResult{Prompts: nonNil(prompts), Cacheable: listCacheable}, nil
+			return &mcp.ListPromptsResult{Prompts: nonNil(prompts), Cacheable: g.listCacheable()}, nil
 		case "prompts/get":
 			if r, ok := req.(*mcp.GetPromptRequest); ok {
 				params := *r.Params
@@ -51,13 +51,13 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.ListResourcesResult{Resources: nonNil(resources), Cacheable: listCacheable}, nil
+			return &mcp.ListResourcesResult{Resources: nonNil(resources), Cacheable: g.listCacheable()}, nil
 		case "resources/templates/list":
 			templates, err := x.ListResourceTemplates(ctx)
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.ListResourceTemplatesResult{ResourceTemplates: nonNil(templates), Cacheable: listCacheable}, nil
+			return &mcp.ListResourceTemplatesResult{ResourceTemplates: nonNil(templates), Cacheable: g.listCacheable()}, nil
 		case "resources/read":
 			if r, ok := req.(*mcp.ReadResourceRequest); ok {
 				params := *r.Params
@@ -106,11 +106,6 @@ func withSession(ctx context.Context, ss *mcp.ServerSession) context.Context {
 	}
 	return withDownstream(ctx, ss)
 }
-
-// listCacheable is what the SDK puts on the lists it answers itself (the
-// 2026-07-28 protocol requires a scope): the lists are the same for every
-// client of the gateway, and may change at any time.
-var listCacheable = mcp.Cacheable{CacheScope: "public"}
 
 func nonNil[T any](s []T) []T {
 	if s == nil {

@@ -68,7 +68,17 @@ func (g *Gateway) partHandler(key groupKey, opts *HTTPOptions) (http.Handler, er
 	} else {
 		o.PrivateLists = true // what it lists depends on the token
 	}
-	sub, err := New(space, &o)
+	// Prompts and resources of the sources this part reaches, only.
+	var sub *Gateway
+	o.Extras = partExtras(g.opts.Extras, func(source string) bool {
+		for _, t := range sub.Catalog().Tools() {
+			if t.Source == source {
+				return true
+			}
+		}
+		return false
+	})
+	sub, err = New(space, &o)
 	if err != nil {
 		return nil, fmt.Errorf("serving %s: %w", key, err)
 	}

@@ -292,3 +292,9 @@ func TestListChangedOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// Everything fakeExtras offers comes from the source "" of catalogtest.Tree's
+// tools, so every part of the catalog reaches it.
+func (x *fakeExtras) PromptSource(context.Context, string) (string, bool)   { return "", true }
+func (x *fakeExtras) ResourceSource(context.Context, string) (string, bool) { return "", true }
+func (x *fakeExtras) TemplateSource(context.Context, string) (string, bool) { return "", true }

@@ -109,6 +109,9 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: g.opts.ExtrasListChanged}
 		caps.Completions = &mcp.CompletionCapabilities{}
 		so.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error {
+			if err := g.allowsSubscription(ctx, req.Params.URI); err != nil {
+				return err
+			}
 			return g.subs.subscribe(ctx, req.Session, req.Params)
 		}
 		so.UnsubscribeHandler = func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
@@ -337,15 +340,17 @@ func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.C
 	} else {
 		res, err = s.callTool(ctx, r)
 	}
-	if obs := s.g.opts.Observer; obs != nil {
-		// A call through call_tool counts under the tool it reached, with
-		// the meta-tool apart as via.
-		tool, via := s.metricName(r.Params.Name), ""
-		if note.tool != "" {
-			tool, via = note.tool, tool
-		}
-		obs.ToolCalled(tool, via, note.source, outcome(res, err, note.reached), time.Since(start))
+	took, result := time.Since(start), outcome(res, err, note.reached)
+	// A call through call_tool counts under the tool it reached, with the
+	// meta-tool apart as via.
+	tool, via := s.metricName(r.Params.Name), ""
+	if note.tool != "" {
+		tool, via = note.tool, tool
 	}
+	if obs := s.g.opts.Observer; obs != nil {
+		obs.ToolCalled(tool, via, note.source, result, took)
+	}
+	s.audit(ctx, r, tool, via, note.source, result, took)
 	if err == nil && r.ProtocolVersion() >= statelessProtocol {
 		res = completeResult(res)
 	}

@@ -167,3 +167,8 @@ func TestSubscriptionsAreSharedAcrossEndpoints(t *testing.T) {
 		t.Errorf("the source saw %v while the main endpoint's client still watches", got)
 	}
 }
+
+// Every resource comes from the source "" of catalogtest.Tree's tools.
+func (x *subscribingExtras) PromptSource(context.Context, string) (string, bool)   { return "", true }
+func (x *subscribingExtras) ResourceSource(context.Context, string) (string, bool) { return "", true }
+func (x *subscribingExtras) TemplateSource(context.Context, string) (string, bool) { return "", true }

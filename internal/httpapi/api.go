@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/oauth"
 )
 
 // Options say where the API reads what it serves. Only Catalog is
@@ -44,6 +45,10 @@ type Options struct {
 	// Tokens, when not empty, are the bearer tokens of which every request
 	// must carry one (http.auth.tokens).
 	Tokens []config.TokenConfig
+	// OAuth, when set, also accepts access tokens of the configured
+	// authorization servers (http.auth.oauth) and serves the protected
+	// resource metadata; see oauth.go.
+	OAuth *oauth.Server
 	// AllowedOrigins are browser origins accepted besides loopback ones
 	// (http.allowedOrigins); "*" accepts every origin.
 	AllowedOrigins []string
@@ -89,6 +94,7 @@ type API struct {
 	opts    Options
 	log     *slog.Logger
 	tokens  *tokenSet
+	oauth   *oauth.Server
 	origins originPolicy
 	mux     *http.ServeMux
 
@@ -105,7 +111,7 @@ func New(opts *Options) (*API, error) {
 	if opts == nil || opts.Catalog == nil {
 		return nil, errors.New("httpapi: Options.Catalog is required: the API reads the catalog it shows through it")
 	}
-	a := &API{opts: *opts, log: opts.Logger}
+	a := &API{opts: *opts, log: opts.Logger, oauth: opts.OAuth}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -132,7 +138,15 @@ func New(opts *Options) (*API, error) {
 	a.mux.Handle("/{$}", a.adminOnly(readOnlyMethods(a.serveDashboard)))
 	if opts.Metrics != nil {
 		metrics := opts.Metrics
-		a.mux.Handle("/metrics", a.adminOnly(readOnlyMethods(func(w http.ResponseWriter, r *http.Request) { metrics.ServeHTTP(w, r) })))
+		a.mux.Handle("/metrics", a.adminOnly(readOnlyMethods(func(w http.ResponseWriter, r *http.Request) {
+			// Metrics name every source and tool: only a caller who
+			// reaches everything may read them.
+			if accessOf(r).Limited() {
+				writeError(w, http.StatusForbidden, "/metrics covers every source and tool, and this token reaches only part of them; use a token that is not limited to groups or read-only")
+				return
+			}
+			metrics.ServeHTTP(w, r)
+		})))
 	}
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("there is nothing at %s; toolfold serves /mcp, /mcp/<group>, /healthz, /api/groups, /api/tools and the dashboard at /", r.URL.Path))
@@ -143,6 +157,11 @@ func New(opts *Options) (*API, error) {
 // ServeHTTP checks Host, Origin and the bearer token (see the package
 // documentation), then routes the request.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if a.oauth != nil && a.oauth.IsMetadataPath(r.URL.Path) {
+		// Public discovery data (RFC 9728), readable from any origin.
+		a.oauth.MetadataHandler().ServeHTTP(w, r)
+		return
+	}
 	if !a.checkHost(w, r) || !a.checkOrigin(w, r) {
 		return
 	}
@@ -163,7 +182,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) mcpHandler() http.Handler {
 	if a.opts.MCP != nil {
-		return a.opts.MCP
+		return withTokenInfo(a.opts.MCP)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "this toolfold serves no MCP endpoint at /mcp")
@@ -317,7 +336,7 @@ func (a *API) serveGroupMCP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, fmt.Sprintf("toolfold could not build the MCP endpoint of group %q: %v", g.ID, err))
 		return
 	}
-	h.ServeHTTP(w, r)
+	withTokenInfo(h).ServeHTTP(w, r)
 }
 
 // measuredCatalog returns the current catalog with its costs. A nil

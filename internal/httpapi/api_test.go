@@ -32,7 +32,7 @@ type fixture struct {
 
 // newFixture serves catalogtest.Tree with two sources; opts may adjust the
 // options before New.
-func newFixture(t *testing.T, adjust func(*Options)) *fixture {
+func newFixture(t testing.TB, adjust func(*Options)) *fixture {
 	t.Helper()
 	f := &fixture{logs: &bytes.Buffer{}}
 	f.cat.Store(catalogtest.Tree(t))
@@ -75,7 +75,7 @@ func newFixture(t *testing.T, adjust func(*Options)) *fixture {
 
 // do sends a request straight to the handler, as a loopback listener
 // would receive it.
-func (f *fixture) do(t *testing.T, method, target string, header http.Header) *httptest.ResponseRecorder {
+func (f *fixture) do(t testing.TB, method, target string, header http.Header) *httptest.ResponseRecorder {
 	t.Helper()
 	r := httptest.NewRequest(method, target, nil)
 	r.Host = "127.0.0.1:8080"

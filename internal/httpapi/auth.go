@@ -20,6 +20,9 @@ type Access struct {
 	// ("http.auth.tokens[0]"), for logs; empty when auth is off. It is
 	// never the token itself.
 	TokenName string
+	// Subject is the caller an OAuth access token speaks for (its sub),
+	// for logs and audit; empty for static tokens.
+	Subject string
 	// Groups limits the request to these groups and the groups inside
 	// them, plus ungrouped tools; empty means every group.
 	Groups []string
@@ -135,6 +138,9 @@ func bearerToken(r *http.Request) (token string, present bool) {
 // access in the request's context. The answers to a refused request say
 // what is missing, never what was sent.
 func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	if a.oauth != nil {
+		return a.authenticateOAuth(w, r)
+	}
 	if !a.tokens.enabled() {
 		return r, true
 	}
@@ -196,7 +202,11 @@ func (a *API) adminOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if access, ok := AccessFromContext(r.Context()); ok && !access.Admin {
 			a.log.Info("refused an operator's route to a token that is not an admin", "path", r.URL.Path, "token", access.TokenName)
-			writeError(w, http.StatusForbidden, fmt.Sprintf("%s is for operators: use a token marked \"admin\": true in http.auth.tokens (this one is %s)", r.URL.Path, access.TokenName))
+			fix := fmt.Sprintf("use a token marked \"admin\": true in http.auth.tokens (this one is %s)", access.TokenName)
+			if access.Subject != "" {
+				fix = fmt.Sprintf("a rule of http.auth.oauth.rules with \"admin\": true must match %q", access.Subject)
+			}
+			writeError(w, http.StatusForbidden, fmt.Sprintf("%s is for operators: %s", r.URL.Path, fix))
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -186,7 +186,7 @@ func TestAccessReachesTheHandlers(t *testing.T) {
 	})
 	f.do(t, "POST", "/mcp", http.Header{"Authorization": {"Bearer " + limitedToken}})
 	f.do(t, "POST", "/mcp", http.Header{"Authorization": {"Bearer " + fullToken}})
-	want := `[{http.auth.tokens[1] [code.repos] true true} {http.auth.tokens[0] [] false true}]`
+	want := `[{http.auth.tokens[1]  [code.repos] true true} {http.auth.tokens[0]  [] false true}]`
 	if got := fmt.Sprint(seen); got != want {
 		t.Errorf("accesses = %s, want %s", got, want)
 	}

@@ -1,0 +1,43 @@
+package assemble
+
+import (
+	"context"
+
+	"github.com/toolfold/toolfold/internal/gateway"
+)
+
+// Upstreams say which server serves a prompt or a resource, so that a
+// gateway over part of the catalog passes through only its own servers'.
+var _ gateway.SourcedExtras = (*Upstreams)(nil)
+
+// PromptSource names the server of a listed prompt.
+func (u *Upstreams) PromptSource(ctx context.Context, name string) (string, bool) {
+	r, err := u.promptRoute(ctx, name)
+	return r.server, err == nil
+}
+
+// ResourceSource names the server that listed a URI or whose template it
+// matches, listing them first if no route is known yet.
+func (u *Upstreams) ResourceSource(ctx context.Context, uri string) (string, bool) {
+	if s, ok := u.resourceServer(uri); ok {
+		return s, true
+	}
+	u.ListResources(ctx)
+	u.ListResourceTemplates(ctx)
+	return u.resourceServer(uri)
+}
+
+// TemplateSource names the server of a listed resource template.
+func (u *Upstreams) TemplateSource(ctx context.Context, uriTemplate string) (string, bool) {
+	lookup := func() (string, bool) {
+		u.routes.mu.Lock()
+		defer u.routes.mu.Unlock()
+		s, ok := u.routes.templates[uriTemplate]
+		return s, ok
+	}
+	if s, ok := lookup(); ok {
+		return s, true
+	}
+	u.ListResourceTemplates(ctx)
+	return lookup()
+}

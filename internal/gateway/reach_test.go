@@ -1,0 +1,146 @@
+package gateway_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+// routedExtras offers one prompt and one resource per source: "p-gh" and
+// "gh://r" from gh, "p-mem" and "mem://r" from mem.
+type routedExtras struct{ fakeExtras }
+
+func newRoutedExtras() *routedExtras {
+	x := &routedExtras{}
+	x.set([]string{"p-gh", "p-mem"}, []string{"gh://r", "mem://r"})
+	return x
+}
+
+func (x *routedExtras) PromptSource(_ context.Context, name string) (string, bool) {
+	return strings.CutPrefix(name, "p-")
+}
+
+func (x *routedExtras) ResourceSource(_ context.Context, uri string) (string, bool) {
+	s, _, ok := strings.Cut(uri, "://")
+	return s, ok
+}
+
+func (x *routedExtras) TemplateSource(context.Context, string) (string, bool) { return "", false }
+
+// TestPartsOfferOnlyTheirSourcesExtras: a view limited to the code group
+// (gh's tools) lists, gets, reads and subscribes to gh's prompts and
+// resources alone; mem's are as if they did not exist.
+func TestPartsOfferOnlyTheirSourcesExtras(t *testing.T) {
+	gh, mem := catalogtest.Tool("a"), catalogtest.Tool("b")
+	gh.Source, mem.Source = "gh", "mem"
+	cat := catalogtest.Build(t, catalog.Spec{Tools: []*catalog.Tool{gh, mem}, Groups: []catalog.GroupSpec{
+		{ID: "code", Description: "Code", Members: catalog.Members{Sources: []string{"gh"}}},
+		{ID: "notes", Description: "Notes", Members: catalog.Members{Sources: []string{"mem"}}},
+	}})
+	space, err := view.NewSpace(cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gateway.New(space, &gateway.Options{Mode: expose.Flat, Extras: newRoutedExtras()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited, err := g.LimitedHandler([]string{"code"}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	group, err := g.GroupHandler("code", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		name     string
+		h        http.Handler
+		protocol string
+	}{
+		{"limited view", limited, "2025-11-25"}, {"group endpoint", group, "2025-11-25"},
+		{"limited view (2026-07-28)", limited, "2026-07-28"}, {"group endpoint (2026-07-28)", group, "2026-07-28"},
+	} {
+		name := c.name
+		srv := httptest.NewServer(c.h)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "x"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: c.protocol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := promptNames(t, cs); got != "p-gh" {
+			t.Errorf("%s lists prompts %q, want p-gh alone", name, got)
+		}
+		res, err := cs.ListResources(ctx, nil)
+		if err != nil || len(res.Resources) != 1 || res.Resources[0].URI != "gh://r" {
+			t.Errorf("%s lists resources %v %v, want gh://r alone", name, res, err)
+		}
+		if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "p-gh"}); err != nil {
+			t.Errorf("%s: getting its own prompt: %v", name, err)
+		}
+		if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "p-mem"}); err == nil {
+			t.Errorf("%s got mem's prompt", name)
+		}
+		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "mem://r"}); err == nil {
+			t.Errorf("%s read mem's resource", name)
+		}
+		// Subscriptions belong to sessions (2025-11-25).
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "mem://r"}); err == nil && c.protocol == "2025-11-25" {
+			t.Errorf("%s subscribed to mem's resource", name)
+		}
+		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "gh://r"}); err != nil {
+			t.Errorf("%s: reading its own resource: %v", name, err)
+		}
+		cs.Close()
+		srv.Close()
+	}
+}
+
+// TestLimitedListsArePrivate: a view limited to a caller's reach answers
+// its lists cacheScope private (they depend on who asks); a group's own
+// endpoint, the same for everyone, public.
+func TestLimitedListsArePrivate(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Flat, Extras: &fakeExtras{}}, nil)
+	limited, err := g.LimitedHandler([]string{"docs"}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	group, err := g.GroupHandler("docs", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, c := range []struct {
+		name  string
+		h     http.Handler
+		scope string
+	}{{"limited view", limited, "private"}, {"group endpoint", group, "public"}} {
+		srv := httptest.NewServer(c.h)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "x"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prompts, err := cs.ListPrompts(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tools.CacheScope != c.scope || prompts.CacheScope != c.scope {
+			t.Errorf("%s: tools/list cacheScope %q, prompts/list %q, want %q", c.name, tools.CacheScope, prompts.CacheScope, c.scope)
+		}
+		cs.Close()
+		srv.Close()
+	}
+}
