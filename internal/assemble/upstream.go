@@ -288,7 +288,8 @@ func (u *Upstreams) tools() (out []*catalog.Tool, warnings []string) {
 				warnings = append(warnings, fmt.Sprintf("MCP server %q: tool %q is left out: %s", s.key, t.Name, problem))
 				continue
 			}
-			out = append(out, &catalog.Tool{ID: s.toolID(t.Name), Name: t.Name, Source: s.key, Def: t, Handler: u.forward(s.key, t.Name)})
+			out = append(out, &catalog.Tool{ID: s.toolID(t.Name), Name: t.Name, Source: s.key, Def: t, Handler: u.forward(s.key, t.Name),
+				ChecksArguments: true})
 		}
 	}
 	return out, warnings

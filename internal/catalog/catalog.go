@@ -110,6 +110,12 @@ type Tool struct {
 	// group (a server that declares its groups through the groups extension
 	// too means those); any other name is a group of that name.
 	MetaGroups map[string]GroupID
+	// ChecksArguments says the source validates arguments against Def's
+	// input schema itself, as an MCP server does: a call that names the
+	// tool directly (flat exposition) is then forwarded without a second
+	// check, and the source's own refusal reaches the client. Arguments
+	// of a grouped action are always checked, against the action's schema.
+	ChecksArguments bool
 
 	// Index is the tool's position in Catalog.Tools.
 	Index int
