@@ -34,7 +34,7 @@ func TestBenchmarkHarness(t *testing.T) {
 		Calls: CallsParams{Transports: transports, Calls: 20, Warmup: 5, Block: 7,
 			Callers: 4, Duration: 400 * time.Millisecond, Rounds: 2},
 		Startup:     StartupParams{Servers: servers, Runs: 2, Settle: 100 * time.Millisecond},
-		Memory:      MemoryParams{Sessions: 10, Concurrency: 4, Servers: servers, Modes: []string{"groups", "search"}, Settle: 100 * time.Millisecond},
+		Memory:      MemoryParams{Sessions: 10, Concurrency: 4, Servers: servers, Modes: []string{"groups", "search"}, Protocol: "2025-11-25", Settle: 100 * time.Millisecond},
 		Profile:     t.TempDir(),
 		ProfileTime: time.Second,
 	}
@@ -67,7 +67,11 @@ func TestBenchmarkHarness(t *testing.T) {
 				t.Errorf("%s, %s side: CPU per call %v µs, RSS %d: not sane", c.Transport, sd.Name, sd.CPUMicrosPerCall, sd.RSS)
 			}
 		}
-		if want := []string{sideDirect, sideCopy, sideSDKRelay, sideToolfold}; !slices.Equal(names, want) {
+		want := []string{sideDirect, sideCopy, sideSDKRelay, sideToolfold}
+		if c.Transport == transportHTTP {
+			want = append(want, sideSession)
+		}
+		if !slices.Equal(names, want) {
 			t.Errorf("%s sides are %q, want %q", c.Transport, names, want)
 		}
 	}
@@ -78,8 +82,8 @@ func TestBenchmarkHarness(t *testing.T) {
 			t.Errorf("toolfold over %s used no CPU per call: %+v", c.Transport, tf)
 		}
 	}
-	if len(r.Profiles) != 3*len(transports) {
-		t.Errorf("profiles written: %q, want three per transport", r.Profiles)
+	if len(r.Profiles) != 3*(len(transports)+1) {
+		t.Errorf("profiles written: %q, want three per toolfold side (stdio, http, http session)", r.Profiles)
 	}
 	for _, f := range r.Profiles {
 		if info, err := os.Stat(f); err != nil || info.Size() == 0 {

@@ -51,10 +51,16 @@ var echoArgs = map[string]any{"text": "hello"}
 
 // The sides, in the order they take turns and print.
 const (
-	sideDirect    = "direct"
-	sideCopy      = "byte relay"
-	sideSDKRelay  = "SDK relay"
-	sideToolfold  = "toolfold"
+	sideDirect   = "direct"
+	sideCopy     = "byte relay"
+	sideSDKRelay = "SDK relay"
+	sideToolfold = "toolfold"
+	// sideSession is toolfold serve --http called by a client on the
+	// 2025-11-25 protocol, which holds a session (HTTP only); every other
+	// HTTP side's client asks for the newest protocol, 2026-07-28, which
+	// the Go SDK's own stateful handler does not serve (its client falls
+	// back to a 2025-11-25 session there) and toolfold serves without one.
+	sideSession   = "toolfold, session"
 	transportIO   = "stdio"
 	transportHTTP = "http"
 )
@@ -151,26 +157,12 @@ func (h *harness) openSides(ctx context.Context, transport string) (sides []*sid
 				return sides, err
 			}
 		}
-		if err := add(sideToolfold, gatewayTool, func() (*side, error) {
-			addr, err := freeLoopbackAddr()
-			if err != nil {
-				return nil, err
+		for _, def := range []struct{ name, protocol string }{{sideToolfold, ""}, {sideSession, "2025-11-25"}} {
+			if err := add(def.name, gatewayTool, func() (*side, error) {
+				return h.httpToolfoldSide(ctx, config, def.protocol)
+			}); err != nil {
+				return sides, err
 			}
-			srv, err := h.startHTTP(ctx, config, h.path("cache"), "--mode", "flat", "--pprof", addr)
-			if err != nil {
-				return nil, err
-			}
-			s, err := connectHTTP(ctx, srv.endpoint)
-			if err != nil {
-				h.stopHTTP(srv)
-				return nil, fmt.Errorf("%w%s", err, srv.stderr.suffix())
-			}
-			s.process = &process{pid: srv.cmd.Process.Pid, pprof: "http://" + addr}
-			inner := s.close
-			s.close = func() { inner(); h.stopHTTP(srv) }
-			return s, nil
-		}); err != nil {
-			return sides, err
 		}
 	default:
 		return nil, fmt.Errorf("there is no transport %q; choose stdio or http", transport)
@@ -185,6 +177,28 @@ func (h *harness) openSides(ctx context.Context, transport string) (sides []*sid
 		}
 	}
 	return sides, nil
+}
+
+// httpToolfoldSide starts toolfold serve --http in flat mode and connects
+// on protocol ("": the client's newest).
+func (h *harness) httpToolfoldSide(ctx context.Context, config, protocol string) (*side, error) {
+	addr, err := freeLoopbackAddr()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := h.startHTTP(ctx, config, h.path("cache"), "--mode", "flat", "--pprof", addr)
+	if err != nil {
+		return nil, err
+	}
+	s, err := connectHTTP(ctx, srv.endpoint, protocol)
+	if err != nil {
+		h.stopHTTP(srv)
+		return nil, fmt.Errorf("%w%s", err, srv.stderr.suffix())
+	}
+	s.process = &process{pid: srv.cmd.Process.Pid, pprof: "http://" + addr}
+	inner := s.close
+	s.close = func() { inner(); h.stopHTTP(srv) }
+	return s, nil
 }
 
 // stdioSide connects the SDK client to cmd over stdio.
@@ -235,7 +249,7 @@ func (h *harness) httpFixtureSide(ctx context.Context, args []string, endpoint s
 			return nil, fmt.Errorf("the fixture did not serve HTTP at %s within 30s%s", endpoint, stderr.suffix())
 		}
 	}
-	s, err := connectHTTP(ctx, endpoint)
+	s, err := connectHTTP(ctx, endpoint, "")
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("%w%s", err, stderr.suffix())
@@ -247,12 +261,16 @@ func (h *harness) httpFixtureSide(ctx context.Context, args []string, endpoint s
 	return s, nil
 }
 
-// connectHTTP opens one streamable-HTTP session with room for every caller
-// to keep its own connection.
-func connectHTTP(ctx context.Context, endpoint string) (*side, error) {
+// connectHTTP opens one streamable-HTTP client on protocol ("": the
+// client's newest) with room for every caller to keep its own connection.
+func connectHTTP(ctx context.Context, endpoint, protocol string) (*side, error) {
 	transport := &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: time.Minute}
 	client := mcp.NewClient(&mcp.Implementation{Name: "toolfold-bench", Version: "1.0.0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: transport}}, nil)
+	var opts *mcp.ClientSessionOptions
+	if protocol != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: protocol}
+	}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: transport}}, opts)
 	if err != nil {
 		transport.CloseIdleConnections()
 		return nil, fmt.Errorf("connecting to %s: %w", endpoint, err)

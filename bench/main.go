@@ -156,6 +156,7 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	fs.IntVar(&p.Memory.Concurrency, "session-concurrency", 32, "memory: sessions being opened at once")
 	fs.IntVar(&p.Memory.Servers, "memory-servers", 20, "memory: upstream servers in the config")
 	modes := fs.String("memory-modes", "groups,search", "memory: comma-separated modes, one toolfold process each")
+	fs.StringVar(&p.Memory.Protocol, "memory-protocol", "2025-11-25", "memory: the protocol version the clients ask for (2026-07-28 clients hold no session)")
 	fs.DurationVar(&p.Memory.Settle, "memory-settle", time.Second, "memory: pause before each RSS reading")
 	if err := fs.Parse(args); err != nil {
 		return p, false, 0, err
@@ -222,9 +223,18 @@ func run(ctx context.Context, h *harness, p Params, log io.Writer) (*Report, err
 			res, err := measureCalls(ctx, transport, sides, p.Calls)
 			if err == nil && p.Profile != "" {
 				progress("profiling toolfold over %s for %v…", transport, p.ProfileTime)
-				var files []string
-				files, err = profileUnderLoad(ctx, sides[len(sides)-1], p.Calls.Callers, p.ProfileTime, p.Profile, transport)
-				r.Profiles = append(r.Profiles, files...)
+				for _, sd := range sides {
+					if err != nil || !strings.HasPrefix(sd.name, sideToolfold) {
+						continue
+					}
+					tag := transport
+					if sd.name == sideSession {
+						tag = "session-" + transport
+					}
+					var files []string
+					files, err = profileUnderLoad(ctx, sd, p.Calls.Callers, p.ProfileTime, p.Profile, tag)
+					r.Profiles = append(r.Profiles, files...)
+				}
 			}
 			closeSides(sides) // before the next measurements, which start their own
 			if err != nil {
@@ -243,6 +253,7 @@ func run(ctx context.Context, h *harness, p Params, log io.Writer) (*Report, err
 	if p.runs("memory") {
 		progress("memory: %d HTTP sessions in modes %s…", p.Memory.Sessions, strings.Join(p.Memory.Modes, ", "))
 		var err error
+		p.Memory.Profile = p.Profile
 		if r.Memory, err = measureMemory(ctx, h, p.Memory); err != nil {
 			return nil, err
 		}

@@ -89,40 +89,18 @@ func readMemStats(ctx context.Context, base string) (memStats, error) {
 
 // profileUnderLoad keeps callers calls in flight on a side for d while its
 // process records a CPU profile, and takes its allocation profile before and
-// after, writing toolfold-TRANSPORT-{cpu,allocs-before,allocs}.pprof into dir.
+// after, writing toolfold-NAME-{cpu,allocs-before,allocs}.pprof into dir.
 // Read them with `go tool pprof -top FILE` and
 // `go tool pprof -sample_index=alloc_space -top -base BEFORE AFTER`.
-func profileUnderLoad(ctx context.Context, s *side, callers int, d time.Duration, dir, transport string) ([]string, error) {
+func profileUnderLoad(ctx context.Context, s *side, callers int, d time.Duration, dir, name string) ([]string, error) {
 	if s.process.pprof == "" {
 		return nil, fmt.Errorf("the %s side serves no profiler", s.name)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating the profile directory: %w", err)
 	}
-	prefix := filepath.Join(dir, "toolfold-"+transport+"-")
-	fetch := func(path, file string) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.process.pprof+path, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return fmt.Errorf("fetching %s: %w", path, err)
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("fetching %s: %s", path, resp.Status)
-		}
-		f, err := os.Create(file)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(f, resp.Body); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	}
+	prefix := filepath.Join(dir, "toolfold-"+name+"-")
+	fetch := func(path, file string) error { return saveProfile(ctx, s.process.pprof+path, file) }
 	files := []string{prefix + "allocs-before.pprof", prefix + "cpu.pprof", prefix + "allocs.pprof"}
 	if err := fetch("/debug/pprof/allocs", files[0]); err != nil {
 		return nil, err
@@ -140,4 +118,32 @@ func profileUnderLoad(ctx context.Context, s *side, callers int, d time.Duration
 		return nil, err
 	}
 	return files, nil
+}
+
+// saveProfile writes what a profiler URL answers into file.
+func saveProfile(ctx context.Context, url, file string) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return fmt.Errorf("creating the profile directory: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("fetching %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("fetching %s: %s", url, resp.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

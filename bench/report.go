@@ -66,8 +66,8 @@ func printTable(w io.Writer, r *Report) {
 	if len(r.Memory) > 0 {
 		p := r.Memory[0]
 		fmt.Fprintf(w, "\n%d. RSS of toolfold serve --http with %d concurrent streamable-HTTP sessions, each initialized and having listed its tools\n"+
-			"   (Go SDK client with its standalone SSE stream; %d servers configured; one process per mode; VmRSS after a first session, then after all)\n",
-			n+2, p.Sessions, p.Servers)
+			"   (Go SDK client on protocol %s with its standalone SSE stream; %d servers configured; one process per mode; VmRSS after a first session, then after all)\n",
+			n+2, p.Sessions, orUnknown(p.Protocol), p.Servers)
 		tw := newTab(w)
 		fmt.Fprintln(tw, "\tmode\ttools listed\tRSS before\tRSS after\tper session\topened in\t")
 		for _, mr := range r.Memory {
@@ -109,10 +109,17 @@ func printCalls(w io.Writer, n int, c *CallsResult) {
 				fmt.Sprintf("CPU/call ≤ %.0f× the byte relay's (%.2f×)", goalStdioCPUOverCopy, ratio(tf.CPUMicrosPerCall, copier.CPUMicrosPerCall))))
 	case transportHTTP:
 		fmt.Fprintf(w, "   (direct = the fixture's tools behind the Go SDK's own stateful HTTP handler; byte relay = a reverse proxy in front of it;\n"+
-			"    SDK relay = the Go SDK's stateful HTTP server relaying with the SDK client to a stdio fixture, as toolfold does)\n")
-		fmt.Fprintf(w, "   goals:%s;%s\n",
-			goal(tf.Ratio >= goalHTTPOverSDK, fmt.Sprintf("calls/s ≥ %.1f× the SDK's own HTTP server, direct (%.2f×)", goalHTTPOverSDK, tf.Ratio)),
-			goal(tf.CPUMicrosPerCall > 0 && tf.CPUMicrosPerCall <= goalHTTPCPUMicros, fmt.Sprintf("CPU/call ≤ %.0f µs (%.0f)", goalHTTPCPUMicros, tf.CPUMicrosPerCall)))
+			"    SDK relay = the Go SDK's stateful HTTP server relaying with the SDK client to a stdio fixture, as toolfold does;\n"+
+			"    the client asks for 2026-07-28: the SDK's stateful handler answers with a 2025-11-25 session, toolfold without one;\n"+
+			"    \"toolfold, session\" is a client asking for 2025-11-25, which holds a session)\n")
+		for _, t := range []SideResult{tf, c.Side(sideSession)} {
+			if t.Name == "" {
+				continue
+			}
+			fmt.Fprintf(w, "   goals, %s:%s;%s\n", t.Name,
+				goal(t.Ratio >= goalHTTPOverSDK, fmt.Sprintf("calls/s ≥ %.1f× the SDK's own HTTP server, direct (%.2f×)", goalHTTPOverSDK, t.Ratio)),
+				goal(t.CPUMicrosPerCall > 0 && t.CPUMicrosPerCall <= goalHTTPCPUMicros, fmt.Sprintf("CPU/call ≤ %.0f µs (%.0f)", goalHTTPCPUMicros, t.CPUMicrosPerCall)))
+		}
 	}
 }
 

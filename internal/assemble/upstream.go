@@ -289,7 +289,7 @@ func (u *Upstreams) tools() (out []*catalog.Tool, warnings []string) {
 				continue
 			}
 			out = append(out, &catalog.Tool{ID: s.toolID(t.Name), Name: t.Name, Source: s.key, Def: t, Handler: u.forward(s.key, t.Name),
-				ChecksArguments: true})
+				ChecksArguments: true, Forward: u.forwardRaw(s.key, t.Name)})
 		}
 	}
 	return out, warnings

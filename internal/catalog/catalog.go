@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/rawcall"
 )
 
 // ToolID names a tool in the catalog: the namespaced name
@@ -116,6 +117,10 @@ type Tool struct {
 	// check, and the source's own refusal reaches the client. Arguments
 	// of a grouped action are always checked, against the action's schema.
 	ChecksArguments bool
+	// Forward, when set, forwards a call as bytes (the fast path; see
+	// package rawcall). Handler stays the way for every call Forward
+	// cannot take.
+	Forward rawcall.Forwarder
 
 	// Index is the tool's position in Catalog.Tools.
 	Index int

@@ -28,6 +28,10 @@ type stdioTransport struct {
 	terminateGrace time.Duration
 	// skipped is told each line left out, shortened. Set before Connect.
 	skipped func(line string)
+	// raw, if set before Connect, is the fast path's side door (raw.go):
+	// it writes to stdin beside the SDK and takes its answers off stdout
+	// before the SDK reads them.
+	raw *rawConn
 }
 
 var _ mcp.Transport = (*stdioTransport)(nil)
@@ -50,8 +54,15 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	}
 	// The connection is closed by closing stdin (then signals), never by
 	// closing stdout, whose last bytes may still be on their way.
-	reader := io.NopCloser(&jsonLines{r: bufio.NewReader(stdout), skipped: skipped, lineStart: true})
-	transport := &mcp.IOTransport{Reader: reader, Writer: &childStdin{WriteCloser: stdin, cmd: t.cmd, grace: t.terminateGrace}}
+	var lines io.Reader = &jsonLines{r: bufio.NewReader(stdout), skipped: skipped, lineStart: true}
+	var writer io.WriteCloser = &childStdin{WriteCloser: stdin, cmd: t.cmd, grace: t.terminateGrace}
+	if t.raw != nil {
+		w := &lockedWriter{w: writer}
+		t.raw.w = w
+		lines = &rawLines{src: lines, raw: t.raw}
+		writer = w
+	}
+	transport := &mcp.IOTransport{Reader: io.NopCloser(lines), Writer: writer}
 	return transport.Connect(context.Background())
 }
 
