@@ -54,14 +54,18 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	}
 	// The connection is closed by closing stdin (then signals), never by
 	// closing stdout, whose last bytes may still be on their way.
-	var lines io.Reader = &jsonLines{r: bufio.NewReader(stdout), skipped: skipped, lineStart: true}
+	var out io.Reader = stdout
 	var writer io.WriteCloser = &childStdin{WriteCloser: stdin, cmd: t.cmd, grace: t.terminateGrace}
 	if t.raw != nil {
+		// The fast path's answers are taken off first, so the filter
+		// below never decodes them; any other line (a banner included)
+		// passes on to it as it came.
 		w := &lockedWriter{w: writer}
 		t.raw.w = w
-		lines = &rawLines{src: lines, raw: t.raw}
+		out = &rawLines{src: stdout, raw: t.raw}
 		writer = w
 	}
+	lines := &jsonLines{r: bufio.NewReader(out), skipped: skipped, lineStart: true}
 	transport := &mcp.IOTransport{Reader: io.NopCloser(lines), Writer: writer}
 	return transport.Connect(context.Background())
 }
