@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,31 +31,65 @@ func TestBenchmarkHarness(t *testing.T) {
 
 	const servers = 3
 	params := Params{
-		Latency:    LatencyParams{Calls: 20, Warmup: 5, Block: 7},
-		Throughput: ThroughputParams{Callers: 4, Duration: 200 * time.Millisecond, Rounds: 2},
-		Startup:    StartupParams{Servers: servers, Runs: 2, Settle: 100 * time.Millisecond},
-		Memory:     MemoryParams{Sessions: 10, Concurrency: 4, Servers: servers, Modes: []string{"groups", "search"}, Settle: 100 * time.Millisecond},
+		Calls: CallsParams{Transports: transports, Calls: 20, Warmup: 5, Block: 7,
+			Callers: 4, Duration: 400 * time.Millisecond, Rounds: 2},
+		Startup:     StartupParams{Servers: servers, Runs: 2, Settle: 100 * time.Millisecond},
+		Memory:      MemoryParams{Sessions: 10, Concurrency: 4, Servers: servers, Modes: []string{"groups", "search"}, Protocol: "2025-11-25", Settle: 100 * time.Millisecond},
+		Profile:     t.TempDir(),
+		ProfileTime: time.Second,
 	}
 	r, err := run(ctx, h, params, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	l := r.Latency
-	for name, p := range map[string]Percentiles{"direct": l.Direct, "SDK relay": l.Relay, "toolfold": l.Toolfold} {
-		if !(p.P50 > 0 && p.P50 <= p.P90 && p.P90 <= p.P99 && p.P99 <= p.Max && p.Mean > 0) {
-			t.Errorf("%s latency percentiles are not positive and ordered: %+v", name, p)
+	if len(r.Calls) != len(transports) {
+		t.Fatalf("calls were measured over %d transports, want %d", len(r.Calls), len(transports))
+	}
+	for _, c := range r.Calls {
+		names := []string{}
+		for _, sd := range c.Sides {
+			names = append(names, sd.Name)
+			p := sd.Latency
+			if !(p.P50 > 0 && p.P50 <= p.P90 && p.P90 <= p.P99 && p.P99 <= p.Max && p.Mean > 0) {
+				t.Errorf("%s, %s side: latency percentiles are not positive and ordered: %+v", c.Transport, sd.Name, p)
+			}
+			if sd.Calls <= 0 || sd.CallsPerSec <= 0 {
+				t.Errorf("%s, %s side: throughput counted no calls: %+v", c.Transport, sd.Name, sd)
+			}
+			checkRatio(t, c.Transport+" "+sd.Name+" throughput", sd.Ratio)
+			// Every side's process serves the profiler, so allocations are
+			// known; a call allocates something in any Go process.
+			if sd.AllocsPerCall <= 0 || sd.BytesPerCall <= 0 {
+				t.Errorf("%s, %s side: allocations per call are not positive: %v allocs, %v bytes", c.Transport, sd.Name, sd.AllocsPerCall, sd.BytesPerCall)
+			}
+			if sd.CPUMicrosPerCall < 0 || sd.RSS <= 0 {
+				t.Errorf("%s, %s side: CPU per call %v µs, RSS %d: not sane", c.Transport, sd.Name, sd.CPUMicrosPerCall, sd.RSS)
+			}
+		}
+		want := []string{sideDirect, sideCopy, sideSDKRelay, sideToolfold}
+		if c.Transport == transportHTTP {
+			want = append(want, sideSession)
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("%s sides are %q, want %q", c.Transport, names, want)
 		}
 	}
-	checkRatio(t, "latency p50", l.Ratio.P50)
-	checkRatio(t, "latency p99", l.Ratio.P99)
-
-	tp := r.Throughput
-	if tp.DirectCalls <= 0 || tp.RelayCalls <= 0 || tp.ToolfoldCalls <= 0 || tp.DirectCallsPerSec <= 0 || tp.RelayCallsPerSec <= 0 || tp.ToolfoldCallsPerSec <= 0 {
-		t.Errorf("throughput counted no calls: %+v", tp)
+	// The toolfold side used CPU over its turns: thousands of calls cannot
+	// all fit in one clock tick, so a zero means /proc was misread.
+	for _, c := range r.Calls {
+		if tf := c.Side(sideToolfold); tf.CPUMicrosPerCall <= 0 {
+			t.Errorf("toolfold over %s used no CPU per call: %+v", c.Transport, tf)
+		}
 	}
-	checkRatio(t, "throughput", tp.Ratio)
-	checkRatio(t, "throughput of the relay", tp.RelayRatio)
+	if len(r.Profiles) != 3*(len(transports)+1) {
+		t.Errorf("profiles written: %q, want three per toolfold side (stdio, http, http session)", r.Profiles)
+	}
+	for _, f := range r.Profiles {
+		if info, err := os.Stat(f); err != nil || info.Size() == 0 {
+			t.Errorf("profile %s is missing or empty: %v", f, err)
+		}
+	}
 
 	s := r.Startup
 	for name, side := range map[string]StartupSide{"cached": s.Cached, "none": s.None} {
@@ -95,7 +130,7 @@ func TestBenchmarkHarness(t *testing.T) {
 	}
 	var table bytes.Buffer
 	printTable(&table, r)
-	for _, want := range []string{"1. tools/call latency", "2. calls per second", "3. start to first tools/list", "4. RSS"} {
+	for _, want := range []string{"1. tools/call over stdio", "2. tools/call over http", "3. start to first tools/list", "4. RSS"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())
 		}
@@ -135,14 +170,14 @@ func fixturesAlive(t *testing.T, fixture string) []string {
 }
 
 func TestParseFlagsRefusesNonsense(t *testing.T) {
-	for _, args := range [][]string{{"-calls", "0"}, {"-only", "speed"}, {"extra"}, {"-memory-modes", ""}} {
+	for _, args := range [][]string{{"-calls", "0"}, {"-only", "speed"}, {"extra"}, {"-memory-modes", ""}, {"-transports", "pigeon"}, {"-transports", ""}} {
 		if _, _, _, err := parseFlags(args); err == nil {
 			t.Errorf("parseFlags(%q) accepted it", args)
 		}
 	}
-	p, _, _, err := parseFlags([]string{"-only", "latency,memory"})
-	if err != nil || !p.runs("latency") || p.runs("startup") {
-		t.Errorf("-only latency,memory: runs(latency)=%v runs(startup)=%v err=%v", p.runs("latency"), p.runs("startup"), err)
+	p, _, _, err := parseFlags([]string{"-only", "calls,memory"})
+	if err != nil || !p.runs("calls") || p.runs("startup") {
+		t.Errorf("-only calls,memory: runs(calls)=%v runs(startup)=%v err=%v", p.runs("calls"), p.runs("startup"), err)
 	}
 }
 

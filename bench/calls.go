@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http"
+	"os/exec"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -12,17 +14,33 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// callPaths are three stdio sessions that end at the same kind of upstream
-// fixture: one straight to it, one through a bare Go SDK relay (the fixture's
-// -relay mode: the floor for any gateway built on the SDK), and one through
-// `toolfold serve`. All stay open for the latency and the throughput
-// figures, so every side sees the same machine at the same time.
-type callPaths struct {
-	direct, relay, gateway *stdioProcess
-	closeOnce              sync.Once
+// A side is one way to reach the same upstream fixture's echo tool: straight,
+// through a relay, or through toolfold. The sides of one transport stay open
+// together for the latency and the throughput figures, taking turns, so that
+// every side sees the same machine at the same time.
+type side struct {
+	name string
+	// process is the one the client talks to: the fixture itself on the
+	// direct side, else the relay or toolfold (its upstream is a process of
+	// its own and not counted). Its CPU time and RSS are the side's.
+	process *process
+	session *mcp.ClientSession
+	tool    string
+	close   func()
 }
 
-// The tool every path calls: toolfold's flat mode names it <server>__<tool>.
+// process is a running program whose costs the benchmark reads from /proc
+// and, when it serves Go's profiler, its allocation counts.
+type process struct {
+	pid   int
+	pprof string // http://ADDR of its /debug/pprof/, or ""
+}
+
+func (s *side) call(ctx context.Context) error {
+	return callOK(s.session.CallTool(ctx, &mcp.CallToolParams{Name: s.tool, Arguments: echoArgs}))
+}
+
+// The tool every side calls: toolfold's flat mode names it <server>__<tool>.
 const (
 	benchServer = "s01"
 	directTool  = "echo"
@@ -31,46 +49,241 @@ const (
 
 var echoArgs = map[string]any{"text": "hello"}
 
-// openCallPaths starts the three paths and checks that each answers the echo
-// tool with its argument, so a broken path fails here rather than being
-// timed.
-func (h *harness) openCallPaths(ctx context.Context) (_ *callPaths, err error) {
-	p := &callPaths{}
+// The sides, in the order they take turns and print.
+const (
+	sideDirect   = "direct"
+	sideCopy     = "byte relay"
+	sideSDKRelay = "SDK relay"
+	sideToolfold = "toolfold"
+	// sideSession is toolfold serve --http called by a client on the
+	// 2025-11-25 protocol, which holds a session (HTTP only); every other
+	// HTTP side's client asks for the newest protocol, 2026-07-28, which
+	// the Go SDK's own stateful handler does not serve (its client falls
+	// back to a 2025-11-25 session there) and toolfold serves without one.
+	sideSession   = "toolfold, session"
+	transportIO   = "stdio"
+	transportHTTP = "http"
+)
+
+// transports the benchmark knows, in the order they run.
+var transports = []string{transportIO, transportHTTP}
+
+// openSides starts every side of one transport and checks that each answers
+// the echo tool with its argument, so a broken side fails here rather than
+// being timed.
+func (h *harness) openSides(ctx context.Context, transport string) (sides []*side, err error) {
 	defer func() {
 		if err != nil {
-			p.Close()
+			closeSides(sides)
+			sides = nil
 		}
 	}()
 	log := h.newStartLog()
-	if p.direct, err = h.connectStdio(ctx, h.command(h.fixture, "-name", benchServer, "-start-log", log)); err != nil {
-		return nil, err
-	}
-	if p.relay, err = h.connectStdio(ctx, h.command(h.fixture, "-name", benchServer, "-relay")); err != nil {
-		return nil, err
-	}
 	config, err := h.writeConfig(1, log)
 	if err != nil {
 		return nil, err
 	}
-	cmd := h.command(h.toolfold, "serve", "--config", config, "--mode", "flat", "--log-level", "warn")
-	cmd.Env = toolfoldEnv(h.path("cache"))
-	if p.gateway, err = h.connectStdio(ctx, cmd); err != nil {
-		return nil, err
+	fixture := func(extra ...string) ([]string, *process, error) {
+		addr, err := freeLoopbackAddr()
+		if err != nil {
+			return nil, nil, err
+		}
+		return append([]string{"-name", benchServer, "-pprof", addr}, extra...), &process{pprof: "http://" + addr}, nil
 	}
-	for _, side := range []struct {
-		name    string
-		session *stdioProcess
-		tool    string
-	}{{"the fixture directly", p.direct, directTool}, {"the bare SDK relay", p.relay, directTool}, {"toolfold", p.gateway, gatewayTool}} {
-		res, err := side.session.CallTool(ctx, &mcp.CallToolParams{Name: side.tool, Arguments: echoArgs})
+	add := func(name, tool string, open func() (*side, error)) error {
+		s, err := open()
+		if err != nil {
+			return fmt.Errorf("opening the %s side over %s: %w", name, transport, err)
+		}
+		s.name, s.tool = name, tool
+		sides = append(sides, s)
+		return nil
+	}
+	switch transport {
+	case transportIO:
+		for _, def := range []struct{ name, flag string }{{sideDirect, ""}, {sideCopy, "-copy"}, {sideSDKRelay, "-relay"}} {
+			if err := add(def.name, directTool, func() (*side, error) {
+				var extra []string
+				if def.flag != "" {
+					extra = []string{def.flag}
+				} else {
+					extra = []string{"-start-log", log}
+				}
+				args, proc, err := fixture(extra...)
+				if err != nil {
+					return nil, err
+				}
+				return h.stdioSide(ctx, h.command(h.fixture, args...), proc)
+			}); err != nil {
+				return sides, err
+			}
+		}
+		if err := add(sideToolfold, gatewayTool, func() (*side, error) {
+			addr, err := freeLoopbackAddr()
+			if err != nil {
+				return nil, err
+			}
+			cmd := h.command(h.toolfold, "serve", "--config", config, "--mode", "flat", "--log-level", "warn", "--pprof", addr)
+			cmd.Env = toolfoldEnv(h.path("cache"))
+			return h.stdioSide(ctx, cmd, &process{pprof: "http://" + addr})
+		}); err != nil {
+			return sides, err
+		}
+	case transportHTTP:
+		var directURL string
+		for _, def := range []struct{ name, flag string }{{sideDirect, ""}, {sideCopy, "-proxy"}, {sideSDKRelay, "-relay"}} {
+			if err := add(def.name, directTool, func() (*side, error) {
+				addr, err := freeLoopbackAddr()
+				if err != nil {
+					return nil, err
+				}
+				extra := []string{"-http", addr}
+				switch def.flag {
+				case "-proxy":
+					extra = append(extra, "-proxy", directURL)
+				case "-relay":
+					extra = append(extra, "-relay")
+				}
+				args, proc, err := fixture(extra...)
+				if err != nil {
+					return nil, err
+				}
+				s, err := h.httpFixtureSide(ctx, args, "http://"+addr+"/mcp", proc)
+				if err == nil && def.name == sideDirect {
+					directURL = "http://" + addr
+				}
+				return s, err
+			}); err != nil {
+				return sides, err
+			}
+		}
+		for _, def := range []struct{ name, protocol string }{{sideToolfold, ""}, {sideSession, "2025-11-25"}} {
+			if err := add(def.name, gatewayTool, func() (*side, error) {
+				return h.httpToolfoldSide(ctx, config, def.protocol)
+			}); err != nil {
+				return sides, err
+			}
+		}
+	default:
+		return nil, fmt.Errorf("there is no transport %q; choose stdio or http", transport)
+	}
+	for _, s := range sides {
+		res, err := s.session.CallTool(ctx, &mcp.CallToolParams{Name: s.tool, Arguments: echoArgs})
 		if err == nil && (res.IsError || resultText(res) != "hello") {
 			err = fmt.Errorf("it answered %q instead of echoing \"hello\"", resultText(res))
 		}
 		if err != nil {
-			return nil, fmt.Errorf("calling %s through %s: %w%s", side.tool, side.name, err, side.session.stderr.suffix())
+			return sides, fmt.Errorf("calling %s through the %s side over %s: %w", s.tool, s.name, transport, err)
 		}
 	}
-	return p, nil
+	return sides, nil
+}
+
+// httpToolfoldSide starts toolfold serve --http in flat mode and connects
+// on protocol ("": the client's newest).
+func (h *harness) httpToolfoldSide(ctx context.Context, config, protocol string) (*side, error) {
+	addr, err := freeLoopbackAddr()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := h.startHTTP(ctx, config, h.path("cache"), "--mode", "flat", "--pprof", addr)
+	if err != nil {
+		return nil, err
+	}
+	s, err := connectHTTP(ctx, srv.endpoint, protocol)
+	if err != nil {
+		h.stopHTTP(srv)
+		return nil, fmt.Errorf("%w%s", err, srv.stderr.suffix())
+	}
+	s.process = &process{pid: srv.cmd.Process.Pid, pprof: "http://" + addr}
+	inner := s.close
+	s.close = func() { inner(); h.stopHTTP(srv) }
+	return s, nil
+}
+
+// stdioSide connects the SDK client to cmd over stdio.
+func (h *harness) stdioSide(ctx context.Context, cmd *exec.Cmd, proc *process) (*side, error) {
+	p, err := h.connectStdio(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	proc.pid = cmd.Process.Pid
+	return &side{process: proc, session: p.ClientSession, close: p.Close}, nil
+}
+
+// httpFixtureSide starts a fixture serving HTTP and connects to it.
+func (h *harness) httpFixtureSide(ctx context.Context, args []string, endpoint string, proc *process) (*side, error) {
+	cmd := h.command(h.fixture, args...)
+	stderr := &tailBuffer{max: 8 << 10}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		h.forget(cmd)
+		return nil, fmt.Errorf("starting the fixture: %w", err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	stop := func() {
+		_ = cmd.Process.Kill()
+		<-done
+		h.forget(cmd)
+	}
+	// Any HTTP answer means it listens; the SDK answers a bare GET with an
+	// error status.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		resp, err := http.Get(endpoint)
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		select {
+		case <-done:
+			h.forget(cmd)
+			return nil, fmt.Errorf("the fixture exited before serving HTTP%s", stderr.suffix())
+		case <-ctx.Done():
+			stop()
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return nil, fmt.Errorf("the fixture did not serve HTTP at %s within 30s%s", endpoint, stderr.suffix())
+		}
+	}
+	s, err := connectHTTP(ctx, endpoint, "")
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("%w%s", err, stderr.suffix())
+	}
+	proc.pid = cmd.Process.Pid
+	s.process = proc
+	inner := s.close
+	s.close = func() { inner(); stop() }
+	return s, nil
+}
+
+// connectHTTP opens one streamable-HTTP client on protocol ("": the
+// client's newest) with room for every caller to keep its own connection.
+func connectHTTP(ctx context.Context, endpoint, protocol string) (*side, error) {
+	transport := &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: time.Minute}
+	client := mcp.NewClient(&mcp.Implementation{Name: "toolfold-bench", Version: "1.0.0"}, nil)
+	var opts *mcp.ClientSessionOptions
+	if protocol != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: protocol}
+	}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: transport}}, opts)
+	if err != nil {
+		transport.CloseIdleConnections()
+		return nil, fmt.Errorf("connecting to %s: %w", endpoint, err)
+	}
+	return &side{session: cs, close: func() { cs.Close(); transport.CloseIdleConnections() }}, nil
+}
+
+func closeSides(sides []*side) {
+	for _, s := range sides {
+		if s != nil && s.close != nil {
+			s.close()
+		}
+	}
 }
 
 // resultText is the text of a result's first content.
@@ -84,29 +297,6 @@ func resultText(res *mcp.CallToolResult) string {
 	return fmt.Sprintf("%T", res.Content[0])
 }
 
-// Close stops the paths that were opened; it may be called more than once.
-func (p *callPaths) Close() {
-	p.closeOnce.Do(func() {
-		for _, s := range []*stdioProcess{p.direct, p.relay, p.gateway} {
-			if s != nil {
-				s.Close()
-			}
-		}
-	})
-}
-
-func (p *callPaths) callDirect(ctx context.Context) error {
-	return callOK(p.direct.CallTool(ctx, &mcp.CallToolParams{Name: directTool, Arguments: echoArgs}))
-}
-
-func (p *callPaths) callRelay(ctx context.Context) error {
-	return callOK(p.relay.CallTool(ctx, &mcp.CallToolParams{Name: directTool, Arguments: echoArgs}))
-}
-
-func (p *callPaths) callGateway(ctx context.Context) error {
-	return callOK(p.gateway.CallTool(ctx, &mcp.CallToolParams{Name: gatewayTool, Arguments: echoArgs}))
-}
-
 func callOK(res *mcp.CallToolResult, err error) error {
 	if err != nil {
 		return err
@@ -117,14 +307,22 @@ func callOK(res *mcp.CallToolResult, err error) error {
 	return nil
 }
 
-// LatencyParams bound the latency figure.
-type LatencyParams struct {
-	Calls  int `json:"calls"`  // timed calls per side
-	Warmup int `json:"warmup"` // untimed calls per side first
-	// Block is how many calls one side makes before the next takes its
-	// turn: taking turns spreads the machine's noise (other builds on a
-	// shared box) over every side instead of over whichever ran last.
-	Block int `json:"block"`
+// CallsParams bound the latency and throughput figures.
+type CallsParams struct {
+	Transports []string `json:"transports"`
+	Calls      int      `json:"calls"`  // timed sequential calls per side
+	Warmup     int      `json:"warmup"` // untimed calls per side first
+	// Block is how many sequential calls one side makes before the next
+	// takes its turn: taking turns spreads the machine's noise (other
+	// builds on a shared box) over every side instead of over whichever ran
+	// last.
+	Block   int `json:"block"`
+	Callers int `json:"callers"` // goroutines calling at once on one session
+	// Duration is the time each side is measured with Callers in total,
+	// split into Rounds alternating turns for the same reason as Block.
+	Duration time.Duration `json:"-"`
+	Seconds  float64       `json:"seconds_per_side"`
+	Rounds   int           `json:"rounds"`
 }
 
 // Percentiles of one side's call latency, in microseconds.
@@ -136,57 +334,96 @@ type Percentiles struct {
 	Max  float64 `json:"max_us"`
 }
 
-// LatencyResult compares sequential tools/call latency over stdio.
-type LatencyResult struct {
-	Params   LatencyParams `json:"params"`
-	Direct   Percentiles   `json:"direct"`
-	Relay    Percentiles   `json:"sdk_relay"`
-	Toolfold Percentiles   `json:"toolfold"`
-	// Added is toolfold minus direct at each percentile; Ratio is toolfold
-	// over direct; OverRelay is toolfold minus the bare SDK relay, the part
-	// of Added that is toolfold's own rather than one more SDK hop's.
-	Added     Percentiles `json:"added"`
-	Ratio     Percentiles `json:"ratio"`
-	OverRelay Percentiles `json:"over_relay"`
+// SideResult is one side's figures.
+type SideResult struct {
+	Name    string      `json:"name"`
+	Latency Percentiles `json:"latency"`
+	// Calls and CallsPerSec are counted with Callers concurrent callers;
+	// Ratio is CallsPerSec over the direct side's.
+	Calls       int64   `json:"calls"`
+	CallsPerSec float64 `json:"calls_per_s"`
+	Ratio       float64 `json:"ratio"`
+	// CPUMicrosPerCall is the user+system CPU time of the process the
+	// client talks to, per call, over the throughput turns (/proc/PID/stat).
+	CPUMicrosPerCall float64 `json:"cpu_us_per_call"`
+	// AllocsPerCall and BytesPerCall are that process's heap allocations
+	// per call over the same turns (Go's MemStats); -1 when unreadable.
+	AllocsPerCall float64 `json:"allocs_per_call"`
+	BytesPerCall  float64 `json:"bytes_per_call"`
+	// RSS is the process's resident memory after the turns.
+	RSS int64 `json:"rss_bytes"`
 }
 
-// measureLatency times sequential calls on each path, one at a time.
-func measureLatency(ctx context.Context, p *callPaths, params LatencyParams) (*LatencyResult, error) {
-	sides := []struct {
-		name    string
-		call    func(context.Context) error
-		samples []time.Duration
-	}{{name: "the fixture", call: p.callDirect}, {name: "the SDK relay", call: p.callRelay}, {name: "toolfold", call: p.callGateway}}
+// CallsResult compares the sides of one transport.
+type CallsResult struct {
+	Transport string       `json:"transport"`
+	Params    CallsParams  `json:"params"`
+	Sides     []SideResult `json:"sides"`
+}
+
+// Side returns the named side's figures (zero if absent).
+func (r *CallsResult) Side(name string) SideResult {
+	for _, s := range r.Sides {
+		if s.Name == name {
+			return s
+		}
+	}
+	return SideResult{}
+}
+
+// measureCalls times sequential calls on each side, then counts calls with
+// concurrent callers, the sides taking turns throughout.
+func measureCalls(ctx context.Context, transport string, sides []*side, params CallsParams) (*CallsResult, error) {
+	params.Seconds = params.Duration.Seconds()
+	samples := make([][]time.Duration, len(sides))
 	for range params.Warmup {
-		for _, side := range sides {
-			if err := side.call(ctx); err != nil {
-				return nil, fmt.Errorf("warm-up call to %s: %w", side.name, err)
+		for _, s := range sides {
+			if err := s.call(ctx); err != nil {
+				return nil, fmt.Errorf("warm-up call to the %s side: %w", s.name, err)
 			}
 		}
 	}
 	for done := 0; done < params.Calls; done += params.Block {
 		n := min(params.Block, params.Calls-done)
-		for i := range sides {
-			side := &sides[i]
+		for i, s := range sides {
 			for range n {
 				start := time.Now()
-				if err := side.call(ctx); err != nil {
-					return nil, fmt.Errorf("timed call to %s: %w", side.name, err)
+				if err := s.call(ctx); err != nil {
+					return nil, fmt.Errorf("timed call to the %s side: %w", s.name, err)
 				}
-				side.samples = append(side.samples, time.Since(start))
+				samples[i] = append(samples[i], time.Since(start))
 			}
 		}
 	}
-	r := &LatencyResult{Params: params, Direct: percentiles(sides[0].samples), Relay: percentiles(sides[1].samples), Toolfold: percentiles(sides[2].samples)}
-	r.Added = r.Toolfold.combine(r.Direct, func(a, b float64) float64 { return a - b })
-	r.Ratio = r.Toolfold.combine(r.Direct, ratio)
-	r.OverRelay = r.Toolfold.combine(r.Relay, func(a, b float64) float64 { return a - b })
+	turn := params.Duration / time.Duration(params.Rounds)
+	counted := make([]throughputSide, len(sides))
+	for range params.Rounds {
+		for i, s := range sides {
+			if err := counted[i].run(ctx, s, params.Callers, turn); err != nil {
+				return nil, fmt.Errorf("concurrent calls to the %s side: %w", s.name, err)
+			}
+		}
+	}
+	r := &CallsResult{Transport: transport, Params: params}
+	for i, s := range sides {
+		c := &counted[i]
+		sr := SideResult{Name: s.name, Latency: percentiles(samples[i]), Calls: c.calls, CallsPerSec: c.perSecond(),
+			AllocsPerCall: -1, BytesPerCall: -1}
+		if c.calls > 0 {
+			sr.CPUMicrosPerCall = float64(c.cpu.Microseconds()) / float64(c.calls)
+			if c.allocsKnown {
+				sr.AllocsPerCall = float64(c.allocs) / float64(c.calls)
+				sr.BytesPerCall = float64(c.bytes) / float64(c.calls)
+			}
+		}
+		sr.RSS, _ = rssBytes(s.process.pid)
+		r.Sides = append(r.Sides, sr)
+	}
+	direct := r.Side(sideDirect).CallsPerSec
+	for i := range r.Sides {
+		r.Sides[i].Ratio = ratio(r.Sides[i].CallsPerSec, direct)
+	}
 	return r, nil
-}
-
-// combine applies f to each statistic of p and q.
-func (p Percentiles) combine(q Percentiles, f func(a, b float64) float64) Percentiles {
-	return Percentiles{P50: f(p.P50, q.P50), P90: f(p.P90, q.P90), P99: f(p.P99, q.P99), Mean: f(p.Mean, q.Mean), Max: f(p.Max, q.Max)}
 }
 
 // percentiles uses the nearest-rank definition: p99 of 2,000 samples is the
@@ -223,64 +460,14 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
-// ThroughputParams bound the throughput figure.
-type ThroughputParams struct {
-	Callers int `json:"callers"` // goroutines calling at once on one session
-	// Duration is the time each side is measured in total, split into
-	// Rounds alternating turns for the same reason as LatencyParams.Block.
-	Duration time.Duration `json:"-"`
-	Seconds  float64       `json:"seconds_per_side"`
-	Rounds   int           `json:"rounds"`
-}
-
-// ThroughputResult compares calls per second with concurrent callers.
-type ThroughputResult struct {
-	Params              ThroughputParams `json:"params"`
-	DirectCalls         int64            `json:"direct_calls"`
-	RelayCalls          int64            `json:"sdk_relay_calls"`
-	ToolfoldCalls       int64            `json:"toolfold_calls"`
-	DirectCallsPerSec   float64          `json:"direct_calls_per_s"`
-	RelayCallsPerSec    float64          `json:"sdk_relay_calls_per_s"`
-	ToolfoldCallsPerSec float64          `json:"toolfold_calls_per_s"`
-	Ratio               float64          `json:"ratio"`       // toolfold over direct
-	RelayRatio          float64          `json:"relay_ratio"` // the SDK relay over direct
-}
-
-// measureThroughput runs Callers goroutines on one session per side, as one
-// busy client would, and counts completed calls.
-func measureThroughput(ctx context.Context, p *callPaths, params ThroughputParams) (*ThroughputResult, error) {
-	params.Seconds = params.Duration.Seconds()
-	slice := params.Duration / time.Duration(params.Rounds)
-	var direct, relay, gateway throughputSide
-	for range params.Rounds {
-		if err := direct.run(ctx, p.callDirect, params.Callers, slice); err != nil {
-			return nil, fmt.Errorf("concurrent calls to the fixture: %w", err)
-		}
-		if err := relay.run(ctx, p.callRelay, params.Callers, slice); err != nil {
-			return nil, fmt.Errorf("concurrent calls through the SDK relay: %w", err)
-		}
-		if err := gateway.run(ctx, p.callGateway, params.Callers, slice); err != nil {
-			return nil, fmt.Errorf("concurrent calls through toolfold: %w", err)
-		}
-	}
-	r := &ThroughputResult{
-		Params:              params,
-		DirectCalls:         direct.calls,
-		RelayCalls:          relay.calls,
-		ToolfoldCalls:       gateway.calls,
-		DirectCallsPerSec:   direct.perSecond(),
-		RelayCallsPerSec:    relay.perSecond(),
-		ToolfoldCallsPerSec: gateway.perSecond(),
-	}
-	r.Ratio = ratio(r.ToolfoldCallsPerSec, r.DirectCallsPerSec)
-	r.RelayRatio = ratio(r.RelayCallsPerSec, r.DirectCallsPerSec)
-	return r, nil
-}
-
-// throughputSide accumulates one side's calls over its turns.
+// throughputSide accumulates one side's calls and costs over its turns.
 type throughputSide struct {
-	calls   int64
-	elapsed time.Duration
+	calls         int64
+	elapsed       time.Duration
+	cpu           time.Duration
+	allocs, bytes uint64
+	allocsKnown   bool
+	turns         int
 }
 
 func (s *throughputSide) perSecond() float64 {
@@ -292,8 +479,11 @@ func (s *throughputSide) perSecond() float64 {
 
 // run keeps callers calls in flight for d. Calls that started before the
 // deadline are waited for and counted, and the elapsed time runs until the
-// last one ends, so nothing is counted without its time.
-func (s *throughputSide) run(ctx context.Context, call func(context.Context) error, callers int, d time.Duration) error {
+// last one ends, so nothing is counted without its time. The process's CPU
+// time and allocations are read just before and just after.
+func (s *throughputSide) run(ctx context.Context, sd *side, callers int, d time.Duration) error {
+	cpuBefore, _ := cpuTime(sd.process.pid)
+	memBefore, memErr := readMemStats(ctx, sd.process.pprof)
 	var calls atomic.Int64
 	var firstErr error
 	var errOnce sync.Once
@@ -308,7 +498,7 @@ func (s *throughputSide) run(ctx context.Context, call func(context.Context) err
 					return
 				default:
 				}
-				if err := call(ctx); err != nil {
+				if err := sd.call(ctx); err != nil {
 					errOnce.Do(func() { firstErr = err; close(stop) })
 					return
 				}
@@ -328,5 +518,18 @@ func (s *throughputSide) run(ctx context.Context, call func(context.Context) err
 	wg.Wait()
 	s.elapsed += time.Since(start)
 	s.calls += calls.Load()
+	cpuAfter, _ := cpuTime(sd.process.pid)
+	s.cpu += cpuAfter - cpuBefore
+	memAfter, memErr2 := readMemStats(ctx, sd.process.pprof)
+	known := memErr == nil && memErr2 == nil
+	if s.turns == 0 {
+		s.allocsKnown = known
+	}
+	s.allocsKnown = s.allocsKnown && known
+	if known {
+		s.allocs += memAfter.mallocs - memBefore.mallocs
+		s.bytes += memAfter.totalAlloc - memBefore.totalAlloc
+	}
+	s.turns++
 	return firstErr
 }

@@ -1,14 +1,22 @@
 // Command bench measures what the toolfold gateway costs, side by side with
-// the same upstream server reached directly, in one run (issue 3's figures):
+// the same upstream server reached directly, in one run (issues 3 and 13):
 //
-//  1. added latency per tools/call through `toolfold serve` over stdio;
-//  2. calls per second through toolfold versus direct, 16 concurrent callers;
-//     both beside a bare Go SDK relay (bench/fixture -relay), the floor for
-//     any gateway built on the SDK;
-//  3. time from start to the first tools/list answer with 20 servers
+//  1. tools/call over stdio and over streamable HTTP, for four sides that
+//     reach the same fixture's echo tool, taking turns: directly; through a
+//     relay that copies bytes (the floor of any hop); through a bare Go SDK
+//     relay (the floor of a gateway built on the SDK; over HTTP it is the
+//     SDK's own stateful HTTP server); and through toolfold. Per side: p50
+//     and p99 of sequential calls, calls per second with 16 concurrent
+//     callers, and, of the process the client talks to, CPU time per call
+//     (/proc/PID/stat), heap allocations per call (Go's MemStats, through
+//     the profiler every side serves) and RSS;
+//  2. time from start to the first tools/list answer with 20 servers
 //     configured, with a cached catalog versus none, and how many servers
 //     each start spawned;
-//  4. resident memory of `toolfold serve --http` holding 1,000 sessions.
+//  3. resident memory of `toolfold serve --http` holding 1,000 sessions.
+//
+// With -profile DIR it also profiles toolfold under the same concurrent
+// load (CPU, and allocations as a before/after pair for pprof -base).
 //
 // It builds toolfold from this checkout and the upstream fixture
 // (bench/fixture) into a temporary directory, drives both with the official
@@ -18,7 +26,7 @@
 //
 //	go run ./bench              # the table
 //	go run ./bench -json        # the same as JSON
-//	./scripts/bench.sh -calls 500 -only latency,startup
+//	./scripts/bench.sh -calls 500 -only calls -transports stdio
 //
 // Figures are measured, never asserted: the smoke test (bench_test.go)
 // checks only that the harness produces sane numbers.
@@ -42,16 +50,19 @@ import (
 
 // Params are everything a run is measured with.
 type Params struct {
-	Latency    LatencyParams    `json:"latency"`
-	Throughput ThroughputParams `json:"throughput"`
-	Startup    StartupParams    `json:"startup"`
-	Memory     MemoryParams     `json:"memory"`
+	Calls   CallsParams   `json:"calls"`
+	Startup StartupParams `json:"startup"`
+	Memory  MemoryParams  `json:"memory"`
 	// Only names the measurements to run; empty runs them all.
 	Only []string `json:"only,omitempty"`
+	// Profile is a directory to write toolfold's profiles under load to;
+	// empty takes none.
+	Profile     string        `json:"profile,omitempty"`
+	ProfileTime time.Duration `json:"-"`
 }
 
 // measurements, in the order they run and print.
-var measurements = []string{"latency", "throughput", "startup", "memory"}
+var measurements = []string{"calls", "startup", "memory"}
 
 func (p Params) runs(name string) bool { return len(p.Only) == 0 || slices.Contains(p.Only, name) }
 
@@ -73,13 +84,13 @@ type Machine struct {
 
 // Report is one run's figures.
 type Report struct {
-	Machine    Machine           `json:"machine"`
-	Started    time.Time         `json:"started"`
-	Seconds    float64           `json:"seconds"`
-	Latency    *LatencyResult    `json:"latency,omitempty"`
-	Throughput *ThroughputResult `json:"throughput,omitempty"`
-	Startup    *StartupResult    `json:"startup,omitempty"`
-	Memory     []MemoryResult    `json:"memory,omitempty"`
+	Machine  Machine        `json:"machine"`
+	Started  time.Time      `json:"started"`
+	Seconds  float64        `json:"seconds"`
+	Calls    []*CallsResult `json:"calls,omitempty"`
+	Profiles []string       `json:"profiles,omitempty"`
+	Startup  *StartupResult `json:"startup,omitempty"`
+	Memory   []MemoryResult `json:"memory,omitempty"`
 }
 
 func main() {
@@ -129,12 +140,15 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	fs.BoolVar(&asJSON, "json", false, "print the report as JSON instead of a table")
 	fs.DurationVar(&timeout, "timeout", 10*time.Minute, "give up after this long")
 	only := fs.String("only", "", "comma-separated measurements to run: "+strings.Join(measurements, ",")+" (default: all)")
-	fs.IntVar(&p.Latency.Calls, "calls", 2000, "latency: timed sequential calls per side")
-	fs.IntVar(&p.Latency.Warmup, "warmup", 200, "latency: untimed calls per side first")
-	fs.IntVar(&p.Latency.Block, "block", 100, "latency: calls per side before the sides alternate")
-	fs.IntVar(&p.Throughput.Callers, "callers", 16, "throughput: concurrent callers on one session")
-	fs.DurationVar(&p.Throughput.Duration, "throughput-time", 3*time.Second, "throughput: time measured per side (three sides: direct, SDK relay, toolfold)")
-	fs.IntVar(&p.Throughput.Rounds, "rounds", 3, "throughput: turns the time per side is split into")
+	trans := fs.String("transports", strings.Join(transports, ","), "calls: comma-separated transports to measure")
+	fs.IntVar(&p.Calls.Calls, "calls", 2000, "calls: timed sequential calls per side")
+	fs.IntVar(&p.Calls.Warmup, "warmup", 200, "calls: untimed calls per side first")
+	fs.IntVar(&p.Calls.Block, "block", 100, "calls: sequential calls per side before the sides alternate")
+	fs.IntVar(&p.Calls.Callers, "callers", 16, "calls: concurrent callers on one session")
+	fs.DurationVar(&p.Calls.Duration, "throughput-time", 3*time.Second, "calls: time measured with concurrent callers per side (four sides per transport)")
+	fs.IntVar(&p.Calls.Rounds, "rounds", 3, "calls: turns the concurrent time per side is split into")
+	fs.StringVar(&p.Profile, "profile", "", "calls: write toolfold's CPU and allocation profiles under load into this directory")
+	fs.DurationVar(&p.ProfileTime, "profile-time", 5*time.Second, "calls: how long to profile toolfold per transport")
 	fs.IntVar(&p.Startup.Servers, "servers", 20, "start-up: upstream servers in the config")
 	fs.IntVar(&p.Startup.Runs, "start-runs", 5, "start-up: starts per side (cached, none)")
 	fs.DurationVar(&p.Startup.Settle, "start-settle", 300*time.Millisecond, "start-up: time after the answer before counting spawned servers")
@@ -142,6 +156,7 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	fs.IntVar(&p.Memory.Concurrency, "session-concurrency", 32, "memory: sessions being opened at once")
 	fs.IntVar(&p.Memory.Servers, "memory-servers", 20, "memory: upstream servers in the config")
 	modes := fs.String("memory-modes", "groups,search", "memory: comma-separated modes, one toolfold process each")
+	fs.StringVar(&p.Memory.Protocol, "memory-protocol", "2025-11-25", "memory: the protocol version the clients ask for (2026-07-28 clients hold no session)")
 	fs.DurationVar(&p.Memory.Settle, "memory-settle", time.Second, "memory: pause before each RSS reading")
 	if err := fs.Parse(args); err != nil {
 		return p, false, 0, err
@@ -151,13 +166,19 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	}
 	p.Memory.Modes = splitComma(*modes)
 	p.Only = splitComma(*only)
+	p.Calls.Transports = splitComma(*trans)
+	for _, t := range p.Calls.Transports {
+		if !slices.Contains(transports, t) {
+			return p, false, 0, fmt.Errorf("-transports %q: there is no transport %q; choose from %s", *trans, t, strings.Join(transports, ","))
+		}
+	}
 	for _, m := range p.Only {
 		if !slices.Contains(measurements, m) {
 			return p, false, 0, fmt.Errorf("-only %q: there is no measurement %q; choose from %s", *only, m, strings.Join(measurements, ","))
 		}
 	}
 	positive := map[string]int{
-		"-calls": p.Latency.Calls, "-block": p.Latency.Block, "-callers": p.Throughput.Callers, "-rounds": p.Throughput.Rounds,
+		"-calls": p.Calls.Calls, "-block": p.Calls.Block, "-callers": p.Calls.Callers, "-rounds": p.Calls.Rounds,
 		"-servers": p.Startup.Servers, "-start-runs": p.Startup.Runs, "-sessions": p.Memory.Sessions,
 		"-session-concurrency": p.Memory.Concurrency, "-memory-servers": p.Memory.Servers,
 	}
@@ -166,8 +187,8 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 			return p, false, 0, fmt.Errorf("%s must be at least 1, not %d", name, v)
 		}
 	}
-	if p.Latency.Warmup < 0 || p.Throughput.Duration <= 0 || len(p.Memory.Modes) == 0 {
-		return p, false, 0, fmt.Errorf("-warmup must not be negative, -throughput-time must be positive and -memory-modes must name a mode")
+	if p.Calls.Warmup < 0 || p.Calls.Duration <= 0 || p.ProfileTime < time.Second || len(p.Memory.Modes) == 0 || len(p.Calls.Transports) == 0 {
+		return p, false, 0, fmt.Errorf("-warmup must not be negative, -throughput-time must be positive, -profile-time at least 1s, and -memory-modes and -transports must name one at least")
 	}
 	return p, asJSON, timeout, nil
 }
@@ -191,25 +212,36 @@ func run(ctx context.Context, h *harness, p Params, log io.Writer) (*Report, err
 			fmt.Fprintf(log, "bench: "+format+"\n", args...)
 		}
 	}
-	if p.runs("latency") || p.runs("throughput") {
-		paths, err := h.openCallPaths(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer paths.Close()
-		if p.runs("latency") {
-			progress("latency: %d calls per side after %d warm-up…", p.Latency.Calls, p.Latency.Warmup)
-			if r.Latency, err = measureLatency(ctx, paths, p.Latency); err != nil {
+	if p.runs("calls") {
+		for _, transport := range p.Calls.Transports {
+			progress("calls over %s: %d sequential calls per side after %d warm-up, then %d callers for %v per side…",
+				transport, p.Calls.Calls, p.Calls.Warmup, p.Calls.Callers, p.Calls.Duration)
+			sides, err := h.openSides(ctx, transport)
+			if err != nil {
 				return nil, err
 			}
-		}
-		if p.runs("throughput") {
-			progress("throughput: %d callers, %v per side…", p.Throughput.Callers, p.Throughput.Duration)
-			if r.Throughput, err = measureThroughput(ctx, paths, p.Throughput); err != nil {
+			res, err := measureCalls(ctx, transport, sides, p.Calls)
+			if err == nil && p.Profile != "" {
+				progress("profiling toolfold over %s for %v…", transport, p.ProfileTime)
+				for _, sd := range sides {
+					if err != nil || !strings.HasPrefix(sd.name, sideToolfold) {
+						continue
+					}
+					tag := transport
+					if sd.name == sideSession {
+						tag = "session-" + transport
+					}
+					var files []string
+					files, err = profileUnderLoad(ctx, sd, p.Calls.Callers, p.ProfileTime, p.Profile, tag)
+					r.Profiles = append(r.Profiles, files...)
+				}
+			}
+			closeSides(sides) // before the next measurements, which start their own
+			if err != nil {
 				return nil, err
 			}
+			r.Calls = append(r.Calls, res)
 		}
-		paths.Close() // before the next measurements, which start their own
 	}
 	if p.runs("startup") {
 		progress("start-up: %d servers, %d starts per side…", p.Startup.Servers, p.Startup.Runs)
@@ -221,6 +253,7 @@ func run(ctx context.Context, h *harness, p Params, log io.Writer) (*Report, err
 	if p.runs("memory") {
 		progress("memory: %d HTTP sessions in modes %s…", p.Memory.Sessions, strings.Join(p.Memory.Modes, ", "))
 		var err error
+		p.Memory.Profile = p.Profile
 		if r.Memory, err = measureMemory(ctx, h, p.Memory); err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -16,10 +17,17 @@ type MemoryParams struct {
 	Concurrency int      `json:"concurrency"` // sessions being opened at once
 	Servers     int      `json:"servers"`     // fixtures in the config
 	Modes       []string `json:"modes"`       // one toolfold process per mode
+	// Protocol is the version the clients ask for: a 2026-07-28 client
+	// holds no session at all, so the figure is of 2025-11-25 sessions
+	// unless told otherwise.
+	Protocol string `json:"protocol"`
 	// Settle is the pause before each RSS reading, so sessions' standalone
 	// SSE streams are all established and the process is quiet.
 	Settle   time.Duration `json:"-"`
 	SettleMS float64       `json:"settle_ms"`
+	// Profile, if set, is a directory for a heap profile of each process
+	// holding its sessions (toolfold-memory-MODE-heap.pprof).
+	Profile string `json:"-"`
 }
 
 // MemoryResult is the resident memory of one toolfold HTTP process before
@@ -27,6 +35,7 @@ type MemoryParams struct {
 // listed its tools, all still open.
 type MemoryResult struct {
 	Mode            string  `json:"mode"`
+	Protocol        string  `json:"protocol"`
 	Sessions        int     `json:"sessions"`
 	Servers         int     `json:"servers"`
 	ToolsPerSession int     `json:"tools_per_session"` // the first session's list
@@ -57,7 +66,11 @@ func measureMemory(ctx context.Context, h *harness, params MemoryParams) ([]Memo
 }
 
 func measureMemoryMode(ctx context.Context, h *harness, config, mode string, params MemoryParams) (*MemoryResult, error) {
-	srv, err := h.startHTTP(ctx, config, h.path("cache"), "--mode", mode)
+	pprofAddr, err := freeLoopbackAddr()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := h.startHTTP(ctx, config, h.path("cache"), "--mode", mode, "--pprof", pprofAddr)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +82,11 @@ func measureMemoryMode(ctx context.Context, h *harness, config, mode string, par
 	client := &http.Client{Transport: transport}
 	open := func() (*mcp.ClientSession, int, error) {
 		c := mcp.NewClient(&mcp.Implementation{Name: "toolfold-bench", Version: "1.0.0"}, nil)
-		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.endpoint, HTTPClient: client}, nil)
+		var opts *mcp.ClientSessionOptions
+		if params.Protocol != "" {
+			opts = &mcp.ClientSessionOptions{ProtocolVersion: params.Protocol}
+		}
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.endpoint, HTTPClient: client}, opts)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -120,8 +137,14 @@ func measureMemoryMode(ctx context.Context, h *harness, config, mode string, par
 	if err != nil {
 		return nil, err
 	}
+	if params.Profile != "" {
+		if err := saveProfile(ctx, "http://"+pprofAddr+"/debug/pprof/heap", filepath.Join(params.Profile, "toolfold-memory-"+mode+"-heap.pprof")); err != nil {
+			return nil, err
+		}
+	}
 	return &MemoryResult{
 		Mode:            mode,
+		Protocol:        params.Protocol,
 		Sessions:        params.Sessions,
 		Servers:         params.Servers,
 		ToolsPerSession: tools,

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -29,6 +30,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 	var limits httpLimits
 	limits.register(fs)
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error; logs go to stderr")
+	pprofAddr := fs.String("pprof", "", "serve Go's profiler (/debug/pprof/) at this loopback address, for performance work")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -41,6 +43,13 @@ func runServe(ctx context.Context, e env, args []string) error {
 	}
 	// On stdio, stdout carries only JSON-RPC: logs always go to stderr.
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	if *pprofAddr != "" {
+		stop, err := serveProfiler(*pprofAddr, logger)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	// Metrics read the sources when scraped, so they need the plan; the
 	// plan needs the metrics as its observer: tie the knot with a pointer.
 	var report func() []httpapi.SourceStatus
@@ -232,4 +241,24 @@ func sources(p *assemble.Plan, b *assemble.Built) []httpapi.SourceStatus {
 func isLoopback(a net.Addr) bool {
 	tcp, ok := a.(*net.TCPAddr)
 	return ok && tcp.IP.IsLoopback()
+}
+
+// serveProfiler serves net/http/pprof's handlers on a loopback address of
+// their own, never on the MCP listener: a profile shows arguments in flight.
+func serveProfiler(addr string, logger *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("--pprof: cannot listen on %s: %v", addr, err)}
+	}
+	if !isLoopback(ln.Addr()) {
+		ln.Close()
+		return nil, usageError{fmt.Sprintf("--pprof %s: the profiler serves loopback only; use 127.0.0.1:PORT", addr)}
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	logger.Info("serving the profiler", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
+	return func() { srv.Close() }, nil
 }

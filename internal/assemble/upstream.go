@@ -15,6 +15,7 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/rawcall"
 	"github.com/toolfold/toolfold/internal/upstream"
 )
 
@@ -288,7 +289,8 @@ func (u *Upstreams) tools() (out []*catalog.Tool, warnings []string) {
 				warnings = append(warnings, fmt.Sprintf("MCP server %q: tool %q is left out: %s", s.key, t.Name, problem))
 				continue
 			}
-			out = append(out, &catalog.Tool{ID: s.toolID(t.Name), Name: t.Name, Source: s.key, Def: t, Handler: u.forward(s.key, t.Name)})
+			out = append(out, &catalog.Tool{ID: s.toolID(t.Name), Name: t.Name, Source: s.key, Def: t, Handler: u.forward(s.key, t.Name),
+				ChecksArguments: true, Forward: u.forwardRaw(s.key, t.Name)})
 		}
 	}
 	return out, warnings
@@ -428,6 +430,42 @@ func (u *Upstreams) forward(server, tool string) mcp.ToolHandler {
 			return toolError(err.Error()), nil
 		}
 		return res, nil
+	}
+}
+
+// forwardRaw is forward's fast path (package rawcall): the same call, sent
+// as bytes when the server is running. The client's capabilities are
+// narrowed as callCapabilities narrows them, and an error that kept the
+// call from an answer becomes the same tool error forward makes of it, or
+// passes on as the protocol error only the client can act on.
+func (u *Upstreams) forwardRaw(server, tool string) rawcall.Forwarder {
+	fw := u.forwarding
+	return func(call *rawcall.Call) (func(), bool) {
+		c := call.Capabilities
+		call.Capabilities = rawcall.Capabilities{
+			Sampling:        fw.Sampling && c.Sampling,
+			FormElicitation: fw.Elicitation && c.FormElicitation,
+			Roots:           fw.Roots && c.Roots,
+		}
+		done := call.Done
+		call.Done = func(res json.RawMessage, err error) {
+			if err == nil {
+				done(res, nil)
+				return
+			}
+			var rpcErr *jsonrpc.Error
+			if errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeMissingRequiredClientCapabilities {
+				done(nil, rpcErr)
+				return
+			}
+			raw, merr := json.Marshal(toolError(err.Error()))
+			if merr != nil {
+				done(nil, err)
+				return
+			}
+			done(raw, nil)
+		}
+		return u.Manager.ForwardRaw(server, tool, call)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/rawcall"
 )
 
 // ToolID names a tool in the catalog: the namespaced name
@@ -110,6 +111,16 @@ type Tool struct {
 	// group (a server that declares its groups through the groups extension
 	// too means those); any other name is a group of that name.
 	MetaGroups map[string]GroupID
+	// ChecksArguments says the source validates arguments against Def's
+	// input schema itself, as an MCP server does: a call that names the
+	// tool directly (flat exposition) is then forwarded without a second
+	// check, and the source's own refusal reaches the client. Arguments
+	// of a grouped action are always checked, against the action's schema.
+	ChecksArguments bool
+	// Forward, when set, forwards a call as bytes (the fast path; see
+	// package rawcall). Handler stays the way for every call Forward
+	// cannot take.
+	Forward rawcall.Forwarder
 
 	// Index is the tool's position in Catalog.Tools.
 	Index int

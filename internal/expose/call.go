@@ -32,9 +32,15 @@ func (e *ArgumentError) Error() string {
 // Resolve checks a call on w and returns the catalog tool to run with the
 // arguments meant for it. For a grouped wire the "action" property picks the
 // tool and is removed; what remains is checked against that action's own
-// schema. Errors are *ArgumentError.
+// schema. A flat wire's arguments are checked against the tool's schema
+// unless its source checks them itself (catalog.Tool.ChecksArguments): on
+// the success path nobody should pay for the same check twice. Errors are
+// *ArgumentError.
 func (w *Wire) Resolve(args json.RawMessage) (*catalog.Tool, json.RawMessage, error) {
 	if w.Group == nil {
+		if w.Target.ChecksArguments {
+			return w.Target, args, nil
+		}
 		if problems := w.check.check(args); len(problems) > 0 {
 			return nil, nil, &ArgumentError{Tool: w.Name, Problems: problems,
 				Hint: "Expected parameters: " + w.check.info.paramSummary() + "."}

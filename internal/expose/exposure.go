@@ -1,6 +1,7 @@
 package expose
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -70,7 +71,13 @@ type Wire struct {
 
 	actionByName map[string]*Action
 	check        *validator // flat only
+	headerBound  bool       // flat only: see HeaderBound
 }
+
+// HeaderBound reports whether a flat wire's input schema binds an argument
+// to an HTTP header (x-mcp-header, SEP-2243), which the streamable HTTP
+// transport then checks on every call.
+func (w *Wire) HeaderBound() bool { return w.headerBound }
 
 // Action is one choice of a grouped wire.
 type Action struct {
@@ -271,7 +278,8 @@ func (e *Exposure) flatWire(t *catalog.Tool, info *schemaInfo, annotate bool) *W
 	if annotate {
 		def.Description = marker(t) + def.Description
 	}
-	return &Wire{Name: def.Name, Tool: &def, Target: t, check: &validator{info: info}}
+	return &Wire{Name: def.Name, Tool: &def, Target: t, check: &validator{info: info},
+		headerBound: bytes.Contains(info.raw, []byte(`"x-mcp-header"`))}
 }
 
 func marker(t *catalog.Tool) string {

@@ -208,6 +208,26 @@ func TestFlatResolveValidates(t *testing.T) {
 	}
 }
 
+// A source that checks its own arguments (an MCP server) is not checked
+// twice when its tool is called by its own wire name; a grouped action is
+// checked all the same, since only toolfold knows the action's schema.
+func TestSelfCheckingSourceIsCheckedOnlyWhenGrouped(t *testing.T) {
+	cat := api(t)
+	for _, tool := range cat.Tools() {
+		tool.ChecksArguments = true
+	}
+	flat, _ := build(t, cat, expose.Options{Mode: expose.Flat})
+	w, _ := flat.Route("get_issue")
+	if tool, args, err := w.Resolve(json.RawMessage(`{"repo":"r"}`)); err != nil || tool.ID != "get_issue" || string(args) != `{"repo":"r"}` {
+		t.Errorf("flat call of a self-checking source: got %v %s %v, want it forwarded unchecked and untouched", tool, args, err)
+	}
+	grouped, _ := build(t, cat, expose.Options{Mode: expose.Grouped})
+	g, _ := grouped.Route("issues")
+	if _, _, err := g.Resolve(json.RawMessage(`{"action":"get_issue","repo":"r"}`)); err == nil || !strings.Contains(err.Error(), "number") {
+		t.Errorf("grouped call of a self-checking source with a missing argument: err = %v, want the action's schema to refuse it", err)
+	}
+}
+
 func TestCollisionsAreRefused(t *testing.T) {
 	cat := catalogtest.Build(t, catalog.Spec{
 		Tools:  []*catalog.Tool{catalogtest.Tool("docs"), catalogtest.Tool("a.b"), catalogtest.Tool("a_b"), catalogtest.Tool("enable_tools")},

@@ -95,4 +95,20 @@
 // picks a new session's server, counts the open sessions of every endpoint
 // against one cap (sessions.go), closes idle ones, and lets no request that
 // opens no session cost a view or a count.
+//
+// # The fast path of tools/call
+//
+// A tools/call that needs nothing of the SDK is forwarded as bytes
+// (package rawcall): the client's message is read only as far as routing
+// needs (id, method, name, the per-hop _meta), the source sends the
+// arguments as they came, and its result is written back with the id
+// restored, from the source's reading goroutine. On stdio, rawEdge takes
+// such lines from the screen before they reach the SDK (raw.go); on HTTP,
+// serveFast takes 2026-07-28 requests that carry no session (httpfast.go).
+// It applies to a flat tool the view reaches whose source checks its own
+// arguments and is running, with no progress token, from a client that
+// has initialized or (2026-07-28) declared neither sampling nor
+// elicitation. Anything else takes the typed path through the SDK,
+// unchanged: meta-tools, grouped actions, progress, input asked through
+// results, a source not started yet, HTTP sessions.
 package gateway

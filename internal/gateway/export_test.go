@@ -1,8 +1,10 @@
 package gateway
 
 import (
+	"encoding/json"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -29,3 +31,20 @@ func (g *Gateway) LiveViewsForTest() int {
 // SetMaxListWait replaces MaxListWait for g. Set it before any client
 // connects.
 func SetMaxListWait(g *Gateway, d time.Duration) { g.maxListWait = d }
+
+// ScreenKeyForTest exposes the fast path's key of a request id.
+func ScreenKeyForTest(raw []byte) (string, bool) { return screenKey(raw) }
+
+// IDKeyForTest is the screen's own key of a request id, decoded as the
+// screen decodes it.
+func IDKeyForTest(raw []byte) (string, bool) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	id, err := jsonrpc.MakeID(v)
+	if err != nil || !id.IsValid() {
+		return "", false
+	}
+	return idKey(id), true
+}

@@ -216,6 +216,25 @@ type stdioScreen struct {
 	// (and reset if it failed), so that requests before it get a proper
 	// JSON-RPC error rather than the SDK's code 0.
 	initialized bool
+
+	// fast, if set, is offered each line first: the fast path of
+	// tools/call (raw.go) takes a line it can carry exactly, having
+	// admitted its id with admitFast, and the screen reads on. It checks
+	// what it takes itself, so a taken line costs no decoding here.
+	fast func(line []byte) bool
+}
+
+// admitFast admits a request the fast path takes, under the same rules as
+// admit: an id not in flight, a session past initialize unless the request
+// carries its protocol version (perRequest).
+func (s *stdioScreen) admitFast(key string, perRequest bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, busy := s.inflight[key]; busy || (!s.initialized && !perRequest) {
+		return false
+	}
+	s.inflight[key] = "tools/call"
+	return true
 }
 
 func newStdioScreen(in io.Reader, out io.Writer, log *slog.Logger) *stdioScreen {
@@ -230,6 +249,12 @@ func newStdioScreen(in io.Reader, out io.Writer, log *slog.Logger) *stdioScreen 
 func (s *stdioScreen) next() ([]byte, error) {
 	for {
 		line, tooLong, err := s.readLine()
+		if s.fast != nil && !tooLong && len(line) > 0 && s.fast(line) {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if len(bytes.TrimSpace(line)) == 0 && !tooLong {
 			if err != nil {
 				return nil, err
@@ -362,6 +387,17 @@ func (w *stdioWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// writeAnswer writes the fast path's answer to a request (raw.go), whose
+// key it frees as inspect frees the SDK's: the fast path knows what it
+// wrote, so nothing is decoded again.
+func (w *stdioWriter) writeAnswer(p []byte, key string) error {
+	w.mu.Lock()
+	_, err := w.w.Write(p)
+	w.mu.Unlock()
+	w.screen.answered(key, false)
+	return err
 }
 
 // inspect reads a message the SDK sends: a response frees its request's

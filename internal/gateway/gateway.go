@@ -427,21 +427,26 @@ func (g *Gateway) ServerFor(c ClientInfo) *mcp.Server { return g.serverFor(c, tr
 // serverFor is ServerFor that reports a session to the Observer only when
 // count is set (not for a client's probe of the server).
 func (g *Gateway) serverFor(c ClientInfo, count bool) *mcp.Server {
+	return g.sessionFor(c, count).server
+}
+
+// sessionFor is serverFor's session: what serves the client, and its view.
+func (g *Gateway) sessionFor(c ClientInfo, count bool) *session {
 	p := g.present(c)
 	if obs := g.opts.Observer; obs != nil && count {
 		obs.SessionStarted(p.String())
 	}
 	if p.extension || p.stateless || c.ProtocolVersion >= statelessProtocol {
-		return g.perRequest.server
+		return g.perRequest
 	}
 	if s, ok := g.shared[p.mode]; ok {
-		return s.server
+		return s
 	}
 	s := g.newSession(p.mode, g.cur.Load().space.New())
 	g.mu.Lock()
 	g.live = append(g.live, weak.Make(s))
 	g.mu.Unlock()
-	return s.server
+	return s
 }
 
 // clientMatches compares a client name with a pattern, ignoring case; a

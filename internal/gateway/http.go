@@ -140,6 +140,9 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("reading the request body: %v", err), http.StatusBadRequest)
 		return
 	}
+	if r.Header.Get("Mcp-Protocol-Version") == statelessProtocol && f.g.serveFast(w, r, body) {
+		return // the fast path of tools/call (httpfast.go)
+	}
 	first := peekMessage(body)
 	client := first.client
 	if v := r.Header.Get("Mcp-Protocol-Version"); client.ProtocolVersion == "" && v >= statelessProtocol {

@@ -27,14 +27,14 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 		return fmt.Errorf("reading the first message from stdin: %w", err)
 	}
 	client := peekClient(first)
-	var server *mcp.Server
+	var s *session
 	if client.Extension && client.ProtocolVersion != "" && client.ProtocolVersion < statelessProtocol {
 		// A session of the groups extension can be told when the top-level
 		// groups change. The SDK sends only the notifications it knows, so
 		// this connection gets a per-request server of its own that writes
 		// notifications/groups/list_changed itself, through the screen's
 		// writer, which keeps whole messages apart.
-		s := g.newSessionNotifying(perRequestMode, nil, func() {
+		s = g.newSessionNotifying(perRequestMode, nil, func() {
 			if _, err := screen.out.Write(groupsListChanged); err != nil {
 				g.log.Warn("telling a client its groups changed", "err", err)
 			}
@@ -45,14 +45,16 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 		if obs := g.opts.Observer; obs != nil {
 			obs.SessionStarted(g.Presentation(client))
 		}
-		server = s.server
 		defer runtime.KeepAlive(s) // live holds it weakly
 	} else {
-		server = g.ServerFor(client)
+		s = g.sessionFor(client, true)
 	}
 	g.log.Info("client connected", "transport", "stdio", "client", client.Name, "protocol", client.ProtocolVersion, "gets", g.Presentation(client))
 
-	// The SDK reads the accepted frames from a pipe, one per line.
+	// The SDK reads the accepted frames from a pipe, one per line, less the
+	// tools/call messages the fast path takes (raw.go).
+	edge := newRawEdge(g, s, screen)
+	screen.fast = edge.take
 	pr, pw := io.Pipe()
 	go func() {
 		line := first
@@ -72,7 +74,8 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 		}
 	}()
 	transport := &mcp.IOTransport{Reader: pipeCloser{pr, in}, Writer: writeCloser{screen.out, out}}
-	session, err := server.Connect(ctx, transport, nil)
+	session, err := s.server.Connect(ctx, transport, nil)
+	edge.connect(session)
 	if err != nil {
 		pr.Close()
 		return fmt.Errorf("starting the stdio session: %w", err)

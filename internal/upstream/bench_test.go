@@ -2,12 +2,14 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"os/exec"
 	"runtime"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/rawcall"
 )
 
 // BenchmarkCallThroughManager measures what the Manager adds to a tools/call:
@@ -90,3 +92,30 @@ func run(b *testing.B, parallel bool, f func() error) {
 }
 
 func testingProcs() int { return runtime.GOMAXPROCS(0) }
+
+// BenchmarkForwardRaw is one fast-path tools/call (ForwardRaw) to the
+// fixture over stdio, one at a time: the request written beside the SDK's
+// messages, the answer taken off stdout and handed to Done. allocs/op
+// counts this process only (the fixture is another); compare with
+// BenchmarkCallThroughManager/stdio.
+//
+//	go test -run '^$' -bench ForwardRaw -benchmem ./internal/upstream/
+func BenchmarkForwardRaw(b *testing.B) {
+	m := New(map[string]config.ServerConfig{"fx": fixture(b, "serve", nil)}, &Options{DisableCache: true})
+	defer m.Close()
+	if _, err := m.Tools(context.Background(), "fx"); err != nil { // start outside the timing
+		b.Fatal(err)
+	}
+	done := make(chan error, 1)
+	call := &rawcall.Call{Arguments: json.RawMessage(`{"a":1,"b":2}`)}
+	call.Done = func(res json.RawMessage, err error) { done <- err }
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := m.ForwardRaw("fx", "add", call); !ok {
+			b.Fatal("ForwardRaw refused the call")
+		}
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -41,7 +41,8 @@ func TestMain(m *testing.M) {
 //
 // FIXTURE_START_LOG, when set, gets one line per process start, so a test can
 // tell whether the server was spawned. FIXTURE_EVENT_LOG gets "cancelled <tool>"
-// when a call's context is cancelled by the client.
+// when a call's context is cancelled by the client, and "started hang" when
+// hang begins.
 func runFixture(mode string) int {
 	if p := os.Getenv("FIXTURE_START_LOG"); p != "" {
 		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
@@ -165,6 +166,7 @@ func newFixtureServer() *mcp.Server {
 		return textResult("slept"), nil
 	})
 	tool("hang", "Never answers", func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		logEvent("started hang")
 		<-ctx.Done()
 		logEvent("cancelled hang")
 		return nil, ctx.Err()

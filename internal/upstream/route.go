@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -157,7 +158,7 @@ func (cs *calls) add(c *inflightCall, prefix string) string {
 		cs.byID = map[string]*inflightCall{}
 	}
 	cs.lastID++
-	id := fmt.Sprintf("%s-%d", prefix, cs.lastID)
+	id := prefix + "-" + strconv.FormatUint(cs.lastID, 10)
 	cs.byID[id] = c
 	return id
 }

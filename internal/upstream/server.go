@@ -103,6 +103,9 @@ type connection struct {
 	startedAt time.Time
 	calls     calls
 	cancel    context.CancelFunc // ends the context the transport was connected with
+	// raw is the side door of the fast path (raw.go); nil but for stdio
+	// servers started by stdioTransport.
+	raw *rawConn
 
 	stopping atomic.Bool // toolfold closed it on purpose
 	// sessionLost says a remote server ended it by forgetting the session
@@ -383,12 +386,14 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 		return nil, s.errorf(ErrStartFailed, err, "upstream %q could not be started: %v", s.name, err)
 	}
 	transport, cmd, tail := d.transport, d.cmd, d.stderr
+	c := &connection{s: s, cmd: cmd, stderr: tail, http: d.http, startedAt: time.Now(), ended: make(chan struct{})}
 	if st, ok := transport.(*stdioTransport); ok {
 		st.skipped = func(line string) {
 			s.log.Warn("upstream printed a line on stdout that is not JSON-RPC; skipped it", "line", line)
 		}
+		c.raw = &rawConn{}
+		st.raw = c.raw
 	}
-	c := &connection{s: s, cmd: cmd, stderr: tail, http: d.http, startedAt: time.Now(), ended: make(chan struct{})}
 	s.mu.Lock()
 	s.lastTail = tail
 	s.mu.Unlock()
@@ -742,6 +747,22 @@ func (c *connection) watch() {
 	// restart already armed and the reason recorded.
 	c.s.connectionEnded(c)
 	close(c.ended)
+	if c.raw != nil {
+		c.raw.end(c.endError)
+	}
+}
+
+// endError explains to a request in flight why it got no answer: the
+// connection ended (see also requestError, which words it the same).
+func (c *connection) endError(tool string) error {
+	s, what := c.s, fmt.Sprintf("tools/call %q", tool)
+	switch {
+	case s.m.isClosed():
+		return newError(ErrClosed, nil, "upstream %q was stopped during %s: toolfold is shutting down", s.name, what)
+	case c.stopping.Load():
+		return newError(ErrClosed, nil, "upstream %q was stopped during %s", s.name, what)
+	}
+	return newError(ErrExited, nil, "upstream %q %s during %s (%s)%s; it will be restarted on the next call", s.name, c.endVerb, what, c.endDetail, c.stderrSuffix())
 }
 
 // stop closes the connection on purpose and waits until it is over.

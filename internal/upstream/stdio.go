@@ -28,6 +28,10 @@ type stdioTransport struct {
 	terminateGrace time.Duration
 	// skipped is told each line left out, shortened. Set before Connect.
 	skipped func(line string)
+	// raw, if set before Connect, is the fast path's side door (raw.go):
+	// it writes to stdin beside the SDK and takes its answers off stdout
+	// before the SDK reads them.
+	raw *rawConn
 }
 
 var _ mcp.Transport = (*stdioTransport)(nil)
@@ -50,8 +54,19 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	}
 	// The connection is closed by closing stdin (then signals), never by
 	// closing stdout, whose last bytes may still be on their way.
-	reader := io.NopCloser(&jsonLines{r: bufio.NewReader(stdout), skipped: skipped, lineStart: true})
-	transport := &mcp.IOTransport{Reader: reader, Writer: &childStdin{WriteCloser: stdin, cmd: t.cmd, grace: t.terminateGrace}}
+	var out io.Reader = stdout
+	var writer io.WriteCloser = &childStdin{WriteCloser: stdin, cmd: t.cmd, grace: t.terminateGrace}
+	if t.raw != nil {
+		// The fast path's answers are taken off first, so the filter
+		// below never decodes them; any other line (a banner included)
+		// passes on to it as it came.
+		w := &lockedWriter{w: writer}
+		t.raw.w = w
+		out = &rawLines{src: stdout, raw: t.raw}
+		writer = w
+	}
+	lines := &jsonLines{r: bufio.NewReader(out), skipped: skipped, lineStart: true}
+	transport := &mcp.IOTransport{Reader: io.NopCloser(lines), Writer: writer}
 	return transport.Connect(context.Background())
 }
 

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// clockTicks is Linux's USER_HZ, the unit of utime and stime in
+// /proc/PID/stat: 100 on every architecture Go supports there.
+const clockTicks = 100
+
+// cpuTime is the user plus system CPU time a process has used, from
+// /proc/PID/stat (its own threads only, not its children).
+func cpuTime(pid int) (time.Duration, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("reading the CPU time of process %d (the figure needs Linux's /proc): %w", pid, err)
+	}
+	// The command name (field 2) may hold spaces; the fields after it do not.
+	end := strings.LastIndexByte(string(raw), ')')
+	if end < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat has no command name", pid)
+	}
+	fields := strings.Fields(string(raw[end+1:]))
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat is too short", pid)
+	}
+	// fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+}
+
+// memStats are a Go process's cumulative heap allocation counters.
+type memStats struct {
+	mallocs, totalAlloc uint64
+}
+
+// readMemStats reads them from the runtime.MemStats comment lines of a
+// process's /debug/pprof/heap?debug=1 (base is http://ADDR).
+func readMemStats(ctx context.Context, base string) (memStats, error) {
+	if base == "" {
+		return memStats{}, errors.New("the process serves no profiler")
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/debug/pprof/heap?debug=1", nil)
+	if err != nil {
+		return memStats{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return memStats{}, fmt.Errorf("reading allocation counts: %w", err)
+	}
+	defer resp.Body.Close()
+	var m memStats
+	found := 0
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		for _, f := range []struct {
+			prefix string
+			into   *uint64
+		}{{"# Mallocs = ", &m.mallocs}, {"# TotalAlloc = ", &m.totalAlloc}} {
+			if rest, ok := strings.CutPrefix(line, f.prefix); ok {
+				if v, err := strconv.ParseUint(strings.TrimSpace(rest), 10, 64); err == nil {
+					*f.into = v
+					found++
+				}
+			}
+		}
+	}
+	if found < 2 {
+		return memStats{}, fmt.Errorf("%s/debug/pprof/heap?debug=1 has no Mallocs and TotalAlloc lines", base)
+	}
+	return m, sc.Err()
+}
+
+// profileUnderLoad keeps callers calls in flight on a side for d while its
+// process records a CPU profile, and takes its allocation profile before and
+// after, writing toolfold-NAME-{cpu,allocs-before,allocs}.pprof into dir.
+// Read them with `go tool pprof -top FILE` and
+// `go tool pprof -sample_index=alloc_space -top -base BEFORE AFTER`.
+func profileUnderLoad(ctx context.Context, s *side, callers int, d time.Duration, dir, name string) ([]string, error) {
+	if s.process.pprof == "" {
+		return nil, fmt.Errorf("the %s side serves no profiler", s.name)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating the profile directory: %w", err)
+	}
+	prefix := filepath.Join(dir, "toolfold-"+name+"-")
+	fetch := func(path, file string) error { return saveProfile(ctx, s.process.pprof+path, file) }
+	files := []string{prefix + "allocs-before.pprof", prefix + "cpu.pprof", prefix + "allocs.pprof"}
+	if err := fetch("/debug/pprof/allocs", files[0]); err != nil {
+		return nil, err
+	}
+	cpu := make(chan error, 1)
+	go func() {
+		cpu <- fetch(fmt.Sprintf("/debug/pprof/profile?seconds=%d", int(d.Seconds())), files[1])
+	}()
+	var load throughputSide
+	loadErr := load.run(ctx, s, callers, d+500*time.Millisecond)
+	if err := errors.Join(<-cpu, loadErr); err != nil {
+		return nil, err
+	}
+	if err := fetch("/debug/pprof/allocs", files[2]); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// saveProfile writes what a profiler URL answers into file.
+func saveProfile(ctx context.Context, url, file string) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return fmt.Errorf("creating the profile directory: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("fetching %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("fetching %s: %s", url, resp.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

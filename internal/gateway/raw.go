@@ -1,0 +1,575 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/meta"
+	"github.com/toolfold/toolfold/internal/rawcall"
+)
+
+// The fast path of tools/call on stdio (package rawcall).
+//
+// rawEdge sits between the client's stdin and the SDK's reader. Each line it
+// reads is either handed to the SDK unchanged or, when it is a tools/call
+// the fast path can carry exactly, sent to the tool's source as bytes; the
+// source's answer is written to stdout by the source's reading goroutine,
+// under the same lock as the SDK's own writes. No goroutine is started and
+// nothing is decoded into types on the way.
+//
+// A call takes the fast path only when nothing about it needs the SDK: a
+// flat catalog tool the client's view reaches, whose source checks its own
+// arguments and is running now; a request whose _meta holds nothing but the
+// protocol's per-hop keys (so no progress token, no log level); a client
+// that has initialized, or a 2026-07-28 request whose client declares
+// neither sampling nor elicitation (asking such a client means an
+// InputRequiredResult, which the typed path builds). Every other message,
+// and every call a source cannot take now (not started yet), goes to the
+// SDK as it came.
+
+// rawEdge is one stdio client's fast path.
+type rawEdge struct {
+	g *Gateway
+	s *session
+	// screen admits the requests the edge takes and writes their answers
+	// beside the SDK's messages; nil in benchmarks, which admit all.
+	screen *stdioScreen
+
+	ss atomic.Pointer[mcp.ServerSession] // set once the SDK session runs
+	// connected is closed once ss is set (or the session failed to start):
+	// the screen hands on the client's lines while Connect is returning.
+	connected chan struct{}
+
+	mu sync.Mutex
+	// inflight holds the fast-path calls whose answer is not in yet, by
+	// the client's request id as sent: how to withdraw each (nil until the
+	// source has taken it).
+	inflight map[string]func()
+}
+
+func newRawEdge(g *Gateway, s *session, screen *stdioScreen) *rawEdge {
+	return &rawEdge{g: g, s: s, screen: screen, inflight: map[string]func(){}, connected: make(chan struct{})}
+}
+
+// connect records the SDK session the client's messages go to (nil if it
+// did not start).
+func (e *rawEdge) connect(ss *mcp.ServerSession) {
+	if ss != nil {
+		e.ss.Store(ss)
+	}
+	close(e.connected)
+}
+
+// take sends a tools/call on the fast path, or withdraws one the client
+// cancelled, and reports whether it did; the SDK gets every other line.
+func (e *rawEdge) take(line []byte) bool {
+	switch {
+	case bytes.Contains(line, []byte(`"tools/call"`)):
+		return e.call(line)
+	case bytes.Contains(line, []byte(`"notifications/cancelled"`)):
+		return e.cancelled(line)
+	}
+	return false
+}
+
+// rawRequest is what the fast path reads of a tools/call message.
+type rawRequest struct {
+	id, params, name, args, meta []byte
+}
+
+// parseCall reads a tools/call message's envelope, or reports false for
+// anything the SDK should read instead: not a lone request, an unexpected
+// member, a name with escapes.
+func parseCall(line []byte) (r rawRequest, ok bool) {
+	if !json.Valid(line) {
+		return r, false // the SDK answers with a parse error
+	}
+	ok = true
+	var method []byte
+	err := rawcall.Members(line, func(k, v []byte) bool {
+		switch string(k) {
+		case "jsonrpc":
+			ok = string(v) == `"2.0"`
+		case "id":
+			r.id = v
+			ok = len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
+		case "method":
+			method = v
+		case "params":
+			r.params = v
+		default:
+			ok = false
+		}
+		return ok
+	})
+	if err != nil || !ok || r.id == nil || string(method) != `"tools/call"` || len(r.params) == 0 || r.params[0] != '{' {
+		return r, false
+	}
+	err = rawcall.Members(r.params, func(k, v []byte) bool {
+		switch string(k) {
+		case "name":
+			r.name = v
+		case "arguments":
+			r.args = v
+			ok = v[0] == '{' || string(v) == "null"
+		case "_meta":
+			r.meta = v
+			ok = v[0] == '{'
+		default:
+			ok = false // inputResponses, requestState, task…: the typed path
+		}
+		return ok
+	})
+	return r, err == nil && ok && r.name != nil
+}
+
+// era is what a request's _meta says about its protocol and its client.
+type era struct {
+	stateless bool // a 2026-07-28 request: its result says "resultType"
+	caps      rawcall.Capabilities
+}
+
+// eraOf reads the request's _meta, or reports false when it carries
+// anything the typed path must see: a key beyond the per-hop ones, a
+// protocol version the fast path does not know, a client capability that
+// needs asking through results.
+func (e *rawEdge) route(name string, metaObj []byte) (*expose.Wire, era, bool) {
+	version, caps, info, ok := metaMembers(metaObj)
+	if !ok {
+		return nil, era{}, false
+	}
+	if version != nil {
+		ev, ok := statelessEra(version, caps, info)
+		if !ok {
+			return nil, era{}, false
+		}
+		w, _, ok := e.g.statelessWire(name, info, caps)
+		return w, ev, ok
+	}
+	// A session client: it must have initialized, and says nothing per
+	// request.
+	if caps != nil || info != nil || e.s.mode == perRequestMode {
+		return nil, era{}, false
+	}
+	<-e.connected
+	ss := e.ss.Load()
+	if ss == nil {
+		return nil, era{}, false
+	}
+	ip := ss.InitializeParams()
+	if ip == nil || ip.ProtocolVersion >= statelessProtocol {
+		return nil, era{}, false
+	}
+	w, ok := e.s.fastWire(name)
+	return w, era{caps: capabilitiesOf(ip.Capabilities)}, ok
+}
+
+// statelessWire routes a 2026-07-28 request's call as the per-request
+// server routes it (requestClient, present): by the client's name in its
+// _meta, with no view, so nothing is hidden. A client that declares
+// extensions (the groups extension among them) takes the typed path.
+func (g *Gateway) statelessWire(name string, info, caps []byte) (*expose.Wire, presentation, bool) {
+	if rawcall.Member(caps, "extensions") != nil || g.names.Kind(name) != meta.NotMeta {
+		return nil, presentation{}, false
+	}
+	var client string
+	if info != nil {
+		if v := rawcall.Member(info, "name"); v != nil {
+			var ok bool
+			if client, ok = rawcall.String(v); !ok {
+				return nil, presentation{}, false
+			}
+		}
+	}
+	p := g.present(ClientInfo{Name: client, ProtocolVersion: statelessProtocol, Stateless: true})
+	expo, ok := g.cur.Load().expo[p.mode]
+	if !ok {
+		return nil, presentation{}, false
+	}
+	w, ok := expo.Route(name)
+	if !ok || w.Group != nil {
+		return nil, presentation{}, false
+	}
+	if t := w.Target; t.Forward == nil || !t.ChecksArguments {
+		return nil, presentation{}, false
+	}
+	return w, p, true
+}
+
+// statelessEra judges a 2026-07-28 request's per-hop _meta members.
+func statelessEra(version, caps, info []byte) (era, bool) {
+	if string(version) != `"`+statelessProtocol+`"` || caps == nil || caps[0] != '{' || (info != nil && !plainInfo(info)) {
+		return era{}, false
+	}
+	var sampling, elicitation, roots bool
+	if rawcall.Members(caps, func(k, v []byte) bool {
+		declared := string(v) != "null"
+		switch string(k) {
+		case "sampling":
+			sampling = declared
+		case "elicitation":
+			elicitation = declared
+		case "roots":
+			roots = declared
+		}
+		return true
+	}) != nil || sampling || elicitation {
+		return era{}, false
+	}
+	return era{stateless: true, caps: rawcall.Capabilities{Roots: roots}}, true
+}
+
+// plainInfo reports whether clientInfo is an object whose name, version
+// and title, where given, are strings, as the SDK decodes it.
+func plainInfo(info []byte) bool {
+	if info[0] != '{' {
+		return false
+	}
+	ok := true
+	return rawcall.Members(info, func(k, v []byte) bool {
+		switch string(k) {
+		case "name", "version", "title":
+			ok = v[0] == '"'
+		}
+		return ok
+	}) == nil && ok
+}
+
+// metaMembers reads a request's _meta, or reports false when it carries
+// anything beyond the per-hop keys (a progress token, a log level, a
+// tool's own keys), which the typed path must see.
+func metaMembers(metaObj []byte) (version, caps, info []byte, ok bool) {
+	ok = true
+	if metaObj == nil {
+		return nil, nil, nil, true
+	}
+	err := rawcall.Members(metaObj, func(k, v []byte) bool {
+		switch string(k) {
+		case mcp.MetaKeyProtocolVersion:
+			version = v
+		case mcp.MetaKeyClientCapabilities:
+			caps = v
+		case mcp.MetaKeyClientInfo:
+			info = v
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return version, caps, info, err == nil && ok
+}
+
+func capabilitiesOf(c *mcp.ClientCapabilities) rawcall.Capabilities {
+	if c == nil {
+		return rawcall.Capabilities{}
+	}
+	e := c.Elicitation
+	return rawcall.Capabilities{
+		Sampling:        c.Sampling != nil,
+		FormElicitation: e != nil && (e.Form != nil || e.URL == nil),
+		Roots:           c.RootsV2 != nil || c.Roots.ListChanged,
+	}
+}
+
+// call sends a tools/call on the fast path if it can take it.
+func (e *rawEdge) call(line []byte) bool {
+	req, ok := parseCall(line)
+	if !ok {
+		return false
+	}
+	name, ok := rawcall.String(req.name)
+	if !ok {
+		return false
+	}
+	w, ev, ok := e.route(name, req.meta)
+	if !ok {
+		return false
+	}
+	tool := w.Target
+	// The line's buffer is reused by the next read: the id is kept as a
+	// string, and the arguments need to live only as long as Forward
+	// (rawcall.Call).
+	id := string(req.id)
+	key, ok := screenKey(req.id)
+	if !ok || (e.screen != nil && !e.screen.admitFast(key, ev.stateless)) {
+		return false
+	}
+	var args json.RawMessage
+	if req.args != nil && string(req.args) != "null" {
+		args = req.args
+	}
+	e.mu.Lock()
+	if _, dup := e.inflight[id]; dup {
+		e.mu.Unlock()
+		if e.screen != nil {
+			e.screen.answered(key, false)
+		}
+		return false // the screen answers a reused id as it does
+	}
+	e.inflight[id] = nil
+	e.mu.Unlock()
+
+	var down rawcall.Downstream = refusingDownstream{}
+	if !ev.stateless {
+		down = e.ss.Load()
+	}
+	start := time.Now()
+	call := &rawcall.Call{Arguments: args, Capabilities: ev.caps, Downstream: down}
+	call.Done = func(res json.RawMessage, err error) {
+		e.mu.Lock()
+		delete(e.inflight, id)
+		e.mu.Unlock()
+		e.answer(id, key, w, ev, res, err, start)
+	}
+	cancel, ok := tool.Forward(call)
+	if !ok {
+		e.mu.Lock()
+		delete(e.inflight, id)
+		e.mu.Unlock()
+		if e.screen != nil {
+			e.screen.answered(key, false) // the SDK will take it
+		}
+		return false
+	}
+	e.mu.Lock()
+	if _, open := e.inflight[id]; open { // not answered already
+		e.inflight[id] = cancel
+	}
+	e.mu.Unlock()
+	return true
+}
+
+// fastWire routes a call to the flat wire whose source can take it as
+// bytes, or reports false: a meta-tool, a grouped wire, a tool the view
+// does not reach, a source without a fast path or one that leaves its
+// arguments to toolfold.
+func (s *session) fastWire(name string) (*expose.Wire, bool) {
+	if s.g.names.Kind(name) != meta.NotMeta && s.offersMeta(name) {
+		return nil, false
+	}
+	expo, v := s.current()
+	w, ok := expo.Route(name)
+	if !ok || w.Group != nil || !expo.Reachable(v.Snapshot(), w) {
+		return nil, false
+	}
+	if t := w.Target; t.Forward == nil || !t.ChecksArguments {
+		return nil, false
+	}
+	return w, true
+}
+
+// cancelled withdraws a fast-path call the client cancelled; a cancellation
+// of anything else is the SDK's.
+func (e *rawEdge) cancelled(line []byte) bool {
+	if !json.Valid(line) {
+		return false
+	}
+	var id []byte
+	if params := rawcall.Member(line, "params"); len(params) > 0 && params[0] == '{' {
+		id = rawcall.Member(params, "requestId")
+	}
+	if id == nil || string(rawcall.Member(line, "method")) != `"notifications/cancelled"` {
+		return false
+	}
+	e.mu.Lock()
+	cancel, ok := e.inflight[string(id)]
+	if ok {
+		delete(e.inflight, string(id))
+	}
+	e.mu.Unlock()
+	if !ok {
+		return false
+	}
+	if key, ok := screenKey(id); ok && e.screen != nil {
+		e.screen.answered(key, false) // a cancelled request's id is free again
+	}
+	if cancel != nil {
+		cancel()
+	}
+	return true
+}
+
+// answer writes a fast-path call's response, as the typed path would have
+// written it.
+func (e *rawEdge) answer(id, key string, w *expose.Wire, ev era, res json.RawMessage, err error, start time.Time) {
+	msg, outcome := fastAnswer(id, w, ev, res, err)
+	msg = append(msg, '\n')
+	if e.screen == nil {
+		return
+	}
+	if werr := e.screen.out.writeAnswer(msg, key); werr != nil {
+		e.g.log.Debug("could not write a tools/call answer to the client", "err", werr)
+	}
+	if obs := e.g.opts.Observer; obs != nil {
+		obs.ToolCalled(w.Name, "", w.Target.Source, outcome, time.Since(start))
+	}
+}
+
+// screenKey is the key the stdio screen keeps a request's id under (idKey).
+func screenKey(raw []byte) (string, bool) {
+	// The usual ids without decoding: idKey formats them the same way.
+	if s, ok := rawcall.String(raw); ok {
+		return "string:" + s, true
+	}
+	if plainInt(raw) {
+		return "int64:" + string(raw), true
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	id, err := jsonrpc.MakeID(v)
+	if err != nil || !id.IsValid() {
+		return "", false
+	}
+	return idKey(id), true
+}
+
+// fastAnswer is the JSON-RPC response to a fast-path call, without a
+// newline (with room for one), and its outcome for metrics.
+func fastAnswer(id string, w *expose.Wire, ev era, res json.RawMessage, err error) ([]byte, string) {
+	var msg []byte
+	outcome := "ok"
+	if err != nil {
+		var rpcErr *jsonrpc.Error
+		if !errors.As(err, &rpcErr) {
+			// Sources answer with results; this is a bug's last resort,
+			// worded as session.run words a handler's error.
+			res, _ = json.Marshal(meta.ErrorResult(fmt.Sprintf("%s failed: %v", w.Name, err)))
+			err = nil
+		} else {
+			outcome = "refused"
+			body, _ := json.Marshal(rpcErr)
+			msg = make([]byte, 0, len(id)+len(body)+40)
+			msg = append(msg, `{"jsonrpc":"2.0","id":`...)
+			msg = append(msg, id...)
+			msg = append(msg, `,"error":`...)
+			msg = append(msg, body...)
+			msg = append(msg, '}')
+		}
+	}
+	if err == nil {
+		var add []byte
+		var isError bool
+		res, add, isError = completeRaw(res, ev.stateless)
+		if isError {
+			outcome = "tool_error"
+		}
+		msg = make([]byte, 0, len(id)+len(res)+len(add)+40)
+		msg = append(msg, `{"jsonrpc":"2.0","id":`...)
+		msg = append(msg, id...)
+		msg = append(msg, `,"result":`...)
+		if add == nil {
+			msg = append(msg, res...)
+		} else {
+			// Members first, then what the result had: res is an object.
+			rest := bytes.TrimLeft(bytes.TrimSpace(res)[1:], " \t\r\n")
+			msg = append(msg, '{')
+			msg = append(msg, add...)
+			if rest[0] != '}' {
+				msg = append(msg, ',')
+			}
+			msg = append(msg, rest...)
+		}
+		msg = append(msg, '}')
+	}
+	return msg, outcome
+}
+
+// Members the fast path adds to a result, as the typed path does.
+var (
+	addContent         = []byte(`"content":[]`)
+	addComplete        = []byte(`"resultType":"complete"`)
+	addContentComplete = []byte(`"content":[],"resultType":"complete"`)
+)
+
+// completeRaw says what a source's result needs to be what the typed path
+// makes of it: the content the protocol requires ([] when absent or null),
+// and for a 2026-07-28 request "resultType":"complete" unless it already
+// says what it is. add are members to put first in the object (nil for
+// none); res is the result, re-encoded only if it held "content":null. It
+// reports isError. A result that is not an object is passed on as it is.
+func completeRaw(res json.RawMessage, stateless bool) (out json.RawMessage, add []byte, isError bool) {
+	var hasContent, nullContent, hasType bool
+	if rawcall.Members(res, func(k, v []byte) bool {
+		switch string(k) {
+		case "content":
+			hasContent, nullContent = true, string(v) == "null"
+		case "resultType", "inputRequests":
+			hasType = true
+		case "isError":
+			isError = string(v) == "true"
+		}
+		return true
+	}) != nil {
+		return res, nil, false
+	}
+	if nullContent {
+		// Rare enough to re-encode: the member must be replaced, not added.
+		var members map[string]json.RawMessage
+		if json.Unmarshal(res, &members) == nil {
+			members["content"] = json.RawMessage("[]")
+			if fixed, err := json.Marshal(members); err == nil {
+				res, hasContent = fixed, true
+			}
+		}
+	}
+	switch {
+	case !hasContent && stateless && !hasType:
+		add = addContentComplete
+	case !hasContent:
+		add = addContent
+	case stateless && !hasType:
+		add = addComplete
+	}
+	return res, add, isError
+}
+
+// refusingDownstream answers for a 2026-07-28 client on the fast path, which
+// declared neither sampling nor elicitation: a source asking anyway is
+// refused as the typed path refuses it (see pendingCall.askOne). Roots are
+// not offered to sources, so the client is not asked for them either.
+type refusingDownstream struct{}
+
+func (refusingDownstream) CreateMessage(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	return nil, fmt.Errorf("%w %q", errNotDeclared, "sampling")
+}
+
+func (refusingDownstream) CreateMessageWithTools(context.Context, *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
+	return nil, fmt.Errorf("%w %q", errNotDeclared, "sampling")
+}
+
+func (refusingDownstream) Elicit(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	return nil, fmt.Errorf("%w %q", errNotDeclared, "elicitation")
+}
+
+func (refusingDownstream) ListRoots(context.Context, *mcp.ListRootsParams) (*mcp.ListRootsResult, error) {
+	return nil, fmt.Errorf("%w %q: toolfold does not offer roots to its sources", errNotDeclared, "roots")
+}
+
+// plainInt reports a JSON integer written as Go's %v writes an int64:
+// digits, a minus sign, no leading zero, small enough.
+func plainInt(b []byte) bool {
+	digits := b
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && len(digits) > 1) || (len(b) > 1 && b[0] == '-' && digits[0] == '0') {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

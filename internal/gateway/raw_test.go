@@ -1,0 +1,401 @@
+package gateway_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/rawcall"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+// fakeSource is a source with a fast path: it records the calls it takes
+// and answers each with what answer returns for the tool, from a goroutine
+// of its own, as a real source answers from its reading goroutine.
+type fakeSource struct {
+	mu        sync.Mutex
+	taken     []*rawcall.Call
+	refuse    bool
+	cancelled chan string
+	answer    func(tool string) (json.RawMessage, error) // nil result and error: never answer
+}
+
+func (f *fakeSource) forwarder(tool string) rawcall.Forwarder {
+	return func(call *rawcall.Call) (func(), bool) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.refuse {
+			return nil, false
+		}
+		// Arguments live only as long as this call (rawcall.Call).
+		kept := *call
+		kept.Arguments = bytes.Clone(call.Arguments)
+		f.taken = append(f.taken, &kept)
+		if res, err := f.answer(tool); res != nil || err != nil {
+			go call.Done(res, err)
+		}
+		return func() { f.cancelled <- tool }, true
+	}
+}
+
+func (f *fakeSource) calls() []*rawcall.Call {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]*rawcall.Call(nil), f.taken...)
+}
+
+// rawGateway serves a flat catalog of fast (a fast path), hang (a fast path
+// that never answers), slow (no fast path) and checked (a fast path, but a
+// source that does not check its own arguments). Their typed handler
+// answers "typed <tool>".
+func rawGateway(t *testing.T, src *fakeSource) *gateway.Gateway {
+	t.Helper()
+	typed := func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "typed " + req.Params.Name}}}, nil
+	}
+	var tools []*catalog.Tool
+	for _, id := range []string{"fast", "hang", "slow", "checked"} {
+		tl := catalogtest.Tool(id)
+		tl.Source = "src"
+		tl.Handler = typed
+		tl.ChecksArguments = id != "checked"
+		if id != "slow" {
+			tl.Forward = src.forwarder(id)
+		}
+		tools = append(tools, tl)
+	}
+	space, err := view.NewSpace(catalogtest.Build(t, catalog.Spec{Tools: tools}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gateway.New(space, &gateway.Options{Mode: expose.Flat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// wire is a client speaking newline-delimited JSON-RPC to ServeStdio.
+type wire struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	lines chan string
+}
+
+func serveWire(t *testing.T, g *gateway.Gateway) *wire {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	w := &wire{t: t, in: inW, lines: make(chan string, 16)}
+	done := make(chan error, 1)
+	go func() { done <- g.ServeStdio(context.Background(), inR, outW); outW.Close() }()
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			w.lines <- sc.Text()
+		}
+		close(w.lines)
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		if err := <-done; err != nil {
+			t.Errorf("ServeStdio: %v", err)
+		}
+	})
+	return w
+}
+
+func (w *wire) send(format string, args ...any) {
+	w.t.Helper()
+	if _, err := fmt.Fprintf(w.in, format+"\n", args...); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// recv returns the next message the gateway wrote.
+func (w *wire) recv() string {
+	w.t.Helper()
+	select {
+	case line, ok := <-w.lines:
+		if !ok {
+			w.t.Fatal("the gateway closed stdout")
+		}
+		return line
+	case <-time.After(10 * time.Second): // a hang guard, not a speed bet
+		w.t.Fatal("no message from the gateway within 10s")
+	}
+	return ""
+}
+
+func (w *wire) initialize(protocol string) {
+	w.t.Helper()
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{"elicitation":{}},"clientInfo":{"name":"wire","version":"1"}}}`, protocol)
+	if got := w.recv(); !strings.Contains(got, `"id":1,"result"`) {
+		w.t.Fatalf("initialize answered %s", got)
+	}
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+func answerText(text string) func(string) (json.RawMessage, error) {
+	return func(tool string) (json.RawMessage, error) {
+		if tool == "hang" {
+			return nil, nil
+		}
+		return json.RawMessage(`{"content":[{"type":"text","text":"` + text + `"}]}`), nil
+	}
+}
+
+// TestFastPathOnASessionClient: a call that needs nothing of the SDK is
+// answered by the source's bytes; every call that does takes the typed path.
+func TestFastPathOnASessionClient(t *testing.T) {
+	src := &fakeSource{answer: answerText("raw"), cancelled: make(chan string, 1)}
+	w := serveWire(t, rawGateway(t, src))
+	w.initialize("2025-11-25")
+
+	w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fast","arguments":{"x":"1"}}}`)
+	if got, want := w.recv(), `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"raw"}]}}`; got != want {
+		t.Errorf("fast path answer:\n got %s\nwant %s", got, want)
+	}
+	calls := src.calls()
+	if len(calls) != 1 || string(calls[0].Arguments) != `{"x":"1"}` || !calls[0].Capabilities.FormElicitation || calls[0].Downstream == nil {
+		t.Fatalf("the source took %d calls; the first: %+v", len(calls), calls)
+	}
+
+	typedCalls := []struct{ name, params string }{
+		{"a progress token", `{"name":"fast","_meta":{"progressToken":"p1"}}`},
+		{"a tool's own _meta", `{"name":"fast","_meta":{"example.com/key":1}}`},
+		{"a source without a fast path", `{"name":"slow"}`},
+		{"a source that does not check its arguments", `{"name":"checked","arguments":{"x":"1"}}`},
+		{"a name with escapes", `{"name":"f\u0061st"}`},
+		{"arguments that are not an object", `{"name":"fast","arguments":[1]}`},
+	}
+	for i, tc := range typedCalls {
+		id := 10 + i
+		w.send(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, tc.params)
+		got := w.recv()
+		if !strings.Contains(got, fmt.Sprintf(`"id":%d,`, id)) || (!strings.Contains(got, `typed `) && !strings.Contains(got, `"error"`)) {
+			t.Errorf("%s: answered %s, want the typed path's answer", tc.name, got)
+		}
+	}
+	if n := len(src.calls()); n != 1 {
+		t.Errorf("the source's fast path took %d calls, want only the first", n)
+	}
+
+	// A source that cannot take the call now leaves it to the typed path.
+	src.mu.Lock()
+	src.refuse = true
+	src.mu.Unlock()
+	w.send(`{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"fast"}}`)
+	if got := w.recv(); !strings.Contains(got, `"id":30,`) || !strings.Contains(got, "typed fast") {
+		t.Errorf("refused by the source: %s", got)
+	}
+}
+
+// TestFastPathCancellation: a cancelled call is withdrawn at its source and
+// never answered; the session goes on.
+func TestFastPathCancellation(t *testing.T) {
+	src := &fakeSource{answer: answerText("raw"), cancelled: make(chan string, 1)}
+	w := serveWire(t, rawGateway(t, src))
+	w.initialize("2025-11-25")
+	w.send(`{"jsonrpc":"2.0","id":"h-1","method":"tools/call","params":{"name":"hang"}}`)
+	w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h-1","reason":"changed my mind"}}`)
+	select {
+	case tool := <-src.cancelled:
+		if tool != "hang" {
+			t.Errorf("cancelled %q", tool)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the source never heard of the cancellation")
+	}
+	w.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fast"}}`)
+	if got := w.recv(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":3,`) {
+		t.Errorf("after the cancellation the next message is %s, want the answer to id 3 (and none to h-1)", got)
+	}
+}
+
+// TestFastPathStatelessClient: a 2026-07-28 request gets its result marked
+// complete, as the typed path marks it; one whose client declared
+// elicitation takes the typed path, which can ask it through results.
+func TestFastPathStatelessClient(t *testing.T) {
+	src := &fakeSource{answer: answerText("raw"), cancelled: make(chan string, 1)}
+	w := serveWire(t, rawGateway(t, src))
+	meta := func(caps string) string {
+		return `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"wire","version":"1"},"io.modelcontextprotocol/clientCapabilities":` + caps + `}`
+	}
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fast",%s}}`, meta(`{"elicitation":{}}`))
+	if got := w.recv(); !strings.Contains(got, "typed fast") || !strings.Contains(got, `"resultType":"complete"`) {
+		t.Errorf("a client that takes elicitation: %s, want the typed path", got)
+	}
+	w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fast","arguments":{},%s}}`, meta(`{"roots":{}}`))
+	if got, want := w.recv(), `{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[{"type":"text","text":"raw"}]}}`; got != want {
+		t.Errorf("fast path answer:\n got %s\nwant %s", got, want)
+	}
+	calls := src.calls()
+	if len(calls) != 1 || calls[0].Capabilities != (rawcall.Capabilities{Roots: true}) {
+		t.Fatalf("the source took %+v", calls)
+	}
+	// A source asking such a client anyway is refused, as the typed path
+	// refuses an undeclared capability.
+	if _, err := calls[0].Downstream.Elicit(context.Background(), &mcp.ElicitParams{Message: "?"}); err == nil || !strings.Contains(err.Error(), "did not declare") {
+		t.Errorf("eliciting from a client that declared no elicitation: %v", err)
+	}
+}
+
+// TestFastPathAnswersLikeTheTypedPath: what a source answers is completed
+// as the typed path completes it, and a protocol error reaches the client
+// as one.
+func TestFastPathAnswersLikeTheTypedPath(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer json.RawMessage
+		err    error
+		want   string
+	}{
+		{"no content", json.RawMessage(`{"structuredContent":{"a":1}}`), nil, `"result":{"content":[],"structuredContent":{"a":1}}`},
+		{"null content", json.RawMessage(`{"content":null,"isError":true}`), nil, `"result":{"content":[],"isError":true}`},
+		{"empty result", json.RawMessage(` {} `), nil, `"result":{"content":[]}`},
+		{"a tool error passes through", json.RawMessage(`{"content":[],"isError":true,"_meta":{"k":"v"}}`), nil, `"result":{"content":[],"isError":true,"_meta":{"k":"v"}}`},
+		{"protocol error", nil, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: "needs sampling"}, `"error":{"code":-32021,"message":"needs sampling"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := &fakeSource{cancelled: make(chan string, 1), answer: func(string) (json.RawMessage, error) { return tt.answer, tt.err }}
+			w := serveWire(t, rawGateway(t, src))
+			w.initialize("2025-11-25")
+			w.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"fast"}}`)
+			got := w.recv()
+			if !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":5,`) || !strings.Contains(got, tt.want) {
+				t.Errorf("answered %s\nwant it to contain %s", got, tt.want)
+			}
+			if len(src.calls()) != 1 {
+				t.Errorf("the fast path took %d calls", len(src.calls()))
+			}
+		})
+	}
+}
+
+// TestFastPathOverHTTP: a 2026-07-28 request with no session that the
+// SDK's handler would accept is answered with the source's bytes as plain
+// JSON; anything the SDK must judge goes to it.
+func TestFastPathOverHTTP(t *testing.T) {
+	src := &fakeSource{answer: answerText("raw"), cancelled: make(chan string, 1)}
+	h, err := rawGateway(t, src).HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	body := func(name, caps string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + name + `","arguments":{"x":"1"},"_meta":{` +
+			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"h","version":"1"},` +
+			`"io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
+	}
+	post := func(body string, header map[string]string) (int, string, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "fast")
+		for k, v := range header {
+			if v == "" {
+				req.Header.Del(k)
+			} else {
+				req.Header.Set(k, v)
+			}
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), string(raw)
+	}
+
+	code, ct, got := post(body("fast", `{}`), nil)
+	if want := `{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[{"type":"text","text":"raw"}]}}`; code != 200 || ct != "application/json" || got != want {
+		t.Errorf("fast path: %d %s %s\nwant 200 application/json %s", code, ct, got, want)
+	}
+	if calls := src.calls(); len(calls) != 1 || string(calls[0].Arguments) != `{"x":"1"}` {
+		t.Fatalf("the source took %+v", calls)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		body   string
+		header map[string]string
+	}{
+		{"no Mcp-Name header", body("fast", `{}`), map[string]string{"Mcp-Name": ""}},
+		{"an Mcp-Name that is not the body's", body("fast", `{}`), map[string]string{"Mcp-Name": "slow"}},
+		{"an argument bound to a header", body("fast", `{}`), map[string]string{"Mcp-Param-X": "1"}},
+		{"a client that takes elicitation", body("fast", `{"elicitation":{}}`), nil},
+		{"an Accept without event streams", body("fast", `{}`), map[string]string{"Accept": "application/json"}},
+		{"a tool without a fast path", body("slow", `{}`), map[string]string{"Mcp-Name": "slow"}},
+		{"a session protocol", body("fast", `{}`), map[string]string{"Mcp-Protocol-Version": "2025-11-25"}},
+	} {
+		code, _, got := post(tc.body, tc.header)
+		if strings.Contains(got, `"text":"raw"`) {
+			t.Errorf("%s: took the fast path (%d %s)", tc.name, code, got)
+		}
+	}
+	if n := len(src.calls()); n != 1 {
+		t.Errorf("the source's fast path took %d calls, want only the first", n)
+	}
+}
+
+// TestFastPathOverHTTPErrorStatus: a protocol error gets the HTTP status
+// the SDK gives it on the 2026-07-28 protocol (SEP-2575).
+func TestFastPathOverHTTPErrorStatus(t *testing.T) {
+	src := &fakeSource{cancelled: make(chan string, 1), answer: func(string) (json.RawMessage, error) {
+		return nil, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: "sampling capability required"}
+	}}
+	h, err := rawGateway(t, src).HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fast","_meta":{`+
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "fast"} {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(raw), `"code":-32021`) || len(src.calls()) != 1 {
+		t.Errorf("a missing capability: %d %s (fast path took %d calls)", resp.StatusCode, raw, len(src.calls()))
+	}
+}
+
+// The fast path keys a request's id as the stdio screen does.
+func TestScreenKeyMatchesTheScreen(t *testing.T) {
+	for _, raw := range []string{`7`, `-3`, `0`, `"abc"`, `"a\"b"`, `1e3`, `12.0`, `123456789012345678`, `-0`} {
+		got, ok := gateway.ScreenKeyForTest([]byte(raw))
+		want, wok := gateway.IDKeyForTest([]byte(raw))
+		if ok != wok || got != want {
+			t.Errorf("id %s: fast path keys it %q (%v), the screen %q (%v)", raw, got, ok, want, wok)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+// Package rawcall is the fast path of a forwarded tools/call: the gateway
+// reads only what routing needs from the client's message (its id, method,
+// tool name and the protocol's per-hop _meta), and the source sends the
+// arguments and hands back the result as the bytes they arrived as, with no
+// typed decoding in between. Anything the fast path cannot carry exactly
+// (progress, input requests asked through results, a source not running
+// yet) takes the typed path instead; this package only describes the call
+// and reads JSON without decoding it.
+package rawcall
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Call is one tools/call forwarded as bytes.
+type Call struct {
+	// Arguments are the arguments as the client sent them; empty means
+	// none (the source sends {}). They are valid only until the Forwarder
+	// returns: a forwarder that needs them later keeps a copy.
+	Arguments json.RawMessage
+	// Capabilities are what the calling client declared it can answer.
+	Capabilities Capabilities
+	// Downstream answers the requests the source sends back while serving
+	// the call (sampling, elicitation).
+	Downstream Downstream
+	// Done is called exactly once, unless the call was cancelled: with the
+	// source's result object as bytes, or with the error that kept the call
+	// from being answered (worded for the client). It may run on the
+	// source's reading goroutine: it must not block for long, and result
+	// is valid only until it returns (the source reuses the buffer).
+	Done func(result json.RawMessage, err error)
+}
+
+// Capabilities are the client capabilities that matter to a source while it
+// serves a call.
+type Capabilities struct {
+	Sampling bool
+	// FormElicitation is set when the client takes form elicitation (a
+	// client that names no mode takes forms).
+	FormElicitation bool
+	Roots           bool
+}
+
+// Downstream answers, for the client that made a call, the requests its
+// source sends back while serving it; its methods match those of the
+// gateway's and the upstream package's Downstream.
+type Downstream interface {
+	CreateMessage(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	CreateMessageWithTools(ctx context.Context, params *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error)
+	Elicit(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	ListRoots(ctx context.Context, params *mcp.ListRootsParams) (*mcp.ListRootsResult, error)
+}
+
+// Forwarder sends a call to the tool's source as bytes. It reports false,
+// having done nothing, when it cannot take the call now (the source is not
+// running or not ready), and the caller then takes the typed path. On true,
+// cancel withdraws the call: the source is told, and Done is not called.
+type Forwarder func(call *Call) (cancel func(), ok bool)

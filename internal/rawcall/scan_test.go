@@ -1,0 +1,92 @@
+package rawcall
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestMembers(t *testing.T) {
+	tests := []struct {
+		name string
+		obj  string
+		want string // key=value pairs joined by |, or "error"
+	}{
+		{"empty", ` {} `, ""},
+		{"flat", `{"a":1,"b":"x","c":true,"d":null}`, `a=1|b="x"|c=true|d=null`},
+		{"nested values stay whole", `{"p":{"x":[1,{"y":"}"}]},"q":[]}`, `p={"x":[1,{"y":"}"}]}|q=[]`},
+		{"escapes in strings", `{"k\"e":"v\\","n":"a\"}"}`, `k\"e="v\\"|n="a\"}"`},
+		{"white space", "{ \"a\" :\t-1.5e3 ,\n\"b\": [ ] }", `a=-1.5e3|b=[ ]`},
+		{"not an object", `[1]`, "error"},
+		{"unterminated", `{"a":1`, "error"},
+		{"trailing bytes", `{"a":1} x`, "error"},
+		{"missing colon", `{"a" 1}`, "error"},
+		{"bare word", `{"a":}`, "error"},
+		{"control byte in a string", "{\"a\":\"x\x01\"}", "error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			err := Members([]byte(tt.obj), func(k, v []byte) bool {
+				got = append(got, string(k)+"="+string(v))
+				return true
+			})
+			if tt.want == "error" {
+				if err == nil {
+					t.Errorf("Members(%q) succeeded with %q, want an error", tt.obj, got)
+				}
+				return
+			}
+			if err != nil || strings.Join(got, "|") != tt.want {
+				t.Errorf("Members(%q) = %q, %v; want %q", tt.obj, strings.Join(got, "|"), err, tt.want)
+			}
+		})
+	}
+}
+
+func TestMemberAndString(t *testing.T) {
+	obj := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"s01__echo"}}`)
+	if v := Member(obj, "id"); string(v) != "7" {
+		t.Errorf("id = %q", v)
+	}
+	name, ok := String(Member(Member(obj, "params"), "name"))
+	if !ok || name != "s01__echo" {
+		t.Errorf("params.name = %q, %v", name, ok)
+	}
+	if v := Member(obj, "absent"); v != nil {
+		t.Errorf("absent member = %q, want nil", v)
+	}
+	for _, v := range []string{`"a\nb"`, `"a\"b"`, `1`, `"`} {
+		if _, ok := String([]byte(v)); ok {
+			t.Errorf("String(%s) accepted a value it must leave to the typed path", v)
+		}
+	}
+}
+
+// FuzzMembers checks that on input encoding/json accepts as an object,
+// the members found are the object's members, each value valid JSON; and
+// that nothing panics on anything else.
+func FuzzMembers(f *testing.F) {
+	for _, seed := range []string{`{}`, `{"a":1}`, `{"a":{"b":[1,2,{"c":"}"}]},"d":"\\\""}`, `{"a":`, `[`, `{"a":tru}`, " {\"x\" : null } "} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var members []string
+		err := Members(data, func(k, v []byte) bool {
+			members = append(members, string(v))
+			return true
+		})
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(data, &obj) != nil {
+			return // not an object: the scanner may say anything but must not panic
+		}
+		if err != nil {
+			t.Fatalf("Members refused a valid object %q: %v", data, err)
+		}
+		for _, v := range members {
+			if !json.Valid([]byte(v)) {
+				t.Fatalf("Members cut a value wrongly from %q: %q", data, v)
+			}
+		}
+	})
+}

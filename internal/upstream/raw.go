@@ -1,0 +1,419 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/rawcall"
+)
+
+// The fast path of tools/call (package rawcall) on a stdio server: the
+// request is written to the server's stdin beside the SDK's messages, with
+// params that are bytes, under an id of its own kind (a string the SDK
+// never uses), and its response is taken off stdout by rawLines before the
+// SDK reads it, and handed over from that same reading goroutine: nothing
+// is decoded into types and no goroutine hands it on. Everything else on
+// the connection (the server's requests during the call, notifications,
+// the SDK's own requests and their answers) stays the SDK's.
+
+// rawIDPrefix starts the ids of fast-path requests; the SDK numbers its own.
+const rawIDPrefix = "toolfold-raw"
+
+// rawConn is a stdio server connection's side door.
+type rawConn struct {
+	w *lockedWriter // the server's stdin, shared with the SDK
+
+	mu      sync.Mutex
+	pending map[string]*rawPending
+	ended   bool // the connection is over: no new calls
+}
+
+// lockedWriter writes whole messages: the SDK writes each with one Write,
+// and so does the side door.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.WriteCloser
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) Close() error { return l.w.Close() }
+
+// rawPending is one fast-path call in flight.
+type rawPending struct {
+	c      *connection
+	id     string
+	tool   string
+	call   *rawcall.Call
+	req    []byte // the request as sent: its arguments outlive the call's
+	timer  *time.Timer
+	claimd atomic.Bool // whoever sets it ends the call: result, timeout, cancel or end
+}
+
+// claim reports whether the caller is the one to end the call.
+func (p *rawPending) claim() bool { return p.claimd.CompareAndSwap(false, true) }
+
+// rawLines passes the server's stdout on to the SDK a line at a time, less
+// the answers to fast-path calls, which it hands to their callers.
+type rawLines struct {
+	src  io.Reader
+	raw  *rawConn
+	br   *bufio.Reader // over src; made on first use
+	long []byte        // a line longer than br's buffer
+	rest []byte        // what the SDK has yet to read of the last line
+	err  error
+}
+
+func (r *rawLines) Read(p []byte) (int, error) {
+	for len(r.rest) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
+		line, err := r.readLine()
+		r.err = err
+		if len(line) > 0 && r.raw.take(line) {
+			continue
+		}
+		r.rest = line
+	}
+	n := copy(p, r.rest)
+	r.rest = r.rest[n:]
+	return n, nil
+}
+
+// readLine reads up to and including the next newline (or the end); the
+// slice is valid until the next call.
+func (r *rawLines) readLine() ([]byte, error) {
+	if r.br == nil {
+		r.br = bufio.NewReaderSize(r.src, 64<<10)
+	}
+	line, err := r.br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return line, err
+	}
+	if cap(r.long) > 1<<20 {
+		r.long = nil // one huge message does not pin its buffer for the connection's life
+	}
+	r.long = append(r.long[:0], line...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		line, err = r.br.ReadSlice('\n')
+		r.long = append(r.long, line...)
+	}
+	return r.long, err
+}
+
+// take hands a response to a fast-path call to its caller, and reports
+// whether the line was one (the answer of a withdrawn call included).
+func (r *rawConn) take(line []byte) bool {
+	if !bytes.Contains(line, []byte(rawIDPrefix)) {
+		return false
+	}
+	var id, result, rpcErr []byte
+	if rawcall.Members(line, func(k, v []byte) bool {
+		switch string(k) {
+		case "id":
+			id = v
+		case "result":
+			result = v
+		case "error":
+			rpcErr = v
+		case "method":
+			id = nil // a request or notification of the server's
+			return false
+		}
+		return true
+	}) != nil {
+		return false
+	}
+	key, ok := rawcall.String(id)
+	if !ok || !strings.HasPrefix(key, rawIDPrefix) {
+		return false
+	}
+	r.mu.Lock()
+	p := r.pending[key]
+	delete(r.pending, key)
+	r.mu.Unlock()
+	if p != nil && p.claim() {
+		p.answered(result, rpcErr)
+	}
+	// Otherwise the answer of a call withdrawn (cancelled, timed out):
+	// nobody waits for it.
+	return true
+}
+
+// add registers a call, unless the connection is over.
+func (r *rawConn) add(p *rawPending) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended {
+		return false
+	}
+	if r.pending == nil {
+		r.pending = map[string]*rawPending{}
+	}
+	r.pending[p.id] = p
+	return true
+}
+
+func (r *rawConn) drop(id string) {
+	r.mu.Lock()
+	delete(r.pending, id)
+	r.mu.Unlock()
+}
+
+// end fails every call in flight with what err says: the connection is
+// over (watch calls it once the end is known and explained).
+func (r *rawConn) end(err func(tool string) error) {
+	r.mu.Lock()
+	r.ended = true
+	pending := r.pending
+	r.pending = nil
+	r.mu.Unlock()
+	for _, p := range pending {
+		if p.claim() {
+			p.release()
+			p.call.Done(nil, err(p.tool))
+		}
+	}
+}
+
+// ForwardRaw sends a tools/call to a running stdio server as bytes (the
+// fast path; see package rawcall). It never starts a server or waits: it
+// reports false, having done nothing, when the server is not connected and
+// ready, is not a stdio server, or the tool is excluded, and the caller
+// then takes the typed path (CallTool), which starts it or explains.
+// Errors given to Done are worded like CallTool's.
+func (m *Manager) ForwardRaw(server, tool string, call *rawcall.Call) (cancel func(), ok bool) {
+	s, err := m.lookup(server)
+	if err != nil || !s.allowed(tool) || m.isClosed() {
+		return nil, false
+	}
+	s.mu.Lock()
+	c := s.conn
+	if c == nil || c.raw == nil || c.retiring || c.isEnded() {
+		s.mu.Unlock()
+		return nil, false
+	}
+	c.active++
+	s.mu.Unlock()
+
+	p := &rawPending{c: c, tool: tool, call: call}
+	p.id = c.calls.add(&inflightCall{what: "tools/call", downstream: call.Downstream}, rawIDPrefix)
+	// Armed only once registered: its function, and whoever ends the call,
+	// read p.timer.
+	p.timer = time.AfterFunc(time.Duration(math.MaxInt64), func() {
+		if p.claim() {
+			p.withdraw("toolfold's timeout for the server")
+			call.Done(nil, newError(ErrTimeout, nil, "upstream %q did not answer %s within %s", s.name, p.what(), humanDuration(s.timeout)))
+		}
+	})
+	if !c.raw.add(p) {
+		p.release()
+		return nil, false
+	}
+	p.timer.Reset(s.timeout)
+	p.req = rawRequest(p.id, tool, call)
+	_, err = c.raw.w.Write(p.req)
+	if err != nil {
+		if !p.claim() {
+			return func() {}, true // ended meanwhile: Done was called
+		}
+		p.timer.Stop()
+		c.raw.drop(p.id)
+		p.release()
+		return nil, false // the typed path finds out what happened, and says so
+	}
+	return func() {
+		if p.claim() {
+			p.withdraw("the client cancelled the request")
+		}
+	}, true
+}
+
+// what names the request, as CallTool's errors do.
+func (p *rawPending) what() string { return fmt.Sprintf("tools/call %q", p.tool) }
+
+// release gives back what the call held: its entry among the calls in
+// flight, its timer and its lease.
+func (p *rawPending) release() {
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	p.c.calls.remove(p.id)
+	p.c.s.release(p.c)
+}
+
+// withdraw ends a call before its answer: the server is told, as the SDK
+// tells it of a cancelled request, and its answer will be dropped.
+func (p *rawPending) withdraw(reason string) {
+	p.c.raw.drop(p.id)
+	p.release()
+	msg, _ := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params"`
+	}{"2.0", "notifications/cancelled", map[string]string{"requestId": p.id, "reason": reason}})
+	_, _ = p.c.raw.w.Write(append(msg, '\n'))
+}
+
+// answered hands the server's response to the caller: result or rpcErr
+// are the response's members, valid only until answered returns. A result
+// that asks the client for input (a multi-round-trip server's second round
+// comes back as a result carrying inputRequests) is answered as CallTool
+// answers it, off the reading goroutine.
+func (p *rawPending) answered(result, rpcErr []byte) {
+	s := p.c.s
+	if rpcErr != nil || result == nil {
+		p.release()
+		wire := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the response has neither result nor error"}
+		if rpcErr != nil {
+			wire = &jsonrpc.Error{}
+			if err := json.Unmarshal(rpcErr, wire); err != nil {
+				wire = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the error cannot be read: " + err.Error()}
+			}
+		}
+		p.call.Done(nil, newError(nil, wire, "upstream %q answered %s with an error: %s", s.name, p.what(), wire.Message))
+		return
+	}
+	if !bytes.Contains(result, []byte(`"inputRequests"`)) && !bytes.Contains(result, []byte(`"input_required"`)) {
+		p.release()
+		p.call.Done(result, nil)
+		return
+	}
+	var first mcp.CallToolResult
+	if err := json.Unmarshal(result, &first); err != nil {
+		p.release()
+		p.call.Done(result, nil) // not a result the typed path could read either: the client judges
+		return
+	}
+	if _, _, asks := questionsOf(&first); !asks {
+		p.release()
+		p.call.Done(result, nil)
+		return
+	}
+	p.c.s.m.goBackground(func() { p.askAndRetry(&first) })
+}
+
+// askAndRetry answers the questions of a result that asks, through the
+// call's Downstream, and sends the call again with the answers, as CallTool
+// does, until the server gives its result.
+func (p *rawPending) askAndRetry(first *mcp.CallToolResult) {
+	defer p.release()
+	s, c := p.c.s, p.c
+	// The arguments as sent: the caller's are gone once ForwardRaw returned.
+	args := json.RawMessage(rawcall.Member(rawcall.Member(p.req, "params"), "arguments"))
+	params := &mcp.CallToolParams{Name: p.tool, Arguments: args,
+		Meta: mcp.Meta{mcp.MetaKeyClientCapabilities: capabilitiesMeta(p.call.Capabilities)}}
+	ctx := context.Background()
+	callCtx, cancel := s.requestContext(ctx)
+	defer cancel()
+	round := 0
+	res, err := withInput(ctx, callCtx, s, c, p.what(), p.call.Downstream,
+		func(ctx context.Context) (*mcp.CallToolResult, error) {
+			round++
+			if round == 1 {
+				return first, nil
+			}
+			return c.session.CallTool(ctx, params)
+		},
+		func(responses mcp.InputResponseMap, state string) {
+			params.InputResponses, params.RequestState = responses, state
+		})
+	if err != nil {
+		p.call.Done(nil, err)
+		return
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		p.call.Done(nil, fmt.Errorf("the result of %s from upstream %q cannot be encoded: %w", p.what(), s.name, err))
+		return
+	}
+	p.call.Done(raw, nil)
+}
+
+// rawRequest is the tools/call message of a fast-path call, newline
+// included.
+func rawRequest(id, tool string, call *rawcall.Call) []byte {
+	args := bytes.TrimSpace(call.Arguments)
+	b := make([]byte, 0, len(args)+len(tool)+len(id)+192)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = appendString(b, id)
+	b = append(b, `,"method":"tools/call","params":`...)
+	b = appendParams(b, tool, call)
+	return append(b, "}\n"...)
+}
+
+// appendParams appends the params of a fast-path call: the server's own
+// tool name, the client's arguments as they came ({} for none: servers
+// refuse null), and the client's capabilities as _meta, as the typed path
+// sends them (see the gateway's assembly: they say what this client can
+// answer, which the connection's own capabilities cannot).
+func appendParams(b []byte, tool string, call *rawcall.Call) []byte {
+	args := bytes.TrimSpace(call.Arguments)
+	if len(args) == 0 || string(args) == "null" {
+		args = []byte("{}")
+	}
+	b = append(b, `{"_meta":{"`...)
+	b = append(b, mcp.MetaKeyClientCapabilities...)
+	b = append(b, `":`...)
+	b = appendCapabilities(b, call.Capabilities)
+	b = append(b, `},"name":`...)
+	b = appendString(b, tool)
+	b = append(b, `,"arguments":`...)
+	b = append(b, args...)
+	return append(b, '}')
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			quoted, _ := json.Marshal(s)
+			return append(b, quoted...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+func appendCapabilities(b []byte, c rawcall.Capabilities) []byte {
+	b = append(b, '{')
+	sep := ""
+	if c.Sampling {
+		b = append(b, `"sampling":{}`...)
+		sep = ","
+	}
+	if c.FormElicitation {
+		b = append(b, sep...)
+		b = append(b, `"elicitation":{"form":{}}`...)
+		sep = ","
+	}
+	if c.Roots {
+		b = append(b, sep...)
+		b = append(b, `"roots":{}`...)
+	}
+	return append(b, '}')
+}
+
+func capabilitiesMeta(c rawcall.Capabilities) map[string]any {
+	var out map[string]any
+	_ = json.Unmarshal(appendCapabilities(nil, c), &out)
+	return out
+}
