@@ -126,11 +126,14 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	}
 	caps.AddExtension(groupsext.ID, settings)
 	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, so)
-	if m == expose.Groups {
-		// A view's list changes are announced by the gateway itself,
+	if m != perRequestMode {
+		// List changes are announced by the gateway itself: a view's
 		// before the result of the call that made them (see
-		// notifyToolsChanged); the SDK's own, debounced announcement is
-		// dropped.
+		// notifyToolsChanged), a catalog update's once per client after
+		// the whole list is reconciled (see migrate). The SDK's own,
+		// debounced announcement is dropped: under load its 10 ms window
+		// closes in the middle of a reconciliation and one change is
+		// announced twice.
 		s.server.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 			s.send = next
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
