@@ -28,6 +28,13 @@ func (g *Gateway) LiveViewsForTest() int {
 	return n
 }
 
+// OnIdleSessionClosed makes the HTTP sessions of g (opened with o) call fn
+// with each session closed for idleness, once it is closed. Call it after
+// HTTPHandler and before any client connects.
+func OnIdleSessionClosed(g *Gateway, o HTTPOptions, fn func(id string)) {
+	g.sessionTable(o).idleClosed = fn
+}
+
 // SetMaxListWait replaces MaxListWait for g. Set it before any client
 // connects.
 func SetMaxListWait(g *Gateway, d time.Duration) { g.maxListWait = d }

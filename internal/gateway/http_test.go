@@ -127,18 +127,20 @@ func TestHTTPSessionCapCoversGroupEndpoints(t *testing.T) {
 
 func TestHTTPIdleSessionsClose(t *testing.T) {
 	g := newGateway(t, gateway.Options{Mode: expose.Search}, nil)
-	url := serveHTTP(t, g, &gateway.HTTPOptions{SessionTimeout: 20 * time.Millisecond, MaxSessions: 1})
+	opts := gateway.HTTPOptions{SessionTimeout: 20 * time.Millisecond, MaxSessions: 1}
+	url := serveHTTP(t, g, &opts)
+	closed := make(chan string, 1)
+	gateway.OnIdleSessionClosed(g, opts, func(id string) { closed <- id })
 	resp, body := post(t, url, "", initializeBody)
 	id := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || id == "" {
 		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for g.HTTPSessions() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("an idle session was never closed")
-		}
-		time.Sleep(5 * time.Millisecond)
+	if got := <-closed; got != id {
+		t.Fatalf("session %q closed for idleness, want %q", got, id)
+	}
+	if n := g.HTTPSessions(); n != 0 {
+		t.Fatalf("HTTPSessions = %d after the idle session closed, want 0", n)
 	}
 	if resp, _ := post(t, url, id, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("a request of a session closed for idleness got %d, want 404", resp.StatusCode)

@@ -12,6 +12,10 @@ type sessionTable struct {
 	max  int
 	idle time.Duration
 
+	// idleClosed, if set, hears of each session closed for idleness,
+	// after it is closed (tests wait on it).
+	idleClosed func(id string)
+
 	mu       sync.Mutex
 	reserved int // new sessions being initialized
 	live     map[string]*liveSession
@@ -60,6 +64,9 @@ func (t *sessionTable) add(id string, closeIdle func()) {
 		delete(t.live, id)
 		t.mu.Unlock()
 		closeIdle()
+		if t.idleClosed != nil {
+			t.idleClosed(id)
+		}
 	})
 	t.live[id] = s
 }
