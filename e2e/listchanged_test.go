@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,10 @@ import (
 type listClient struct {
 	*mcp.ClientSession
 	prompts, resources chan struct{}
+	// listening is closed when the server acknowledges the client's
+	// subscriptions/listen stream (2026-07-28): from then on no change is
+	// missed.
+	listening chan struct{}
 }
 
 // connectLists spawns `toolfold serve --mode flat --config path` and
@@ -24,10 +29,19 @@ type listClient struct {
 // to list changes through subscriptions/listen.
 func connectLists(t *testing.T, path, protocol string) *listClient {
 	t.Helper()
-	l := &listClient{prompts: make(chan struct{}, 16), resources: make(chan struct{}, 16)}
+	l := &listClient{prompts: make(chan struct{}, 16), resources: make(chan struct{}, 16), listening: make(chan struct{})}
 	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-lists", Version: "1.0.0"}, &mcp.ClientOptions{
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { l.prompts <- struct{}{} },
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { l.resources <- struct{}{} },
+	})
+	var acked sync.Once
+	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "notifications/subscriptions/acknowledged" {
+				acked.Do(func() { close(l.listening) })
+			}
+			return next(ctx, method, req)
+		}
 	})
 	cmd := exec.Command(binary, "serve", "--mode", "flat", "--config", path)
 	cmd.Env = append(cmd.Environ(), "TOOLFOLD_CACHE_DIR="+t.TempDir())
@@ -99,7 +113,11 @@ func TestUpstreamPromptChangeReachesTheClient(t *testing.T) {
 			l := connectLists(t, path, protocol)
 			before := promptList(t, l.ClientSession)
 			if protocol == "" {
-				time.Sleep(200 * time.Millisecond) // the listen stream opens in the background
+				select {
+				case <-l.listening:
+				case <-time.After(15 * time.Second):
+					t.Fatal("toolfold did not acknowledge the client's subscriptions/listen stream")
+				}
 			}
 			res, err := l.CallTool(context.Background(), &mcp.CallToolParams{Name: "test_trigger_prompt_change", Arguments: map[string]any{}})
 			if err != nil || res.IsError {

@@ -85,22 +85,39 @@ func startHTTPAt(t *testing.T, addr string, args ...string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cancel()
-		cmd.Wait()
 		if t.Failed() {
 			t.Logf("toolfold stderr:\n%s", stderr.String())
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { cancel(); <-exited })
+	waitListening(t, "toolfold", addr, exited)
+	return "http://" + addr
+}
+
+// waitListening waits until a program started for the test accepts
+// connections on addr. It fails at once when the program exits (exited is
+// closed), and after a minute in which nothing listened: a bound for a
+// program that hangs, not a guess at how long a start takes.
+func waitListening(t testing.TB, what, addr string, exited <-chan struct{}) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
-			return "http://" + addr
+			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-exited:
+			t.Fatalf("%s exited before it listened on %s", what, addr)
+		case <-deadline:
+			t.Fatalf("%s did not listen on %s within a minute", what, addr)
+		case <-tick.C:
+		}
 	}
-	t.Fatalf("toolfold did not start listening on %s:\n%s", addr, stderr.String())
-	return ""
 }
 
 func golden(t *testing.T, name string, got []byte) {

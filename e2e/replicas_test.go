@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,7 +14,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -125,21 +123,14 @@ func startProcess(t testing.TB, addr string, name string, args ...string) *proce
 		cmd.Process.Signal(syscall.SIGTERM)
 		<-p.done
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-p.done:
-			t.Fatalf("%s exited at start:\n%s", filepath.Base(name), p.stderr)
-		default:
+	t.Cleanup(func() {
+		if t.Failed() {
+			<-p.done // the other cleanup stopped it: its output is whole
+			t.Logf("%s printed:\n%s", filepath.Base(name), p.stderr)
 		}
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return p
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("%s did not listen on %s:\n%s", filepath.Base(name), addr, p.stderr)
-	return nil
+	})
+	waitListening(t, filepath.Base(name), addr, p.done)
+	return p
 }
 
 // replicaSet is toolfold replicas behind HAProxy.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -68,21 +67,16 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	addr := freeAddr(t)
 	serve := exec.Command(binary, "serve", "--http", addr, "--config", path, "--mode", "flat", "--log-level", "debug")
 	serve.Env = append(os.Environ(), environ...)
-	stderr, err := serve.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	var logs bytes.Buffer // written by exec until Wait returns, read after
+	serve.Stderr = &logs
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
-	logs := make(chan string, 1)
-	go func() {
-		b, _ := io.ReadAll(stderr)
-		logs <- string(b)
-	}()
+	exited := make(chan struct{})
+	go func() { serve.Wait(); close(exited) }()
 	defer serve.Process.Kill()
 	base := "http://" + addr
-	waitListening(t, addr)
+	waitListening(t, "toolfold serve", addr, exited)
 	s := httpSession(t, base, "e2e-go")
 	for _, tool := range []string{"refusing__x", "gone__x", "leaky__x", "pathkey__x"} {
 		res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
@@ -120,12 +114,11 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	s.Close()
 	_ = serve.Process.Signal(os.Interrupt)
 	select {
-	case l := <-logs:
-		saw("serve logs", l)
+	case <-exited:
+		saw("serve logs", logs.String())
 	case <-time.After(30 * time.Second):
-		t.Error("toolfold serve did not stop")
+		t.Error("toolfold serve did not stop within 30 s of an interrupt")
 	}
-	_ = serve.Wait()
 
 	all := strings.Join(outputs, "\n")
 	for name, secret := range secrets {
@@ -136,17 +129,4 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	if t.Failed() || os.Getenv("SHOW") != "" {
 		t.Logf("everything toolfold printed:\n%s", all)
 	}
-}
-
-func waitListening(t *testing.T, addr string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("toolfold did not listen on %s", addr)
 }

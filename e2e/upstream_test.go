@@ -143,17 +143,17 @@ func startEverythingHTTP(t *testing.T) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return fmt.Sprintf("http://%s/mcp", addr)
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+		if t.Failed() {
+			t.Logf("server-everything printed:\n%s", stderr.String())
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("server-everything did not listen:\n%s", stderr.String())
-	return ""
+	})
+	waitListening(t, "server-everything", addr, exited)
+	return fmt.Sprintf("http://%s/mcp", addr)
 }
 
 func TestRemoteUpstreamOverHTTP(t *testing.T) {
