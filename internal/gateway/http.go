@@ -122,11 +122,13 @@ type httpFront struct {
 }
 
 func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !f.opts.Stateless {
-		f.serveSession(w, r, id)
-		return
-	}
+	id := r.Header.Get("Mcp-Session-Id")
+	inSession := id != "" && !f.opts.Stateless
 	if r.Method != http.MethodPost {
+		if inSession {
+			f.serveSession(w, r, id, nil)
+			return
+		}
 		f.sdk.ServeHTTP(w, r) // the SDK answers what is missing
 		return
 	}
@@ -138,6 +140,10 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		http.Error(w, fmt.Sprintf("reading the request body: %v", err), http.StatusBadRequest)
+		return
+	}
+	if inSession {
+		f.serveSession(w, r, id, body)
 		return
 	}
 	if r.Header.Get("Mcp-Protocol-Version") == statelessProtocol && f.g.serveFast(w, r, body) {
@@ -184,13 +190,14 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 	}
 	// The SDK keeps the initialize request for the session's life: hand it
 	// only the fields it reads, not whatever else the client sent.
-	r = withServer(r, f.g.ServerFor(client), first.compact)
+	s := f.g.sessionFor(client, true)
+	r = withServer(r, s.server, first.compact)
 	// The session enters the table before its client can see the answer,
 	// so a client that reads it finds the table already counting it.
 	added := false
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(int) {
 		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
-			f.table.add(id, func() { f.closeSession(id) })
+			f.table.add(id, f.sessionFast(s, id, client, first.caps), func() { f.closeSession(id) })
 			added = true
 		}
 	}}
@@ -200,9 +207,20 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 	}
 }
 
-// serveSession serves a request of an open session.
-func (f *httpFront) serveSession(w http.ResponseWriter, r *http.Request, id string) {
-	known := f.table.begin(id)
+// serveSession serves a request of an open session; body is a POST's,
+// already read (nil for other methods).
+func (f *httpFront) serveSession(w http.ResponseWriter, r *http.Request, id string, body []byte) {
+	fast, known := f.table.begin(id)
+	if fast != nil && fast.front == f && body != nil {
+		if fast.serve(w, r, body) {
+			f.table.finish(id, false)
+			return // the fast path of tools/call (httpfast.go)
+		}
+	}
+	if body != nil {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+	}
 	finished := false
 	rec := &statusWriter{ResponseWriter: w}
 	if known {
@@ -216,6 +234,9 @@ func (f *httpFront) serveSession(w http.ResponseWriter, r *http.Request, id stri
 		}
 	}
 	f.sdk.ServeHTTP(rec, r)
+	if fast != nil && rec.status == http.StatusAccepted {
+		fast.noteInitialized(body)
+	}
 	if known && !finished {
 		f.table.finish(id, false)
 	}
@@ -236,6 +257,8 @@ type peeked struct {
 	// compact is an initialize request re-encoded with only the fields
 	// the SDK reads.
 	compact []byte
+	// caps are an initialize request's client capabilities, as sent.
+	caps json.RawMessage
 }
 
 func peekMessage(body []byte) peeked {
@@ -254,7 +277,7 @@ func peekMessage(body []byte) peeked {
 		p.compact = body
 		return p
 	}
-	p.method, p.id = m.Method, m.ID
+	p.method, p.id, p.caps = m.Method, m.ID, m.Params.Capabilities
 	p.compact = body
 	if m.Method == "initialize" {
 		if c, err := json.Marshal(struct {
@@ -271,13 +294,23 @@ func peekMessage(body []byte) peeked {
 
 // writeRPCError answers a request with a JSON-RPC error and an HTTP status.
 func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, msg string) {
+	writeRPCErrorCode(w, status, id, -32000, msg)
+}
+
+// writeRPCErrorCode is writeRPCError with a given error code.
+func writeRPCErrorCode(w http.ResponseWriter, status int, id json.RawMessage, code int64, msg string) {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
-	body, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0", "id": id,
-		"error": map[string]any{"code": -32000, "message": msg},
-	})
+	type rpcError struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	}
+	body, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcError        `json:"error"`
+	}{"2.0", id, rpcError{code, msg}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(body)

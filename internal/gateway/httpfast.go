@@ -1,16 +1,22 @@
 package gateway
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/rawcall"
 )
 
@@ -57,7 +63,21 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, body []byte)
 	if req.args != nil && string(req.args) != "null" {
 		args = req.args
 	}
-	id := req.id // body outlives the call
+	return g.relayHTTP(w, r, string(req.id), wire, ev, refusingDownstream{}, args, nil, func(func()) {
+		if obs := g.opts.Observer; obs != nil {
+			obs.SessionStarted(pres.String()) // as ServerFor counts a request without a session
+		}
+	})
+}
+
+// relayHTTP forwards a call on the fast path and writes its answer as a
+// plain JSON response, then reports true; it reports false, having written
+// nothing, when the source cannot take the call now. forwarded, if set,
+// hears how to withdraw the call once the source has taken it; a call
+// withdrawn is answered at once with an error (the client asked for it to
+// be cancelled and will not read the answer, but the request must end).
+func (g *Gateway) relayHTTP(w http.ResponseWriter, r *http.Request, id string, wire *expose.Wire, ev era,
+	down rawcall.Downstream, args json.RawMessage, withdrawn <-chan struct{}, forwarded func(cancel func())) bool {
 	type answer struct {
 		msg     []byte
 		outcome string
@@ -65,17 +85,17 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, body []byte)
 	}
 	answered := make(chan answer, 1)
 	start := time.Now()
-	call := &rawcall.Call{Arguments: args, Capabilities: ev.caps, Downstream: refusingDownstream{}}
+	call := &rawcall.Call{Arguments: args, Capabilities: ev.caps, Downstream: down}
 	call.Done = func(res json.RawMessage, err error) {
-		msg, outcome := fastAnswer(string(id), wire, ev, res, err)
+		msg, outcome := fastAnswer(id, wire, ev, res, err)
 		answered <- answer{msg, outcome, errorStatus(err)}
 	}
 	cancel, ok := wire.Target.Forward(call)
 	if !ok {
 		return false
 	}
-	if obs := g.opts.Observer; obs != nil {
-		obs.SessionStarted(pres.String()) // as ServerFor counts a request without a session
+	if forwarded != nil {
+		forwarded(cancel)
 	}
 	select {
 	case a := <-answered:
@@ -85,10 +105,220 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, body []byte)
 		if obs := g.opts.Observer; obs != nil {
 			obs.ToolCalled(wire.Name, "", wire.Target.Source, a.outcome, time.Since(start))
 		}
+	case <-withdrawn:
+		writeRPCErrorCode(w, http.StatusOK, json.RawMessage(id), jsonrpc.CodeInternalError, "the client cancelled this request")
+		if obs := g.opts.Observer; obs != nil {
+			obs.ToolCalled(wire.Name, "", wire.Target.Source, "cancelled", time.Since(start))
+		}
 	case <-r.Context().Done():
 		cancel() // the client is gone: nobody can read the answer
 	}
 	return true
+}
+
+// sessionFast is what the fast path needs to serve the calls of an HTTP
+// session of a 2025-11-25 (or older) client: the session that routes them
+// (its view, in the groups mode), the protocol version its requests name in
+// their header, and its calls in flight, which the client may cancel. Only
+// a client that declared neither sampling nor elicitation has one: a source
+// asking such a client is refused, as the typed path refuses it, so no
+// request of the source needs the SDK's stream of the call.
+type sessionFast struct {
+	front   *httpFront // the endpoint the session belongs to
+	s       *session
+	id      string
+	version string
+	caps    rawcall.Capabilities
+	// initialized is set once the client's notifications/initialized
+	// reached the SDK, which refuses calls before it.
+	initialized atomic.Bool
+
+	mu sync.Mutex
+	// inflight holds the calls on the fast path not answered yet, by the
+	// request id as sent; made at the first call.
+	inflight map[string]*sessionCall
+}
+
+type sessionCall struct {
+	cancel    func() // nil until the source has taken the call
+	withdrawn chan struct{}
+}
+
+// sessionFast returns the fast path's state for a new session, or nil when
+// its calls must take the SDK's path.
+func (f *httpFront) sessionFast(s *session, id string, client ClientInfo, caps json.RawMessage) *sessionFast {
+	if s.mode == perRequestMode || client.Extension || client.ProtocolVersion == "" || client.ProtocolVersion >= statelessProtocol {
+		return nil
+	}
+	c, ok := sessionCapabilities(caps)
+	if !ok {
+		return nil
+	}
+	return &sessionFast{front: f, s: s, id: id, version: client.ProtocolVersion, caps: c}
+}
+
+// sessionCapabilities reads an initialize request's client capabilities,
+// or reports false when the client declared sampling or elicitation.
+func sessionCapabilities(caps []byte) (rawcall.Capabilities, bool) {
+	var c rawcall.Capabilities
+	if len(caps) == 0 || string(caps) == "null" {
+		return c, true
+	}
+	if caps[0] != '{' {
+		return c, false
+	}
+	ok := true
+	err := rawcall.Members(caps, func(k, v []byte) bool {
+		declared := string(v) != "null"
+		switch string(k) {
+		case "sampling", "elicitation":
+			ok = !declared
+		case "roots":
+			c.Roots = declared
+		}
+		return ok
+	})
+	return c, err == nil && ok
+}
+
+// noteInitialized marks the session ready for the fast path when body, which
+// the SDK accepted, was the client's notifications/initialized.
+func (fs *sessionFast) noteInitialized(body []byte) {
+	if bytes.Contains(body, []byte(`"notifications/initialized"`)) &&
+		string(rawcall.Member(body, "method")) == `"notifications/initialized"` {
+		fs.initialized.Store(true)
+	}
+}
+
+// serve answers a session's request on the fast path and reports true, or
+// reports false, having written nothing, and the SDK serves it: a
+// tools/call the stdio fast path would take for the same session, or the
+// cancellation of one such call.
+func (fs *sessionFast) serve(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	if !fs.initialized.Load() || r.Header.Get("Mcp-Protocol-Version") != fs.version ||
+		!hostAllowed(r) || !jsonContent(r.Header.Get("Content-Type")) || !acceptsBoth(r.Header.Values("Accept")) {
+		return false
+	}
+	switch {
+	case bytes.Contains(body, []byte(`"tools/call"`)):
+		return fs.call(w, r, body)
+	case bytes.Contains(body, []byte(`"notifications/cancelled"`)):
+		return fs.cancelled(w, body)
+	}
+	return false
+}
+
+func (fs *sessionFast) call(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	req, ok := parseCall(body)
+	if !ok {
+		return false
+	}
+	name, ok := rawcall.String(req.name)
+	if !ok {
+		return false
+	}
+	// A session's requests say nothing per request: any _meta member (a
+	// progress token, a tool's own key) is for the typed path.
+	if version, caps, info, ok := metaMembers(req.meta); !ok || version != nil || caps != nil || info != nil {
+		return false
+	}
+	wire, ok := fs.s.fastWire(name)
+	if !ok {
+		return false
+	}
+	id := string(req.id)
+	c := &sessionCall{withdrawn: make(chan struct{})}
+	fs.mu.Lock()
+	if fs.inflight == nil {
+		fs.inflight = map[string]*sessionCall{}
+	}
+	if _, dup := fs.inflight[id]; dup {
+		fs.mu.Unlock()
+		return false // the SDK judges a reused id
+	}
+	fs.inflight[id] = c
+	fs.mu.Unlock()
+	defer func() {
+		fs.mu.Lock()
+		if fs.inflight[id] == c {
+			delete(fs.inflight, id)
+		}
+		fs.mu.Unlock()
+	}()
+	var args json.RawMessage
+	if req.args != nil && string(req.args) != "null" {
+		args = req.args
+	}
+	return fs.front.g.relayHTTP(w, r, id, wire, era{caps: fs.caps}, sessionDownstream{fs}, args, c.withdrawn, func(cancel func()) {
+		fs.mu.Lock()
+		open := fs.inflight[id] == c
+		if open {
+			c.cancel = cancel
+		}
+		fs.mu.Unlock()
+		if !open {
+			cancel() // withdrawn while the source was taking it
+		}
+	})
+}
+
+// cancelled withdraws a fast-path call of the session that the client
+// cancelled, and accepts the notification as the SDK would; a cancellation
+// of anything else is the SDK's.
+func (fs *sessionFast) cancelled(w http.ResponseWriter, body []byte) bool {
+	if !json.Valid(body) || string(rawcall.Member(body, "method")) != `"notifications/cancelled"` || rawcall.Member(body, "id") != nil {
+		return false
+	}
+	var id []byte
+	if params := rawcall.Member(body, "params"); len(params) > 0 && params[0] == '{' {
+		id = rawcall.Member(params, "requestId")
+	}
+	fs.mu.Lock()
+	c, ok := fs.inflight[string(id)]
+	if ok {
+		delete(fs.inflight, string(id))
+	}
+	fs.mu.Unlock()
+	if !ok {
+		return false
+	}
+	close(c.withdrawn)
+	if c.cancel != nil {
+		c.cancel()
+	}
+	w.WriteHeader(http.StatusAccepted)
+	return true
+}
+
+// sessionDownstream answers a source's requests during a session's fast
+// call: sampling and elicitation are refused, as the typed path refuses
+// them for a client that did not declare them; roots/list, which a source
+// may ask although toolfold does not advertise roots, goes to the client
+// on the session's own stream.
+type sessionDownstream struct{ fs *sessionFast }
+
+func (d sessionDownstream) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	return refusingDownstream{}.CreateMessage(ctx, p)
+}
+
+func (d sessionDownstream) CreateMessageWithTools(ctx context.Context, p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
+	return refusingDownstream{}.CreateMessageWithTools(ctx, p)
+}
+
+func (d sessionDownstream) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	return refusingDownstream{}.Elicit(ctx, p)
+}
+
+func (d sessionDownstream) ListRoots(ctx context.Context, p *mcp.ListRootsParams) (*mcp.ListRootsResult, error) {
+	if !d.fs.caps.Roots {
+		return nil, fmt.Errorf("%w %q", errNotDeclared, "roots")
+	}
+	for ss := range d.fs.s.server.Sessions() {
+		if ss.ID() == d.fs.id {
+			return ss.ListRoots(ctx, p)
+		}
+	}
+	return nil, errors.New("the client's session has ended")
 }
 
 // errorStatus is the HTTP status of a response, as the SDK sets it for the

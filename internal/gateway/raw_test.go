@@ -399,3 +399,171 @@ func TestScreenKeyMatchesTheScreen(t *testing.T) {
 		}
 	}
 }
+
+// httpSessionClient speaks raw streamable HTTP to a gateway as a client of
+// the 2025-11-25 protocol that holds a session.
+type httpSessionClient struct {
+	t       *testing.T
+	url, id string
+}
+
+func openHTTPSession(t *testing.T, url, caps string) *httpSessionClient {
+	t.Helper()
+	c := &httpSessionClient{t: t, url: url}
+	code, _, body, header := c.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"h","version":"1"}}}`, nil)
+	c.id = header.Get("Mcp-Session-Id")
+	if code != http.StatusOK || c.id == "" {
+		t.Fatalf("initialize: %d %s (session %q)", code, body, c.id)
+	}
+	return c
+}
+
+func (c *httpSessionClient) initialized() {
+	c.t.Helper()
+	if code, _, body, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil); code != http.StatusAccepted {
+		c.t.Fatalf("notifications/initialized: %d %s", code, body)
+	}
+}
+
+// post sends one message; header entries override (or, empty, remove) the
+// ones a client sends.
+func (c *httpSessionClient) post(body string, header map[string]string) (int, string, string, http.Header) {
+	c.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.id != "" {
+		req.Header.Set("Mcp-Session-Id", c.id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	for k, v := range header {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Content-Type"), string(raw), resp.Header
+}
+
+// TestFastPathOnAnHTTPSession: a session client's call that needs nothing
+// of the SDK is answered with the source's bytes as plain JSON, once the
+// session is initialized; every call that does goes to the SDK.
+func TestFastPathOnAnHTTPSession(t *testing.T) {
+	src := &fakeSource{answer: answerText("raw"), cancelled: make(chan string, 1)}
+	h, err := rawGateway(t, src).HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	call := func(id int, params string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, params)
+	}
+
+	c := openHTTPSession(t, srv.URL, `{"roots":{"listChanged":true}}`)
+	if _, _, got, _ := c.post(call(2, `{"name":"fast"}`), nil); strings.Contains(got, `"text":"raw"`) {
+		t.Errorf("a call before notifications/initialized took the fast path: %s", got)
+	}
+	c.initialized()
+	code, ct, got, _ := c.post(call(3, `{"name":"fast","arguments":{"x":"1"}}`), nil)
+	if want := `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"raw"}]}}`; code != 200 || ct != "application/json" || got != want {
+		t.Errorf("fast path: %d %s %s\nwant 200 application/json %s", code, ct, got, want)
+	}
+	calls := src.calls()
+	if len(calls) != 1 || string(calls[0].Arguments) != `{"x":"1"}` || calls[0].Capabilities != (rawcall.Capabilities{Roots: true}) {
+		t.Fatalf("the source took %+v", calls)
+	}
+	if _, err := calls[0].Downstream.Elicit(context.Background(), &mcp.ElicitParams{Message: "?"}); err == nil || !strings.Contains(err.Error(), "did not declare") {
+		t.Errorf("eliciting from a client that declared no elicitation: %v", err)
+	}
+
+	for i, tc := range []struct {
+		name, params string
+		header       map[string]string
+	}{
+		{"a progress token", `{"name":"fast","_meta":{"progressToken":"p1"}}`, nil},
+		{"a source without a fast path", `{"name":"slow"}`, nil},
+		{"another protocol version in the header", `{"name":"fast"}`, map[string]string{"Mcp-Protocol-Version": "2025-06-18"}},
+		{"no protocol version in the header", `{"name":"fast"}`, map[string]string{"Mcp-Protocol-Version": ""}},
+		{"an Accept without event streams", `{"name":"fast"}`, map[string]string{"Accept": "application/json"}},
+	} {
+		if _, _, got, _ := c.post(call(10+i, tc.params), tc.header); strings.Contains(got, `"text":"raw"`) {
+			t.Errorf("%s: took the fast path: %s", tc.name, got)
+		}
+	}
+	if n := len(src.calls()); n != 1 {
+		t.Errorf("the source's fast path took %d calls, want only one", n)
+	}
+
+	// A client that answers elicitation keeps the SDK's path for its calls.
+	e := openHTTPSession(t, srv.URL, `{"elicitation":{}}`)
+	e.initialized()
+	if _, _, got, _ := e.post(call(2, `{"name":"fast"}`), nil); !strings.Contains(got, "typed fast") {
+		t.Errorf("a client that takes elicitation: %s, want the typed path", got)
+	}
+	// A session the gateway does not know is the SDK's to refuse.
+	stale := &httpSessionClient{t: t, url: srv.URL, id: "no-such-session"}
+	if code, _, got, _ := stale.post(call(2, `{"name":"fast"}`), nil); code != http.StatusNotFound {
+		t.Errorf("an unknown session: %d %s, want 404", code, got)
+	}
+	if n := len(src.calls()); n != 1 {
+		t.Errorf("the source's fast path took %d calls, want only one", n)
+	}
+}
+
+// TestFastPathCancellationOnAnHTTPSession: a session client cancels a call
+// on the fast path: the source is told, the cancellation is accepted, and
+// the hanging request ends.
+func TestFastPathCancellationOnAnHTTPSession(t *testing.T) {
+	src := &fakeSource{answer: answerText("raw"), cancelled: make(chan string, 1)}
+	h, err := rawGateway(t, src).HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c := openHTTPSession(t, srv.URL, `{}`)
+	c.initialized()
+	hung := make(chan string, 1)
+	go func() {
+		_, _, got, _ := c.post(`{"jsonrpc":"2.0","id":"h-1","method":"tools/call","params":{"name":"hang"}}`, nil)
+		hung <- got
+	}()
+	// The call is in flight once the source has taken it.
+	for len(src.calls()) == 0 {
+		select {
+		case got := <-hung:
+			t.Fatalf("the hanging call ended before it was cancelled: %s", got)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if code, _, got, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h-1"}}`, nil); code != http.StatusAccepted {
+		t.Errorf("notifications/cancelled: %d %s", code, got)
+	}
+	select {
+	case tool := <-src.cancelled:
+		if tool != "hang" {
+			t.Errorf("cancelled %q", tool)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the source never heard of the cancellation")
+	}
+	select {
+	case got := <-hung:
+		if !strings.Contains(got, `"id":"h-1","error"`) {
+			t.Errorf("the cancelled request ended with %s, want an error", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled request did not end")
+	}
+	if _, _, got, _ := c.post(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"fast"}}`, nil); !strings.Contains(got, `"text":"raw"`) {
+		t.Errorf("after the cancellation: %s", got)
+	}
+}

@@ -24,6 +24,9 @@ type sessionTable struct {
 type liveSession struct {
 	busy  int
 	timer *time.Timer
+	// fast is what the fast path of tools/call needs to serve the session
+	// (httpfast.go), nil when its calls always take the SDK's path.
+	fast *sessionFast
 }
 
 func newSessionTable(max int, idle time.Duration) *sessionTable {
@@ -49,12 +52,12 @@ func (t *sessionTable) release() {
 }
 
 // add turns a reservation into an open session; closeIdle closes it once it
-// has been idle for the table's timeout.
-func (t *sessionTable) add(id string, closeIdle func()) {
+// has been idle for the table's timeout. fast may be nil.
+func (t *sessionTable) add(id string, fast *sessionFast, closeIdle func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.reserved--
-	s := &liveSession{}
+	s := &liveSession{fast: fast}
 	s.timer = time.AfterFunc(t.idle, func() {
 		t.mu.Lock()
 		if t.live[id] != s || s.busy > 0 {
@@ -71,18 +74,19 @@ func (t *sessionTable) add(id string, closeIdle func()) {
 	t.live[id] = s
 }
 
-// begin notes a request of a session; false means the table does not know
-// it (the SDK then answers that there is no such session).
-func (t *sessionTable) begin(id string) bool {
+// begin notes a request of a session and returns what its fast path needs
+// (nil if none); false means the table does not know it (the SDK then
+// answers that there is no such session).
+func (t *sessionTable) begin(id string) (*sessionFast, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.live[id]
 	if !ok {
-		return false
+		return nil, false
 	}
 	s.busy++
 	s.timer.Stop()
-	return true
+	return s.fast, true
 }
 
 // finish notes the end of a request begin admitted; gone means the
