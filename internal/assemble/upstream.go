@@ -447,26 +447,24 @@ func (u *Upstreams) forwardRaw(server, tool string) rawcall.Forwarder {
 			FormElicitation: fw.Elicitation && c.FormElicitation,
 			Roots:           fw.Roots && c.Roots,
 		}
-		done := call.Done
-		call.Done = func(res json.RawMessage, err error) {
-			if err == nil {
-				done(res, nil)
-				return
-			}
-			var rpcErr *jsonrpc.Error
-			if errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeMissingRequiredClientCapabilities {
-				done(nil, rpcErr)
-				return
-			}
-			raw, merr := json.Marshal(toolError(err.Error()))
-			if merr != nil {
-				done(nil, err)
-				return
-			}
-			done(raw, nil)
-		}
+		call.MapError = rawCallError
 		return u.Manager.ForwardRaw(server, tool, call)
 	}
+}
+
+// rawCallError makes of an error that kept a fast-path call from an answer
+// what forward makes of it: a tool error, or the protocol error only the
+// client can act on.
+func rawCallError(err error) (json.RawMessage, error) {
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && rpcErr.Code == mcp.CodeMissingRequiredClientCapabilities {
+		return nil, rpcErr
+	}
+	raw, merr := json.Marshal(toolError(err.Error()))
+	if merr != nil {
+		return nil, err
+	}
+	return raw, nil
 }
 
 // callCapabilities are the client capabilities one forwarded call carries in

@@ -32,6 +32,19 @@ type Call struct {
 	// source's reading goroutine: it must not block for long, and result
 	// is valid only until it returns (the source reuses the buffer).
 	Done func(result json.RawMessage, err error)
+	// MapError, if set, turns the error that kept the call from an answer
+	// into what Done gets (a result that reports it, or the error to pass
+	// on). A forwarder that sets it wraps nothing per call.
+	MapError func(err error) (json.RawMessage, error)
+}
+
+// Finish ends the call: Done gets result, or err as MapError maps it.
+// Sources end calls with Finish, not Done.
+func (c *Call) Finish(result json.RawMessage, err error) {
+	if err != nil && c.MapError != nil {
+		result, err = c.MapError(err)
+	}
+	c.Done(result, err)
 }
 
 // Capabilities are the client capabilities that matter to a source while it

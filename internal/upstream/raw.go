@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,6 +37,11 @@ type rawConn struct {
 	mu      sync.Mutex
 	pending map[string]*rawPending
 	ended   bool // the connection is over: no new calls
+	// One timer per connection ends the calls that outlive their server's
+	// timeout: it is armed for the earliest deadline of the calls pending
+	// (next; zero while none is), so a call costs no timer of its own.
+	timer *time.Timer
+	next  time.Time
 }
 
 // lockedWriter writes whole messages: the SDK writes each with one Write,
@@ -57,13 +61,14 @@ func (l *lockedWriter) Close() error { return l.w.Close() }
 
 // rawPending is one fast-path call in flight.
 type rawPending struct {
-	c      *connection
-	id     string
-	tool   string
-	call   *rawcall.Call
-	req    []byte // the request as sent: its arguments outlive the call's
-	timer  *time.Timer
-	claimd atomic.Bool // whoever sets it ends the call: result, timeout, cancel or end
+	c        *connection
+	id       string
+	tool     string
+	call     *rawcall.Call
+	req      []byte       // the request as sent: its arguments outlive the call's
+	deadline time.Time    // when toolfold's timeout for the server ends it
+	reg      inflightCall // its entry among the connection's calls in flight
+	claimd   atomic.Bool  // whoever sets it ends the call: result, timeout, cancel or end
 }
 
 // claim reports whether the caller is the one to end the call.
@@ -157,7 +162,8 @@ func (r *rawConn) take(line []byte) bool {
 	return true
 }
 
-// add registers a call, unless the connection is over.
+// add registers a call, unless the connection is over, and makes sure the
+// timer will end it at its deadline.
 func (r *rawConn) add(p *rawPending) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -168,7 +174,49 @@ func (r *rawConn) add(p *rawPending) bool {
 		r.pending = map[string]*rawPending{}
 	}
 	r.pending[p.id] = p
+	if r.next.IsZero() || p.deadline.Before(r.next) {
+		r.arm(p.deadline)
+	}
 	return true
+}
+
+// arm sets the timer for deadline; r.mu is held.
+func (r *rawConn) arm(deadline time.Time) {
+	r.next = deadline
+	if r.timer == nil {
+		r.timer = time.AfterFunc(time.Until(deadline), r.expire)
+		return
+	}
+	r.timer.Reset(time.Until(deadline))
+}
+
+// expire ends the calls whose deadline has passed, as the server's timeout,
+// and arms the timer for the earliest deadline left.
+func (r *rawConn) expire() {
+	now := time.Now()
+	var late []*rawPending
+	r.mu.Lock()
+	r.next = time.Time{}
+	var next time.Time
+	for id, p := range r.pending {
+		if !p.deadline.After(now) {
+			late = append(late, p)
+			delete(r.pending, id)
+		} else if next.IsZero() || p.deadline.Before(next) {
+			next = p.deadline
+		}
+	}
+	if !next.IsZero() && !r.ended {
+		r.arm(next)
+	}
+	r.mu.Unlock()
+	for _, p := range late {
+		if p.claim() {
+			s := p.c.s
+			p.withdraw("toolfold's timeout for the server")
+			p.call.Finish(nil, newError(ErrTimeout, nil, "upstream %q did not answer %s within %s", s.name, p.what(), humanDuration(s.timeout)))
+		}
+	}
 }
 
 func (r *rawConn) drop(id string) {
@@ -184,11 +232,15 @@ func (r *rawConn) end(err func(tool string) error) {
 	r.ended = true
 	pending := r.pending
 	r.pending = nil
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	r.next = time.Time{}
 	r.mu.Unlock()
 	for _, p := range pending {
 		if p.claim() {
 			p.release()
-			p.call.Done(nil, err(p.tool))
+			p.call.Finish(nil, err(p.tool))
 		}
 	}
 }
@@ -213,28 +265,21 @@ func (m *Manager) ForwardRaw(server, tool string, call *rawcall.Call) (cancel fu
 	c.active++
 	s.mu.Unlock()
 
-	p := &rawPending{c: c, tool: tool, call: call}
-	p.id = c.calls.add(&inflightCall{what: "tools/call", downstream: call.Downstream}, rawIDPrefix)
-	// Armed only once registered: its function, and whoever ends the call,
-	// read p.timer.
-	p.timer = time.AfterFunc(time.Duration(math.MaxInt64), func() {
-		if p.claim() {
-			p.withdraw("toolfold's timeout for the server")
-			call.Done(nil, newError(ErrTimeout, nil, "upstream %q did not answer %s within %s", s.name, p.what(), humanDuration(s.timeout)))
-		}
-	})
+	p := &rawPending{c: c, tool: tool, call: call, deadline: time.Now().Add(s.timeout)}
+	p.reg = inflightCall{what: "tools/call", downstream: call.Downstream}
+	p.id = c.calls.add(&p.reg, rawIDPrefix)
+	// The request is made before the call is registered: once it is, the
+	// answer (or the timer) may end it at any moment.
+	p.req = rawRequest(p.id, tool, call)
 	if !c.raw.add(p) {
 		p.release()
 		return nil, false
 	}
-	p.timer.Reset(s.timeout)
-	p.req = rawRequest(p.id, tool, call)
 	_, err = c.raw.w.Write(p.req)
 	if err != nil {
 		if !p.claim() {
 			return func() {}, true // ended meanwhile: Done was called
 		}
-		p.timer.Stop()
 		c.raw.drop(p.id)
 		p.release()
 		return nil, false // the typed path finds out what happened, and says so
@@ -250,11 +295,9 @@ func (m *Manager) ForwardRaw(server, tool string, call *rawcall.Call) (cancel fu
 func (p *rawPending) what() string { return fmt.Sprintf("tools/call %q", p.tool) }
 
 // release gives back what the call held: its entry among the calls in
-// flight, its timer and its lease.
+// flight and its lease. (Its deadline goes with its entry in the pending
+// calls, which whoever claimed it has removed.)
 func (p *rawPending) release() {
-	if p.timer != nil {
-		p.timer.Stop()
-	}
 	p.c.calls.remove(p.id)
 	p.c.s.release(p.c)
 }
@@ -288,23 +331,23 @@ func (p *rawPending) answered(result, rpcErr []byte) {
 				wire = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the error cannot be read: " + err.Error()}
 			}
 		}
-		p.call.Done(nil, newError(nil, wire, "upstream %q answered %s with an error: %s", s.name, p.what(), wire.Message))
+		p.call.Finish(nil, newError(nil, wire, "upstream %q answered %s with an error: %s", s.name, p.what(), wire.Message))
 		return
 	}
 	if !bytes.Contains(result, []byte(`"inputRequests"`)) && !bytes.Contains(result, []byte(`"input_required"`)) {
 		p.release()
-		p.call.Done(result, nil)
+		p.call.Finish(result, nil)
 		return
 	}
 	var first mcp.CallToolResult
 	if err := json.Unmarshal(result, &first); err != nil {
 		p.release()
-		p.call.Done(result, nil) // not a result the typed path could read either: the client judges
+		p.call.Finish(result, nil) // not a result the typed path could read either: the client judges
 		return
 	}
 	if _, _, asks := questionsOf(&first); !asks {
 		p.release()
-		p.call.Done(result, nil)
+		p.call.Finish(result, nil)
 		return
 	}
 	p.c.s.m.goBackground(func() { p.askAndRetry(&first) })
@@ -336,15 +379,15 @@ func (p *rawPending) askAndRetry(first *mcp.CallToolResult) {
 			params.InputResponses, params.RequestState = responses, state
 		})
 	if err != nil {
-		p.call.Done(nil, err)
+		p.call.Finish(nil, err)
 		return
 	}
 	raw, err := json.Marshal(res)
 	if err != nil {
-		p.call.Done(nil, fmt.Errorf("the result of %s from upstream %q cannot be encoded: %w", p.what(), s.name, err))
+		p.call.Finish(nil, fmt.Errorf("the result of %s from upstream %q cannot be encoded: %w", p.what(), s.name, err))
 		return
 	}
-	p.call.Done(raw, nil)
+	p.call.Finish(raw, nil)
 }
 
 // rawRequest is the tools/call message of a fast-path call, newline

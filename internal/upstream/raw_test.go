@@ -77,6 +77,34 @@ func TestForwardRawTakesOnlyRunningServers(t *testing.T) {
 	}
 }
 
+// TestForwardRawTimeoutsShareOneTimer: the connection's one timer ends
+// every call that outlives the timeout, whatever was answered in between,
+// and is armed again for calls made after it went quiet.
+func TestForwardRawTimeoutsShareOneTimer(t *testing.T) {
+	fx := fixture(t, "serve", nil)
+	fx.Timeout = config.Duration(300 * time.Millisecond)
+	m := newTestManager(t, map[string]config.ServerConfig{"fx": fx}, nil)
+	mustCall(t, m, "fx", "pid", nil)
+	for round := range 2 { // the second round finds the timer disarmed
+		first, _ := forwardRaw(t, m, "fx", "hang", `{}`, rawcall.Capabilities{}, nil)
+		answered, _ := forwardRaw(t, m, "fx", "add", `{"a":1,"b":1}`, rawcall.Capabilities{}, nil)
+		second, _ := forwardRaw(t, m, "fx", "hang", `{}`, rawcall.Capabilities{}, nil)
+		if got := rawText(t, <-answered); got != "2" {
+			t.Errorf("round %d: add = %q while two calls hang", round, got)
+		}
+		for i, out := range []<-chan rawOutcome{first, second} {
+			select {
+			case o := <-out:
+				if !errors.Is(o.err, ErrTimeout) {
+					t.Errorf("round %d, hanging call %d: %v, want the server's timeout", round, i, o.err)
+				}
+			case <-time.After(time.Minute): // a hang guard: the timeout is 300 ms
+				t.Fatalf("round %d, hanging call %d: never ended; the timer was not armed", round, i)
+			}
+		}
+	}
+}
+
 func TestForwardRawErrorsAreWordedLikeCallTool(t *testing.T) {
 	events := filepath.Join(t.TempDir(), "events")
 	fx := fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events})
