@@ -483,7 +483,7 @@ func (s *throughputSide) perSecond() float64 {
 // time and allocations are read just before and just after.
 func (s *throughputSide) run(ctx context.Context, sd *side, callers int, d time.Duration) error {
 	cpuBefore, _ := cpuTime(sd.process.pid)
-	memBefore, memErr := readMemStats(ctx, sd.process.pprof)
+	memBefore, memErr := readMemStats(ctx, sd.process.pprof, false)
 	var calls atomic.Int64
 	var firstErr error
 	var errOnce sync.Once
@@ -520,7 +520,7 @@ func (s *throughputSide) run(ctx context.Context, sd *side, callers int, d time.
 	s.calls += calls.Load()
 	cpuAfter, _ := cpuTime(sd.process.pid)
 	s.cpu += cpuAfter - cpuBefore
-	memAfter, memErr2 := readMemStats(ctx, sd.process.pprof)
+	memAfter, memErr2 := readMemStats(ctx, sd.process.pprof, false)
 	known := memErr == nil && memErr2 == nil
 	if s.turns == 0 {
 		s.allocsKnown = known

@@ -157,6 +157,7 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	fs.IntVar(&p.Memory.Servers, "memory-servers", 20, "memory: upstream servers in the config")
 	modes := fs.String("memory-modes", "groups,search", "memory: comma-separated modes, one toolfold process each")
 	fs.StringVar(&p.Memory.Protocol, "memory-protocol", "2025-11-25", "memory: the protocol version the clients ask for (2026-07-28 clients hold no session)")
+	fs.BoolVar(&p.Memory.NoStream, "memory-no-stream", false, "memory: clients open no standalone SSE stream (the Go SDK client opens one by default)")
 	fs.DurationVar(&p.Memory.Settle, "memory-settle", time.Second, "memory: pause before each RSS reading")
 	if err := fs.Parse(args); err != nil {
 		return p, false, 0, err

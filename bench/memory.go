@@ -21,6 +21,9 @@ type MemoryParams struct {
 	// holds no session at all, so the figure is of 2025-11-25 sessions
 	// unless told otherwise.
 	Protocol string `json:"protocol"`
+	// NoStream: the clients open no standalone SSE stream (GET), which
+	// holds a connection and two goroutines per session on the server.
+	NoStream bool `json:"no_stream"`
 	// Settle is the pause before each RSS reading, so sessions' standalone
 	// SSE streams are all established and the process is quiet.
 	Settle   time.Duration `json:"-"`
@@ -36,13 +39,20 @@ type MemoryParams struct {
 type MemoryResult struct {
 	Mode            string  `json:"mode"`
 	Protocol        string  `json:"protocol"`
+	NoStream        bool    `json:"no_stream"`
 	Sessions        int     `json:"sessions"`
 	Servers         int     `json:"servers"`
 	ToolsPerSession int     `json:"tools_per_session"` // the first session's list
 	RSSBefore       int64   `json:"rss_before_bytes"`
 	RSSAfter        int64   `json:"rss_after_bytes"`
 	BytesPerSession float64 `json:"bytes_per_session"`
-	OpenSeconds     float64 `json:"open_seconds"` // to open them all
+	// What each session adds, from Go's MemStats and goroutine count:
+	// the heap in use, goroutine stacks, and goroutines (the rest of RSS
+	// is heap the runtime has not returned, and the runtime's own).
+	HeapPerSession       float64 `json:"heap_bytes_per_session"`
+	StackPerSession      float64 `json:"stack_bytes_per_session"`
+	GoroutinesPerSession float64 `json:"goroutines_per_session"`
+	OpenSeconds          float64 `json:"open_seconds"` // to open them all
 }
 
 // measureMemory runs one `toolfold serve --http` per mode. groups gives each
@@ -86,7 +96,7 @@ func measureMemoryMode(ctx context.Context, h *harness, config, mode string, par
 		if params.Protocol != "" {
 			opts = &mcp.ClientSessionOptions{ProtocolVersion: params.Protocol}
 		}
-		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.endpoint, HTTPClient: client}, opts)
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.endpoint, HTTPClient: client, DisableStandaloneSSE: params.NoStream}, opts)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -108,6 +118,15 @@ func measureMemoryMode(ctx context.Context, h *harness, config, mode string, par
 		return nil, err
 	}
 	before, err := rssBytes(srv.cmd.Process.Pid)
+	if err != nil {
+		return nil, err
+	}
+	base := "http://" + pprofAddr
+	memBefore, err := readMemStats(ctx, base, true)
+	if err != nil {
+		return nil, err
+	}
+	goBefore, err := readGoroutines(ctx, base)
 	if err != nil {
 		return nil, err
 	}
@@ -137,21 +156,36 @@ func measureMemoryMode(ctx context.Context, h *harness, config, mode string, par
 	if err != nil {
 		return nil, err
 	}
+	memAfter, err := readMemStats(ctx, base, true)
+	if err != nil {
+		return nil, err
+	}
+	goAfter, err := readGoroutines(ctx, base)
+	if err != nil {
+		return nil, err
+	}
+	perSession := func(before, after uint64) float64 {
+		return (float64(after) - float64(before)) / float64(params.Sessions)
+	}
 	if params.Profile != "" {
 		if err := saveProfile(ctx, "http://"+pprofAddr+"/debug/pprof/heap", filepath.Join(params.Profile, "toolfold-memory-"+mode+"-heap.pprof")); err != nil {
 			return nil, err
 		}
 	}
 	return &MemoryResult{
-		Mode:            mode,
-		Protocol:        params.Protocol,
-		Sessions:        params.Sessions,
-		Servers:         params.Servers,
-		ToolsPerSession: tools,
-		RSSBefore:       before,
-		RSSAfter:        after,
-		BytesPerSession: float64(after-before) / float64(params.Sessions),
-		OpenSeconds:     openSeconds,
+		Mode:                 mode,
+		Protocol:             params.Protocol,
+		NoStream:             params.NoStream,
+		Sessions:             params.Sessions,
+		Servers:              params.Servers,
+		ToolsPerSession:      tools,
+		RSSBefore:            before,
+		RSSAfter:             after,
+		BytesPerSession:      float64(after-before) / float64(params.Sessions),
+		HeapPerSession:       perSession(memBefore.heapInuse, memAfter.heapInuse),
+		StackPerSession:      perSession(memBefore.stackInuse, memAfter.stackInuse),
+		GoroutinesPerSession: perSession(uint64(goBefore), uint64(goAfter)),
+		OpenSeconds:          openSeconds,
 	}, nil
 }
 

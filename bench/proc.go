@@ -43,18 +43,25 @@ func cpuTime(pid int) (time.Duration, error) {
 	return time.Duration(utime+stime) * time.Second / clockTicks, nil
 }
 
-// memStats are a Go process's cumulative heap allocation counters.
+// memStats are a Go process's cumulative heap allocation counters and
+// what its heap and goroutine stacks hold now.
 type memStats struct {
-	mallocs, totalAlloc uint64
+	mallocs, totalAlloc   uint64
+	heapInuse, stackInuse uint64
 }
 
 // readMemStats reads them from the runtime.MemStats comment lines of a
-// process's /debug/pprof/heap?debug=1 (base is http://ADDR).
-func readMemStats(ctx context.Context, base string) (memStats, error) {
+// process's /debug/pprof/heap?debug=1 (base is http://ADDR); with gc, the
+// process collects its garbage first, so the heap in use is what is live.
+func readMemStats(ctx context.Context, base string, gc bool) (memStats, error) {
 	if base == "" {
 		return memStats{}, errors.New("the process serves no profiler")
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/debug/pprof/heap?debug=1", nil)
+	query := "?debug=1"
+	if gc {
+		query += "&gc=1"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/debug/pprof/heap"+query, nil)
 	if err != nil {
 		return memStats{}, err
 	}
@@ -72,19 +79,41 @@ func readMemStats(ctx context.Context, base string) (memStats, error) {
 		for _, f := range []struct {
 			prefix string
 			into   *uint64
-		}{{"# Mallocs = ", &m.mallocs}, {"# TotalAlloc = ", &m.totalAlloc}} {
+		}{{"# Mallocs = ", &m.mallocs}, {"# TotalAlloc = ", &m.totalAlloc}, {"# HeapInuse = ", &m.heapInuse}, {"# Stack = ", &m.stackInuse}} {
 			if rest, ok := strings.CutPrefix(line, f.prefix); ok {
-				if v, err := strconv.ParseUint(strings.TrimSpace(rest), 10, 64); err == nil {
+				inuse, _, _ := strings.Cut(rest, "/") // "# Stack = inuse / sys"
+				if v, err := strconv.ParseUint(strings.TrimSpace(inuse), 10, 64); err == nil {
 					*f.into = v
 					found++
 				}
 			}
 		}
 	}
-	if found < 2 {
-		return memStats{}, fmt.Errorf("%s/debug/pprof/heap?debug=1 has no Mallocs and TotalAlloc lines", base)
+	if found < 4 {
+		return memStats{}, fmt.Errorf("%s/debug/pprof/heap?debug=1 lacks the Mallocs, TotalAlloc, HeapInuse or Stack line", base)
 	}
 	return m, sc.Err()
+}
+
+// readGoroutines reads how many goroutines a process runs, from the first
+// line of its /debug/pprof/goroutine?debug=1 ("goroutine profile: total N").
+func readGoroutines(ctx context.Context, base string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/debug/pprof/goroutine?debug=1", nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("reading the goroutine count: %w", err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	if sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "goroutine profile: total "); ok {
+			return strconv.Atoi(strings.TrimSpace(rest))
+		}
+	}
+	return 0, fmt.Errorf("%s/debug/pprof/goroutine?debug=1 does not start with the goroutine count", base)
 }
 
 // profileUnderLoad keeps callers calls in flight on a side for d while its

@@ -66,13 +66,15 @@ func printTable(w io.Writer, r *Report) {
 	if len(r.Memory) > 0 {
 		p := r.Memory[0]
 		fmt.Fprintf(w, "\n%d. RSS of toolfold serve --http with %d concurrent streamable-HTTP sessions, each initialized and having listed its tools\n"+
-			"   (Go SDK client on protocol %s with its standalone SSE stream; %d servers configured; one process per mode; VmRSS after a first session, then after all)\n",
-			n+2, p.Sessions, orUnknown(p.Protocol), p.Servers)
+			"   (Go SDK client on protocol %s %s; %d servers configured; one process per mode; VmRSS after a first session, then after all;\n"+
+			"   heap in use after a collection, goroutine stacks and goroutines from Go's MemStats)\n",
+			n+2, p.Sessions, orUnknown(p.Protocol), map[bool]string{false: "with its standalone SSE stream", true: "without a standalone SSE stream"}[p.NoStream], p.Servers)
 		tw := newTab(w)
-		fmt.Fprintln(tw, "\tmode\ttools listed\tRSS before\tRSS after\tper session\topened in\t")
+		fmt.Fprintln(tw, "\tmode\ttools listed\tRSS before\tRSS after\tper session\theap\tstacks\tgoroutines\topened in\t")
 		for _, mr := range r.Memory {
-			fmt.Fprintf(tw, "\t%s\t%d\t%s\t%s\t%s\t%.1f s\t\n", mr.Mode, mr.ToolsPerSession, mib(float64(mr.RSSBefore)),
-				mib(float64(mr.RSSAfter)), kib(mr.BytesPerSession), mr.OpenSeconds)
+			fmt.Fprintf(tw, "\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f s\t\n", mr.Mode, mr.ToolsPerSession, mib(float64(mr.RSSBefore)),
+				mib(float64(mr.RSSAfter)), kib(mr.BytesPerSession), kib(mr.HeapPerSession), kib(mr.StackPerSession),
+				mr.GoroutinesPerSession, mr.OpenSeconds)
 		}
 		tw.Flush()
 	}
