@@ -1,12 +1,10 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,28 +15,11 @@ import (
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/httpapi"
 	"github.com/toolfold/toolfold/internal/libspec"
+	"github.com/toolfold/toolfold/internal/logtest"
 	"github.com/toolfold/toolfold/internal/oauth"
 	"github.com/toolfold/toolfold/internal/oauth/oauthtest"
 	"github.com/toolfold/toolfold/internal/view"
 )
-
-// syncBuffer is a log destination safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 type bearerTransport string
 
@@ -65,8 +46,8 @@ func TestAuditLogNamesTheCaller(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
-	logger := slog.New(slog.NewTextHandler(logs, nil))
+	var logs logtest.Buffer
+	logger := logs.Logger(slog.LevelInfo)
 	gw, err := gateway.New(space, &gateway.Options{Mode: expose.Search, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
