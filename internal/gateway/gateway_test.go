@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -81,12 +80,7 @@ func (c *client) names(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, tl := range res.Tools {
-		out = append(out, tl.Name)
-	}
-	slices.Sort(out)
-	return strings.Join(out, ",")
+	return toolNames(res.Tools)
 }
 
 func (c *client) call(t *testing.T, name string, args any) (*mcp.CallToolResult, string) {
@@ -461,22 +455,11 @@ func TestGroupHandlerServesOneGroupAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "x"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	res, err := dialHandler(t, h, "").ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tl := range res.Tools {
-		names = append(names, tl.Name)
-	}
-	if got := strings.Join(names, ","); got != "c,d,e" {
+	if got := toolNames(res.Tools); got != "c,d,e" {
 		t.Errorf("tools = %q, want the group's and its subgroup's tools only", got)
 	}
 	if _, err := g.GroupHandler("cod", false, nil); err == nil || !strings.Contains(err.Error(), `did you mean "code"`) {

@@ -51,13 +51,17 @@ func partHandlers(t *testing.T, g *gateway.Gateway, group string) (limited, own 
 	return limited, own
 }
 
-// dialHandler serves h over HTTP and connects a client to it on protocol;
-// both close with the test.
+// dialHandler serves h over HTTP and connects a client to it on protocol
+// ("": the SDK's newest); both close with the test.
 func dialHandler(t *testing.T, h http.Handler, protocol string) *mcp.ClientSession {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "x"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	var opts *mcp.ClientSessionOptions
+	if protocol != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: protocol}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "x"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
