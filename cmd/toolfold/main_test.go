@@ -9,8 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/toolfold/toolfold/internal/logtest"
 )
 
 type nopCloser struct{ io.Writer }
@@ -193,7 +194,7 @@ func TestServeSaysEachFactOnce(t *testing.T) {
 	// ends when stdin does.
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	errb := &syncBuffer{}
+	errb := &logtest.Buffer{}
 	e := env{stdin: inR, stdout: outW, stderr: errb,
 		lookupEnv: func(k string) (string, bool) {
 			if k == "TOOLFOLD_CACHE_DIR" {
@@ -227,22 +228,4 @@ func TestServeSaysEachFactOnce(t *testing.T) {
 			t.Errorf("stderr says %q, which is no news:\n%s", noise, stderr)
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

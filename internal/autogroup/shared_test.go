@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -21,41 +20,25 @@ type sharedServer struct {
 	tools []Tool
 }
 
-// loadShared reads the shared catalogs (azure-all is left out: it repeats
-// azure), naming tools "<server>__<tool>" as the gateway does by default.
+// loadShared reads the shared catalogs, naming tools "<server>__<tool>" as
+// the gateway does by default.
 func loadShared(tb testing.TB) []sharedServer {
 	tb.Helper()
-	dir := catalogtest.SharedDir(tb)
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no catalogs in %s", dir)
-	}
-	slices.Sort(files)
 	var out []sharedServer
-	for _, f := range files {
-		server := strings.TrimSuffix(filepath.Base(f), ".json")
-		if server == "azure-all" {
-			continue
-		}
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		var doc struct {
-			Tools []struct {
+	for _, server := range catalogtest.SharedServers(tb) {
+		s := sharedServer{name: server.Name}
+		for _, raw := range server.Tools {
+			var t struct {
 				Name        string `json:"name"`
 				Description string `json:"description"`
 				Annotations *struct {
 					ReadOnlyHint bool `json:"readOnlyHint"`
 				} `json:"annotations"`
-			} `json:"tools"`
-		}
-		if err := json.Unmarshal(raw, &doc); err != nil {
-			tb.Fatalf("%s: %v", f, err)
-		}
-		s := sharedServer{name: server}
-		for _, t := range doc.Tools {
-			s.tools = append(s.tools, Tool{ID: server + "__" + t.Name, Name: t.Name, Description: t.Description,
+			}
+			if err := json.Unmarshal(raw, &t); err != nil {
+				tb.Fatalf("%s: %v", server.Name, err)
+			}
+			s.tools = append(s.tools, Tool{ID: server.Name + "__" + t.Name, Name: t.Name, Description: t.Description,
 				ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint})
 		}
 		out = append(out, s)

@@ -171,7 +171,12 @@ func waitGone(t *testing.T, pidFile string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(3 * time.Second)
+	// A SIGKILL takes effect when the kernel next schedules the process, and
+	// a process that is not our child sends no portable word when it dies, so
+	// this polls its state. Once the group is killed the wait ends at the
+	// next poll whatever the load; the deadline only stops a test whose group
+	// was not killed from waiting out the child's 300 s sleep.
+	deadline := time.Now().Add(30 * time.Second)
 	for !processGone(pid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -219,13 +224,44 @@ func TestRunBackgroundChildHoldingPipe(t *testing.T) {
 
 func TestRunCallerCancel(t *testing.T) {
 	p, dir := hostileProgram(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	pidFile := filepath.Join(dir, "pid.log")
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res, err := Run(ctx, p, Action{Name: "hang", Argv: []string{"hang"}}, nil)
-	if !errors.Is(err, context.DeadlineExceeded) || res == nil || res.TimedOut {
-		t.Fatalf("want the caller's deadline as an error, got %v %+v", err, res)
+	type outcome struct {
+		res *Result
+		err error
 	}
-	waitGone(t, filepath.Join(dir, "pid.log"))
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := Run(ctx, p, Action{Name: "hang", Argv: []string{"hang"}}, nil)
+		done <- outcome{res, err}
+	}()
+	// The caller gives up once the program has started the child that must
+	// go down with it; at a guessed moment it might not have yet.
+	waitPidWritten(t, pidFile)
+	cancel()
+	o := <-done
+	if !errors.Is(o.err, context.Canceled) || o.res == nil || o.res.TimedOut {
+		t.Fatalf("want the caller's cancellation as an error, got %v %+v", o.err, o.res)
+	}
+	waitGone(t, pidFile)
+}
+
+// waitPidWritten waits until the fixture has written a whole line to
+// pidFile. The fixture is another process, so this polls; the deadline only
+// stops a broken test from hanging.
+func waitPidWritten(t *testing.T, pidFile string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if b, _ := os.ReadFile(pidFile); strings.HasSuffix(string(b), "\n") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the fixture never wrote its child's pid to %s", pidFile)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func TestRunFailureRendering(t *testing.T) {

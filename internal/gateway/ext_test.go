@@ -127,9 +127,15 @@ func TestGroupsExtensionGroupedExposition(t *testing.T) {
 }
 
 func toolNames(tools []*mcp.Tool) string {
-	var out []string
-	for _, t := range tools {
-		out = append(out, t.Name)
+	return joinSorted(tools, func(t *mcp.Tool) string { return t.Name })
+}
+
+// joinSorted names each item, sorted and comma-separated: a list to compare
+// whatever order the server sent it in.
+func joinSorted[T any](items []T, name func(T) string) string {
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, name(it))
 	}
 	slices.Sort(out)
 	return strings.Join(out, ",")

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,11 +17,12 @@ import (
 	"github.com/toolfold/toolfold/internal/view"
 )
 
-// client is a connected test client that counts list_changed notifications.
+// client is a connected test client that collects list_changed
+// notifications; server is the gateway's end of its session.
 type client struct {
 	*mcp.ClientSession
+	server  *mcp.ServerSession
 	changed chan struct{}
-	count   atomic.Int32
 }
 
 func newGateway(t *testing.T, opts gateway.Options, vopts *view.Options) *gateway.Gateway {
@@ -43,9 +42,8 @@ func connect(t *testing.T, g *gateway.Gateway, name string) *client {
 	t.Helper()
 	c := &client{changed: make(chan struct{}, 16)}
 	// The stateful protocol: a 2026-07-28 client has no view to unfold.
-	c.ClientSession = connectAt(t, g, name, "2025-11-25", &mcp.ClientOptions{
+	c.ClientSession, c.server = connectBoth(t, g, name, "2025-11-25", &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			c.count.Add(1)
 			c.changed <- struct{}{}
 		},
 	})
@@ -55,6 +53,13 @@ func connect(t *testing.T, g *gateway.Gateway, name string) *client {
 // connectAt connects a client over in-memory transports on protocol ("":
 // the SDK's newest), with opts (may be nil); both ends close with the test.
 func connectAt(t *testing.T, g *gateway.Gateway, name, protocol string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	cs, _ := connectBoth(t, g, name, protocol, opts)
+	return cs
+}
+
+// connectBoth is connectAt that also returns the gateway's end.
+func connectBoth(t *testing.T, g *gateway.Gateway, name, protocol string, opts *mcp.ClientOptions) (*mcp.ClientSession, *mcp.ServerSession) {
 	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
@@ -72,7 +77,7 @@ func connectAt(t *testing.T, g *gateway.Gateway, name, protocol string, opts *mc
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs
+	return cs, ss
 }
 
 func (c *client) names(t *testing.T) string {
@@ -81,12 +86,7 @@ func (c *client) names(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, tl := range res.Tools {
-		out = append(out, tl.Name)
-	}
-	slices.Sort(out)
-	return strings.Join(out, ",")
+	return toolNames(res.Tools)
 }
 
 func (c *client) call(t *testing.T, name string, args any) (*mcp.CallToolResult, string) {
@@ -104,26 +104,35 @@ func (c *client) call(t *testing.T, name string, args any) (*mcp.CallToolResult,
 	return res, strings.Join(text, "\n")
 }
 
-// waitChanged waits for one notification and then makes sure no second
-// one follows for the same change.
-func (c *client) waitChanged(t *testing.T) {
+// The gateway writes a list_changed before the result of the call that
+// caused it, and before Update returns. So once a call or an Update is
+// over, settle makes sure the client has handled all of them: the client
+// handles what it receives in order, notifications to the end before the
+// next request, so when it has answered a ping sent from the gateway's end
+// after them, every one of them has been put in c.changed.
+func (c *client) settle(t *testing.T) {
 	t.Helper()
-	select {
-	case <-c.changed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no notifications/tools/list_changed arrived")
+	if err := c.server.Ping(context.Background(), nil); err != nil {
+		t.Fatalf("ping from the gateway's end: %v", err)
 	}
-	c.quiet(t)
 }
 
-// quiet asserts that no notification arrives for a while. The SDK debounces
-// notifications by 10ms; 200ms is ample for a stray one to show.
+// waitChanged asserts that the change just made was announced, once.
+func (c *client) waitChanged(t *testing.T) {
+	t.Helper()
+	c.settle(t)
+	if n := len(c.changed); n != 1 {
+		t.Fatalf("%d notifications/tools/list_changed for one change, want 1", n)
+	}
+	<-c.changed
+}
+
+// quiet asserts that nothing done so far was announced.
 func (c *client) quiet(t *testing.T) {
 	t.Helper()
-	select {
-	case <-c.changed:
-		t.Fatal("an unexpected notifications/tools/list_changed arrived")
-	case <-time.After(200 * time.Millisecond):
+	c.settle(t)
+	if n := len(c.changed); n != 0 {
+		t.Fatalf("%d unexpected notifications/tools/list_changed", n)
 	}
 }
 
@@ -461,22 +470,11 @@ func TestGroupHandlerServesOneGroupAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "x"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	res, err := dialHandler(t, h, "").ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tl := range res.Tools {
-		names = append(names, tl.Name)
-	}
-	if got := strings.Join(names, ","); got != "c,d,e" {
+	if got := toolNames(res.Tools); got != "c,d,e" {
 		t.Errorf("tools = %q, want the group's and its subgroup's tools only", got)
 	}
 	if _, err := g.GroupHandler("cod", false, nil); err == nil || !strings.Contains(err.Error(), `did you mean "code"`) {

@@ -3,8 +3,6 @@ package gateway_test
 import (
 	"context"
 	"net/http/httptest"
-	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -131,12 +129,7 @@ func promptNames(t *testing.T, cs *mcp.ClientSession) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, p := range res.Prompts {
-		out = append(out, p.Name)
-	}
-	slices.Sort(out)
-	return strings.Join(out, ",")
+	return joinSorted(res.Prompts, func(p *mcp.Prompt) string { return p.Name })
 }
 
 func resourceURIs(t *testing.T, cs *mcp.ClientSession) string {
@@ -145,12 +138,7 @@ func resourceURIs(t *testing.T, cs *mcp.ClientSession) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, r := range res.Resources {
-		out = append(out, r.URI)
-	}
-	slices.Sort(out)
-	return strings.Join(out, ",")
+	return joinSorted(res.Resources, func(r *mcp.Resource) string { return r.URI })
 }
 
 // TestPromptAndResourceListChangesReachEveryClient covers every mode: the

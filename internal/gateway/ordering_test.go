@@ -86,6 +86,18 @@ func checkOrdering(t *testing.T, c wireClient) {
 
 func TestListChangedPrecedesResultOverStdio(t *testing.T) {
 	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
+	checkOrdering(t, serveStdioWire(t, g))
+}
+
+type stdioWire struct {
+	in     io.Writer
+	frames chan frame
+}
+
+// serveStdioWire serves g over pipes until the test ends, with a reader
+// that turns each line of g's stdout into a frame.
+func serveStdioWire(t *testing.T, g *gateway.Gateway) *stdioWire {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -110,12 +122,7 @@ func TestListChangedPrecedesResultOverStdio(t *testing.T) {
 		<-done
 		outW.Close()
 	})
-	checkOrdering(t, &stdioWire{in: inW, frames: frames})
-}
-
-type stdioWire struct {
-	in     io.Writer
-	frames chan frame
+	return &stdioWire{in: inW, frames: frames}
 }
 
 func (w *stdioWire) send(t *testing.T, msg map[string]any) {
@@ -243,31 +250,7 @@ func (w *httpWire) exchange(t *testing.T, id int, method string, params any) []f
 // top-level groups change, and not when only their tools do.
 func TestGroupsListChangedOverStdio(t *testing.T) {
 	g := newGateway(t, gateway.Options{Mode: expose.Auto}, nil)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- g.ServeStdio(ctx, inR, outW) }()
-	frames := make(chan frame, 64)
-	go func() {
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var f frame
-			if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
-				f = frame{Method: "unparsable: " + sc.Text()}
-			}
-			frames <- f
-		}
-		close(frames)
-	}()
-	t.Cleanup(func() {
-		inW.Close()
-		cancel()
-		<-done
-		outW.Close()
-	})
-	w := &stdioWire{in: inW, frames: frames}
+	w := serveStdioWire(t, g)
 	init := w.exchange(t, 1, "initialize", map[string]any{
 		"protocolVersion": "2025-11-25", "clientInfo": map[string]any{"name": "wire", "version": "1"},
 		"capabilities": map[string]any{"extensions": map[string]any{groupsext.ID: map[string]any{}}},
@@ -295,7 +278,7 @@ func TestGroupsListChangedOverStdio(t *testing.T) {
 	docs := catalog.GroupSpec{ID: "docs", Description: "Documents", Members: catalog.Members{Tools: []catalog.ToolID{"a", "f"}}}
 	// A new top-level group: the client hears of it.
 	update(code, docs, catalog.GroupSpec{ID: "ops", Description: "Operations", Members: catalog.Members{Tools: []catalog.ToolID{"x"}}})
-	waitFrame(t, frames, groupsext.NotificationListChanged)
+	waitFrame(t, w.frames, groupsext.NotificationListChanged)
 	// Only a group's tools change: groups/list is the same, so no
 	// groups/list_changed; the ping's frames must not carry one.
 	update(code, docs, catalog.GroupSpec{ID: "ops", Description: "Operations", Members: catalog.Members{Tools: []catalog.ToolID{"x", "e"}}})

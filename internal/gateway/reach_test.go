@@ -36,6 +36,39 @@ func (x *routedExtras) ResourceSource(_ context.Context, uri string) (string, bo
 
 func (x *routedExtras) TemplateSource(context.Context, string) (string, bool) { return "", false }
 
+// partHandlers returns the two handlers that serve only group: a view
+// limited to it, and its own endpoint.
+func partHandlers(t *testing.T, g *gateway.Gateway, group string) (limited, own http.Handler) {
+	t.Helper()
+	limited, err := g.LimitedHandler([]string{group}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err = g.GroupHandler(group, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return limited, own
+}
+
+// dialHandler serves h over HTTP and connects a client to it on protocol
+// ("": the SDK's newest); both close with the test.
+func dialHandler(t *testing.T, h http.Handler, protocol string) *mcp.ClientSession {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	var opts *mcp.ClientSessionOptions
+	if protocol != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: protocol}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "x"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 // TestPartsOfferOnlyTheirSourcesExtras: a view limited to the code group
 // (gh's tools) lists, gets, reads and subscribes to gh's prompts and
 // resources alone; mem's are as if they did not exist.
@@ -54,14 +87,7 @@ func TestPartsOfferOnlyTheirSourcesExtras(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	limited, err := g.LimitedHandler([]string{"code"}, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	group, err := g.GroupHandler("code", false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	limited, group := partHandlers(t, g, "code")
 	ctx := context.Background()
 	for _, c := range []struct {
 		name     string
@@ -72,11 +98,7 @@ func TestPartsOfferOnlyTheirSourcesExtras(t *testing.T) {
 		{"limited view (2026-07-28)", limited, "2026-07-28"}, {"group endpoint (2026-07-28)", group, "2026-07-28"},
 	} {
 		name := c.name
-		srv := httptest.NewServer(c.h)
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "x"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: c.protocol})
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs := dialHandler(t, c.h, c.protocol)
 		if got := promptNames(t, cs); got != "p-gh" {
 			t.Errorf("%s lists prompts %q, want p-gh alone", name, got)
 		}
@@ -100,8 +122,6 @@ func TestPartsOfferOnlyTheirSourcesExtras(t *testing.T) {
 		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "gh://r"}); err != nil {
 			t.Errorf("%s: reading its own resource: %v", name, err)
 		}
-		cs.Close()
-		srv.Close()
 	}
 }
 
@@ -110,25 +130,14 @@ func TestPartsOfferOnlyTheirSourcesExtras(t *testing.T) {
 // endpoint, the same for everyone, public.
 func TestLimitedListsArePrivate(t *testing.T) {
 	g := newGateway(t, gateway.Options{Mode: expose.Flat, Extras: &fakeExtras{}}, nil)
-	limited, err := g.LimitedHandler([]string{"docs"}, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	group, err := g.GroupHandler("docs", false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	limited, group := partHandlers(t, g, "docs")
 	ctx := context.Background()
 	for _, c := range []struct {
 		name  string
 		h     http.Handler
 		scope string
 	}{{"limited view", limited, "private"}, {"group endpoint", group, "public"}} {
-		srv := httptest.NewServer(c.h)
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "x"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs := dialHandler(t, c.h, "2026-07-28")
 		tools, err := cs.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -140,7 +149,5 @@ func TestLimitedListsArePrivate(t *testing.T) {
 		if tools.CacheScope != c.scope || prompts.CacheScope != c.scope {
 			t.Errorf("%s: tools/list cacheScope %q, prompts/list %q, want %q", c.name, tools.CacheScope, prompts.CacheScope, c.scope)
 		}
-		cs.Close()
-		srv.Close()
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,6 +16,7 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/logtest"
 	"github.com/toolfold/toolfold/internal/view"
 )
 
@@ -26,28 +26,11 @@ type stdioPeer struct {
 	t    *testing.T
 	in   *io.PipeWriter
 	out  *bufio.Reader
-	logs *lockedBuffer
+	logs *logtest.Buffer
 	done chan error
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func startStdio(t *testing.T, g *gateway.Gateway, logs *lockedBuffer) *stdioPeer {
+func startStdio(t *testing.T, g *gateway.Gateway, logs *logtest.Buffer) *stdioPeer {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -156,8 +139,8 @@ func TestStdioMalformedFramesKeepTheSession(t *testing.T) {
 		{"nesting over 1000 in params", deepInParams, -32700, "null", "more than 1000 deep"},
 		{"line over 16 MiB", huge, -32700, "null", "16 MiB"},
 	}
-	logs := &lockedBuffer{}
-	g := newGateway(t, gateway.Options{Mode: expose.Flat, Logger: slog.New(slog.NewTextHandler(logs, nil))}, nil)
+	logs := &logtest.Buffer{}
+	g := newGateway(t, gateway.Options{Mode: expose.Flat, Logger: logs.Logger(slog.LevelInfo)}, nil)
 	p := startStdio(t, g, logs)
 	p.initialize()
 	for i, tt := range tests {

@@ -1,44 +1,21 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
-	"github.com/toolfold/toolfold/internal/demo"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/httpapi"
-	"github.com/toolfold/toolfold/internal/libspec"
+	"github.com/toolfold/toolfold/internal/logtest"
 	"github.com/toolfold/toolfold/internal/oauth"
 	"github.com/toolfold/toolfold/internal/oauth/oauthtest"
-	"github.com/toolfold/toolfold/internal/view"
 )
-
-// syncBuffer is a log destination safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 type bearerTransport string
 
@@ -53,28 +30,9 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // the source and the outcome, and no token nor a name the client made up;
 // and a session stays its caller's.
 func TestAuditLogNamesTheCaller(t *testing.T) {
-	spec, err := libspec.Of(demo.New(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := catalog.Build(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	space, err := view.NewSpace(res.Catalog, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &syncBuffer{}
-	logger := slog.New(slog.NewTextHandler(logs, nil))
-	gw, err := gateway.New(space, &gateway.Options{Mode: expose.Search, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mcpHandler, err := gw.HTTPHandler(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var logs logtest.Buffer
+	logger := logs.Logger(slog.LevelInfo)
+	gw, mcpHandler := demoGateway(t, &gateway.Options{Mode: expose.Search, Logger: logger})
 	idp := oauthtest.New(t)
 	srv := httptest.NewUnstartedServer(nil)
 	resource := "http://" + srv.Listener.Addr().String() + "/mcp"

@@ -17,9 +17,10 @@ import (
 	"github.com/toolfold/toolfold/internal/view"
 )
 
-// TestWithTheGateway mounts the API over the real gateway serving the
-// built-in demo catalog, wired as cmd/toolfold wires it.
-func TestWithTheGateway(t *testing.T) {
+// demoGateway serves the built-in demo catalog through the real gateway
+// with opts, and returns it with its MCP handler.
+func demoGateway(t *testing.T, opts *gateway.Options) (*gateway.Gateway, http.Handler) {
+	t.Helper()
 	spec, err := libspec.Of(demo.New(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -32,14 +33,21 @@ func TestWithTheGateway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gw, err := gateway.New(space, &gateway.Options{Mode: expose.Search, AnnotateDescriptions: true})
+	gw, err := gateway.New(space, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcpHandler, err := gw.HTTPHandler(nil)
+	h, err := gw.HTTPHandler(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return gw, h
+}
+
+// TestWithTheGateway mounts the API over the real gateway serving the
+// built-in demo catalog, wired as cmd/toolfold wires it.
+func TestWithTheGateway(t *testing.T) {
+	gw, mcpHandler := demoGateway(t, &gateway.Options{Mode: expose.Search, AnnotateDescriptions: true})
 	api, err := httpapi.New(&httpapi.Options{
 		MCP:     mcpHandler,
 		Catalog: gw.Catalog,

@@ -11,7 +11,7 @@ import (
 // gateway in front of many similar servers would see them.
 func syntheticCatalog(tb testing.TB, n int) []Doc {
 	tb.Helper()
-	base := loadCatalogs(tb, catalogsDir(tb))
+	base := loadCatalogs(tb)
 	suffixes := []string{"", "-eu", "-staging", "-prod", "-dev", "-us", "-test", "-internal"}
 	var docs []Doc
 	for _, suffix := range suffixes {
@@ -71,7 +71,7 @@ func BenchmarkBuild5000(b *testing.B) {
 // BenchmarkBuildRealCatalog measures building the index over the 903
 // distinct real tools (no text repeats, unlike the 5,000-tool synthesis).
 func BenchmarkBuildRealCatalog(b *testing.B) {
-	docs := loadCatalogs(b, catalogsDir(b))
+	docs := loadCatalogs(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		New(docs, nil)

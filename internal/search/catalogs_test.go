@@ -2,17 +2,11 @@ package search
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 )
-
-// catalogsDir locates the shared real catalogs, or skips (fails in CI).
-func catalogsDir(tb testing.TB) string { return catalogtest.SharedDir(tb) }
 
 // catalogTool is the part of an MCP tool definition the index reads.
 type catalogTool struct {
@@ -30,35 +24,19 @@ type catalogTool struct {
 	} `json:"annotations"`
 }
 
-// loadCatalogs reads every catalog (azure-all.json is skipped: it is the
-// same server as azure.json in another mode) into docs named
-// "<server>__<tool>", each server its own group, the way a default
-// toolfold config exposes them.
-func loadCatalogs(tb testing.TB, dir string) []Doc {
+// loadCatalogs reads the shared catalogs into docs named
+// "<server>__<tool>", each server its own group, the way a default toolfold
+// config exposes them.
+func loadCatalogs(tb testing.TB) []Doc {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	slices.Sort(files)
 	var docs []Doc
-	for _, path := range files {
-		server := strings.TrimSuffix(filepath.Base(path), ".json")
-		if server == "azure-all" {
-			continue
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		var result struct {
-			Tools []catalogTool `json:"tools"`
-		}
-		if err := json.Unmarshal(data, &result); err != nil {
-			tb.Fatalf("%s: %v", path, err)
-		}
-		for _, t := range result.Tools {
-			docs = append(docs, docFromTool(server, server, t))
+	for _, server := range catalogtest.SharedServers(tb) {
+		for _, raw := range server.Tools {
+			var t catalogTool
+			if err := json.Unmarshal(raw, &t); err != nil {
+				tb.Fatalf("%s: %v", server.Name, err)
+			}
+			docs = append(docs, docFromTool(server.Name, server.Name, t))
 		}
 	}
 	return docs

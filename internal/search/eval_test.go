@@ -229,7 +229,7 @@ func evalSetName(file string) string {
 // evaluation set in any phrasing, and reports each. It prints the dev
 // set's misses only: held-out misses that are read become tuning data.
 func TestRecallGoals(t *testing.T) {
-	docs := loadCatalogs(t, catalogsDir(t))
+	docs := loadCatalogs(t)
 	ix := New(docs, nil)
 	known := knownIDs(docs)
 	var all []evalCase
@@ -306,7 +306,7 @@ func TestEvalDevReport(t *testing.T) {
 	if os.Getenv("TOOLFOLD_EVAL_REPORT") == "" {
 		t.Skip("set TOOLFOLD_EVAL_REPORT=1 to print the dev half's misses")
 	}
-	docs := loadCatalogs(t, catalogsDir(t))
+	docs := loadCatalogs(t)
 	ix, known, dev := New(docs, nil), knownIDs(docs), loadEvalWithAgent(t, "eval.json")
 	for _, p := range phrasings {
 		r := runEval(ix, known, dev, p)
@@ -319,7 +319,7 @@ func TestEvalDevReport(t *testing.T) {
 // BenchmarkRecall reports recall@1, recall@5 and group@5 of each set in
 // each phrasing as benchmark metrics.
 func BenchmarkRecall(b *testing.B) {
-	docs := loadCatalogs(b, catalogsDir(b))
+	docs := loadCatalogs(b)
 	known := knownIDs(docs)
 	ix := New(docs, nil)
 	sets := make([][]evalCase, len(evalSets))

@@ -54,7 +54,7 @@ func TestExplain(t *testing.T) {
 		t.Skip("set TOOLFOLD_EXPLAIN='query|id,id' to explain a ranking")
 	}
 	query, ids, _ := strings.Cut(spec, "|")
-	ix := New(loadCatalogs(t, catalogsDir(t)), nil)
+	ix := New(loadCatalogs(t), nil)
 	for _, h := range ix.Search(query, &SearchOptions{Limit: 5}) {
 		ids += "," + h.ID
 	}

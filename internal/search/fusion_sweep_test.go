@@ -17,7 +17,7 @@ func TestFusionSweep(t *testing.T) {
 	if os.Getenv("TOOLFOLD_EVAL_SWEEP") == "" {
 		t.Skip("set TOOLFOLD_EVAL_SWEEP=1 to compare fusion methods on the dev set")
 	}
-	docs := loadCatalogs(t, catalogsDir(t))
+	docs := loadCatalogs(t)
 	ix := New(docs, nil)
 	dev := loadEvalWithAgent(t, "eval.json")
 	// Each phrasing ranked once, deep enough for every method.

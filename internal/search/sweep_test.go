@@ -13,7 +13,7 @@ func TestTuningSweep(t *testing.T) {
 	if os.Getenv("TOOLFOLD_EVAL_SWEEP") == "" {
 		t.Skip("set TOOLFOLD_EVAL_SWEEP=1 to sweep the ranking constants on the dev half")
 	}
-	docs := loadCatalogs(t, catalogsDir(t))
+	docs := loadCatalogs(t)
 	known := knownIDs(docs)
 	dev := loadEval(t, "eval.json")
 	type variant struct {

@@ -200,21 +200,9 @@ func TestCountIsSafeConcurrently(t *testing.T) {
 // BenchmarkToolsCostAllCatalogs counts the whole shared catalog (903 tools,
 // azure-all excluded as a duplicate of azure) as one tools array.
 func BenchmarkToolsCostAllCatalogs(b *testing.B) {
-	dir := catalogsDir(b)
-	entries, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
 	var all []json.RawMessage
-	for _, path := range entries {
-		if filepath.Base(path) == "azure-all.json" {
-			continue
-		}
-		var tools []json.RawMessage
-		if err := json.Unmarshal(readToolsArray(b, path), &tools); err != nil {
-			b.Fatal(err)
-		}
-		all = append(all, tools...)
+	for _, s := range catalogtest.SharedServers(b) {
+		all = append(all, s.Tools...)
 	}
 	raw, err := json.Marshal(all)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/logtest"
 )
 
 func countLines(t *testing.T, path string) int {
@@ -120,8 +121,8 @@ func TestCorruptCacheIsIgnored(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"format": 1, "tools": [`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var logs bytes.Buffer
-	m := newTestManager(t, map[string]config.ServerConfig{"fx": cfg}, &Options{CacheDir: dir, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	var logs logtest.Buffer
+	m := newTestManager(t, map[string]config.ServerConfig{"fx": cfg}, &Options{CacheDir: dir, Logger: logs.Logger(slog.LevelInfo)})
 	if _, ok := m.CachedTools("fx"); ok {
 		t.Fatal("a corrupt cache was used")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -95,7 +96,8 @@ func TestServerToClientRequests(t *testing.T) {
 			name = "legacy " + proto
 		}
 		t.Run(name, func(t *testing.T) {
-			m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", nil)},
+			events := filepath.Join(t.TempDir(), "events")
+			m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events})},
 				&Options{Forward: Forwarding{Elicitation: true, Roots: true}, ProtocolVersion: proto})
 			alice := &fakeDownstream{name: "alice", roots: []string{"file:///alice", "file:///shared"}}
 			res, err := m.CallTool(context.Background(), "fx", &mcp.CallToolParams{Name: "ask"}, &CallOptions{Downstream: alice})
@@ -119,14 +121,18 @@ func TestServerToClientRequests(t *testing.T) {
 			// Two clients with calls in flight: on the legacy route the request
 			// cannot be attributed and is refused; on the multi-round-trip
 			// route it still reaches the right client.
+			// Bob's call hangs until alice's ask is over.
 			bob := &fakeDownstream{name: "bob"}
+			bobCtx, endBob := context.WithCancel(context.Background())
+			defer endBob()
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				m.CallTool(context.Background(), "fx", &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 1500}}, &CallOptions{Downstream: bob})
+				m.CallTool(bobCtx, "fx", &mcp.CallToolParams{Name: "hang"}, &CallOptions{Downstream: bob})
 			}()
-			time.Sleep(200 * time.Millisecond)
+			waitForFile(t, events, "started hang")
 			res, err = m.CallTool(context.Background(), "fx", &mcp.CallToolParams{Name: "ask"}, &CallOptions{Downstream: alice})
+			endBob()
 			<-done
 			if proto == "" {
 				if err != nil || text(res) != "hello alice (accept)" {

@@ -40,9 +40,9 @@ func TestMain(m *testing.M) {
 //	refuse-init answer the handshake with an error quoting FIXTURE_TOKEN
 //
 // FIXTURE_START_LOG, when set, gets one line per process start, so a test can
-// tell whether the server was spawned. FIXTURE_EVENT_LOG gets "cancelled <tool>"
-// when a call's context is cancelled by the client, and "started hang" when
-// hang begins.
+// tell whether the server was spawned. FIXTURE_EVENT_LOG gets "started <tool>"
+// when sleep or hang begins, so a test can wait for a call to reach the
+// server, and "cancelled <tool>" when the client cancels one.
 func runFixture(mode string) int {
 	if p := os.Getenv("FIXTURE_START_LOG"); p != "" {
 		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
@@ -152,6 +152,7 @@ func newFixtureServer() *mcp.Server {
 	tool("sleep", "Sleeps ms milliseconds in steps, reporting progress", func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		a := args(req)
 		ms, steps := num(a, "ms"), max(int(num(a, "steps")), 1)
+		logEvent("started sleep")
 		for i := 1; i <= steps; i++ {
 			select {
 			case <-time.After(time.Duration(ms/float64(steps)) * time.Millisecond):

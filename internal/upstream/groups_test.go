@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/logtest"
 	"github.com/toolfold/toolfold/internal/upstream/groupsfixture"
 )
 
@@ -335,9 +336,9 @@ func TestMalformedGroupsAreSkipped(t *testing.T) {
 	for i := range 12 { // a chain deeper than maxGroupDepth
 		gets[fmt.Sprintf("deep%d", i)] = contents([]any{tool(fmt.Sprintf("d%d", i))}, entry(fmt.Sprintf("deep%d", i+1)))
 	}
-	var logs syncBuffer
+	var logs logtest.Buffer
 	m := newTestManager(t, map[string]config.ServerConfig{"bad": {Command: "unused"}},
-		&Options{dial: inMemoryDialer(malformedServer(pages, gets)), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		&Options{dial: inMemoryDialer(malformedServer(pages, gets)), Logger: logs.Logger(slog.LevelInfo)})
 	tools, err := m.Tools(context.Background(), "bad")
 	if err != nil {
 		t.Fatalf("the server must start despite its groups: %v", err)
@@ -394,9 +395,9 @@ func TestTooManyGroupsAreBounded(t *testing.T) {
 		entries = append(entries, entry(name))
 		gets[name] = contents([]any{tool("t" + name)})
 	}
-	var logs syncBuffer
+	var logs logtest.Buffer
 	m := newTestManager(t, map[string]config.ServerConfig{"big": {Command: "unused"}},
-		&Options{dial: inMemoryDialer(malformedServer([]map[string]any{{"groups": entries}}, gets)), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		&Options{dial: inMemoryDialer(malformedServer([]map[string]any{{"groups": entries}}, gets)), Logger: logs.Logger(slog.LevelInfo)})
 	if _, err := m.Tools(context.Background(), "big"); err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +419,7 @@ func TestTooManyGroupsAreBounded(t *testing.T) {
 func TestGroupsOverRemoteTransports(t *testing.T) {
 	for _, transport := range []config.Transport{config.TransportHTTP, config.TransportSSE} {
 		t.Run(string(transport), func(t *testing.T) {
-			var logs syncBuffer
+			var logs logtest.Buffer
 			fx := groupsfixture.New()
 			getServer := func(*http.Request) *mcp.Server { return fx.Server }
 			var handler http.Handler = mcp.NewStreamableHTTPHandler(getServer, nil)
@@ -428,7 +429,7 @@ func TestGroupsOverRemoteTransports(t *testing.T) {
 			ts := httptest.NewServer(handler)
 			t.Cleanup(ts.Close)
 			m := newTestManager(t, map[string]config.ServerConfig{"remote": {URL: ts.URL, Transport: transport}},
-				&Options{ProtocolVersion: "2025-11-25", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+				&Options{ProtocolVersion: "2025-11-25", Logger: logs.Logger(slog.LevelInfo)})
 			tools, err := m.Tools(context.Background(), "remote")
 			if err != nil {
 				t.Fatal(err)
@@ -587,9 +588,9 @@ func TestFormatOneCacheFiles(t *testing.T) {
 			if err := os.WriteFile(diskCache{dir: dir}.path("old", key), []byte(file), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			var logs syncBuffer
+			var logs logtest.Buffer
 			m := newTestManager(t, map[string]config.ServerConfig{"old": {Command: "unused"}},
-				&Options{CacheDir: dir, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+				&Options{CacheDir: dir, Logger: logs.Logger(slog.LevelInfo)})
 			tools, ok := m.CachedTools("old")
 			if ok != tc.used || ok && (len(tools) != 1 || tools[0].Name != "kept") {
 				t.Errorf("CachedTools = %v, %v; want the file used: %v", names(tools), ok, tc.used)

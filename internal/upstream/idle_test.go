@@ -1,7 +1,6 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/logtest"
 )
 
 // fakeClock is a clock whose time moves only when a test advances it; the
@@ -116,33 +116,15 @@ func withIdle(cfg config.ServerConfig, d time.Duration) config.ServerConfig {
 	return cfg
 }
 
-// syncBuffer is a log destination safe for the Manager's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A stdio server idle for its timeout is stopped (the process is gone), stays
 // listed from its known tools, is not treated as crashed, and the next call
 // starts it again as on first use.
 func TestIdleServerIsStoppedAndStartsAgain(t *testing.T) {
 	starts := filepath.Join(t.TempDir(), "starts")
 	cfg := withIdle(fixture(t, "serve", map[string]string{"FIXTURE_START_LOG": starts}), 10*time.Minute)
-	var logs syncBuffer
+	var logs logtest.Buffer
 	m, clk, checks := newIdleManager(t, map[string]config.ServerConfig{"fx": cfg},
-		&Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+		&Options{Logger: logs.Logger(slog.LevelDebug)})
 	// Were the stop taken for a crash, the next call would find a backoff of
 	// an hour and fail at once.
 	m.sup.backoffBase = time.Hour

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/logtest"
 )
 
 // serveFixtureHTTP serves the fixture over streamable HTTP behind a bearer
@@ -112,10 +113,10 @@ func TestRemoteSessionLostIsReinitialized(t *testing.T) {
 	handler.Store(fresh())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.Load().ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
-	var logs syncBuffer
+	var logs logtest.Buffer
 	m := newTestManager(t, map[string]config.ServerConfig{
 		"remote": {URL: srv.URL + "/mcp", Transport: config.TransportHTTP, Lazy: true, Timeout: config.Duration(5 * time.Second)},
-	}, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	}, &Options{Logger: logs.Logger(slog.LevelInfo)})
 	// The watcher of a dead connection learns of its end late, or (here)
 	// not before the test is over: the retry must not depend on it.
 	held := make(chan struct{})

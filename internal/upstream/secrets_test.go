@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/logtest"
 )
 
 // What a server says about itself (a JSON-RPC error, an initialize
@@ -30,7 +31,7 @@ func TestServerErrorsMaskTheirSecrets(t *testing.T) {
 		return config.ServerConfig{URL: url, Transport: config.TransportHTTP, Lazy: true,
 			Timeout: config.Duration(5 * time.Second), Expanded: expanded}
 	}
-	var logs syncBuffer
+	var logs logtest.Buffer
 	m := newTestManager(t, map[string]config.ServerConfig{
 		"rejecting": fixture(t, "serve", map[string]string{"FIXTURE_TOKEN": rpcToken}),
 		"revoked":   fixture(t, "refuse-init", map[string]string{"FIXTURE_TOKEN": initToken}),
@@ -39,7 +40,7 @@ func TestServerErrorsMaskTheirSecrets(t *testing.T) {
 		"pathkey": remote(echo.URL+"/mcp/"+pathKey+"/sse", config.SecretMap{"KEY": pathKey}),
 		// A bare query item is all value.
 		"barekey": remote(echo.URL+"/mcp?"+bareKey, nil),
-	}, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	}, &Options{Logger: logs.Logger(slog.LevelInfo)})
 
 	tests := []struct {
 		server, tool, secret string

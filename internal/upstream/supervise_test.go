@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -108,8 +107,9 @@ func TestIncludeExclude(t *testing.T) {
 }
 
 func TestKilledMidCallIsRestarted(t *testing.T) {
+	events := filepath.Join(t.TempDir(), "events")
 	m := newTestManager(t, map[string]config.ServerConfig{
-		"fx":    fixture(t, "serve", nil),
+		"fx":    fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events}),
 		"other": fixture(t, "serve", nil),
 	}, nil)
 	pid, err := strconv.Atoi(mustCall(t, m, "fx", "pid", nil))
@@ -124,7 +124,7 @@ func TestKilledMidCallIsRestarted(t *testing.T) {
 		_, err := call(t, m, "fx", "sleep", map[string]any{"ms": 20000})
 		errc <- err
 	}()
-	time.Sleep(300 * time.Millisecond) // let the call reach the server
+	waitForFile(t, events, "started sleep") // the kill must find the call in flight
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -196,29 +196,49 @@ func TestMissingCommand(t *testing.T) {
 	}
 }
 
-func TestTimeoutLeavesOthersAlone(t *testing.T) {
+// A server hung in a call holds up no other server's calls.
+func TestHungServerLeavesOthersAlone(t *testing.T) {
 	events := filepath.Join(t.TempDir(), "events")
-	slow := fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events})
-	slow.Timeout = config.Duration(700 * time.Millisecond)
-	m := newTestManager(t, map[string]config.ServerConfig{"slow": slow, "fast": fixture(t, "serve", nil)}, nil)
-	mustCall(t, m, "slow", "pid", nil)
+	stuck := fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events})
+	stuck.Timeout = config.Duration(time.Hour) // only the test ends the hang
+	m := newTestManager(t, map[string]config.ServerConfig{"stuck": stuck, "fast": fixture(t, "serve", nil)}, nil)
 	mustCall(t, m, "fast", "pid", nil)
 
-	var wg sync.WaitGroup
-	var hangErr error
-	wg.Go(func() { _, hangErr = call(t, m, "slow", "hang", nil) })
-	time.Sleep(100 * time.Millisecond)
-	began := time.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hung := make(chan error, 1)
+	go func() {
+		_, err := m.CallTool(ctx, "stuck", &mcp.CallToolParams{Name: "hang"}, nil)
+		hung <- err
+	}()
+	waitForFile(t, events, "started hang")
 	if got := mustCall(t, m, "fast", "add", map[string]any{"a": 20, "b": 22}); got != "42" {
 		t.Errorf("fast add = %q", got)
 	}
-	if took := time.Since(began); took > 500*time.Millisecond {
-		t.Errorf("the other server's call took %v while one server hung", took)
+	select {
+	case err := <-hung:
+		t.Fatalf("the hung call ended (%v) before the test ended it", err)
+	default: // the other server answered while this one was still hung
 	}
-	wg.Wait()
+	cancel()
+	if err := <-hung; !errors.Is(err, context.Canceled) {
+		t.Errorf("the hung call, cancelled: %v", err)
+	}
+}
+
+// A call the server does not answer within its timeout fails with
+// ErrTimeout; the server hears of the cancellation and stays usable.
+func TestTimeoutCancelsTheCall(t *testing.T) {
+	events := filepath.Join(t.TempDir(), "events")
+	slow := fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events})
+	slow.Timeout = config.Duration(700 * time.Millisecond)
+	m := newTestManager(t, map[string]config.ServerConfig{"slow": slow}, nil)
+	mustCall(t, m, "slow", "pid", nil)
+
+	_, err := call(t, m, "slow", "hang", nil)
 	want := `upstream "slow" did not answer tools/call "hang" within 700ms`
-	if !errors.Is(hangErr, ErrTimeout) || errorOf(hangErr) != want {
-		t.Errorf("got  %v\nwant %s", hangErr, want)
+	if !errors.Is(err, ErrTimeout) || errorOf(err) != want {
+		t.Errorf("got  %v\nwant %s", err, want)
 	}
 	waitForFile(t, events, "cancelled hang")
 	// The server is still usable: only the call was abandoned.
@@ -230,17 +250,28 @@ func TestCancellationReachesUpstream(t *testing.T) {
 	m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events})}, nil)
 	mustCall(t, m, "fx", "pid", nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(200*time.Millisecond, cancel)
-	_, err := m.CallTool(ctx, "fx", &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 20000}}, nil)
-	if !errors.Is(err, context.Canceled) || !strings.Contains(errorOf(err), "cancelled by the caller") {
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := m.CallTool(ctx, "fx", &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 20000}}, nil)
+		errc <- err
+	}()
+	// Cancelled before it reaches the server, the call would leave the
+	// server nothing to hear of.
+	waitForFile(t, events, "started sleep")
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) || !strings.Contains(errorOf(err), "cancelled by the caller") {
 		t.Fatalf("got %v", err)
 	}
 	waitForFile(t, events, "cancelled sleep")
 }
 
+// waitForFile waits until the file at path (a fixture's event log) holds
+// want. The fixture is another process, so this polls; the deadline only
+// stops a broken test from hanging, nothing depends on how long it takes.
 func waitForFile(t *testing.T, path, want string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if b, _ := os.ReadFile(path); strings.Contains(string(b), want) {
 			return
@@ -283,14 +314,15 @@ func TestSlowStartDoesNotDelayDiscovery(t *testing.T) {
 }
 
 func TestCloseFailsCallsInFlight(t *testing.T) {
-	m := New(map[string]config.ServerConfig{"fx": fixture(t, "serve", nil)}, &Options{DisableCache: true})
+	events := filepath.Join(t.TempDir(), "events")
+	m := New(map[string]config.ServerConfig{"fx": fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events})}, &Options{DisableCache: true})
 	mustCall(t, m, "fx", "pid", nil)
 	errc := make(chan error, 1)
 	go func() {
 		_, err := call(t, m, "fx", "sleep", map[string]any{"ms": 20000})
 		errc <- err
 	}()
-	time.Sleep(200 * time.Millisecond)
+	waitForFile(t, events, "started sleep") // Close must find the call in flight
 	m.Close()
 	if err := <-errc; !errors.Is(err, ErrClosed) && !errors.Is(err, mcp.ErrConnectionClosed) {
 		t.Errorf("call in flight at Close: %v", err)

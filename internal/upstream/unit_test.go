@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/logtest"
 )
 
 func TestTailBuffer(t *testing.T) {
@@ -146,8 +147,8 @@ func TestStderrExplanation(t *testing.T) {
 // line that is not JSON-RPC is skipped with a warning naming the server
 // and quoting the line.
 func TestStdoutBannerIsSkipped(t *testing.T) {
-	var logs syncBuffer
-	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	var logs logtest.Buffer
+	logger := logs.Logger(slog.LevelInfo)
 	m := newTestManager(t, map[string]config.ServerConfig{"chatty": fixture(t, "banner", nil)}, &Options{Logger: logger})
 	res, err := m.CallTool(t.Context(), "chatty", &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 40, "b": 2}}, nil)
 	if err != nil {

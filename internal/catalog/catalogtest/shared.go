@@ -41,10 +41,18 @@ func SharedDir(t testing.TB) string {
 	return ""
 }
 
-// Shared builds a catalog of every shared server's tools (azure-all is left
-// out: it repeats azure), named "<server>__<tool>", with a group per server
-// as the gateway makes by default.
-func Shared(t testing.TB) *catalog.Catalog {
+// SharedServer is one catalog of the shared set: a server's name and its
+// tools, each exactly as the server listed it, for the reader to decode into
+// whatever part of a tool it needs.
+type SharedServer struct {
+	Name  string
+	Tools []json.RawMessage
+}
+
+// SharedServers reads every shared catalog in name order; azure-all is
+// left out, as it repeats azure in another mode. It skips or fails as
+// SharedDir does when the catalogs are absent.
+func SharedServers(t testing.TB) []SharedServer {
 	t.Helper()
 	dir := SharedDir(t)
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
@@ -52,7 +60,7 @@ func Shared(t testing.TB) *catalog.Catalog {
 		t.Fatalf("no catalogs in %s", dir)
 	}
 	slices.Sort(files)
-	var spec catalog.Spec
+	var out []SharedServer
 	for _, f := range files {
 		server := strings.TrimSuffix(filepath.Base(f), ".json")
 		if server == "azure-all" {
@@ -63,21 +71,37 @@ func Shared(t testing.TB) *catalog.Catalog {
 			t.Fatal(err)
 		}
 		var doc struct {
-			Tools []*mcp.Tool `json:"tools"`
+			Tools []json.RawMessage `json:"tools"`
 		}
 		if err := json.Unmarshal(raw, &doc); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		for _, tl := range doc.Tools {
-			// Keep schemas exactly as the server sent them.
+		out = append(out, SharedServer{Name: server, Tools: doc.Tools})
+	}
+	return out
+}
+
+// Shared builds a catalog of every shared server's tools (azure-all is left
+// out: it repeats azure), named "<server>__<tool>", with a group per server
+// as the gateway makes by default.
+func Shared(t testing.TB) *catalog.Catalog {
+	t.Helper()
+	var spec catalog.Spec
+	for _, s := range SharedServers(t) {
+		for _, raw := range s.Tools {
+			var tl mcp.Tool
+			if err := json.Unmarshal(raw, &tl); err != nil {
+				t.Fatalf("%s: %v", s.Name, err)
+			}
+			// Keep the schema exactly as the server sent it.
 			if b, err := json.Marshal(tl.InputSchema); err == nil {
 				tl.InputSchema = json.RawMessage(b)
 			}
-			spec.Tools = append(spec.Tools, &catalog.Tool{ID: catalog.ToolID(server + "__" + tl.Name), Name: tl.Name, Source: server, Def: tl, Handler: Echo})
+			spec.Tools = append(spec.Tools, &catalog.Tool{ID: catalog.ToolID(s.Name + "__" + tl.Name), Name: tl.Name, Source: s.Name, Def: &tl, Handler: Echo})
 		}
 		spec.Groups = append(spec.Groups, catalog.GroupSpec{
-			ID: catalog.GroupID(server), Description: fmt.Sprintf("Tools of the %s MCP server", server),
-			Members: catalog.Members{Sources: []string{server}},
+			ID: catalog.GroupID(s.Name), Description: fmt.Sprintf("Tools of the %s MCP server", s.Name),
+			Members: catalog.Members{Sources: []string{s.Name}},
 		})
 	}
 	return Build(t, spec)
