@@ -254,9 +254,9 @@ func (s *session) desired() map[string]*mcp.Tool {
 }
 
 // reconcile brings the server's tool list in line with the view, and
-// reports whether it changed. A view's server announces the change itself
-// (notifyToolsChanged); a shared server leaves it to the SDK, which
-// debounces the notifications of changes made together into one.
+// reports whether it changed. It announces nothing: the caller does, once
+// for the whole change (notifyToolsChanged), the SDK's own debounced
+// announcement being dropped (see newSessionNotifying).
 func (s *session) reconcile() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
