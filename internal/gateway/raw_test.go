@@ -307,26 +307,9 @@ func TestFastPathOverHTTP(t *testing.T) {
 	}
 	post := func(body string, header map[string]string) (int, string, string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "tools/call")
-		req.Header.Set("Mcp-Name", "fast")
-		for k, v := range header {
-			if v == "" {
-				req.Header.Del(k)
-			} else {
-				req.Header.Set(k, v)
-			}
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header.Get("Content-Type"), string(raw)
+		code, ct, got, _ := postMCP(t, srv.URL, body, map[string]string{
+			"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "fast"}, header)
+		return code, ct, got
 	}
 
 	code, ct, got := post(body("fast", `{}`), nil)
@@ -429,23 +412,33 @@ func (c *httpSessionClient) initialized() {
 // ones a client sends.
 func (c *httpSessionClient) post(body string, header map[string]string) (int, string, string, http.Header) {
 	c.t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(body))
+	var session map[string]string
+	if c.id != "" {
+		session = map[string]string{"Mcp-Session-Id": c.id, "Mcp-Protocol-Version": "2025-11-25"}
+	}
+	return postMCP(c.t, c.url, body, session, header)
+}
+
+// postMCP posts one JSON-RPC message as a streamable HTTP client does,
+// with the headers of each map set in turn (an empty value removes one),
+// and returns the status, Content-Type, body and headers of the answer.
+func postMCP(t *testing.T, url, body string, headers ...map[string]string) (int, string, string, http.Header) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	if c.id != "" {
-		req.Header.Set("Mcp-Session-Id", c.id)
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	}
-	for k, v := range header {
-		if v == "" {
-			req.Header.Del(k)
-		} else {
-			req.Header.Set(k, v)
+	for _, h := range headers {
+		for k, v := range h {
+			if v == "" {
+				req.Header.Del(k)
+			} else {
+				req.Header.Set(k, v)
+			}
 		}
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		c.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
