@@ -104,11 +104,13 @@
 // arguments as they came, and its result is written back with the id
 // restored, from the source's reading goroutine. On stdio, rawEdge takes
 // such lines from the screen before they reach the SDK (raw.go); on HTTP,
-// serveFast takes 2026-07-28 requests that carry no session (httpfast.go).
+// serveFast takes 2026-07-28 requests that carry no session, and
+// sessionFast the calls of an initialized 2025-11-25 session (httpfast.go).
 // It applies to a flat tool the view reaches whose source checks its own
 // arguments and is running, with no progress token, from a client that
 // has initialized or (2026-07-28) declared neither sampling nor
-// elicitation. Anything else takes the typed path through the SDK,
-// unchanged: meta-tools, grouped actions, progress, input asked through
-// results, a source not started yet, HTTP sessions.
+// elicitation; on an HTTP session, from a client that declared neither.
+// Anything else takes the typed path through the SDK, unchanged:
+// meta-tools, grouped actions, progress, input asked through results, a
+// source not started yet, an HTTP session's client that can be asked.
 package gateway

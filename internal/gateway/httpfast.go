@@ -21,9 +21,11 @@ import (
 )
 
 // The fast path of tools/call on streamable HTTP (package rawcall; see
-// raw.go for stdio). It takes only requests of the 2026-07-28 protocol,
+// raw.go for stdio). serveFast takes requests of the 2026-07-28 protocol,
 // which carry no session: what serves them is decided by the request
-// alone (see present), so nothing the SDK remembers is skipped. A request is taken when
+// alone (see present), so nothing the SDK remembers is skipped;
+// sessionFast (below) takes the calls of 2025-11-25 sessions, with what
+// the session table remembers of each. A request is taken when
 // every check the SDK's handler makes would pass (Host, Content-Type,
 // Accept, the Mcp-Method and Mcp-Name headers, no argument bound to a
 // header) and the call is one the stdio fast path would take; its answer is
