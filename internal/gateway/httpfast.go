@@ -42,11 +42,7 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, body []byte)
 		return false
 	}
 	req, ok := parseCall(body)
-	if !ok {
-		return false
-	}
-	name, ok := rawcall.String(req.name)
-	if !ok || name != r.Header.Get("Mcp-Name") {
+	if !ok || req.name != r.Header.Get("Mcp-Name") {
 		return false
 	}
 	version, caps, info, ok := metaMembers(req.meta)
@@ -57,15 +53,11 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, body []byte)
 	if !ok {
 		return false
 	}
-	wire, pres, ok := g.statelessWire(name, info, caps)
+	wire, pres, ok := g.statelessWire(req.name, info, caps)
 	if !ok || wire.HeaderBound() {
 		return false
 	}
-	var args json.RawMessage
-	if req.args != nil && string(req.args) != "null" {
-		args = req.args
-	}
-	return g.relayHTTP(w, r, string(req.id), wire, ev, refusingDownstream{}, args, nil, func(func()) {
+	return g.relayHTTP(w, r, string(req.id), wire, ev, refusingDownstream{}, req.args, nil, func(func()) {
 		if obs := g.opts.Observer; obs != nil {
 			obs.SessionStarted(pres.String()) // as ServerFor counts a request without a session
 		}
@@ -215,16 +207,12 @@ func (fs *sessionFast) call(w http.ResponseWriter, r *http.Request, body []byte)
 	if !ok {
 		return false
 	}
-	name, ok := rawcall.String(req.name)
-	if !ok {
-		return false
-	}
 	// A session's requests say nothing per request: any _meta member (a
 	// progress token, a tool's own key) is for the typed path.
 	if version, caps, info, ok := metaMembers(req.meta); !ok || version != nil || caps != nil || info != nil {
 		return false
 	}
-	wire, ok := fs.s.fastWire(name)
+	wire, ok := fs.s.fastWire(req.name)
 	if !ok {
 		return false
 	}
@@ -247,11 +235,7 @@ func (fs *sessionFast) call(w http.ResponseWriter, r *http.Request, body []byte)
 		}
 		fs.mu.Unlock()
 	}()
-	var args json.RawMessage
-	if req.args != nil && string(req.args) != "null" {
-		args = req.args
-	}
-	return fs.front.g.relayHTTP(w, r, id, wire, era{caps: fs.caps}, sessionDownstream{fs}, args, c.withdrawn, func(cancel func()) {
+	return fs.front.g.relayHTTP(w, r, id, wire, era{caps: fs.caps}, sessionDownstream{fs: fs}, req.args, c.withdrawn, func(cancel func()) {
 		fs.mu.Lock()
 		open := fs.inflight[id] == c
 		if open {
@@ -268,12 +252,9 @@ func (fs *sessionFast) call(w http.ResponseWriter, r *http.Request, body []byte)
 // cancelled, and accepts the notification as the SDK would; a cancellation
 // of anything else is the SDK's.
 func (fs *sessionFast) cancelled(w http.ResponseWriter, body []byte) bool {
-	if !json.Valid(body) || string(rawcall.Member(body, "method")) != `"notifications/cancelled"` || rawcall.Member(body, "id") != nil {
+	id, ok := cancelledRequest(body)
+	if !ok {
 		return false
-	}
-	var id []byte
-	if params := rawcall.Member(body, "params"); len(params) > 0 && params[0] == '{' {
-		id = rawcall.Member(params, "requestId")
 	}
 	fs.mu.Lock()
 	c, ok := fs.inflight[string(id)]
@@ -297,18 +278,9 @@ func (fs *sessionFast) cancelled(w http.ResponseWriter, body []byte) bool {
 // them for a client that did not declare them; roots/list, which a source
 // may ask although toolfold does not advertise roots, goes to the client
 // on the session's own stream.
-type sessionDownstream struct{ fs *sessionFast }
-
-func (d sessionDownstream) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	return refusingDownstream{}.CreateMessage(ctx, p)
-}
-
-func (d sessionDownstream) CreateMessageWithTools(ctx context.Context, p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
-	return refusingDownstream{}.CreateMessageWithTools(ctx, p)
-}
-
-func (d sessionDownstream) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	return refusingDownstream{}.Elicit(ctx, p)
+type sessionDownstream struct {
+	refusingDownstream
+	fs *sessionFast
 }
 
 func (d sessionDownstream) ListRoots(ctx context.Context, p *mcp.ListRootsParams) (*mcp.ListRootsResult, error) {

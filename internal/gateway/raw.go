@@ -83,12 +83,15 @@ func (e *rawEdge) take(line []byte) bool {
 
 // rawRequest is what the fast path reads of a tools/call message.
 type rawRequest struct {
-	id, params, name, args, meta []byte
+	id, params, meta []byte
+	name             string
+	// args are the arguments as sent, nil when absent or null.
+	args json.RawMessage
 }
 
 // parseCall reads a tools/call message's envelope, or reports false for
 // anything the SDK should read instead: not a lone request, an unexpected
-// member, a name with escapes.
+// member, a name with escapes. The slices point into line.
 func parseCall(line []byte) (r rawRequest, ok bool) {
 	if !json.Valid(line) {
 		return r, false // the SDK answers with a parse error
@@ -114,12 +117,15 @@ func parseCall(line []byte) (r rawRequest, ok bool) {
 	if err != nil || !ok || r.id == nil || string(method) != `"tools/call"` || len(r.params) == 0 || r.params[0] != '{' {
 		return r, false
 	}
+	var name []byte
 	err = rawcall.Members(r.params, func(k, v []byte) bool {
 		switch string(k) {
 		case "name":
-			r.name = v
+			name = v
 		case "arguments":
-			r.args = v
+			if string(v) != "null" {
+				r.args = v
+			}
 			ok = v[0] == '{' || string(v) == "null"
 		case "_meta":
 			r.meta = v
@@ -129,7 +135,11 @@ func parseCall(line []byte) (r rawRequest, ok bool) {
 		}
 		return ok
 	})
-	return r, err == nil && ok && r.name != nil
+	if err != nil || !ok || name == nil {
+		return r, false
+	}
+	r.name, ok = rawcall.String(name)
+	return r, ok
 }
 
 // era is what a request's _meta says about its protocol and its client.
@@ -286,11 +296,7 @@ func (e *rawEdge) call(line []byte) bool {
 	if !ok {
 		return false
 	}
-	name, ok := rawcall.String(req.name)
-	if !ok {
-		return false
-	}
-	w, ev, ok := e.route(name, req.meta)
+	w, ev, ok := e.route(req.name, req.meta)
 	if !ok {
 		return false
 	}
@@ -302,10 +308,6 @@ func (e *rawEdge) call(line []byte) bool {
 	key, ok := screenKey(req.id)
 	if !ok || (e.screen != nil && !e.screen.admitFast(key, ev.stateless)) {
 		return false
-	}
-	var args json.RawMessage
-	if req.args != nil && string(req.args) != "null" {
-		args = req.args
 	}
 	e.mu.Lock()
 	if _, dup := e.inflight[id]; dup {
@@ -323,7 +325,7 @@ func (e *rawEdge) call(line []byte) bool {
 		down = e.ss.Load()
 	}
 	start := time.Now()
-	call := &rawcall.Call{Arguments: args, Capabilities: ev.caps, Downstream: down}
+	call := &rawcall.Call{Arguments: req.args, Capabilities: ev.caps, Downstream: down}
 	call.Done = func(res json.RawMessage, err error) {
 		e.mu.Lock()
 		delete(e.inflight, id)
@@ -370,14 +372,8 @@ func (s *session) fastWire(name string) (*expose.Wire, bool) {
 // cancelled withdraws a fast-path call the client cancelled; a cancellation
 // of anything else is the SDK's.
 func (e *rawEdge) cancelled(line []byte) bool {
-	if !json.Valid(line) {
-		return false
-	}
-	var id []byte
-	if params := rawcall.Member(line, "params"); len(params) > 0 && params[0] == '{' {
-		id = rawcall.Member(params, "requestId")
-	}
-	if id == nil || string(rawcall.Member(line, "method")) != `"notifications/cancelled"` {
+	id, ok := cancelledRequest(line)
+	if !ok {
 		return false
 	}
 	e.mu.Lock()
@@ -396,6 +392,20 @@ func (e *rawEdge) cancelled(line []byte) bool {
 		cancel()
 	}
 	return true
+}
+
+// cancelledRequest returns the id of the request a notifications/cancelled
+// message withdraws, as sent, or reports false for any other message.
+func cancelledRequest(msg []byte) ([]byte, bool) {
+	if !json.Valid(msg) || string(rawcall.Member(msg, "method")) != `"notifications/cancelled"` || rawcall.Member(msg, "id") != nil {
+		return nil, false
+	}
+	params := rawcall.Member(msg, "params")
+	if len(params) == 0 || params[0] != '{' {
+		return nil, false
+	}
+	id := rawcall.Member(params, "requestId")
+	return id, id != nil
 }
 
 // answer writes a fast-path call's response, as the typed path would have
