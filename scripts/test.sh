@@ -55,6 +55,9 @@ go vet ./...
 log "go test -race"
 go test -race -count=1 -timeout 30m ./...
 
+log "allocation counts (without -race, which moves values to the heap)"
+go test -count=1 -run 'Allocations$' ./internal/...
+
 log "benchmarks (one short run each, so they stay runnable)"
 go test -run='^$' -bench=. -benchtime=1x -count=1 ./... > /dev/null
 

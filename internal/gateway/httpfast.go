@@ -42,7 +42,7 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, body []byte)
 		return false
 	}
 	req, ok := parseCall(body)
-	if !ok || req.name != r.Header.Get("Mcp-Name") {
+	if !ok || string(req.name) != r.Header.Get("Mcp-Name") {
 		return false
 	}
 	version, caps, info, ok := metaMembers(req.meta)
@@ -53,7 +53,7 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, body []byte)
 	if !ok {
 		return false
 	}
-	wire, pres, ok := g.statelessWire(req.name, info, caps)
+	wire, pres, ok := g.statelessWire(string(req.name), info, caps)
 	if !ok || wire.HeaderBound() {
 		return false
 	}
@@ -212,7 +212,7 @@ func (fs *sessionFast) call(w http.ResponseWriter, r *http.Request, body []byte)
 	if version, caps, info, ok := metaMembers(req.meta); !ok || version != nil || caps != nil || info != nil {
 		return false
 	}
-	wire, ok := fs.s.fastWire(req.name)
+	wire, ok := fs.s.fastWire(string(req.name))
 	if !ok {
 		return false
 	}

@@ -84,7 +84,10 @@ func (e *rawEdge) take(line []byte) bool {
 // rawRequest is what the fast path reads of a tools/call message.
 type rawRequest struct {
 	id, params, meta []byte
-	name             string
+	// name is the tool's name, unquoted (it has no escapes); it shares the
+	// message's buffer, so that a caller's string(name) that does not
+	// outlive the call costs no allocation.
+	name []byte
 	// args are the arguments as sent, nil when absent or null.
 	args json.RawMessage
 }
@@ -138,7 +141,7 @@ func parseCall(line []byte) (r rawRequest, ok bool) {
 	if err != nil || !ok || name == nil {
 		return r, false
 	}
-	r.name, ok = rawcall.String(name)
+	r.name, ok = rawcall.Unquote(name)
 	return r, ok
 }
 
@@ -296,7 +299,7 @@ func (e *rawEdge) call(line []byte) bool {
 	if !ok {
 		return false
 	}
-	w, ev, ok := e.route(req.name, req.meta)
+	w, ev, ok := e.route(string(req.name), req.meta)
 	if !ok {
 		return false
 	}

@@ -87,16 +87,22 @@ func Member(obj []byte, key string) []byte {
 // whether it is one; a string with escapes is reported as not one, which
 // sends its message to the typed path.
 func String(v []byte) (string, bool) {
+	inner, ok := Unquote(v)
+	return string(inner), ok
+}
+
+// Unquote is String without the copy: the content of v, which it shares.
+func Unquote(v []byte) ([]byte, bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return "", false
+		return nil, false
 	}
 	inner := v[1 : len(v)-1]
 	for _, c := range inner {
 		if c == '\\' || c == '"' || c < 0x20 {
-			return "", false
+			return nil, false
 		}
 	}
-	return string(inner), true
+	return inner, true
 }
 
 func skipSpace(b []byte, i int) int {

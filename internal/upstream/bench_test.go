@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/racetest"
 	"github.com/toolfold/toolfold/internal/rawcall"
 )
 
@@ -92,6 +93,37 @@ func run(b *testing.B, parallel bool, f func() error) {
 }
 
 func testingProcs() int { return runtime.GOMAXPROCS(0) }
+
+// TestForwardRawAllocations holds the upstream's share of a forwarded call
+// to the allocations the bench README counts (4: the pending call, its id,
+// the request bytes, the function that withdraws it), with room for one
+// the runtime makes now and then: with the gateway's 5 it keeps issue 13's
+// goal of 10 per forwarded call. Counted, not timed.
+func TestForwardRawAllocations(t *testing.T) {
+	if racetest.Enabled {
+		t.Skip("the race detector changes allocation counts; scripts/test.sh runs this without it")
+	}
+	m := New(map[string]config.ServerConfig{"fx": fixture(t, "serve", nil)}, &Options{DisableCache: true})
+	defer m.Close()
+	if _, err := m.Tools(context.Background(), "fx"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	call := &rawcall.Call{Arguments: json.RawMessage(`{"a":1,"b":2}`)}
+	call.Done = func(res json.RawMessage, err error) { done <- err }
+	const most = 5
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, ok := m.ForwardRaw("fx", "add", call); !ok {
+			t.Fatal("ForwardRaw refused the call")
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > most {
+		t.Errorf("a forwarded call allocates %.2f times on the upstream side, want at most %d", allocs, most)
+	}
+}
 
 // BenchmarkForwardRaw is one fast-path tools/call (ForwardRaw) to the
 // fixture over stdio, one at a time: the request written beside the SDK's
