@@ -3,6 +3,7 @@ package cmdtool
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,6 +162,8 @@ func processGone(pid int) bool {
 	return len(fields) > 0 && fields[0] == "Z"
 }
 
+// waitGone waits until the child whose pid the fixture wrote to pidFile
+// has died.
 func waitGone(t *testing.T, pidFile string) {
 	t.Helper()
 	data, err := os.ReadFile(pidFile)
@@ -171,6 +174,12 @@ func waitGone(t *testing.T, pidFile string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	waitPidGone(t, pid)
+}
+
+// waitPidGone waits until process pid has died.
+func waitPidGone(t *testing.T, pid int) {
+	t.Helper()
 	// A SIGKILL takes effect when the kernel next schedules the process, and
 	// a process that is not our child sends no portable word when it dies, so
 	// this polls its state. Once the group is killed the wait ends at the
@@ -224,7 +233,7 @@ func TestRunBackgroundChildHoldingPipe(t *testing.T) {
 
 func TestRunCallerCancel(t *testing.T) {
 	p, dir := hostileProgram(t)
-	pidFile := filepath.Join(dir, "pid.log")
+	pids := pidFromFIFO(t, filepath.Join(dir, "pid.log"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type outcome struct {
@@ -238,30 +247,49 @@ func TestRunCallerCancel(t *testing.T) {
 	}()
 	// The caller gives up once the program has started the child that must
 	// go down with it; at a guessed moment it might not have yet.
-	waitPidWritten(t, pidFile)
+	var pid int
+	select {
+	case pid = <-pids:
+	case o := <-done:
+		t.Fatalf("Run ended before the program started its child: %v %+v", o.err, o.res)
+	case <-time.After(time.Minute): // a hang guard: the fixture writes at once
+		t.Fatal("the fixture never wrote its child's pid")
+	}
 	cancel()
 	o := <-done
 	if !errors.Is(o.err, context.Canceled) || o.res == nil || o.res.TimedOut {
 		t.Fatalf("want the caller's cancellation as an error, got %v %+v", o.err, o.res)
 	}
-	waitGone(t, pidFile)
+	waitPidGone(t, pid)
 }
 
-// waitPidWritten waits until the fixture has written a whole line to
-// pidFile. The fixture is another process, so this polls; the deadline only
-// stops a broken test from hanging.
-func waitPidWritten(t *testing.T, pidFile string) {
+// pidFromFIFO makes path a named pipe and delivers the pid the fixture
+// writes into it. The fixture's write waits for this reader and the read
+// for the write, so the pid arrives when it is written, with no polling.
+func pidFromFIFO(t *testing.T, path string) <-chan int {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if b, _ := os.ReadFile(pidFile); strings.HasSuffix(string(b), "\n") {
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatalf("making the pid pipe: %v", err)
+	}
+	pids := make(chan int, 1)
+	go func() {
+		f, err := os.Open(path) // blocks until the fixture opens it to write
+		if err != nil {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the fixture never wrote its child's pid to %s", pidFile)
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			pids <- pid
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	}()
+	t.Cleanup(func() {
+		// If the fixture never wrote, a writer of our own lets the reader go.
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	return pids
 }
 
 func TestRunFailureRendering(t *testing.T) {
