@@ -32,7 +32,10 @@ type fakeSource struct {
 	taken     []*rawcall.Call
 	refuse    bool
 	cancelled chan string
-	answer    func(tool string) (json.RawMessage, error) // nil result and error: never answer
+	// took, if set, hears each tool whose call the source took; it must
+	// have room for every call the test makes.
+	took   chan string
+	answer func(tool string) (json.RawMessage, error) // nil result and error: never answer
 }
 
 func (f *fakeSource) forwarder(tool string) rawcall.Forwarder {
@@ -46,11 +49,33 @@ func (f *fakeSource) forwarder(tool string) rawcall.Forwarder {
 		kept := *call
 		kept.Arguments = bytes.Clone(call.Arguments)
 		f.taken = append(f.taken, &kept)
+		if f.took != nil {
+			f.took <- tool
+		}
+		if tool == "roots" {
+			go call.Done(askRoots(call.Downstream))
+			return func() { f.cancelled <- tool }, true
+		}
 		if res, err := f.answer(tool); res != nil || err != nil {
 			go call.Done(res, err)
 		}
 		return func() { f.cancelled <- tool }, true
 	}
+}
+
+// askRoots is the roots tool of a fake source: it asks the calling client
+// for its roots and answers with their URIs, or with the refusal as a tool
+// error.
+func askRoots(d rawcall.Downstream) (json.RawMessage, error) {
+	text, isError := "", false
+	if res, err := d.ListRoots(context.Background(), &mcp.ListRootsParams{}); err != nil {
+		text, isError = err.Error(), true
+	} else {
+		for _, r := range res.Roots {
+			text += r.URI + " "
+		}
+	}
+	return json.Marshal(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError})
 }
 
 func (f *fakeSource) calls() []*rawcall.Call {
@@ -60,16 +85,17 @@ func (f *fakeSource) calls() []*rawcall.Call {
 }
 
 // rawGateway serves a flat catalog of fast (a fast path), hang (a fast path
-// that never answers), slow (no fast path) and checked (a fast path, but a
-// source that does not check its own arguments). Their typed handler
-// answers "typed <tool>".
+// that never answers), slow (no fast path), checked (a fast path, but a
+// source that does not check its own arguments) and roots (a fast path
+// that asks the client for its roots). Their typed handler answers "typed
+// <tool>".
 func rawGateway(t *testing.T, src *fakeSource) *gateway.Gateway {
 	t.Helper()
 	typed := func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "typed " + req.Params.Name}}}, nil
 	}
 	var tools []*catalog.Tool
-	for _, id := range []string{"fast", "hang", "slow", "checked"} {
+	for _, id := range []string{"fast", "hang", "slow", "checked", "roots"} {
 		tl := catalogtest.Tool(id)
 		tl.Source = "src"
 		tl.Handler = typed
@@ -515,7 +541,7 @@ func TestFastPathOnAnHTTPSession(t *testing.T) {
 // on the fast path: the source is told, the cancellation is accepted, and
 // the hanging request ends.
 func TestFastPathCancellationOnAnHTTPSession(t *testing.T) {
-	src := &fakeSource{answer: answerText("raw"), cancelled: make(chan string, 1)}
+	src := &fakeSource{answer: answerText("raw"), cancelled: make(chan string, 1), took: make(chan string, 2)}
 	h, err := rawGateway(t, src).HTTPHandler(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -530,12 +556,10 @@ func TestFastPathCancellationOnAnHTTPSession(t *testing.T) {
 		hung <- got
 	}()
 	// The call is in flight once the source has taken it.
-	for len(src.calls()) == 0 {
-		select {
-		case got := <-hung:
-			t.Fatalf("the hanging call ended before it was cancelled: %s", got)
-		case <-time.After(10 * time.Millisecond):
-		}
+	select {
+	case <-src.took:
+	case got := <-hung:
+		t.Fatalf("the hanging call ended before it was cancelled: %s", got)
 	}
 	if code, _, got, _ := c.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h-1"}}`, nil); code != http.StatusAccepted {
 		t.Errorf("notifications/cancelled: %d %s", code, got)
@@ -558,5 +582,44 @@ func TestFastPathCancellationOnAnHTTPSession(t *testing.T) {
 	}
 	if _, _, got, _ := c.post(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"fast"}}`, nil); !strings.Contains(got, `"text":"raw"`) {
 		t.Errorf("after the cancellation: %s", got)
+	}
+}
+
+// TestFastPathRootsOnAnHTTPSession: a source that asks for roots during a
+// session's fast call reaches the client that declared them, through its
+// session, and is refused for one that did not.
+func TestFastPathRootsOnAnHTTPSession(t *testing.T) {
+	src := &fakeSource{answer: answerText("raw"), cancelled: make(chan string, 1)}
+	h, err := rawGateway(t, src).HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx := context.Background()
+
+	// The Go SDK client declares roots and answers roots/list.
+	client := mcp.NewClient(&mcp.Implementation{Name: "rooted", Version: "1"}, nil)
+	client.AddRoots(&mcp.Root{URI: "file:///work/project", Name: "project"})
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "roots"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := callText(res); res.IsError || !strings.Contains(got, "file:///work/project") {
+		t.Errorf("roots asked of a client that declared them: %q (isError %v)", got, res.IsError)
+	}
+	if n := len(src.calls()); n != 1 {
+		t.Fatalf("the source's fast path took %d calls, want the roots call", n)
+	}
+
+	c := openHTTPSession(t, srv.URL, `{}`)
+	c.initialized()
+	if _, _, got, _ := c.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"roots"}}`, nil); !strings.Contains(got, `did not declare`) || !strings.Contains(got, `"isError":true`) {
+		t.Errorf("roots asked of a client that did not declare them: %s", got)
 	}
 }
