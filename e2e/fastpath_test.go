@@ -92,7 +92,7 @@ func TestFastPathWithAReferenceServer(t *testing.T) {
 
 // toolText calls a tool and returns its text, or its text as the error of
 // a tool error.
-func toolText(ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any, meta mcp.Meta) (string, error) {
+func toolText(ctx context.Context, cs *mcp.ClientSession, name string, args any, meta mcp.Meta) (string, error) {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: meta})
 	if err != nil {
 		return "", err

@@ -166,19 +166,14 @@ func connectAs(ctx context.Context, endpoint, token, name, protocol string) (*mc
 	return mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0.0"}, nil).Connect(ctx, transport, opts)
 }
 
-// callText calls a tool; ok is false on a protocol error or isError.
+// callText calls a tool; ok is false on a protocol error or isError, and
+// text is then the error's.
 func callText(ctx context.Context, cs *mcp.ClientSession, name string, args any) (ok bool, text string) {
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	text, err := toolText(ctx, cs, name, args, nil)
 	if err != nil {
 		return false, err.Error()
 	}
-	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return !res.IsError, strings.Join(parts, "\n")
+	return true, text
 }
 
 // rawRequest sends one request with an Authorization header (if token is
