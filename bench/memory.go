@@ -117,16 +117,8 @@ func measureMemoryMode(ctx context.Context, h *harness, config, mode string, par
 	if err := sleep(ctx, params.Settle); err != nil {
 		return nil, err
 	}
-	before, err := rssBytes(srv.cmd.Process.Pid)
-	if err != nil {
-		return nil, err
-	}
 	base := "http://" + pprofAddr
-	memBefore, err := readMemStats(ctx, base, true)
-	if err != nil {
-		return nil, err
-	}
-	goBefore, err := readGoroutines(ctx, base)
+	before, err := readHolding(ctx, srv.cmd.Process.Pid, base)
 	if err != nil {
 		return nil, err
 	}
@@ -152,20 +144,12 @@ func measureMemoryMode(ctx context.Context, h *harness, config, mode string, par
 	if err := sleep(ctx, params.Settle); err != nil {
 		return nil, err
 	}
-	after, err := rssBytes(srv.cmd.Process.Pid)
+	after, err := readHolding(ctx, srv.cmd.Process.Pid, base)
 	if err != nil {
 		return nil, err
 	}
-	memAfter, err := readMemStats(ctx, base, true)
-	if err != nil {
-		return nil, err
-	}
-	goAfter, err := readGoroutines(ctx, base)
-	if err != nil {
-		return nil, err
-	}
-	perSession := func(before, after uint64) float64 {
-		return (float64(after) - float64(before)) / float64(params.Sessions)
+	perSession := func(before, after int64) float64 {
+		return float64(after-before) / float64(params.Sessions)
 	}
 	if params.Profile != "" {
 		if err := saveProfile(ctx, "http://"+pprofAddr+"/debug/pprof/heap", filepath.Join(params.Profile, "toolfold-memory-"+mode+"-heap.pprof")); err != nil {
@@ -179,17 +163,41 @@ func measureMemoryMode(ctx context.Context, h *harness, config, mode string, par
 		Sessions:             params.Sessions,
 		Servers:              params.Servers,
 		ToolsPerSession:      tools,
-		RSSBefore:            before,
-		RSSAfter:             after,
-		BytesPerSession:      float64(after-before) / float64(params.Sessions),
-		HeapPerSession:       perSession(memBefore.heapInuse, memAfter.heapInuse),
-		StackPerSession:      perSession(memBefore.stackInuse, memAfter.stackInuse),
-		GoroutinesPerSession: perSession(uint64(goBefore), uint64(goAfter)),
+		RSSBefore:            before.rss,
+		RSSAfter:             after.rss,
+		BytesPerSession:      perSession(before.rss, after.rss),
+		HeapPerSession:       perSession(before.heap, after.heap),
+		StackPerSession:      perSession(before.stacks, after.stacks),
+		GoroutinesPerSession: perSession(before.goroutines, after.goroutines),
 		OpenSeconds:          openSeconds,
 	}, nil
 }
 
 // closeAll closes the sessions that were opened, a few at a time.
+// holding is what a process holds at one moment.
+type holding struct {
+	rss, heap, stacks, goroutines int64
+}
+
+// readHolding reads a Go process's RSS (from /proc), and from its profiler
+// at base its live heap (after a collection), goroutine stacks and
+// goroutines.
+func readHolding(ctx context.Context, pid int, base string) (holding, error) {
+	rss, err := rssBytes(pid)
+	if err != nil {
+		return holding{}, err
+	}
+	mem, err := readMemStats(ctx, base, true)
+	if err != nil {
+		return holding{}, err
+	}
+	goroutines, err := readGoroutines(ctx, base)
+	if err != nil {
+		return holding{}, err
+	}
+	return holding{rss, int64(mem.heapInuse), int64(mem.stackInuse), int64(goroutines)}, nil
+}
+
 func closeAll(sessions []*mcp.ClientSession, concurrency int) {
 	limit := make(chan struct{}, concurrency)
 	var wg sync.WaitGroup
