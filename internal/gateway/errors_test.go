@@ -13,7 +13,6 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
-	"github.com/toolfold/toolfold/internal/view"
 )
 
 // TestHandlerErrorsReachTheClient: a JSON-RPC error from a source is a
@@ -28,14 +27,7 @@ func TestHandlerErrorsReachTheClient(t *testing.T) {
 	plainTool.Handler = func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, errors.New("the disk is full")
 	}
-	space, err := view.NewSpace(catalogtest.Build(t, catalog.Spec{Tools: []*catalog.Tool{rpcTool, plainTool}}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(space, &gateway.Options{Mode: expose.Flat})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := specGateway(t, catalog.Spec{Tools: []*catalog.Tool{rpcTool, plainTool}}, &gateway.Options{Mode: expose.Flat})
 	c := connect(t, g, "errors-test")
 
 	tests := []struct {

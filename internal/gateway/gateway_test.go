@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
@@ -32,6 +33,20 @@ func newGateway(t *testing.T, opts gateway.Options, vopts *view.Options) *gatewa
 		t.Fatal(err)
 	}
 	g, err := gateway.New(space, &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// specGateway serves the catalog built from spec, with opts.
+func specGateway(t *testing.T, spec catalog.Spec, opts *gateway.Options) *gateway.Gateway {
+	t.Helper()
+	space, err := view.NewSpace(catalogtest.Build(t, spec), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gateway.New(space, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -219,14 +219,7 @@ func TestPendingSourceFailureNamesTheSourceByItsPrefix(t *testing.T) {
 		},
 		SourcePrefixes: map[string]string{"git": "git__", "github": "github__", "custom": "cx__"},
 	}
-	space, err := view.NewSpace(catalogtest.Build(t, spec), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(space, &gateway.Options{Mode: expose.Flat})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := specGateway(t, spec, &gateway.Options{Mode: expose.Flat})
 	c := connect(t, g, "other")
 	tests := []struct {
 		name     string

@@ -21,7 +21,6 @@ import (
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/rawcall"
-	"github.com/toolfold/toolfold/internal/view"
 )
 
 // fakeSource is a source with a fast path: it records the calls it takes
@@ -105,14 +104,7 @@ func rawGateway(t *testing.T, src *fakeSource) *gateway.Gateway {
 		}
 		tools = append(tools, tl)
 	}
-	space, err := view.NewSpace(catalogtest.Build(t, catalog.Spec{Tools: tools}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(space, &gateway.Options{Mode: expose.Flat})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := specGateway(t, catalog.Spec{Tools: tools}, &gateway.Options{Mode: expose.Flat})
 	return g
 }
 

@@ -17,7 +17,6 @@ import (
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/logtest"
-	"github.com/toolfold/toolfold/internal/view"
 )
 
 // stdioPeer drives ServeStdio over pipes, as a client on the other end of
@@ -193,14 +192,7 @@ func TestStdioReusedIDInFlightGetsAnError(t *testing.T) {
 		<-release
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
 	}
-	space, err := view.NewSpace(catalogtest.Build(t, catalog.Spec{Tools: []*catalog.Tool{slow}}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(space, &gateway.Options{Mode: expose.Flat})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := specGateway(t, catalog.Spec{Tools: []*catalog.Tool{slow}}, &gateway.Options{Mode: expose.Flat})
 	p := startStdio(t, g, nil)
 	p.initialize()
 	call := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow","arguments":{}}}`
