@@ -108,6 +108,18 @@ func rawGateway(t *testing.T, src *fakeSource) *gateway.Gateway {
 	return g
 }
 
+// rawHTTPServer serves rawGateway over streamable HTTP until the test ends.
+func rawHTTPServer(t *testing.T, src *fakeSource) *httptest.Server {
+	t.Helper()
+	h, err := rawGateway(t, src).HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // wire is a client speaking newline-delimited JSON-RPC to ServeStdio.
 type wire struct {
 	t     *testing.T
@@ -312,12 +324,7 @@ func TestFastPathAnswersLikeTheTypedPath(t *testing.T) {
 // JSON; anything the SDK must judge goes to it.
 func TestFastPathOverHTTP(t *testing.T) {
 	src := &fakeSource{answer: answerText("raw"), cancelled: make(chan string, 1)}
-	h, err := rawGateway(t, src).HTTPHandler(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := rawHTTPServer(t, src)
 	body := func(name, caps string) string {
 		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + name + `","arguments":{"x":"1"},"_meta":{` +
 			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"h","version":"1"},` +
@@ -367,12 +374,7 @@ func TestFastPathOverHTTPErrorStatus(t *testing.T) {
 	src := &fakeSource{cancelled: make(chan string, 1), answer: func(string) (json.RawMessage, error) {
 		return nil, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: "sampling capability required"}
 	}}
-	h, err := rawGateway(t, src).HTTPHandler(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := rawHTTPServer(t, src)
 	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fast","_meta":{`+
 		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
 	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
@@ -468,12 +470,7 @@ func postMCP(t *testing.T, url, body string, headers ...map[string]string) (int,
 // session is initialized; every call that does goes to the SDK.
 func TestFastPathOnAnHTTPSession(t *testing.T) {
 	src := &fakeSource{answer: answerText("raw"), cancelled: make(chan string, 1)}
-	h, err := rawGateway(t, src).HTTPHandler(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := rawHTTPServer(t, src)
 	call := func(id int, params string) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, params)
 	}
@@ -534,12 +531,7 @@ func TestFastPathOnAnHTTPSession(t *testing.T) {
 // the hanging request ends.
 func TestFastPathCancellationOnAnHTTPSession(t *testing.T) {
 	src := &fakeSource{answer: answerText("raw"), cancelled: make(chan string, 1), took: make(chan string, 2)}
-	h, err := rawGateway(t, src).HTTPHandler(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := rawHTTPServer(t, src)
 	c := openHTTPSession(t, srv.URL, `{}`)
 	c.initialized()
 	hung := make(chan string, 1)
@@ -582,12 +574,7 @@ func TestFastPathCancellationOnAnHTTPSession(t *testing.T) {
 // session, and is refused for one that did not.
 func TestFastPathRootsOnAnHTTPSession(t *testing.T) {
 	src := &fakeSource{answer: answerText("raw"), cancelled: make(chan string, 1)}
-	h, err := rawGateway(t, src).HTTPHandler(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := rawHTTPServer(t, src)
 	ctx := context.Background()
 
 	// The Go SDK client declares roots and answers roots/list.
