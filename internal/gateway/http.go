@@ -197,7 +197,7 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 	added := false
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(int) {
 		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
-			f.table.add(id, f.sessionFast(s, id, client, first.caps), func() { f.closeSession(id) })
+			f.table.add(id, f, callerOf(r.Context(), nil).user, f.sessionFast(s, id, client, first.caps), func() { f.closeSession(id) })
 			added = true
 		}
 	}}
@@ -210,7 +210,19 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 // serveSession serves a request of an open session; body is a POST's,
 // already read (nil for other methods).
 func (f *httpFront) serveSession(w http.ResponseWriter, r *http.Request, id string, body []byte) {
-	fast, known := f.table.begin(id)
+	fast, admission := f.table.begin(id, f, callerOf(r.Context(), nil).user)
+	switch admission {
+	case sessionElsewhere:
+		// Another endpoint's session does not exist here; answering so
+		// must not end it there.
+		http.Error(w, "session not found: sessions belong to the endpoint that opened them; send initialize to this endpoint to open one here", http.StatusNotFound)
+		return
+	case sessionNotYours:
+		f.g.log.Warn("refused a request on another caller's HTTP session", "caller", callerOf(r.Context(), nil).name)
+		http.Error(w, "session user mismatch: this session was opened with another token; send initialize to open a session of your own", http.StatusForbidden)
+		return
+	}
+	known := admission == sessionAdmitted
 	if fast != nil && fast.front == f && body != nil {
 		if fast.serve(w, r, body) {
 			f.table.finish(id, false)

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,15 +52,12 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, body []byte)
 	if !ok {
 		return false
 	}
-	wire, pres, ok := g.statelessWire(string(req.name), info, caps)
+	wire, _, ok := g.statelessWire(string(req.name), info, caps)
 	if !ok || wire.HeaderBound() {
 		return false
 	}
-	return g.relayHTTP(w, r, string(req.id), wire, ev, refusingDownstream{}, req.args, nil, func(func()) {
-		if obs := g.opts.Observer; obs != nil {
-			obs.SessionStarted(pres.String()) // as ServerFor counts a request without a session
-		}
-	})
+	ticket := g.admitCall(r.Context(), pathHTTPRequest, nil)
+	return g.relayHTTP(w, r, ticket, string(req.id), wire, ev, refusingDownstream{}, req.args, nil, nil)
 }
 
 // relayHTTP forwards a call on the fast path and writes its answer as a
@@ -70,7 +66,7 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, body []byte)
 // hears how to withdraw the call once the source has taken it; a call
 // withdrawn is answered at once with an error (the client asked for it to
 // be cancelled and will not read the answer, but the request must end).
-func (g *Gateway) relayHTTP(w http.ResponseWriter, r *http.Request, id string, wire *expose.Wire, ev era,
+func (g *Gateway) relayHTTP(w http.ResponseWriter, r *http.Request, ticket *callTicket, id string, wire *expose.Wire, ev era,
 	down rawcall.Downstream, args json.RawMessage, withdrawn <-chan struct{}, forwarded func(cancel func())) bool {
 	type answer struct {
 		msg     []byte
@@ -78,34 +74,33 @@ func (g *Gateway) relayHTTP(w http.ResponseWriter, r *http.Request, id string, w
 		status  int
 	}
 	answered := make(chan answer, 1)
-	start := time.Now()
 	call := &rawcall.Call{Arguments: args, Capabilities: ev.caps, Downstream: down}
 	call.Done = func(res json.RawMessage, err error) {
 		msg, outcome := fastAnswer(id, wire, ev, res, err)
 		answered <- answer{msg, outcome, errorStatus(err)}
 	}
-	cancel, ok := wire.Target.Forward(call)
+	cancel, ok := ticket.forward(wire, call)
 	if !ok {
 		return false
 	}
 	if forwarded != nil {
 		forwarded(cancel)
 	}
+	ctx := r.Context()
 	select {
 	case a := <-answered:
+		// Accounted for before the client can see the answer, as on the
+		// typed path.
+		ticket.finish(ctx, wire.Name, "", wire.Target.Source, a.outcome)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(a.status)
 		_, _ = w.Write(a.msg)
-		if obs := g.opts.Observer; obs != nil {
-			obs.ToolCalled(wire.Name, "", wire.Target.Source, a.outcome, time.Since(start))
-		}
 	case <-withdrawn:
+		ticket.finish(ctx, wire.Name, "", wire.Target.Source, "cancelled")
 		writeRPCErrorCode(w, http.StatusOK, json.RawMessage(id), jsonrpc.CodeInternalError, "the client cancelled this request")
-		if obs := g.opts.Observer; obs != nil {
-			obs.ToolCalled(wire.Name, "", wire.Target.Source, "cancelled", time.Since(start))
-		}
-	case <-r.Context().Done():
+	case <-ctx.Done():
 		cancel() // the client is gone: nobody can read the answer
+		ticket.finish(context.WithoutCancel(ctx), wire.Name, "", wire.Target.Source, "cancelled")
 	}
 	return true
 }
@@ -235,7 +230,8 @@ func (fs *sessionFast) call(w http.ResponseWriter, r *http.Request, body []byte)
 		}
 		fs.mu.Unlock()
 	}()
-	return fs.front.g.relayHTTP(w, r, id, wire, era{caps: fs.caps}, sessionDownstream{fs: fs}, req.args, c.withdrawn, func(cancel func()) {
+	ticket := fs.front.g.admitCall(r.Context(), pathHTTPSession, nil)
+	return fs.front.g.relayHTTP(w, r, ticket, id, wire, era{caps: fs.caps}, sessionDownstream{fs: fs}, req.args, c.withdrawn, func(cancel func()) {
 		fs.mu.Lock()
 		open := fs.inflight[id] == c
 		if open {

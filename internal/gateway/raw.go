@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,6 +39,8 @@ import (
 type rawEdge struct {
 	g *Gateway
 	s *session
+	// ctx is the connection's: it names the caller (see callerOf).
+	ctx context.Context
 	// screen admits the requests the edge takes and writes their answers
 	// beside the SDK's messages; nil in benchmarks, which admit all.
 	screen *stdioScreen
@@ -56,8 +57,8 @@ type rawEdge struct {
 	inflight map[string]func()
 }
 
-func newRawEdge(g *Gateway, s *session, screen *stdioScreen) *rawEdge {
-	return &rawEdge{g: g, s: s, screen: screen, inflight: map[string]func(){}, connected: make(chan struct{})}
+func newRawEdge(ctx context.Context, g *Gateway, s *session, screen *stdioScreen) *rawEdge {
+	return &rawEdge{g: g, s: s, ctx: ctx, screen: screen, inflight: map[string]func(){}, connected: make(chan struct{})}
 }
 
 // connect records the SDK session the client's messages go to (nil if it
@@ -303,7 +304,6 @@ func (e *rawEdge) call(line []byte) bool {
 	if !ok {
 		return false
 	}
-	tool := w.Target
 	// The line's buffer is reused by the next read: the id is kept as a
 	// string, and the arguments need to live only as long as Forward
 	// (rawcall.Call).
@@ -327,15 +327,15 @@ func (e *rawEdge) call(line []byte) bool {
 	if !ev.stateless {
 		down = e.ss.Load()
 	}
-	start := time.Now()
+	ticket := e.g.admitCall(e.ctx, pathStdioBytes, nil)
 	call := &rawcall.Call{Arguments: req.args, Capabilities: ev.caps, Downstream: down}
 	call.Done = func(res json.RawMessage, err error) {
 		e.mu.Lock()
 		delete(e.inflight, id)
 		e.mu.Unlock()
-		e.answer(id, key, w, ev, res, err, start)
+		e.answer(id, key, w, ev, res, err, ticket)
 	}
-	cancel, ok := tool.Forward(call)
+	cancel, ok := ticket.forward(w, call)
 	if !ok {
 		e.mu.Lock()
 		delete(e.inflight, id)
@@ -413,17 +413,16 @@ func cancelledRequest(msg []byte) ([]byte, bool) {
 
 // answer writes a fast-path call's response, as the typed path would have
 // written it.
-func (e *rawEdge) answer(id, key string, w *expose.Wire, ev era, res json.RawMessage, err error, start time.Time) {
+func (e *rawEdge) answer(id, key string, w *expose.Wire, ev era, res json.RawMessage, err error, ticket *callTicket) {
 	msg, outcome := fastAnswer(id, w, ev, res, err)
 	msg = append(msg, '\n')
-	if e.screen == nil {
-		return
-	}
-	if werr := e.screen.out.writeAnswer(msg, key); werr != nil {
-		e.g.log.Debug("could not write a tools/call answer to the client", "err", werr)
-	}
-	if obs := e.g.opts.Observer; obs != nil {
-		obs.ToolCalled(w.Name, "", w.Target.Source, outcome, time.Since(start))
+	// Accounted for before the client can see the answer, as on the
+	// typed path.
+	ticket.finish(e.ctx, w.Name, "", w.Target.Source, outcome)
+	if e.screen != nil {
+		if werr := e.screen.out.writeAnswer(msg, key); werr != nil {
+			e.g.log.Debug("could not write a tools/call answer to the client", "err", werr)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -36,14 +37,15 @@ func BenchmarkStdioFastPath(b *testing.B) {
 // TestStdioFastPathAllocations holds the gateway's share of a forwarded
 // call to the allocations the bench README counts (issue 13's goal is 10
 // per forwarded call, the upstream's share included): the call, its Done,
-// the id, the answer buffer and the screen's entry. Allocations are
-// counted, not timed, so this is exact under any load.
+// the id, the answer buffer, the screen's entry and the gate's ticket (an
+// audit line, when the log takes Info, costs its own on top). Allocations
+// are counted, not timed, so this is exact under any load.
 func TestStdioFastPathAllocations(t *testing.T) {
 	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts; scripts/test.sh runs this without it")
 	}
 	edge, line, _ := benchEdge(t)
-	const most = 5
+	const most = 6
 	allocs := testing.AllocsPerRun(200, func() {
 		if !edge.take(line) {
 			t.Fatal("the fast path left the call to the SDK")
@@ -78,7 +80,7 @@ func benchEdge(tb testing.TB) (*rawEdge, []byte, *countingWriter) {
 	out := &countingWriter{}
 	screen := newStdioScreen(strings.NewReader(""), out, g.log)
 	screen.initialized = true
-	return newRawEdge(g, g.shared[expose.Flat], screen), line, out
+	return newRawEdge(context.Background(), g, g.shared[expose.Flat], screen), line, out
 }
 
 type countingWriter struct{ messages int }

@@ -90,6 +90,11 @@ func (f *fakeSource) calls() []*rawcall.Call {
 // <tool>".
 func rawGateway(t *testing.T, src *fakeSource) *gateway.Gateway {
 	t.Helper()
+	return specGateway(t, catalog.Spec{Tools: rawTools(src)}, &gateway.Options{Mode: expose.Flat})
+}
+
+// rawTools are rawGateway's tools.
+func rawTools(src *fakeSource) []*catalog.Tool {
 	typed := func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "typed " + req.Params.Name}}}, nil
 	}
@@ -104,8 +109,7 @@ func rawGateway(t *testing.T, src *fakeSource) *gateway.Gateway {
 		}
 		tools = append(tools, tl)
 	}
-	g := specGateway(t, catalog.Spec{Tools: tools}, &gateway.Options{Mode: expose.Flat})
-	return g
+	return tools
 }
 
 // rawHTTPServer serves rawGateway over streamable HTTP until the test ends.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/expose"
@@ -330,7 +331,11 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 
 // serveCall answers a tools/call, with its metrics.
 func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	start := time.Now()
+	var info *auth.TokenInfo
+	if r.Extra != nil {
+		info = r.Extra.TokenInfo
+	}
+	ticket := s.g.admitCall(ctx, pathTyped, info)
 	ctx, note := withCallNote(ctx)
 	var res *mcp.CallToolResult
 	var err error
@@ -343,17 +348,14 @@ func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.C
 	} else {
 		res, err = s.callTool(ctx, r)
 	}
-	took, result := time.Since(start), outcome(res, err, note.reached)
+	result := outcome(res, err, note.reached)
 	// A call through call_tool counts under the tool it reached, with the
 	// meta-tool apart as via.
 	tool, via := s.metricName(r.Params.Name), ""
 	if note.tool != "" {
 		tool, via = note.tool, tool
 	}
-	if obs := s.g.opts.Observer; obs != nil {
-		obs.ToolCalled(tool, via, note.source, result, took)
-	}
-	s.audit(ctx, r, tool, via, note.source, result, took)
+	ticket.finish(ctx, tool, via, note.source, result)
 	if err == nil && r.ProtocolVersion() >= statelessProtocol {
 		res = completeResult(res)
 	}

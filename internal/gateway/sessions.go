@@ -5,9 +5,15 @@ import (
 	"time"
 )
 
-// sessionTable counts the open HTTP sessions against a cap and closes the
-// ones idle too long. A session is idle while none of its requests is in
-// flight (an open event stream is a request in flight).
+// sessionTable is the one owner of the HTTP sessions of a gateway and of
+// every endpoint made from it (group endpoints, limited views): it counts
+// them against one cap, closes the ones idle too long, and knows which
+// endpoint and which caller each belongs to. A session is idle while none
+// of its requests is in flight (an open event stream is a request in
+// flight). Sessions leave it explicitly: when their endpoint's SDK handler
+// says they are gone (404, or DELETE answered), or when they are closed
+// for idleness; a request that names a session of another endpoint or
+// another caller never touches it (see admit).
 type sessionTable struct {
 	max  int
 	idle time.Duration
@@ -22,6 +28,10 @@ type sessionTable struct {
 }
 
 type liveSession struct {
+	// front is the endpoint whose SDK handler holds the session; owner
+	// the caller who opened it (auth.TokenInfo.UserID, "" without auth).
+	front *httpFront
+	owner string
 	busy  int
 	timer *time.Timer
 	// fast is what the fast path of tools/call needs to serve the session
@@ -51,13 +61,14 @@ func (t *sessionTable) release() {
 	t.mu.Unlock()
 }
 
-// add turns a reservation into an open session; closeIdle closes it once it
-// has been idle for the table's timeout. fast may be nil.
-func (t *sessionTable) add(id string, fast *sessionFast, closeIdle func()) {
+// add turns a reservation into an open session of front, opened by owner;
+// closeIdle closes it once it has been idle for the table's timeout. fast
+// may be nil.
+func (t *sessionTable) add(id string, front *httpFront, owner string, fast *sessionFast, closeIdle func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.reserved--
-	s := &liveSession{fast: fast}
+	s := &liveSession{front: front, owner: owner, fast: fast}
 	s.timer = time.AfterFunc(t.idle, func() {
 		t.mu.Lock()
 		if t.live[id] != s || s.busy > 0 {
@@ -74,19 +85,44 @@ func (t *sessionTable) add(id string, fast *sessionFast, closeIdle func()) {
 	t.live[id] = s
 }
 
-// begin notes a request of a session and returns what its fast path needs
-// (nil if none); false means the table does not know it (the SDK then
-// answers that there is no such session).
-func (t *sessionTable) begin(id string) (*sessionFast, bool) {
+// sessionAdmission is what the table says of a request that names a
+// session.
+type sessionAdmission int
+
+const (
+	// sessionUnknown: the table has no such session; the endpoint's SDK
+	// handler answers (it knows none the table does not).
+	sessionUnknown sessionAdmission = iota
+	// sessionElsewhere: the session belongs to another endpoint, which is
+	// answered as if it did not exist, and the session is left alone.
+	sessionElsewhere
+	// sessionNotYours: the session belongs to another caller.
+	sessionNotYours
+	// sessionAdmitted: the request is the session's; begin counted it.
+	sessionAdmitted
+)
+
+// begin judges a request of front by caller that names session id, and
+// when it is the session's own notes it in flight and returns what its
+// fast path needs (nil if none). Only an admitted request may be followed
+// by finish.
+func (t *sessionTable) begin(id string, front *httpFront, caller string) (*sessionFast, sessionAdmission) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.live[id]
-	if !ok {
-		return nil, false
+	switch {
+	case !ok:
+		return nil, sessionUnknown
+	case s.front != front:
+		return nil, sessionElsewhere
+	case s.owner != "" && s.owner != caller:
+		// As the SDK's handler judges it: a session opened with a token
+		// is its caller's alone.
+		return nil, sessionNotYours
 	}
 	s.busy++
 	s.timer.Stop()
-	return s.fast, true
+	return s.fast, sessionAdmitted
 }
 
 // finish notes the end of a request begin admitted; gone means the

@@ -16,6 +16,7 @@ import (
 // first (see frame.go): a malformed one is answered with a JSON-RPC error
 // and the session goes on.
 func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+	ctx = withStdioCaller(ctx)
 	screen := newStdioScreen(in, out, g.log)
 	// The client's first accepted message says who it is, and so which
 	// server serves it.
@@ -53,7 +54,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 
 	// The SDK reads the accepted frames from a pipe, one per line, less the
 	// tools/call messages the fast path takes (raw.go).
-	edge := newRawEdge(g, s, screen)
+	edge := newRawEdge(ctx, g, s, screen)
 	screen.fast = edge.take
 	pr, pw := io.Pipe()
 	go func() {
