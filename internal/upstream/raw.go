@@ -330,8 +330,17 @@ func (p *rawPending) answered(result, rpcErr []byte) {
 			if err := json.Unmarshal(rpcErr, wire); err != nil {
 				wire = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the error cannot be read: " + err.Error()}
 			}
+			// The error goes to the client as the server worded it, so it
+			// is masked here as the typed path masks it (a server may quote
+			// a token it was given).
+			wire.Message = s.secrets.String(wire.Message)
+			if len(wire.Data) > 0 {
+				if masked := s.secrets.String(string(wire.Data)); masked != string(wire.Data) {
+					wire.Data = json.RawMessage(masked)
+				}
+			}
 		}
-		p.call.Finish(nil, newError(nil, wire, "upstream %q answered %s with an error: %s", s.name, p.what(), wire.Message))
+		p.call.Finish(nil, s.errorf(nil, wire, "upstream %q answered %s with an error: %s", s.name, p.what(), wire.Message))
 		return
 	}
 	if !bytes.Contains(result, []byte(`"inputRequests"`)) && !bytes.Contains(result, []byte(`"input_required"`)) {

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -8,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/logtest"
+	"github.com/toolfold/toolfold/internal/rawcall"
 )
 
 // What a server says about itself (a JSON-RPC error, an initialize
@@ -68,6 +71,22 @@ func TestServerErrorsMaskTheirSecrets(t *testing.T) {
 			}
 		})
 	}
+	// The byte path words the same error from the server's bytes: the
+	// message, and the wire error the client is sent, are masked too.
+	t.Run("rejecting on the byte path", func(t *testing.T) {
+		out, _ := forwardRaw(t, m, "rejecting", "reject", `{}`, rawcall.Capabilities{}, nil)
+		o := <-out
+		if o.err == nil {
+			t.Fatalf("the call succeeded: %s", o.result)
+		}
+		var wire *jsonrpc.Error
+		if !errors.As(o.err, &wire) {
+			t.Fatalf("error %q carries no JSON-RPC error for the client", o.err)
+		}
+		if !strings.Contains(o.err.Error(), tests[0].want) || strings.Contains(o.err.Error()+wire.Message+string(wire.Data), rpcToken) {
+			t.Errorf("byte-path error %q (wire %q, data %s): want %q and no secret", o.err, wire.Message, wire.Data, tests[0].want)
+		}
+	})
 	for _, secret := range []string{rpcToken, initToken, pathKey, bareKey} {
 		if strings.Contains(logs.String(), secret) {
 			t.Errorf("the log shows %s:\n%s", secret, logs.String())
