@@ -456,6 +456,12 @@ func (b *builder) finish() *Catalog {
 		if gs := b.specOf[g.ID]; gs != nil {
 			for _, src := range gs.Members.Sources {
 				takenWhole[src] = true
+				if b.spec.unknown(src) && !slices.Contains(c.unknownFor[g.ID], src) {
+					if c.unknownFor == nil {
+						c.unknownFor = map[GroupID][]string{}
+					}
+					c.unknownFor[g.ID] = append(c.unknownFor[g.ID], src)
+				}
 			}
 		}
 		if gs := b.specOf[g.ID]; gs != nil {
@@ -476,7 +482,12 @@ func (b *builder) finish() *Catalog {
 			}
 		}
 	}
-	c.pendingUngrouped = slices.ContainsFunc(c.pending, func(src string) bool { return !takenWhole[src] })
+	for _, src := range c.pending {
+		if !takenWhole[src] {
+			c.ungroupedPending = append(c.ungroupedPending, src)
+		}
+	}
+	c.pendingUngrouped = len(c.ungroupedPending) > 0
 	for _, g := range c.groups {
 		if len(g.Tools) == 0 && len(g.Children) == 0 && !b.pending(g.ID) {
 			b.warnings = append(b.warnings, fmt.Sprintf("group %q has no tools", g.ID))

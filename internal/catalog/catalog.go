@@ -212,6 +212,11 @@ type Catalog struct {
 	// unavailable the sources that failed to start, with why.
 	pending          []string
 	pendingUngrouped bool
+	// ungroupedPending are the pending sources no group takes whole;
+	// unknownFor the pending or unavailable sources each group's own
+	// rules name: what a part of the catalog (subtree.go) still waits for.
+	ungroupedPending []string
+	unknownFor       map[GroupID][]string
 	waiting          map[GroupID]bool
 	unavailable      map[string]string
 	failedFor        map[GroupID][]string

@@ -85,6 +85,8 @@ func (g *Gateway) partHandler(key groupKey, opts *HTTPOptions) (http.Handler, er
 	// One count of each resource's clients across every endpoint: the
 	// source behind them is the same.
 	sub.subs = g.subs
+	// A part waits for sources still starting as its gateway does.
+	sub.waitHook, sub.maxListWait = g.waitHook, g.maxListWait
 	// One cap on the sessions of every endpoint.
 	sub.httpSessions = g.sessionTable(httpOptionsOrZero(opts))
 	h, err := sub.HTTPHandler(opts)
@@ -105,12 +107,11 @@ func (g *Gateway) groupSpace(key groupKey) (*view.Space, error) {
 		cat := g.Catalog()
 		var ids []catalog.GroupID
 		if key.id != "" {
+			// A group a source still starting may bring (one derived from
+			// its tools) joins the view when it comes (Update); until
+			// then the part waits for that source (catalog.Limit).
 			for _, id := range strings.Split(string(key.id), "\n") {
-				// A group a source still starting may bring (one derived
-				// from its tools) joins the view when it comes (Update).
-				if !cat.Awaits(catalog.GroupID(id)) {
-					ids = append(ids, catalog.GroupID(id))
-				}
+				ids = append(ids, catalog.GroupID(id))
 			}
 		} else {
 			for _, root := range cat.Roots() {

@@ -272,13 +272,11 @@ func TestPendingSourceListWaitIsCapped(t *testing.T) {
 
 // TestLimitedHandlerTakesAGroupStillToCome: a token limited to a group
 // that a source still starting may bring (one derived from its tools) is
-// served at once, reaching what exists now, and reaches the group's tools,
-// and no others of the source, once they arrive.
+// served as a client without a limit is: its first list waits for the
+// source, and then reaches the group's tools, and no others of the
+// source.
 func TestLimitedHandlerTakesAGroupStillToCome(t *testing.T) {
-	g, err := gateway.New(slowSpace(t, nil, ""), &gateway.Options{Mode: expose.Flat})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, waits := pendingGateway(t, gateway.Options{Mode: expose.Flat})
 	h, err := g.LimitedHandler([]string{"slow.part"}, false, nil)
 	if err != nil {
 		t.Fatalf("a limit to a group still to come was refused: %v", err)
@@ -293,9 +291,8 @@ func TestLimitedHandlerTakesAGroupStillToCome(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	if got := await(t, "list while slow starts", goList(cs)); got != "u" {
-		t.Errorf("while slow starts the limited view lists %q, want only the ungrouped u", got)
-	}
+	list := goList(cs)
+	waiting(t, waits, 1) // the list waits for slow, as without a limit
 	spec := catalog.Spec{Tools: []*catalog.Tool{catalogtest.Tool("u")}, Groups: []catalog.GroupSpec{
 		{ID: "slow", Members: catalog.Members{Sources: []string{"slow"}}},
 		{ID: "slow.part", Parent: "slow", Derived: true, Members: catalog.Members{Tools: []catalog.ToolID{"p"}}},
@@ -312,11 +309,49 @@ func TestLimitedHandlerTakesAGroupStillToCome(t *testing.T) {
 	if err := g.Update(space); err != nil {
 		t.Fatal(err)
 	}
+	if got := await(t, "list once slow started", list); got != "p,u" {
+		t.Errorf("the list that waited for slow = %q, want slow.part's p and the ungrouped u", got)
+	}
 	if got := await(t, "list once slow started", goList(cs)); got != "p,u" {
 		t.Errorf("once slow started the limited view lists %q, want slow.part's p and the ungrouped u", got)
 	}
 	// A group nothing may bring any more is still refused.
 	if _, err := g.LimitedHandler([]string{"slow.pard"}, false, nil); err == nil || !strings.Contains(err.Error(), `did you mean "slow.part"`) {
 		t.Errorf("a limit to a group that cannot come: %v", err)
+	}
+}
+
+// TestLimitedViewWaitsForItsSources: a client limited to groups (a token's
+// reach) is answered as one without a limit while a source of its groups
+// starts: find_tools and call_tool wait for the tools and then answer.
+func TestLimitedViewWaitsForItsSources(t *testing.T) {
+	g, waits := pendingGateway(t, gateway.Options{Mode: expose.Search})
+	limited := func(groups ...string) *mcp.ClientSession {
+		h, err := g.LimitedHandler(groups, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "other"}, nil).Connect(context.Background(),
+			&mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	cs := limited("slow")
+	callTool := goCall(cs, "call_tool", map[string]any{"name": "slow_tool", "arguments": map[string]any{}})
+	find := goCall(cs, "find_tools", map[string]any{"query": "slow_tool"})
+	waiting(t, waits, 2)
+	if err := g.Update(slowSpace(t, []string{"slow_tool"}, "")); err != nil {
+		t.Fatal(err)
+	}
+	if got := await(t, "call_tool", callTool); got != "slow_tool {}" {
+		t.Errorf("call_tool of a limited client = %q, want the tool's answer once it started", got)
+	}
+	if got := await(t, "find_tools", find); !strings.Contains(got, `"slow_tool"`) {
+		t.Errorf("find_tools of a limited client = %s", got)
 	}
 }
