@@ -3,8 +3,8 @@ package oauth
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -61,7 +61,11 @@ func (in *introspector) check(ctx context.Context, token string) (*Caller, *Erro
 		return nil, unavailable(fmt.Errorf("%s answered %s (check http.auth.oauth.introspection's client credentials)", at, resp.Status))
 	}
 	var answer map[string]any
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&answer); err != nil {
+	if err := json.NewDecoder(newBoundedBody(resp.Body, maxIntrospectionBytes, at)).Decode(&answer); err != nil {
+		var lim *limitError
+		if errors.As(err, &lim) {
+			return nil, unavailable(err)
+		}
 		return nil, unavailable(fmt.Errorf("%s: not a JSON answer: %w", at, err))
 	}
 	if active, _ := answer["active"].(bool); !active {

@@ -1,0 +1,122 @@
+package oauth
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/toolfold/toolfold/internal/oauth/oauthtest"
+)
+
+// sized is doc as JSON, padded with a "padding" member to exactly n bytes.
+func sized(t *testing.T, doc map[string]any, n int) []byte {
+	t.Helper()
+	doc["padding"] = ""
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > n {
+		t.Fatalf("the document is %d bytes before padding, more than %d", len(b), n)
+	}
+	doc["padding"] = strings.Repeat("x", n-len(b))
+	b, _ = json.Marshal(doc)
+	if len(b) != n {
+		t.Fatalf("padded to %d bytes, not %d", len(b), n)
+	}
+	return b
+}
+
+func serve(body []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	})
+}
+
+// keys is the JWKS of k1 followed by copies of it under other key IDs, n
+// keys in all.
+func keys(p *oauthtest.IdP, n int) map[string]any {
+	list := []any{p.JWK("k1")}
+	for i := 1; i < n; i++ {
+		k := p.JWK("k1")
+		k["kid"] = fmt.Sprintf("copy%d", i)
+		list = append(list, k)
+	}
+	return map[string]any{"keys": list}
+}
+
+// TestProviderDocumentBounds: a metadata document, key set or
+// introspection answer over its bound is refused, naming the bound and the
+// provider, with a 503 as for a provider that is down; one exactly at the
+// bound is read.
+func TestProviderDocumentBounds(t *testing.T) {
+	metadata := func(p *oauthtest.IdP) map[string]any {
+		return map[string]any{"issuer": p.URL, "jwks_uri": p.URL + "/jwks", "introspection_endpoint": p.URL + "/introspect"}
+	}
+	active := func(p *oauthtest.IdP) map[string]any {
+		return map[string]any{"active": true, "sub": "alice", "aud": resource, "groups": []string{"docs-team"}}
+	}
+	cases := []struct {
+		name   string
+		path   string
+		body   func(t *testing.T, p *oauthtest.IdP) []byte
+		opaque bool   // send an opaque token (introspection) rather than a JWT
+		want   string // in the 503's message; "" when accepted
+	}{
+		{"metadata at the bound", "/.well-known/oauth-authorization-server",
+			func(t *testing.T, p *oauthtest.IdP) []byte { return sized(t, metadata(p), maxMetadataBytes) }, false, ""},
+		{"metadata over the bound", "/.well-known/oauth-authorization-server",
+			func(t *testing.T, p *oauthtest.IdP) []byte { return sized(t, metadata(p), maxMetadataBytes+1) }, false, "larger than 1 MiB"},
+		{"key set at the byte bound", "/jwks",
+			func(t *testing.T, p *oauthtest.IdP) []byte { return sized(t, keys(p, 1), maxJWKSBytes) }, false, ""},
+		{"key set over the byte bound", "/jwks",
+			func(t *testing.T, p *oauthtest.IdP) []byte { return sized(t, keys(p, 1), maxJWKSBytes+1) }, false, "larger than 1 MiB"},
+		{"key set at the key bound", "/jwks",
+			func(t *testing.T, p *oauthtest.IdP) []byte { b, _ := json.Marshal(keys(p, maxJWKSKeys)); return b }, false, ""},
+		{"key set over the key bound", "/jwks",
+			func(t *testing.T, p *oauthtest.IdP) []byte { b, _ := json.Marshal(keys(p, maxJWKSKeys+1)); return b }, false, "larger than 100 keys"},
+		{"introspection answer at the bound", "/introspect",
+			func(t *testing.T, p *oauthtest.IdP) []byte { return sized(t, active(p), maxIntrospectionBytes) }, true, ""},
+		{"introspection answer over the bound", "/introspect",
+			func(t *testing.T, p *oauthtest.IdP) []byte { return sized(t, active(p), maxIntrospectionBytes+1) }, true, "larger than 256 KiB"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := oauthtest.New(t)
+			p.Handle(c.path, serve(c.body(t, p)))
+			var logs bytes.Buffer
+			s := newServerWith(t, p, nil, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			token := p.Token(t, resource, nil)
+			if c.opaque {
+				token = "opaque-token"
+			}
+			caller, err := s.Verify(context.Background(), token)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("refused a document within the bound: %v", err)
+				}
+				if caller.Subject != "alice" {
+					t.Errorf("subject %q", caller.Subject)
+				}
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("accepted or not an *Error: %v", err)
+			}
+			if e.Status != http.StatusServiceUnavailable || !strings.Contains(e.Message, c.want) || !strings.Contains(e.Message, p.URL) {
+				t.Errorf("got %d %q, want 503 naming %q and %s", e.Status, e.Message, c.want, p.URL)
+			}
+			if !c.opaque && !strings.Contains(logs.String(), c.want) {
+				t.Errorf("the log does not say why: %s", logs.String())
+			}
+		})
+	}
+}
