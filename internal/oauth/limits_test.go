@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/golang-jwt/jwt/v5"
+
 	"github.com/toolfold/toolfold/internal/oauth/oauthtest"
 )
 
@@ -119,4 +121,61 @@ func TestProviderDocumentBounds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestKeyUse: a key the issuer publishes for encryption, or with key_ops
+// that leave out verify, does not verify a token's signature, even a
+// signature it made; the same key published for signatures does.
+func TestKeyUse(t *testing.T) {
+	cases := []struct {
+		name   string
+		fields map[string]any // the JWK's members; nil values removed
+		noKID  bool           // the token names no key
+		want   string         // in the 401's message; "" when accepted
+	}{
+		{"use sig", map[string]any{"use": "sig"}, false, ""},
+		{"no use", map[string]any{"use": nil}, false, ""},
+		{"use enc", map[string]any{"use": "enc"}, false, `for use "enc"`},
+		{"key_ops verify", map[string]any{"use": nil, "key_ops": []string{"verify"}}, false, ""},
+		{"key_ops encrypt", map[string]any{"use": nil, "key_ops": []string{"encrypt", "decrypt"}}, false, `do not include "verify"`},
+		{"use sig, no kid", map[string]any{"use": "sig"}, true, ""},
+		{"use enc, no kid", map[string]any{"use": "enc"}, true, "does not publish"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := oauthtest.New(t)
+			p.SetKeyFields("k1", c.fields)
+			s := newServer(t, p, nil)
+			token := p.Token(t, resource, nil)
+			if c.noKID {
+				token = mintNoKID(t, p)
+			}
+			caller, err := s.Verify(context.Background(), token)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("refused a key meant for signatures: %v", err)
+				}
+				if caller.Subject != "alice" {
+					t.Errorf("subject %q", caller.Subject)
+				}
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("accepted or not an *Error: %v", err)
+			}
+			if e.Status != http.StatusUnauthorized || e.Code != "invalid_token" || !strings.Contains(e.Message, c.want) {
+				t.Errorf("got %d %s %q, want 401 invalid_token containing %q", e.Status, e.Code, e.Message, c.want)
+			}
+		})
+	}
+}
+
+func mintNoKID(t *testing.T, p *oauthtest.IdP) string {
+	t.Helper()
+	s, err := jwt.NewWithClaims(jwt.SigningMethodRS256, p.Claims(resource, nil)).SignedString(p.Key("k1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

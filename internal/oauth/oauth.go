@@ -245,7 +245,10 @@ func matchesAny(aud, accepted []string) bool {
 
 // describe words a failed JWT check for the caller.
 func (s *Server) describe(err error, claims jwt.MapClaims, iss string) *Error {
+	var use *keyUseError
 	switch {
+	case errors.As(err, &use):
+		return invalid(err, "the token names the key %q of %s, which is %s; toolfold checks signatures only with keys meant for them. Get a token signed with a signing key, or ask the operator of %s to check its key set", use.kid, iss, use.reason(), iss)
 	case errors.Is(err, jwt.ErrTokenExpired):
 		exp, _ := claims.GetExpirationTime()
 		return invalid(err, "the token expired at %s; get a new one from %s", when(exp), iss)
