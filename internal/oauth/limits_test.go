@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -93,7 +94,7 @@ func TestProviderDocumentBounds(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := oauthtest.New(t)
 			p.Handle(c.path, serve(c.body(t, p)))
-			var logs bytes.Buffer
+			var logs syncBuffer
 			s := newServerWith(t, p, nil, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 			token := p.Token(t, resource, nil)
 			if c.opaque {
@@ -178,4 +179,57 @@ func mintNoKID(t *testing.T, p *oauthtest.IdP) string {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestRefreshPastBoundKeepsKeys: a key set past its bound on a refresh is
+// logged, and the keys already held stay in use.
+func TestRefreshPastBoundKeepsKeys(t *testing.T) {
+	cases := []struct {
+		name string
+		body func(t *testing.T, p *oauthtest.IdP) []byte
+		want string
+	}{
+		{"too many bytes", func(t *testing.T, p *oauthtest.IdP) []byte { return sized(t, keys(p, 1), maxJWKSBytes+1) }, "larger than 1 MiB"},
+		{"too many keys", func(t *testing.T, p *oauthtest.IdP) []byte { b, _ := json.Marshal(keys(p, maxJWKSKeys+1)); return b }, "larger than 100 keys"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := oauthtest.New(t)
+			var logs syncBuffer
+			s := newServerWith(t, p, nil, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			good := p.Token(t, resource, nil)
+			if _, err := s.Verify(context.Background(), good); err != nil {
+				t.Fatal(err)
+			}
+			p.Handle("/jwks", serve(c.body(t, p)))
+			// An unknown kid makes toolfold refetch the set at once.
+			if _, err := s.Verify(context.Background(), oauthtest.Mint(t, p.Key("k1"), "k9", p.Claims(resource, nil))); err == nil {
+				t.Fatal("accepted a token of an unknown key")
+			}
+			if !strings.Contains(logs.String(), c.want) {
+				t.Errorf("the refresh past the bound was not logged: %s", logs.String())
+			}
+			if _, err := s.Verify(context.Background(), good); err != nil {
+				t.Errorf("the keys held before were dropped: %v", err)
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer a logger and a test may share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
