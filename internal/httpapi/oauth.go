@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -54,6 +55,10 @@ func (a *API) refuseOAuth(w http.ResponseWriter, r *http.Request, e *oauth.Error
 	a.log.Info("refused a request's OAuth token", attrs...)
 	if e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden {
 		w.Header().Set("WWW-Authenticate", a.oauth.Challenge(e.Code))
+	}
+	if e.RetryAfter > 0 {
+		// Whole seconds, rounded up: asking sooner would be refused again.
+		w.Header().Set("Retry-After", strconv.FormatInt(int64((e.RetryAfter+time.Second-1)/time.Second), 10))
 	}
 	writeError(w, e.Status, e.Message)
 }

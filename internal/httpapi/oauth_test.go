@@ -74,6 +74,44 @@ func TestOAuthRefusals(t *testing.T) {
 	}
 }
 
+// TestOAuthIntrospectionRateLimit: past the introspection rate, a token
+// that is not a JWT gets 503 with Retry-After, and no challenge (the token
+// may be good).
+func TestOAuthIntrospectionRateLimit(t *testing.T) {
+	p := oauthtest.New(t)
+	p.Introspect = func(string) map[string]any { return map[string]any{"active": false} }
+	now := time.Now()
+	s, err := oauth.New(&config.OAuthConfig{
+		Resource:      oauthResource,
+		Issuers:       []string{p.URL},
+		Rules:         []config.OAuthRule{{Group: "docs-team", Groups: []string{"docs"}}},
+		Introspection: &config.IntrospectionConfig{ClientID: "toolfold", ClientSecret: "s3cret"},
+	}, &oauth.Options{Now: func() time.Time { return now }, Introspection: oauth.IntrospectionLimits{PerSecond: 0.01, Burst: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	f := newFixture(t, func(o *Options) { o.OAuth = s })
+	cases := []struct {
+		token      string
+		status     int
+		retryAfter string
+	}{
+		{"junk-1", 401, ""},
+		{"junk-2", 503, "100"}, // one request per 100 s, and it is spent
+		{"junk-1", 401, ""},    // refused before: not asked again
+	}
+	for _, c := range cases {
+		w := f.do(t, "POST", "/mcp", http.Header{"Authorization": {"Bearer " + c.token}})
+		if w.Code != c.status || w.Header().Get("Retry-After") != c.retryAfter {
+			t.Errorf("%s: %d Retry-After %q, want %d %q: %s", c.token, w.Code, w.Header().Get("Retry-After"), c.status, c.retryAfter, w.Body)
+		}
+		if c.status == 503 && w.Header().Get("WWW-Authenticate") != "" {
+			t.Errorf("%s: a 503 with a challenge", c.token)
+		}
+	}
+}
+
 func TestOAuthCallerSeesItsReach(t *testing.T) {
 	p := oauthtest.New(t)
 	var seen []Access

@@ -11,7 +11,8 @@
 // toolfold hammer the provider). iss must be a configured issuer, aud must
 // name the resource (RFC 8707), exp must be present and not past, nbf not
 // ahead. A token that is not a JWT is asked about at the issuer's
-// introspection endpoint (RFC 7662) when one is configured.
+// introspection endpoint (RFC 7662) when one is configured, within a rate,
+// a bound on questions in flight, and a memory of tokens refused.
 //
 // Every refusal is an *Error carrying the HTTP status, the RFC 6750 error
 // code and one sentence for the caller that says what to fix; the token

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/MicahParks/jwkset"
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/time/rate"
@@ -32,6 +32,8 @@ type issuer struct {
 	kf      keyfunc.Keyfunc
 	failed  time.Time
 	lastErr error
+	// stopKeys ends the key set's refresh goroutine; Server.Close ends it too.
+	stopKeys context.CancelFunc
 }
 
 // keys returns the issuer's key set, discovering it on first use.
@@ -65,6 +67,7 @@ func (is *issuer) metadata(ctx context.Context) (*oauthex.AuthServerMeta, error)
 	return is.meta, nil
 }
 
+// discover fetches the metadata and keys; the caller holds is.mu.
 func (is *issuer) discover(ctx context.Context) (keyfunc.Keyfunc, *oauthex.AuthServerMeta, error) {
 	meta, err := is.fetchMetadata(ctx)
 	if err != nil {
@@ -77,26 +80,47 @@ func (is *issuer) discover(ctx context.Context) (keyfunc.Keyfunc, *oauthex.AuthS
 	if refresh <= 0 {
 		refresh = time.Hour
 	}
-	fail := false
-	kf, err := keyfunc.NewDefaultOverrideCtx(is.s.ctx, []string{meta.JWKSURI}, keyfunc.Override{
-		Client:          is.s.opts.Client,
+	// keyfunc's NewDefaultOverrideCtx reads the key set through storage it
+	// makes itself and decodes any body whole. Built by hand from the same
+	// jwkset parts, the body goes through a client that stops at
+	// maxJWKSBytes and the keys into a store that stops at maxJWKSKeys.
+	ctx, stop := context.WithCancel(is.s.ctx)
+	store, err := jwkset.NewStorageFromHTTP(meta.JWKSURI, jwkset.HTTPClientStorageOptions{
+		Client:          boundedClient(is.s.opts.Client, maxJWKSBytes),
+		Ctx:             ctx,
 		HTTPTimeout:     10 * time.Second,
 		RefreshInterval: refresh,
-		// A token naming an unknown key refreshes the set at once, then
-		// not again for a minute; a request that would have to wait
-		// longer than RateLimitWaitMax for its turn fails at once.
-		RefreshUnknownKID:         rate.NewLimiter(rate.Every(time.Minute), 1),
-		RateLimitWaitMax:          10 * time.Second,
-		NoErrorReturnFirstHTTPReq: &fail,
-		RefreshErrorHandlerFunc: func(u string) func(context.Context, error) {
-			return func(ctx context.Context, err error) {
-				is.s.log.Warn("cannot refresh an OAuth issuer's keys", "issuer", is.url, "jwks", u, "err", err)
-			}
+		Storage:         newKeyStore(meta.JWKSURI),
+		RefreshErrorHandler: func(ctx context.Context, err error) {
+			is.s.log.Warn("cannot refresh an OAuth issuer's keys", "issuer", is.url, "jwks", meta.JWKSURI, "err", err)
 		},
 	})
 	if err != nil {
+		stop() // ends the refresh goroutine of a set that never loaded
+		var lim *limitError
+		if errors.As(err, &lim) {
+			return nil, nil, fmt.Errorf("fetching its keys: %w", lim)
+		}
 		return nil, nil, fmt.Errorf("fetching its keys from %s: %w", meta.JWKSURI, err)
 	}
+	client, err := jwkset.NewHTTPClient(jwkset.HTTPClientOptions{
+		HTTPURLs: map[string]jwkset.Storage{meta.JWKSURI: store},
+		// A token naming an unknown key refreshes the set at once, then
+		// not again for a minute; a request that would have to wait
+		// longer than RateLimitWaitMax for its turn fails at once.
+		RefreshUnknownKID: rate.NewLimiter(rate.Every(time.Minute), 1),
+		RateLimitWaitMax:  10 * time.Second,
+	})
+	if err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("keeping the keys of %s: %w", meta.JWKSURI, err)
+	}
+	kf, err := keyfunc.New(keyfunc.Options{Ctx: ctx, Storage: client})
+	if err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("keeping the keys of %s: %w", meta.JWKSURI, err)
+	}
+	is.stopKeys = stop
 	return kf, meta, nil
 }
 
@@ -138,7 +162,11 @@ func (is *issuer) getMeta(ctx context.Context, at string) (*oauthex.AuthServerMe
 		return nil, fmt.Errorf("%s answered %s", at, resp.Status)
 	}
 	var meta oauthex.AuthServerMeta
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&meta); err != nil {
+	if err := json.NewDecoder(newBoundedBody(resp.Body, maxMetadataBytes, at)).Decode(&meta); err != nil {
+		var lim *limitError
+		if errors.As(err, &lim) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s: not JSON metadata: %w", at, err)
 	}
 	if strings.TrimSuffix(meta.Issuer, "/") != strings.TrimSuffix(is.url, "/") {

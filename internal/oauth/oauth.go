@@ -55,6 +55,9 @@ type Error struct {
 	// Code is invalid_token, insufficient_scope or "" (no token).
 	Code    string
 	Message string
+	// RetryAfter, on a 503, is when asking again may succeed; zero if
+	// toolfold cannot tell.
+	RetryAfter time.Duration
 	// err is the underlying cause, for logs.
 	err error
 }
@@ -75,6 +78,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now. Tests set it.
 	Now func() time.Time
+	// Introspection bounds the requests to the introspection endpoint.
+	Introspection IntrospectionLimits
 }
 
 // Server validates access tokens for one resource. It is safe for
@@ -149,7 +154,7 @@ func New(cfg *config.OAuthConfig, opts *Options) (*Server, error) {
 		jwt.WithTimeFunc(s.opts.Now),
 	)
 	if cfg.Introspection != nil {
-		s.intro = &introspector{cfg: *cfg.Introspection, s: s}
+		s.intro = newIntrospector(*cfg.Introspection, s, s.opts.Introspection)
 	}
 	return s, nil
 }
@@ -245,7 +250,10 @@ func matchesAny(aud, accepted []string) bool {
 
 // describe words a failed JWT check for the caller.
 func (s *Server) describe(err error, claims jwt.MapClaims, iss string) *Error {
+	var use *keyUseError
 	switch {
+	case errors.As(err, &use):
+		return invalid(err, "the token names the key %q of %s, which is %s; toolfold checks signatures only with keys meant for them. Get a token signed with a signing key, or ask the operator of %s to check its key set", use.kid, iss, use.reason(), iss)
 	case errors.Is(err, jwt.ErrTokenExpired):
 		exp, _ := claims.GetExpirationTime()
 		return invalid(err, "the token expired at %s; get a new one from %s", when(exp), iss)

@@ -23,6 +23,11 @@ const resource = "https://tools.example.com/mcp"
 
 func newServer(t testing.TB, p *oauthtest.IdP, edit func(*config.OAuthConfig)) *Server {
 	t.Helper()
+	return newServerWith(t, p, edit, nil)
+}
+
+func newServerWith(t testing.TB, p *oauthtest.IdP, edit func(*config.OAuthConfig), opts *Options) *Server {
+	t.Helper()
 	cfg := &config.OAuthConfig{
 		Resource: resource,
 		Issuers:  []string{p.URL},
@@ -36,7 +41,7 @@ func newServer(t testing.TB, p *oauthtest.IdP, edit func(*config.OAuthConfig)) *
 	if edit != nil {
 		edit(cfg)
 	}
-	s, err := New(cfg, nil)
+	s, err := New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,15 +30,17 @@ type IdP struct {
 	// Introspect answers introspection requests for toolfold/s3cret.
 	Introspect func(token string) map[string]any
 
-	srv  *httptest.Server
-	mu   sync.Mutex
-	keys map[string]*rsa.PrivateKey
+	srv      *httptest.Server
+	mu       sync.Mutex
+	keys     map[string]*rsa.PrivateKey
+	fields   map[string]map[string]any
+	handlers map[string]http.Handler
 }
 
 // New starts an IdP that stops when the test ends.
 func New(t testing.TB) *IdP {
 	t.Helper()
-	p := &IdP{keys: map[string]*rsa.PrivateKey{}}
+	p := &IdP{keys: map[string]*rsa.PrivateKey{}, fields: map[string]map[string]any{}, handlers: map[string]http.Handler{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(map[string]any{
@@ -52,13 +54,9 @@ func New(t testing.TB) *IdP {
 		p.JWKSFetches.Add(1)
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		keys := []map[string]string{}
+		keys := []map[string]any{}
 		for kid, k := range p.keys {
-			keys = append(keys, map[string]string{
-				"kty": "RSA", "kid": kid, "alg": "RS256", "use": "sig",
-				"n": base64.RawURLEncoding.EncodeToString(k.N.Bytes()),
-				"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(k.E)).Bytes()),
-			})
+			keys = append(keys, p.jwk(kid, k))
 		}
 		json.NewEncoder(w).Encode(map[string]any{"keys": keys})
 	})
@@ -70,11 +68,61 @@ func New(t testing.TB) *IdP {
 		}
 		json.NewEncoder(w).Encode(p.Introspect(r.FormValue("token")))
 	})
-	p.srv = httptest.NewServer(mux)
+	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		h, ok := p.handlers[r.URL.Path]
+		p.mu.Unlock()
+		if ok {
+			h.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
 	p.URL = p.srv.URL
 	t.Cleanup(p.srv.Close)
 	p.AddKey(t, "k1")
 	return p
+}
+
+// jwk is a key as the JWKS publishes it, with the fields a test set.
+func (p *IdP) jwk(kid string, k *rsa.PrivateKey) map[string]any {
+	m := map[string]any{
+		"kty": "RSA", "kid": kid, "alg": "RS256", "use": "sig",
+		"n": base64.RawURLEncoding.EncodeToString(k.N.Bytes()),
+		"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(k.E)).Bytes()),
+	}
+	for f, v := range p.fields[kid] {
+		if v == nil {
+			delete(m, f)
+		} else {
+			m[f] = v
+		}
+	}
+	return m
+}
+
+// JWK is the JWKS entry of a published key, with SetKeyFields applied.
+func (p *IdP) JWK(kid string) map[string]any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.jwk(kid, p.keys[kid])
+}
+
+// SetKeyFields changes the members the JWKS publishes for a key, such as
+// "use" or "key_ops"; a nil value removes the member.
+func (p *IdP) SetKeyFields(kid string, fields map[string]any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fields[kid] = fields
+}
+
+// Handle serves path with h instead of the fake's own handler ("/jwks",
+// "/introspect", "/.well-known/oauth-authorization-server"), for answers
+// a real provider should not give.
+func (p *IdP) Handle(path string, h http.Handler) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.handlers[path] = h
 }
 
 // Close stops the server early (an issuer that is down).
