@@ -267,7 +267,7 @@ type peeked struct {
 	method string
 	id     json.RawMessage
 	// compact is an initialize request re-encoded with only the fields
-	// the SDK reads.
+	// the SDK reads, bounded (compactInitialize).
 	compact []byte
 	// caps are an initialize request's client capabilities, as sent.
 	caps json.RawMessage
@@ -282,7 +282,6 @@ func peekMessage(body []byte) peeked {
 			ProtocolVersion string          `json:"protocolVersion"`
 			Capabilities    json.RawMessage `json:"capabilities,omitempty"`
 			ClientInfo      json.RawMessage `json:"clientInfo,omitempty"`
-			Meta            json.RawMessage `json:"_meta,omitempty"`
 		} `json:"params"`
 	}
 	if json.Unmarshal(body, &m) != nil {
@@ -292,12 +291,7 @@ func peekMessage(body []byte) peeked {
 	p.method, p.id, p.caps = m.Method, m.ID, m.Params.Capabilities
 	p.compact = body
 	if m.Method == "initialize" {
-		if c, err := json.Marshal(struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id,omitempty"`
-			Method  string          `json:"method"`
-			Params  any             `json:"params"`
-		}{"2.0", m.ID, m.Method, m.Params}); err == nil {
+		if c, err := compactInitialize(m.ID, m.Method, m.Params.ProtocolVersion, m.Params.Capabilities, m.Params.ClientInfo); err == nil {
 			p.compact = c
 		}
 	}

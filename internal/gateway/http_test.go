@@ -174,26 +174,50 @@ func TestHTTPPostsWithoutSessionAreNotSessions(t *testing.T) {
 }
 
 // TestHTTPSessionKeepsNoInitializeBody checks that what a client pads its
-// initialize with is not kept for the session's life.
+// initialize with is not kept for the session's life, wherever it puts it:
+// a member nobody reads, clientInfo, a capability, an extension's
+// settings, _meta.
 func TestHTTPSessionKeepsNoInitializeBody(t *testing.T) {
-	g := newGateway(t, gateway.Options{Mode: expose.Search}, nil)
-	url := serveHTTP(t, g, nil)
-	var ms runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	before := ms.HeapAlloc
 	pad := strings.Repeat("x", 3<<20)
-	const sessions = 10
-	for i := 0; i < sessions; i++ {
-		body := strings.Replace(initializeBody, `"capabilities"`, `"padding":"`+pad+`","capabilities"`, 1)
-		if resp, out := post(t, url, "", body); resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
-			t.Fatalf("initialize: %d %s", resp.StatusCode, out)
-		}
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	kept := int64(ms.HeapAlloc) - int64(before)
-	if g.HTTPSessions() != sessions || kept > sessions*(1<<20) {
-		t.Fatalf("%d sessions opened with 3 MiB initializes keep %d MiB; want well under 1 MiB each", g.HTTPSessions(), kept>>20)
+	for _, tc := range []struct{ name, from, to string }{
+		{"unknown member", `"capabilities"`, `"padding":"` + pad + `","capabilities"`},
+		{"clientInfo name", `"name":"`, `"name":"` + pad},
+		{"clientInfo icons", `"version":`, `"icons":[{"src":"` + pad + `"}],"version":`},
+		{"experimental capability", `"capabilities":{}`, `"capabilities":{"experimental":{"x":"` + pad + `"}}`},
+		{"extension settings", `"capabilities":{}`, `"capabilities":{"extensions":{"x/y":{"v":"` + pad + `"}}}`},
+		{"_meta", `"capabilities"`, `"_meta":{"x":"` + pad + `"},"capabilities"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGateway(t, gateway.Options{Mode: expose.Search}, nil)
+			url := serveHTTP(t, g, nil)
+			body := strings.Replace(initializeBody, tc.from, tc.to, 1)
+			if body == initializeBody {
+				t.Fatalf("the test's initialize has no %s", tc.from)
+			}
+			// One plain session first, so what every endpoint holds once is
+			// not counted.
+			if resp, out := post(t, url, "", initializeBody); resp.StatusCode != http.StatusOK {
+				t.Fatalf("initialize: %d %s", resp.StatusCode, out)
+			}
+			var ms runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			before := ms.HeapAlloc
+			const sessions = 8
+			for i := 0; i < sessions; i++ {
+				if resp, out := post(t, url, "", body); resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+					t.Fatalf("initialize: %d %.200s", resp.StatusCode, out)
+				}
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			kept := int64(ms.HeapAlloc) - int64(before)
+			// An idle session without a stream costs tens of KiB; the
+			// padding alone would be 3 MiB each.
+			if g.HTTPSessions() != sessions+1 || kept > sessions*(256<<10) {
+				t.Fatalf("%d sessions opened with a 3 MiB %s keep %d KiB; want under 256 KiB each", sessions, tc.name, kept>>10)
+			}
+			t.Logf("%d sessions keep %d KiB (%d KiB each)", sessions, kept>>10, kept/sessions>>10)
+		})
 	}
 }

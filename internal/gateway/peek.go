@@ -29,7 +29,7 @@ func peekClient(msg []byte) ClientInfo {
 		return ClientInfo{}
 	}
 	if m.Method == "initialize" {
-		return ClientInfo{Name: m.Params.ClientInfo.Name, ProtocolVersion: m.Params.ProtocolVersion,
+		return ClientInfo{Name: clip(m.Params.ClientInfo.Name, maxInfoText), ProtocolVersion: clip(m.Params.ProtocolVersion, maxInfoText),
 			Extension: groupsext.DeclaredIn(m.Params.Capabilities)}
 	}
 	var c ClientInfo
@@ -41,7 +41,7 @@ func peekClient(msg []byte) ClientInfo {
 			Name string `json:"name"`
 		}
 		_ = json.Unmarshal(raw, &info)
-		c.Name = info.Name
+		c.Name = clip(info.Name, maxInfoText)
 	}
 	if raw, ok := m.Params.Meta[mcp.MetaKeyClientCapabilities]; ok {
 		var caps mcp.ClientCapabilities
