@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/view"
 )
 
 // TestHandlerErrorsReachTheClient: a JSON-RPC error from a source is a
@@ -56,4 +59,88 @@ func TestHandlerErrorsReachTheClient(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSDKSendsCodeZeroForPlainErrors pins the SDK behaviour withErrorCodes
+// works around: a handler's error that is not a *jsonrpc.Error reaches the
+// client with code 0. If an SDK upgrade gives such errors a code, this
+// fails, and the workaround can go.
+func TestSDKSendsCodeZeroForPlainErrors(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, nil)
+	s.AddPrompt(&mcp.Prompt{Name: "p"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return nil, errors.New("plain")
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := s.Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	_, err = cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "p"})
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != 0 {
+		t.Fatalf("a plain handler error reached the client as %#v; the SDK no longer sends code 0, so withErrorCodes may go", err)
+	}
+}
+
+// TestHTTPErrorsNeverCarryCodeZero: every error toolfold answers over HTTP
+// has a JSON-RPC code: a request that needs a session and has none, an
+// unknown prompt on a part of the catalog (both protocols), a prompt whose
+// source fails.
+func TestHTTPErrorsNeverCarryCodeZero(t *testing.T) {
+	gh := catalogtest.Tool("a")
+	gh.Source = "gh"
+	cat := catalogtest.Build(t, catalog.Spec{Tools: []*catalog.Tool{gh}, Groups: []catalog.GroupSpec{
+		{ID: "code", Description: "Code", Members: catalog.Members{Sources: []string{"gh"}}},
+	}})
+	space, err := view.NewSpace(cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &failingExtras{routedExtras: newRoutedExtras()}
+	x.set([]string{"p-gh", "p-broken"}, nil)
+	g, err := gateway.New(space, &gateway.Options{Mode: expose.Flat, Extras: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	main, err := g.HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(main)
+	t.Cleanup(srv.Close)
+
+	code, _, body, _ := postMCP(t, srv.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, map[string]string{"Mcp-Protocol-Version": ""})
+	if code != http.StatusBadRequest || !strings.Contains(body, `"code":-32600`) || !strings.Contains(body, "initialize") {
+		t.Errorf("tools/list without a session: %d %s; want 400, -32600 and how to open one", code, body)
+	}
+
+	limited, _ := partHandlers(t, g, "code")
+	for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
+		for _, c := range []struct {
+			h      http.Handler
+			prompt string
+			code   int64
+		}{{limited, "p-mem", jsonrpc.CodeInvalidParams}, {main, "p-broken", jsonrpc.CodeInternalError}} {
+			cs := dialHandler(t, c.h, protocol)
+			_, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: c.prompt})
+			var rpcErr *jsonrpc.Error
+			if !errors.As(err, &rpcErr) || rpcErr.Code != c.code {
+				t.Errorf("%s: prompts/get %s: %v; want code %d", protocol, c.prompt, err, c.code)
+			}
+		}
+	}
+}
+
+// failingExtras is routedExtras whose prompt p-broken fails.
+type failingExtras struct{ *routedExtras }
+
+func (x *failingExtras) GetPrompt(ctx context.Context, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+	if p.Name == "p-broken" {
+		return nil, errors.New("the prompt's server is down")
+	}
+	return x.routedExtras.GetPrompt(ctx, p)
 }

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -170,10 +171,15 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.sdk.ServeHTTP(w, r)
 	case first.method == "initialize":
 		f.startSession(w, r, client, first)
+	case len(first.id) > 0 && first.method != "" && first.method != "ping":
+		// A request that needs a session and has none. The SDK would
+		// refuse it with code 0 (see rpcerrors.go).
+		writeRPCErrorCode(w, http.StatusBadRequest, first.id, jsonrpc.CodeInvalidRequest, fmt.Sprintf(
+			"%s needs a session and this request names none: send initialize first and then the Mcp-Session-Id header its answer carries, or speak protocol 2026-07-28, whose requests name their version in the Mcp-Protocol-Version header and in _meta", first.method))
 	default:
-		// Not an initialize and no session: the SDK refuses it (or answers
-		// a ping) on a session it closes at once. Nothing is counted and
-		// no view is made for it.
+		// A ping or a notification without a session: the SDK answers it
+		// on a session it closes at once. Nothing is counted and no view
+		// is made for it.
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		f.sdk.ServeHTTP(w, r)
 	}

@@ -72,7 +72,7 @@ func (r *reachExtras) template(ctx context.Context, uriTemplate string) bool {
 
 func (r *reachExtras) GetPrompt(ctx context.Context, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
 	if !r.prompt(ctx, p.Name) {
-		return nil, fmt.Errorf("there is no prompt %q; prompts/list names them", p.Name)
+		return nil, &notFoundError{fmt.Sprintf("there is no prompt %q; prompts/list names them", p.Name)}
 	}
 	return r.x.GetPrompt(ctx, p)
 }
@@ -101,11 +101,11 @@ func (r *reachExtras) Complete(ctx context.Context, p *mcp.CompleteParams) (*mcp
 	switch p.Ref.Type {
 	case "ref/prompt":
 		if !r.prompt(ctx, p.Ref.Name) {
-			return nil, fmt.Errorf("there is no prompt %q; prompts/list names them", p.Ref.Name)
+			return nil, &notFoundError{fmt.Sprintf("there is no prompt %q; prompts/list names them", p.Ref.Name)}
 		}
 	case "ref/resource":
 		if !r.template(ctx, p.Ref.URI) {
-			return nil, fmt.Errorf("no server offers the resource template %q", p.Ref.URI)
+			return nil, &notFoundError{fmt.Sprintf("no server offers the resource template %q", p.Ref.URI)}
 		}
 	}
 	return r.x.Complete(ctx, p)

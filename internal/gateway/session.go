@@ -149,6 +149,8 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	if g.opts.Extras != nil {
 		s.server.AddReceivingMiddleware(g.extrasMiddleware)
 	}
+	// Added last, so it is outermost: it sees every handler's error.
+	s.server.AddReceivingMiddleware(withErrorCodes)
 	if m == perRequestMode {
 		s.serveGroupsExtension()
 		s.fingerprint, s.roots = st.fingerprint(), st.ext.fingerprint()
