@@ -63,7 +63,8 @@ func TestAdminSide(t *testing.T) {
 	}
 
 	// A call through /mcp shows in /metrics, under the tool call_tool reached.
-	main, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	// A session (2025-11-25): requests without one count no session.
+	main, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,8 +117,9 @@ type Observer interface {
 	// before reaching one), the outcome (ok, tool_error or refused) and how
 	// long it took.
 	ToolCalled(tool, via, source, outcome string, took time.Duration)
-	// SessionStarted reports a new client: a stdio connection, an HTTP
-	// session, or on a stateless endpoint a request.
+	// SessionStarted reports a new session: a stdio connection or an HTTP
+	// session. A request that carries no session (a 2026-07-28 client's,
+	// or any on a stateless endpoint) is none.
 	SessionStarted(mode string)
 }
 

@@ -162,7 +162,9 @@ func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case client.Stateless:
 		// Each request is served on its own; the SDK keeps nothing. A
 		// client probing the server (server/discover) is no client yet.
-		server := f.g.serverFor(client, first.method != "server/discover")
+		// A request that carries no session is no session: it is not
+		// counted as one (toolfold_sessions_total).
+		server := f.g.serverFor(client, false)
 		r = withServer(r, server, body)
 		if modern {
 			f.modern.ServeHTTP(w, r)

@@ -161,9 +161,17 @@ func TestHTTPPostsWithoutSessionAreNotSessions(t *testing.T) {
 			t.Fatalf("tools/list without a session was served: %s", body)
 		}
 	}
+	// 2026-07-28 requests carry no session, and are served without one.
+	for i := 0; i < 5; i++ {
+		code, _, body, _ := postMCP(t, url, `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"m","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`,
+			map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
+		if code != http.StatusOK || !strings.Contains(body, `"tools"`) {
+			t.Fatalf("a 2026-07-28 tools/list: %d %s", code, body)
+		}
+	}
 	runtime.GC() // views of forgotten sessions are held weakly
 	if n, live, open := obs.count(), g.LiveViewsForTest(), g.HTTPSessions(); n != 0 || live != 0 || open != 0 {
-		t.Fatalf("50 POSTs without a session: %d sessions counted, %d views kept, %d sessions open; want none", n, live, open)
+		t.Fatalf("55 POSTs without a session: %d sessions counted, %d views kept, %d sessions open; want none", n, live, open)
 	}
 	if _, err := connectHTTP(t, url); err != nil {
 		t.Fatal(err)
