@@ -127,17 +127,22 @@ func TestPartsOfferOnlyTheirSourcesExtras(t *testing.T) {
 
 // TestLimitedListsArePrivate: a view limited to a caller's reach answers
 // its lists cacheScope private (they depend on who asks); a group's own
-// endpoint, the same for everyone, public.
+// endpoint, the same for everyone, public. On both protocols: a session's
+// list is the SDK's, which marks every list public.
 func TestLimitedListsArePrivate(t *testing.T) {
 	g := newGateway(t, gateway.Options{Mode: expose.Flat, Extras: &fakeExtras{}}, nil)
 	limited, group := partHandlers(t, g, "docs")
 	ctx := context.Background()
 	for _, c := range []struct {
-		name  string
-		h     http.Handler
-		scope string
-	}{{"limited view", limited, "private"}, {"group endpoint", group, "public"}} {
-		cs := dialHandler(t, c.h, "2026-07-28")
+		name     string
+		h        http.Handler
+		scope    string
+		protocol string
+	}{
+		{"limited view", limited, "private", "2026-07-28"}, {"group endpoint", group, "public", "2026-07-28"},
+		{"limited view (session)", limited, "private", "2025-11-25"}, {"group endpoint (session)", group, "public", "2025-11-25"},
+	} {
+		cs := dialHandler(t, c.h, c.protocol)
 		tools, err := cs.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)

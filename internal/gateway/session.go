@@ -326,6 +326,16 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		if method == "tools/list" {
 			s.awaitList(ctx, req)
+			res, err := next(ctx, method, req)
+			if list, ok := res.(*mcp.ListToolsResult); ok {
+				// The SDK marks every list public; say what this one
+				// depends on.
+				list.Cacheable = s.g.listCacheable()
+				if s.mode == expose.Groups {
+					list.Cacheable.CacheScope = "private" // the client's own view
+				}
+			}
+			return res, err
 		}
 		return next(ctx, method, req)
 	}
