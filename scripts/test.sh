@@ -55,6 +55,11 @@ go vet ./...
 log "go test -race"
 go test -race -count=1 -timeout 30m ./...
 
+# The byte paths (tools/call forwarded undecoded) must keep every promise
+# the typed path keeps: the end-to-end and conformance tests pass both ways.
+log "end-to-end and conformance tests again, with byte forwarding off"
+TOOLFOLD_BYTE_FORWARDING=off go test -race -count=1 -timeout 30m ./e2e/ ./conformance/
+
 log "allocation counts (without -race, which moves values to the heap)"
 go test -count=1 -run 'Allocations$' ./internal/...
 

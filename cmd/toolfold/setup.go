@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/toolfold/toolfold/internal/assemble"
@@ -23,6 +24,8 @@ type deployment struct {
 	groups        string
 	excludeGroups string
 	readOnly      bool
+	// noByteForwarding is --no-byte-forwarding.
+	noByteForwarding bool
 	// observer hears calls and sessions (serve's metrics); not a flag.
 	observer gateway.Observer
 	// inspecting marks the commands that show a catalog rather than
@@ -40,6 +43,7 @@ func (d *deployment) register(fs interface {
 	fs.StringVar(&d.groups, "groups", "", "comma-separated groups enabled in every view")
 	fs.StringVar(&d.excludeGroups, "exclude-groups", "", "comma-separated groups removed with all their tools")
 	fs.BoolVar(&d.readOnly, "read-only", false, "serve only tools that declare themselves read-only")
+	fs.BoolVar(&d.noByteForwarding, "no-byte-forwarding", false, "send every tools/call through the typed path, none as bytes (also TOOLFOLD_BYTE_FORWARDING=off, or \"byteForwarding\": false)")
 }
 
 // configError is a config with problems: every one is printed, one a line.
@@ -54,7 +58,11 @@ func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assem
 	if _, err := expose.ParseMode(d.mode); err != nil {
 		return nil, usageError{err.Error()}
 	}
-	sw := assemble.Switches{Mode: d.mode, Enable: splitList(d.groups), Exclude: splitList(d.excludeGroups), ReadOnly: d.readOnly}
+	noBytes, err := byteForwardingOff(d.noByteForwarding, e.lookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	sw := assemble.Switches{Mode: d.mode, Enable: splitList(d.groups), Exclude: splitList(d.excludeGroups), ReadOnly: d.readOnly, NoByteForwarding: noBytes}
 	opts := assemble.Options{LookupEnv: e.lookupEnv, CacheDir: cacheDir(e), Logger: logger, Name: "toolfold", Version: version()}
 	cwd, _ := os.Getwd()
 	path, found, err := config.Find(d.config, e.lookupEnv, cwd)
@@ -148,4 +156,24 @@ func cacheDir(e env) string {
 		return ""
 	}
 	return filepath.Join(base, "toolfold")
+}
+
+// byteForwardingOff reads the switches that turn byte forwarding off:
+// --no-byte-forwarding, else TOOLFOLD_BYTE_FORWARDING (on or off); the
+// config's byteForwarding decides when neither says.
+func byteForwardingOff(flag bool, lookup func(string) (string, bool)) (bool, error) {
+	if flag {
+		return true, nil
+	}
+	v, ok := lookup("TOOLFOLD_BYTE_FORWARDING")
+	if !ok {
+		return false, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "off", "false", "0", "no":
+		return true, nil
+	case "on", "true", "1", "yes", "":
+		return false, nil
+	}
+	return false, usageError{fmt.Sprintf("TOOLFOLD_BYTE_FORWARDING=%q: set it to on or off", v)}
 }

@@ -25,6 +25,10 @@ type Switches struct {
 	Enable, Exclude []string
 	// ReadOnly is --read-only; it adds to the config's readOnly.
 	ReadOnly bool
+	// NoByteForwarding is --no-byte-forwarding (or
+	// TOOLFOLD_BYTE_FORWARDING=off); it overrides the config's
+	// byteForwarding.
+	NoByteForwarding bool
 }
 
 // Options carry what assembling needs from the outside world.
@@ -168,8 +172,9 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		ResetTools: cfg.Disclosure.ResetTools, RefreshingClients: cfg.Disclosure.RefreshingClients,
 		SearchingClients: cfg.Disclosure.SearchingClients,
 		// Tokens limit what a client reaches, so its lists are its own.
-		PrivateLists: cfg.HTTP.Auth.Enabled(),
-		Logger:       opts.Logger,
+		PrivateLists:     cfg.HTTP.Auth.Enabled(),
+		NoByteForwarding: sw.NoByteForwarding || (cfg.ByteForwarding != nil && !*cfg.ByteForwarding),
+		Logger:           opts.Logger,
 	}
 	if p.Upstreams != nil {
 		p.Gateway.Extras = p.Upstreams

@@ -58,6 +58,11 @@ type Config struct {
 	ServerDefaults ServerDefaults `json:"serverDefaults"`
 	// ReadOnly hides every tool not marked read-only, in every view.
 	ReadOnly bool `json:"readOnly,omitempty"`
+	// ByteForwarding forwards a tools/call to a running stdio server as
+	// bytes, without decoding it (the fast path); false sends every call
+	// through the typed path. Both keep the same checks. Default true;
+	// TOOLFOLD_BYTE_FORWARDING=off and --no-byte-forwarding also turn it off.
+	ByteForwarding *bool `json:"byteForwarding,omitempty"`
 
 	// positions maps key paths to lines, so problems found after loading can still
 	// point into the file.

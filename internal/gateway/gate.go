@@ -111,6 +111,9 @@ func (g *Gateway) admitCall(ctx context.Context, path string, info *auth.TokenIn
 // cannot take it now and the typed path must; the ticket is then unused
 // and finishes nothing.
 func (t *callTicket) forward(w *expose.Wire, call *rawcall.Call) (cancel func(), ok bool) {
+	if t.g.opts.NoByteForwarding {
+		return nil, false
+	}
 	return w.Target.Forward(call)
 }
 

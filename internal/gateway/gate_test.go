@@ -270,3 +270,41 @@ func rawGatewayWith(t *testing.T, src *fakeSource, opts *gateway.Options) *gatew
 	}
 	return specGateway(t, catalog.Spec{Tools: tools, Groups: []catalog.GroupSpec{{ID: "grp", Description: "every tool", Default: catalog.Enabled, Members: catalog.Members{Tools: ids}}}}, opts)
 }
+
+// TestNoByteForwardingTakesTheTypedPath: with byte forwarding off, every
+// call a source could take as bytes goes through the typed path instead,
+// on stdio, on an HTTP session and as a 2026-07-28 request.
+func TestNoByteForwardingTakesTheTypedPath(t *testing.T) {
+	src := &fakeSource{answer: answerText("raw")}
+	logs := &logtest.Buffer{}
+	g := rawGatewayWith(t, src, &gateway.Options{Mode: expose.Flat, NoByteForwarding: true, Logger: logs.Logger(slog.LevelInfo)})
+	w := serveWire(t, g)
+	w.initialize("2025-11-25")
+	w.send(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"fast","arguments":{}}}`)
+	if got := w.recv(); !strings.Contains(got, "typed fast") {
+		t.Errorf("stdio: %s; want the typed path's answer", got)
+	}
+	h, err := g.HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	c := openHTTPSession(t, srv.URL, `{}`)
+	c.initialized()
+	if code, _, body, _ := c.post(callBody(2, "fast"), nil); code != http.StatusOK || !strings.Contains(body, "typed fast") {
+		t.Errorf("HTTP session: %d %s; want the typed path's answer", code, body)
+	}
+	modern := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"fast","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"m","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	if code, _, body, _ := postMCP(t, srv.URL, modern, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "fast"}); code != http.StatusOK || !strings.Contains(body, "typed fast") {
+		t.Errorf("2026-07-28 request: %d %s; want the typed path's answer", code, body)
+	}
+	if n := len(src.calls()); n != 0 {
+		t.Errorf("the source took %d calls as bytes with byte forwarding off", n)
+	}
+	for _, l := range auditLines(logs.String()) {
+		if !strings.Contains(l, "path=typed") {
+			t.Errorf("audit line %q: want path=typed", l)
+		}
+	}
+}

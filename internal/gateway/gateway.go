@@ -82,6 +82,11 @@ type Options struct {
 	// client reaches. Lists that depend on the client's name (auto mode)
 	// are private anyway.
 	PrivateLists bool
+	// NoByteForwarding sends every tools/call through the SDK's typed
+	// path: no call is forwarded to a source as bytes. The byte paths keep
+	// the typed path's promises (gate.go); this is for an operator who
+	// wants the one path, or to tell the two apart when something is off.
+	NoByteForwarding bool
 	// Logger receives the gateway's logs; nil discards them.
 	Logger *slog.Logger
 	// Extras passes prompts, resources and completion through from the

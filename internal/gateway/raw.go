@@ -73,6 +73,9 @@ func (e *rawEdge) connect(ss *mcp.ServerSession) {
 // take sends a tools/call on the fast path, or withdraws one the client
 // cancelled, and reports whether it did; the SDK gets every other line.
 func (e *rawEdge) take(line []byte) bool {
+	if e.g.opts.NoByteForwarding {
+		return false
+	}
 	switch {
 	case bytes.Contains(line, []byte(`"tools/call"`)):
 		return e.call(line)
