@@ -55,7 +55,12 @@ func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assem
 		return nil, usageError{err.Error()}
 	}
 	sw := assemble.Switches{Mode: d.mode, Enable: splitList(d.groups), Exclude: splitList(d.excludeGroups), ReadOnly: d.readOnly}
-	opts := assemble.Options{LookupEnv: e.lookupEnv, CacheDir: cacheDir(e), Logger: logger, Name: "toolfold", Version: version()}
+	raw, _ := e.lookupEnv(config.DepthEnvVar)
+	depth, err := config.ParseDepth(raw)
+	if err != nil {
+		return nil, err
+	}
+	opts := assemble.Options{LookupEnv: e.lookupEnv, CacheDir: cacheDir(e), Logger: logger, Name: "toolfold", Version: version(), Depth: depth}
 	cwd, _ := os.Getwd()
 	path, found, err := config.Find(d.config, e.lookupEnv, cwd)
 	if err != nil {
@@ -75,7 +80,10 @@ func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assem
 		p.Gateway.Instructions = srv.Options().Instructions
 		return p, nil
 	}
-	cfg, diags := config.Load(path, config.Options{LookupEnv: e.lookupEnv})
+	// Without its own path, toolfold cannot tell an entry that runs it
+	// again; the depth limit still stops such a loop.
+	self, _ := os.Executable()
+	cfg, diags := config.Load(path, config.Options{LookupEnv: e.lookupEnv, Self: self, Depth: depth})
 	for _, w := range diags.Warnings() {
 		// The diagnostic already says "warning:" after its location.
 		fmt.Fprintln(e.stderr, w.String())

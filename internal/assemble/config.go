@@ -36,6 +36,10 @@ type Options struct {
 	Logger   *slog.Logger
 	// Name and Version identify the gateway to clients.
 	Name, Version string
+	// Depth is how many toolfolds run above this one; the stdio servers it
+	// starts are told Depth+1 (config.DepthEnvVar), so that a loop of
+	// configs listing each other stops at config.MaxDepth.
+	Depth int
 }
 
 // FromConfig plans what a loaded config serves.
