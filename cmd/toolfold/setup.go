@@ -25,6 +25,9 @@ type deployment struct {
 	readOnly      bool
 	// observer hears calls and sessions (serve's metrics); not a flag.
 	observer gateway.Observer
+	// beforeStart, when set, checks the plan before any server starts
+	// (serve refuses an exposed address there); not a flag.
+	beforeStart func(*assemble.Plan) error
 	// inspecting marks the commands that show a catalog rather than
 	// serve it: a group the config names that the catalog lacks is a
 	// warning there, so they still show the groups to fix the name by.
@@ -122,6 +125,12 @@ func build(ctx context.Context, e env, d deployment, logger *slog.Logger, wait t
 		p.Gateway.Observer = d.observer
 	}
 	p.WarnMissingGroups = d.inspecting
+	if d.beforeStart != nil {
+		if err := d.beforeStart(p); err != nil {
+			p.Upstreams.Close()
+			return nil, nil, err
+		}
+	}
 	if p.Upstreams != nil && wait != noDiscovery {
 		for name, err := range p.Upstreams.Discover(ctx, wait) {
 			// With a logger, the upstream machinery has already logged
