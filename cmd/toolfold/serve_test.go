@@ -84,3 +84,20 @@ func TestServeHTTPOnAPortInUseStartsNothing(t *testing.T) {
 		t.Errorf("the server was started before the address was taken (marker: %v)", err)
 	}
 }
+
+// TestClientLeavingDuringStartIsQuiet: a stdio client that hangs up while
+// a server is still starting ends the session as any client leaving does:
+// the start cut short by the shutdown is no warning.
+func TestClientLeavingDuringStartIsQuiet(t *testing.T) {
+	dir := t.TempDir()
+	writeConfigJSON(t, dir, "toolfold.json", map[string]any{"mcpServers": map[string]any{"slow": map[string]any{
+		"command": testBinary(t), "lazy": false, "env": map[string]string{"TOOLFOLD_TEST_HELPER": "hang"}}}})
+	// runCLI's stdin is empty: the client is gone before serve reads it.
+	code, _, stderr := runCLI(t, dir, nil, "serve")
+	if code != 0 {
+		t.Fatalf("serve: exit %d\nstderr: %s", code, stderr)
+	}
+	if strings.Contains(stderr, "level=WARN") || strings.Contains(stderr, "level=ERROR") {
+		t.Errorf("a client leaving while a server starts is an ordinary end, but serve warned:\n%s", stderr)
+	}
+}

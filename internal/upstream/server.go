@@ -324,6 +324,12 @@ func (s *server) start(done chan struct{}) {
 			s.lastErr = err
 			s.setState(StateFailed)
 			s.mu.Unlock()
+			if s.m.isClosed() {
+				// Cut short by the shutdown (a stdio client that left while
+				// this started): an ordinary end, not a failure.
+				s.log.Debug("upstream start cut short: toolfold is shutting down", "error", err)
+				return
+			}
 			s.log.Warn("upstream failed to start", "error", err)
 			return
 		}
