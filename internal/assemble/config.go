@@ -82,6 +82,7 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		p.Commands[name] = true
 		tools, group, err := CommandTools(ctx, prog, CommandOptions{
 			Separator: cfg.Exposition.Separator, CacheDir: opts.CacheDir, ReadOnly: readOnly, Logger: opts.Logger,
+			Secrets: CommandSecrets(cfg.Commands[name]),
 		})
 		if err != nil {
 			return nil, err

@@ -139,7 +139,7 @@ func within(p, prefix string) bool {
 	return p == prefix || strings.HasPrefix(p, prefix+".") || strings.HasPrefix(p, prefix+"[")
 }
 
-// recordExpansions gives each server the variables its entry read, so
+// recordExpansions gives each server and command the variables its entry read, so
 // their values can be masked in what is printed about it.
 func (d *decoder) recordExpansions(cfg *Config) {
 	for key, s := range cfg.MCPServers {
@@ -154,6 +154,19 @@ func (d *decoder) recordExpansions(cfg *Config) {
 			s.Expanded[e.name] = e.value
 		}
 		cfg.MCPServers[key] = s
+	}
+	for key, c := range cfg.Commands {
+		prefix := joinPath("commands", key)
+		for _, e := range d.expansions {
+			if !within(e.path, prefix) {
+				continue
+			}
+			if c.Expanded == nil {
+				c.Expanded = SecretMap{}
+			}
+			c.Expanded[e.name] = e.value
+		}
+		cfg.Commands[key] = c
 	}
 }
 
