@@ -84,8 +84,10 @@ func TestNestingStopsAtMaxDepth(t *testing.T) {
 	writeConfigJSON(t, dir, "a.json", map[string]any{"mcpServers": map[string]any{"b": toolfoldEntry(t, self, starts, "serve", "--config", b)}})
 	writeConfigJSON(t, dir, "b.json", map[string]any{"mcpServers": map[string]any{"a": toolfoldEntry(t, self, starts, "serve", "--config", a)}})
 	code, stdout, stderr := runCLI(t, dir, nil, "tools", "--config", a)
-	if got := startsOf(t, starts); strings.Join(got, " ") != "depth=1 depth=2" {
-		t.Errorf("toolfold started below the first: %v, want depth=1 then depth=2 and no more\nexit %d\nstdout: %s\nstderr: %s", got, code, stdout, stderr)
+	// depth=2 is there unless the first toolfold is done before the one
+	// at depth 2 began (a loaded machine): then it was never needed.
+	if got := strings.Join(startsOf(t, starts), " "); got != "depth=1 depth=2" && got != "depth=1" {
+		t.Errorf("toolfold started below the first: %s, want depth=1 then depth=2 and no more\nexit %d\nstdout: %s\nstderr: %s", got, code, stdout, stderr)
 	}
 
 	// What the one at depth 2 said, and what check says there.
