@@ -20,9 +20,10 @@ import (
 // (a URL's query, password and path, a header, an env value), makes every
 // server fail in the way that used to print them (a URL in a network
 // error, a 401 body echoing the header and the URL, a stderr line echoing
-// the env), and reads every channel toolfold writes to: tool results,
-// /healthz, /api/*, the dashboard, the logs and `toolfold tools`. No secret
-// may appear in any of them.
+// the env, a command-line tool echoing its env and argv), and reads every
+// channel toolfold writes to: tool results, /healthz, /api/*, the
+// dashboard, the logs, `toolfold tools` and `toolfold call`. No secret may
+// appear in any of them.
 func TestNoSecretInAnyOutput(t *testing.T) {
 	secrets := map[string]string{
 		"Q_SECRET": "q-secret-8f3a91", "H_SECRET": "h-secret-27bc54",
@@ -43,6 +44,10 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		// The key in the URL's path, as some hosted servers want it.
 		"pathkey": map[string]any{"url": "http://" + host + "/mcp/${P_SECRET}/sse"},
 		"leaky":   map[string]any{"command": "sh", "args": []string{"-c", `echo "fatal: the token $TOKEN was rejected" >&2; exit 1`}, "env": map[string]any{"TOKEN": "${E_SECRET}"}},
+	}, "commands": map[string]any{
+		// A program as a tool, echoing the secret in its env and its argv.
+		"leakcmd": map[string]any{"command": "sh", "env": map[string]any{"TOKEN": "${E_SECRET}"}, "actions": map[string]any{
+			"fail": map[string]any{"argv": []string{"-c", `echo "fatal: the token $TOKEN was rejected, given $0" >&2; exit 1`, "--key=${Q_SECRET}"}}}},
 	}})
 	environ := []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}
 	for k, v := range secrets {
@@ -63,6 +68,18 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		t.Errorf("toolfold tools does not report the failed server:\n%s", toolsErr.String())
 	}
 
+	// toolfold call: a command's failed result, stderr quoted back.
+	call := exec.Command(binary, "call", "--config", path, "leakcmd__fail")
+	call.Env = append(os.Environ(), environ...)
+	var callOut, callErr bytes.Buffer
+	call.Stdout, call.Stderr = &callOut, &callErr
+	_ = call.Run()
+	saw("toolfold call stdout", callOut.String())
+	saw("toolfold call stderr", callErr.String())
+	if !strings.Contains(callOut.String(), "was rejected, given --key=***") {
+		t.Errorf("toolfold call does not show the command's failure:\n%s", callOut.String())
+	}
+
 	// toolfold serve: logs, /healthz, tool results.
 	addr := freeAddr(t)
 	serve := exec.Command(binary, "serve", "--http", addr, "--config", path, "--mode", "flat", "--log-level", "debug")
@@ -78,7 +95,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	base := "http://" + addr
 	waitListening(t, "toolfold serve", addr, exited)
 	s := httpSession(t, base, "e2e-go")
-	for _, tool := range []string{"refusing__x", "gone__x", "leaky__x", "pathkey__x"} {
+	for _, tool := range []string{"refusing__x", "gone__x", "leaky__x", "pathkey__x", "leakcmd__fail"} {
 		res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
 		if err != nil {
 			saw("tools/call "+tool, err.Error())

@@ -100,10 +100,18 @@ func (l *httpLimits) register(fs *flag.FlagSet) {
 	fs.BoolVar(&l.allowRemote, "allow-unauthenticated-remote", false, "with --http: serve an address other machines can reach although http.auth has no tokens (config http.allowUnauthenticated)")
 }
 
+// check refuses flags out of range, before anything starts.
+func (l httpLimits) check() error {
+	if l.maxSessions < 0 || l.idleTimeout < 0 {
+		return usageError{"--max-sessions and --session-idle-timeout must be positive, such as --max-sessions 1000 --session-idle-timeout 30m"}
+	}
+	return nil
+}
+
 // options combines the flags with the config's http section.
 func (l httpLimits) options(c config.HTTPConfig) (*gateway.HTTPOptions, error) {
-	if l.maxSessions < 0 || l.idleTimeout < 0 {
-		return nil, usageError{"--max-sessions and --session-idle-timeout must be positive, such as --max-sessions 1000 --session-idle-timeout 30m"}
+	if err := l.check(); err != nil {
+		return nil, err
 	}
 	o := &gateway.HTTPOptions{MaxSessions: c.MaxSessions, SessionTimeout: c.SessionIdleTimeout.Std()}
 	if l.maxSessions != 0 {

@@ -10,6 +10,7 @@ import (
 	"net/http/pprof"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,12 +38,28 @@ func runServe(ctx context.Context, e env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
+	if err := limits.check(); err != nil {
+		return err
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return usageError{fmt.Sprintf("unknown log level %q: use debug, info, warn or error", *logLevel)}
 	}
 	// On stdio, stdout carries only JSON-RPC: logs always go to stderr.
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	// The address is taken before any server starts: a port in use must
+	// fail at once, not after every upstream has been started for nothing.
+	var ln net.Listener
+	if *addr != "" {
+		var err error
+		if ln, err = listen(listenAddr(*addr)); err != nil {
+			return err
+		}
+		defer ln.Close()
+		d.beforeStart = func(p *assemble.Plan) error {
+			return checkExposure(ln.Addr(), p.HTTP.Auth.Enabled(), limits.allowRemote || p.HTTP.AllowUnauthenticated)
+		}
+	}
 	if *pprofAddr != "" {
 		stop, err := serveProfiler(*pprofAddr, logger)
 		if err != nil {
@@ -73,11 +90,24 @@ func runServe(ctx context.Context, e env, args []string) error {
 	defer p.Upstreams.Close()
 	p.Follow(b)
 	report = func() []httpapi.SourceStatus { return sources(p, b) }
-	if *addr == "" {
+	if ln == nil {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
 	}
-	return serveHTTP(ctx, p, b, listenAddr(*addr), *stateless, limits, m.Handler(), activity, logger)
+	return serveHTTP(ctx, p, b, ln, *stateless, limits, m.Handler(), activity, logger)
+}
+
+// listen takes the address to serve HTTP at, saying what to do when it
+// cannot.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, fmt.Errorf("cannot listen on %s, which another program (perhaps another toolfold) is using: %w; stop that program, or pick another address with --http, e.g. --http 127.0.0.1:8081", addr, err)
+	case err != nil:
+		return nil, fmt.Errorf("cannot listen on %s: %w; pick another address with --http, e.g. --http 127.0.0.1:8080", addr, err)
+	}
+	return ln, nil
 }
 
 // listenAddr reads --http: a bare port ("8080") is loopback on that port,
@@ -90,7 +120,7 @@ func listenAddr(s string) string {
 	return s
 }
 
-func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr string, stateless bool, limits httpLimits, metricsHandler http.Handler, activity *httpapi.Activity, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.Listener, stateless bool, limits httpLimits, metricsHandler http.Handler, activity *httpapi.Activity, logger *slog.Logger) error {
 	httpOpts, err := limits.options(p.HTTP)
 	if err != nil {
 		return err
@@ -142,16 +172,7 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, addr st
 	if err != nil {
 		return err
 	}
-	mux := api
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w; pick another address with --http, e.g. 127.0.0.1:8080", addr, err)
-	}
-	if err := checkExposure(ln.Addr(), p.HTTP.Auth.Enabled(), limits.allowRemote || p.HTTP.AllowUnauthenticated); err != nil {
-		ln.Close()
-		return err
-	}
-	srv := newHTTPServer(mux, defaultConnLimits)
+	srv := newHTTPServer(api, defaultConnLimits)
 	ln = capConns(ln, connCapFor(fdLimit()), srv, logger)
 	if !isLoopback(ln.Addr()) && !p.HTTP.Auth.Enabled() {
 		logger.Warn("serving other machines without authentication, as allowed explicitly: anyone who reaches this address can call every tool", "addr", ln.Addr().String())

@@ -28,6 +28,9 @@ type deployment struct {
 	noByteForwarding bool
 	// observer hears calls and sessions (serve's metrics); not a flag.
 	observer gateway.Observer
+	// beforeStart, when set, checks the plan before any server starts
+	// (serve refuses an exposed address there); not a flag.
+	beforeStart func(*assemble.Plan) error
 	// inspecting marks the commands that show a catalog rather than
 	// serve it: a group the config names that the catalog lacks is a
 	// warning there, so they still show the groups to fix the name by.
@@ -63,7 +66,12 @@ func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assem
 		return nil, err
 	}
 	sw := assemble.Switches{Mode: d.mode, Enable: splitList(d.groups), Exclude: splitList(d.excludeGroups), ReadOnly: d.readOnly, NoByteForwarding: noBytes}
-	opts := assemble.Options{LookupEnv: e.lookupEnv, CacheDir: cacheDir(e), Logger: logger, Name: "toolfold", Version: version()}
+	raw, _ := e.lookupEnv(config.DepthEnvVar)
+	depth, err := config.ParseDepth(raw)
+	if err != nil {
+		return nil, err
+	}
+	opts := assemble.Options{LookupEnv: e.lookupEnv, CacheDir: cacheDir(e), Logger: logger, Name: "toolfold", Version: version(), Depth: depth}
 	cwd, _ := os.Getwd()
 	path, found, err := config.Find(d.config, e.lookupEnv, cwd)
 	if err != nil {
@@ -83,7 +91,10 @@ func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assem
 		p.Gateway.Instructions = srv.Options().Instructions
 		return p, nil
 	}
-	cfg, diags := config.Load(path, config.Options{LookupEnv: e.lookupEnv})
+	// Without its own path, toolfold cannot tell an entry that runs it
+	// again; the depth limit still stops such a loop.
+	self, _ := os.Executable()
+	cfg, diags := config.Load(path, config.Options{LookupEnv: e.lookupEnv, Self: self, Depth: depth})
 	for _, w := range diags.Warnings() {
 		// The diagnostic already says "warning:" after its location.
 		fmt.Fprintln(e.stderr, w.String())
@@ -122,6 +133,12 @@ func build(ctx context.Context, e env, d deployment, logger *slog.Logger, wait t
 		p.Gateway.Observer = d.observer
 	}
 	p.WarnMissingGroups = d.inspecting
+	if d.beforeStart != nil {
+		if err := d.beforeStart(p); err != nil {
+			p.Upstreams.Close()
+			return nil, nil, err
+		}
+	}
 	if p.Upstreams != nil && wait != noDiscovery {
 		for name, err := range p.Upstreams.Discover(ctx, wait) {
 			// With a logger, the upstream machinery has already logged

@@ -17,6 +17,7 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/cmdtool"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/redact"
 )
 
 // CommandOptions shape how command-line programs become tools.
@@ -29,6 +30,27 @@ type CommandOptions struct {
 	// ReadOnly keeps only actions marked read-only and not destructive.
 	ReadOnly bool
 	Logger   *slog.Logger
+	// Secrets are masked in every result of the program's tools (see
+	// CommandSecrets); nil masks nothing.
+	Secrets *redact.Secrets
+}
+
+// CommandSecrets gathers what a command entry holds secret, as for an MCP
+// server: every value a ${VAR} reference put into it (but paths such as
+// ${HOME}), and the literal env values whose names say they are secret.
+func CommandSecrets(c config.CommandConfig) *redact.Secrets {
+	s := &redact.Secrets{}
+	for k, v := range c.Env {
+		if redact.SecretEnvName(k) {
+			s.Add(v)
+		}
+	}
+	for name, v := range c.Expanded {
+		if !redact.PlaceVariable(name) {
+			s.Add(v)
+		}
+	}
+	return s
 }
 
 // Program converts a command entry of the config into a program.
@@ -89,7 +111,7 @@ func CommandTools(ctx context.Context, p cmdtool.Program, opts CommandOptions) (
 			def.Description = fmt.Sprintf("Run %s %s.", p.Command, a.Name)
 		}
 		id := catalog.ToolID(p.Name + sep + a.Name)
-		tools = append(tools, &catalog.Tool{ID: id, Name: a.Name, Source: p.Name, Def: def, Handler: commandHandler(p, a)})
+		tools = append(tools, &catalog.Tool{ID: id, Name: a.Name, Source: p.Name, Def: def, Handler: commandHandler(p, a, opts.Secrets)})
 		group.Members.Tools = append(group.Members.Tools, id)
 	}
 	return tools, group, nil
@@ -121,7 +143,7 @@ type commandResult struct {
 	TimedOut        bool     `json:"timed_out,omitempty"`
 }
 
-func commandHandler(p cmdtool.Program, a cmdtool.Action) mcp.ToolHandler {
+func commandHandler(p cmdtool.Program, a cmdtool.Action, secrets *redact.Secrets) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args := map[string]any{}
 		if raw := bytes.TrimSpace(req.Params.Arguments); len(raw) > 0 && string(raw) != "null" {
@@ -136,8 +158,10 @@ func commandHandler(p cmdtool.Program, a cmdtool.Action) mcp.ToolHandler {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return toolError(err.Error()), nil
+			// The error may quote the argv, which holds what ${VAR} put there.
+			return toolError(secrets.String(err.Error())), nil
 		}
+		res = maskResult(res, secrets)
 		structured, _ := json.Marshal(commandResult{Argv: res.Argv, ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr,
 			TruncatedStdout: res.TruncatedStdout, TruncatedStderr: res.TruncatedStderr, TimedOut: res.TimedOut})
 		return &mcp.CallToolResult{
@@ -146,6 +170,24 @@ func commandHandler(p cmdtool.Program, a cmdtool.Action) mcp.ToolHandler {
 			IsError:           res.IsError(),
 		}, nil
 	}
+}
+
+// maskResult masks the secrets in what a run returns: the argv and the
+// program's output, which may print a token it was given (a failing login
+// saying which token it refused). The program's own URLs are its data and
+// stay; its stderr, quoted back as an error is, loses URLs' credentials too.
+func maskResult(res *cmdtool.Result, secrets *redact.Secrets) *cmdtool.Result {
+	if secrets == nil {
+		return res
+	}
+	out := *res
+	out.Argv = make([]string, len(res.Argv))
+	for i, arg := range res.Argv {
+		out.Argv[i] = secrets.Values(arg)
+	}
+	out.Stdout = secrets.Values(res.Stdout)
+	out.Stderr = secrets.String(res.Stderr)
+	return &out
 }
 
 func toolError(msg string) *mcp.CallToolResult {

@@ -40,6 +40,10 @@ type Options struct {
 	Logger   *slog.Logger
 	// Name and Version identify the gateway to clients.
 	Name, Version string
+	// Depth is how many toolfolds run above this one; the stdio servers it
+	// starts are told Depth+1 (config.DepthEnvVar), so that a loop of
+	// configs listing each other stops at config.MaxDepth.
+	Depth int
 }
 
 // FromConfig plans what a loaded config serves.
@@ -82,6 +86,7 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		p.Commands[name] = true
 		tools, group, err := CommandTools(ctx, prog, CommandOptions{
 			Separator: cfg.Exposition.Separator, CacheDir: opts.CacheDir, ReadOnly: readOnly, Logger: opts.Logger,
+			Secrets: CommandSecrets(cfg.Commands[name]),
 		})
 		if err != nil {
 			return nil, err

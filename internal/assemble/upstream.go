@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -98,6 +99,13 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 		group, grouped := sc.EffectiveGroup()
 		if grouped && states[group] == config.GroupExcluded {
 			continue
+		}
+		if sc.Transport == config.TransportStdio {
+			// A copy: the config's own map stays as loaded.
+			env := make(config.SecretMap, len(sc.Env)+1)
+			maps.Copy(env, sc.Env)
+			env[config.DepthEnvVar] = strconv.Itoa(opts.Depth + 1)
+			sc.Env = env
 		}
 		servers[key] = sc
 		u.servers = append(u.servers, upstreamServer{key: key, prefix: sc.EffectivePrefix(), sep: cfg.Exposition.Separator, include: sc.Include, exclude: sc.Exclude,

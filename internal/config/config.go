@@ -260,6 +260,12 @@ type CommandConfig struct {
 	Actions map[string]ActionConfig `json:"actions,omitempty"`
 	// Disabled keeps the entry in the file but offers none of its tools.
 	Disabled bool `json:"disabled,omitempty"`
+
+	// Expanded maps each environment variable that a ${VAR} reference in
+	// this entry read (command, env, an action's argv) to the value
+	// substituted for it, as for servers: the loader fills it in, and what
+	// came from the environment is masked in the tools' results.
+	Expanded SecretMap `json:"-"`
 }
 
 func (c *CommandConfig) setDefaults() {

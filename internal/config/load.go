@@ -16,6 +16,13 @@ type Options struct {
 	LookupEnv LookupEnv
 	// ReadFile reads a server's envFile; nil means os.ReadFile.
 	ReadFile func(path string) ([]byte, error)
+	// Self is the running toolfold's executable (os.Executable). When set, a
+	// server that would run it on this same config is an error: each
+	// toolfold would start another without end. Empty skips the check.
+	Self string
+	// Depth is how many toolfolds run above this one (see DepthEnvVar); at
+	// MaxDepth every stdio server is an error.
+	Depth int
 }
 
 // Load reads, expands and validates the config file at path. The returned config is
@@ -70,6 +77,7 @@ func Parse(filename string, data []byte, opts Options) (*Config, Diagnostics) {
 	d.readEnvFiles(cfg, opts.ReadFile)
 
 	diags := append(d.diags, withoutFollowUps(cfg.Validate(), d.diags)...)
+	diags = append(diags, cfg.checkNesting(opts)...)
 	if !diags.HasErrors() && len(cfg.MCPServers) == 0 && len(cfg.Commands) == 0 {
 		diags = append(diags, cfg.Problemf(SeverityWarning, "", `the config defines no "mcpServers" and no "commands", so there are no tools to serve; add a server under "mcpServers"`))
 	}
@@ -131,7 +139,7 @@ func within(p, prefix string) bool {
 	return p == prefix || strings.HasPrefix(p, prefix+".") || strings.HasPrefix(p, prefix+"[")
 }
 
-// recordExpansions gives each server the variables its entry read, so
+// recordExpansions gives each server and command the variables its entry read, so
 // their values can be masked in what is printed about it.
 func (d *decoder) recordExpansions(cfg *Config) {
 	for key, s := range cfg.MCPServers {
@@ -146,6 +154,19 @@ func (d *decoder) recordExpansions(cfg *Config) {
 			s.Expanded[e.name] = e.value
 		}
 		cfg.MCPServers[key] = s
+	}
+	for key, c := range cfg.Commands {
+		prefix := joinPath("commands", key)
+		for _, e := range d.expansions {
+			if !within(e.path, prefix) {
+				continue
+			}
+			if c.Expanded == nil {
+				c.Expanded = SecretMap{}
+			}
+			c.Expanded[e.name] = e.value
+		}
+		cfg.Commands[key] = c
 	}
 }
 

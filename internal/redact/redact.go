@@ -129,6 +129,24 @@ func (s *Secrets) AddURL(raw string) {
 	}
 }
 
+// SecretEnvName reports whether an environment variable's name says it
+// holds a secret (GITHUB_TOKEN, API_KEY, DB_PASSWORD, CLIENT_SECRET, AUTH,
+// CREDENTIALS): such a value is masked even when written literally.
+func SecretEnvName(name string) bool { return secretName.MatchString(name) }
+
+var secretName = regexp.MustCompile(`(?i)TOKEN|KEY|SECRET|PASS|AUTH|CRED`)
+
+// PlaceVariable reports whether a variable tells where things are or who
+// runs them (${HOME}/notes), never a secret: masking what it expanded to
+// would hide every path in every message.
+func PlaceVariable(name string) bool {
+	switch name {
+	case "HOME", "USERPROFILE", "USER", "USERNAME", "LOGNAME", "PWD", "TMPDIR", "TMP", "TEMP":
+		return true
+	}
+	return false
+}
+
 // Merge adds another set's values.
 func (s *Secrets) Merge(o *Secrets) {
 	if o != nil {
@@ -144,6 +162,10 @@ func (s *Secrets) String(text string) string {
 	text = URLs(text)
 	return s.mask(text)
 }
+
+// Values masks the secret values in text and leaves its URLs alone: for a
+// program's own output, whose URLs are its data.
+func (s *Secrets) Values(text string) string { return s.mask(text) }
 
 func (s *Secrets) mask(text string) string {
 	if s == nil {

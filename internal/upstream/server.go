@@ -324,6 +324,12 @@ func (s *server) start(done chan struct{}) {
 			s.lastErr = err
 			s.setState(StateFailed)
 			s.mu.Unlock()
+			if s.m.isClosed() {
+				// Cut short by the shutdown (a stdio client that left while
+				// this started): an ordinary end, not a failure.
+				s.log.Debug("upstream start cut short: toolfold is shutting down", "error", err)
+				return
+			}
 			s.log.Warn("upstream failed to start", "error", err)
 			return
 		}
@@ -924,7 +930,15 @@ func (s *server) setTools(cs *mcp.ClientSession, tools []*mcp.Tool, groups []*Gr
 	changed := !s.known || !sameTools(s.tools, tools) || !sameJSON(s.groups, groups)
 	s.tools, s.groups, s.known, s.cached = tools, groups, true, false
 	s.init = cs.InitializeResult()
-	entry := &cacheEntry{Format: cacheFormat, Server: s.name, Key: s.key, SavedAt: time.Now().UTC(), Init: s.init, Tools: tools, Groups: groups}
+	saved := s.init
+	if saved != nil && saved.Instructions != "" {
+		// Instructions may quote the server's config (its token): the file
+		// on disk must not hold it.
+		masked := *saved
+		masked.Instructions = s.secrets.String(saved.Instructions)
+		saved = &masked
+	}
+	entry := &cacheEntry{Format: cacheFormat, Server: s.name, Key: s.key, SavedAt: time.Now().UTC(), Init: saved, Tools: tools, Groups: groups}
 	s.mu.Unlock()
 	if err := s.m.cache.save(entry); err != nil {
 		s.log.Warn("could not write the tool cache", "error", err)
