@@ -31,15 +31,12 @@ if ! command -v haproxy > /dev/null; then
 fi
 export TOOLFOLD_REQUIRE_HAPROXY=1
 
-# Tests that need an outside part (node, the shared catalogs) skip when it is
+# Tests that need an outside program (node, chromium) skip when it is
 # missing on a developer's machine; here every part is installed, so a skip
-# would hide a broken setup: make those tests fail instead.
+# would hide a broken setup: make those tests fail instead. (The real tool
+# catalogs are in testdata/catalogs and always read.)
 export TOOLFOLD_REQUIRE_NODE=1
 export TOOLFOLD_REQUIRE_CHROMIUM=1
-if [ -d ../shared/catalogs ]; then
-  export TOOLFOLD_REQUIRE_CATALOGS=1
-  export TOOLFOLD_CATALOGS="$(cd ../shared/catalogs && pwd)"
-fi
 
 # The official MCP conformance suite, run against the Go SDK's fixture server
 # directly and through toolfold (conformance/run.sh installs Node 22, the
