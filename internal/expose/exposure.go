@@ -498,7 +498,7 @@ func mergeAnnotations(actions []*Action) *mcp.ToolAnnotations {
 		if a.Tool.Destructive() {
 			destructive = ptr(true)
 		}
-		if an.ReadOnlyHint == false && (an.DestructiveHint == nil || *an.DestructiveHint) {
+		if !an.ReadOnlyHint && (an.DestructiveHint == nil || *an.DestructiveHint) {
 			allNotDestructive = false
 		}
 		if an.OpenWorldHint != nil && *an.OpenWorldHint {
