@@ -45,7 +45,7 @@ func TestLongGroupNameIsShortenedOnTheWire(t *testing.T) {
 // gets a JSON-RPC error, the next request is served, and the process ends
 // cleanly when stdin closes.
 func TestStdioBinarySurvivesAMalformedLine(t *testing.T) {
-	cmd := exec.Command(binary, "serve")
+	cmd := exec.Command(binary, "demo")
 	cmd.Env = append(cmd.Environ(), "TOOLFOLD_DEMO_SANDBOX="+t.TempDir())
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()

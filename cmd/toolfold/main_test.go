@@ -73,22 +73,27 @@ func TestCommandLine(t *testing.T) {
 		notStdout []string
 	}{
 		{name: "no command", args: nil, code: 2, stderr: []string{"Usage: toolfold <command>"}},
-		{name: "unknown command", args: []string{"serv"}, code: 2, stderr: []string{`unknown command "serv"`, "serve, tools"}},
+		{name: "unknown command", args: []string{"serv"}, code: 2, stderr: []string{`unknown command "serv"`, "serve, demo, tools"}},
 		{name: "bad flag", args: []string{"tools", "--jsn"}, code: 2, stderr: []string{"flag provided but not defined: -jsn", "toolfold tools -h"}},
 		{name: "bad mode", args: []string{"serve", "--mode", "fancy"}, code: 2, stderr: []string{`unknown mode "fancy"`}},
 		{name: "version", args: []string{"version"}, code: 0, stdout: []string{"toolfold ", "MCP protocol versions: 2026-07-28, 2025-11-25"}},
-		{name: "demo groups", dir: empty, args: []string{"groups"}, code: 0, stdout: []string{"files.search", "text.encode", "(ungrouped)"}},
-		{name: "demo tools of a group", dir: empty, args: []string{"tools", "--group", "files"}, code: 0, stdout: []string{"glob_files", "read_file"}, notStdout: []string{"calculate"}},
-		{name: "unknown group", dir: empty, args: []string{"tools", "--group", "file"}, code: 1, stderr: []string{`there is no group "file" (did you mean "files"?)`}},
-		{name: "excluded by flag", dir: empty, args: []string{"groups", "--exclude-groups", "files"}, code: 0, stdout: []string{"files.search   2      -       excluded"}, notStdout: []string{"available  Read, write"}},
-		{name: "excluded by environment", dir: empty, env: map[string]string{"MCP_GROUP_MATH": "false"}, args: []string{"tools"}, code: 0, notStdout: []string{"calculate"}},
-		{name: "bad environment switch", dir: empty, env: map[string]string{"MCP_GROUP_MATH": "maybe"}, args: []string{"tools"}, code: 1, stderr: []string{`"maybe" is not a group switch`}},
-		{name: "tokens", dir: empty, args: []string{"tokens"}, code: 0, stdout: []string{"flat", "groups", "grouped", "search", "OF FLAT"}},
-		{name: "call", dir: empty, args: []string{"call", "calculate", `{"expression": "6*7"}`}, code: 0, stdout: []string{`"value":42`}},
-		{name: "call unknown", dir: empty, args: []string{"call", "calclate"}, code: 1, stdout: []string{`the nearest are "calculate"`}},
-		{name: "call bad json", dir: empty, args: []string{"call", "calculate", "{"}, code: 2, stderr: []string{"must be a JSON object"}},
-		{name: "call bad arguments", dir: empty, args: []string{"call", "calculate", `{"expression": 5}`}, code: 1, stdout: []string{"argument expression"}},
-		{name: "check without config", dir: empty, args: []string{"check"}, code: 0, stdout: []string{"No config file found"}},
+		{name: "demo groups", dir: empty, args: []string{"groups", "--demo"}, code: 0, stdout: []string{"files.search", "text.encode", "(ungrouped)"}},
+		{name: "demo tools of a group", dir: empty, args: []string{"tools", "--demo", "--group", "files"}, code: 0, stdout: []string{"glob_files", "read_file"}, notStdout: []string{"calculate"}},
+		{name: "unknown group", dir: empty, args: []string{"tools", "--demo", "--group", "file"}, code: 1, stderr: []string{`there is no group "file" (did you mean "files"?)`}},
+		{name: "excluded by flag", dir: empty, args: []string{"groups", "--demo", "--exclude-groups", "files"}, code: 0, stdout: []string{"files.search   2      -       excluded"}, notStdout: []string{"available  Read, write"}},
+		{name: "excluded by environment", dir: empty, env: map[string]string{"MCP_GROUP_MATH": "false"}, args: []string{"tools", "--demo"}, code: 0, notStdout: []string{"calculate"}},
+		{name: "bad environment switch", dir: empty, env: map[string]string{"MCP_GROUP_MATH": "maybe"}, args: []string{"tools", "--demo"}, code: 1, stderr: []string{`"maybe" is not a group switch`}},
+		{name: "tokens", dir: empty, args: []string{"tokens", "--demo"}, code: 0, stdout: []string{"flat", "groups", "grouped", "search", "OF FLAT"}},
+		{name: "call", dir: empty, args: []string{"call", "--demo", "calculate", `{"expression": "6*7"}`}, code: 0, stdout: []string{`"value":42`}},
+		{name: "call unknown", dir: empty, args: []string{"call", "--demo", "calclate"}, code: 1, stdout: []string{`the nearest are "calculate"`}},
+		{name: "call bad json", dir: empty, args: []string{"call", "--demo", "calculate", "{"}, code: 2, stderr: []string{"must be a JSON object"}},
+		{name: "call bad arguments", dir: empty, args: []string{"call", "--demo", "calculate", `{"expression": 5}`}, code: 1, stdout: []string{"argument expression"}},
+		{name: "serve without config", dir: empty, args: []string{"serve"}, code: 1, stderr: []string{"no config file found", "toolfold.json", `{"mcpServers": {`, "run 'toolfold demo'"}},
+		{name: "tools without config", dir: empty, args: []string{"tools"}, code: 1, stderr: []string{"no config file found", "run 'toolfold demo'"}},
+		{name: "check without config", dir: empty, args: []string{"check"}, code: 1, stderr: []string{"no config file found", "run 'toolfold demo'"}},
+		{name: "check the demo", dir: empty, args: []string{"check", "--demo"}, code: 0, stdout: []string{"the built-in demo catalog is valid"}},
+		{name: "demo and config", dir: valid, args: []string{"demo", "--config", "toolfold.yaml"}, code: 2, stderr: []string{"--demo and --config"}},
+		{name: "demo takes serve's flags", dir: empty, args: []string{"demo", "--mode", "fancy"}, code: 2, stderr: []string{`unknown mode "fancy"`}},
 		{name: "check broken", dir: broken, args: []string{"check"}, code: 1, stdout: []string{`unknown key "maxTool"; did you mean "maxTools"?`, `"fancy"`, `"b"`}, stderr: []string{"problem(s)"}},
 		{name: "serve broken", dir: broken, args: []string{"serve"}, code: 1, stderr: []string{`unknown key "maxTool"`}},
 		{name: "check valid", dir: valid, args: []string{"check"}, code: 0, stdout: []string{"is valid: 2 tools in 1 groups"}},
@@ -146,9 +151,9 @@ func TestFirstHourCommandLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"mode grouped", []string{"call", "--mode", "grouped", "math", `{"action": "calculate", "expression": "6*7"}`}, `"value":42`},
-		{"flags after the tool", []string{"call", "math", "--mode", "grouped", `{"action": "calculate", "expression": "6*7"}`}, `"value":42`},
-		{"flags after the arguments", []string{"call", "calculate", `{"expression": "6*7"}`, "--read-only"}, `"value":42`},
+		{"mode grouped", []string{"call", "--demo", "--mode", "grouped", "math", `{"action": "calculate", "expression": "6*7"}`}, `"value":42`},
+		{"flags after the tool", []string{"call", "math", "--mode", "grouped", "--demo", `{"action": "calculate", "expression": "6*7"}`}, `"value":42`},
+		{"flags after the arguments", []string{"call", "calculate", `{"expression": "6*7"}`, "--read-only", "--demo"}, `"value":42`},
 	}
 	for _, tt := range tests {
 		code, stdout, stderr := runCLI(t, empty, nil, tt.args...)
