@@ -76,7 +76,7 @@ func TestCommandLine(t *testing.T) {
 		{name: "unknown command", args: []string{"serv"}, code: 2, stderr: []string{`unknown command "serv"`, "serve, demo, tools"}},
 		{name: "bad flag", args: []string{"tools", "--jsn"}, code: 2, stderr: []string{"flag provided but not defined: -jsn", "toolfold tools -h"}},
 		{name: "bad mode", args: []string{"serve", "--mode", "fancy"}, code: 2, stderr: []string{`unknown mode "fancy"`}},
-		{name: "version", args: []string{"version"}, code: 0, stdout: []string{"toolfold ", "MCP protocol versions: 2026-07-28, 2025-11-25"}},
+		{name: "version", args: []string{"version"}, code: 0, stdout: []string{"version: ", "MCP protocol versions: 2026-07-28, 2025-11-25"}},
 		{name: "demo groups", dir: empty, args: []string{"groups", "--demo"}, code: 0, stdout: []string{"files.search", "text.encode", "(ungrouped)"}},
 		{name: "demo tools of a group", dir: empty, args: []string{"tools", "--demo", "--group", "files"}, code: 0, stdout: []string{"glob_files", "read_file"}, notStdout: []string{"calculate"}},
 		{name: "unknown group", dir: empty, args: []string{"tools", "--demo", "--group", "file"}, code: 1, stderr: []string{`there is no group "file" (did you mean "files"?)`}},
