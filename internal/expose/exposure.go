@@ -12,7 +12,7 @@ import (
 	"github.com/toolfold/toolfold/internal/view"
 )
 
-// Mode is how a catalog is presented to a client (SPEC §4).
+// Mode is how a catalog is presented to a client (docs/design.md#modes).
 type Mode string
 
 const (
