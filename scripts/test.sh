@@ -46,8 +46,7 @@ export TOOLFOLD_REQUIRE_CHROMIUM=1
 export TOOLFOLD_CONFORMANCE=1
 export TOOLFOLD_CONFORMANCE_LEGS=stable,2025-11-25,2026-07-28
 
-log "go vet"
-go vet ./...
+scripts/lint.sh
 
 log "go test -race"
 go test -race -count=1 -timeout 30m ./...
