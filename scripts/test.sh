@@ -11,6 +11,9 @@ log() { printf '\n==> %s\n' "$*" >&2; }
 log "Go modules"
 go mod download
 
+# Lint first: a formatting slip fails in seconds, before any install.
+scripts/lint.sh
+
 log "npm packages for the end-to-end tests (pinned in e2e/node/package-lock.json)"
 npm ci --prefix e2e/node --no-audit --no-fund --loglevel=error
 
@@ -46,7 +49,6 @@ export TOOLFOLD_REQUIRE_CHROMIUM=1
 export TOOLFOLD_CONFORMANCE=1
 export TOOLFOLD_CONFORMANCE_LEGS=stable,2025-11-25,2026-07-28
 
-scripts/lint.sh
 
 log "go test -race"
 go test -race -count=1 -timeout 30m ./...
