@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The inner loop: every package's tests in -short mode, which leaves out the
 # end-to-end tests (e2e/), the MCP conformance suite and the other slow
-# tests. It needs nothing but Go and takes about a minute or two; run
+# tests. It needs nothing but Go and takes well under two minutes (23 s on
+# two busy cores with a warm build cache); run
 # scripts/test.sh (the full suite, as CI) before you push.
 #
 #   scripts/quick.sh                 # all packages
