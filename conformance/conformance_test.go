@@ -70,6 +70,11 @@ const (
 )
 
 func TestConformanceThroughToolfold(t *testing.T) {
+	// Minutes of npm installs and suite runs: not for the quick tier, even
+	// where TOOLFOLD_CONFORMANCE is set.
+	if testing.Short() {
+		t.Skip("skipping the MCP conformance suite in -short mode")
+	}
 	if os.Getenv("TOOLFOLD_CONFORMANCE") != "1" {
 		t.Skip("set TOOLFOLD_CONFORMANCE=1 to run the MCP conformance suite through toolfold " +
 			"(it installs Node 22 and @modelcontextprotocol/conformance from npm into conformance/node_modules)")

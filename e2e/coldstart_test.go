@@ -45,7 +45,7 @@ const waitLine = "a request waits for servers still starting"
 func coldSession(t *testing.T, name string, args ...string) (*session, <-chan struct{}) {
 	t.Helper()
 	c, s := newClient(t, name)
-	cmd := exec.Command(binary, append([]string{"serve", "--log-level", "debug"}, args...)...)
+	cmd := exec.Command(binary, serveArgs(append([]string{"--log-level", "debug"}, args...)...)...)
 	cmd.Env = append(cmd.Environ(), "TOOLFOLD_DEMO_SANDBOX="+t.TempDir(), "TOOLFOLD_CACHE_DIR="+t.TempDir())
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -83,7 +83,7 @@ func TestStatelessHTTPServesSearch(t *testing.T) {
 
 func TestTypeScriptClientSearchMode(t *testing.T) {
 	rep := runTS(t, map[string]any{
-		"command": binary, "args": []string{"serve"}, "clientName": "some-agent",
+		"command": binary, "args": []string{"demo"}, "clientName": "some-agent",
 		"steps": []step{
 			{"op": "list"},
 			{"op": "call", "name": "find_tools", "arguments": map[string]any{"query": "what time is it in Tokyo"}},

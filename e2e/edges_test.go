@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestLongGroupNameIsShortenedOnTheWire checks SPEC §5: a group name longer
+// TestLongGroupNameIsShortenedOnTheWire checks docs/design.md#expositions: a group name longer
 // than the 64 characters of the wire is served under a stable shortened
 // name with a hash suffix, not refused.
 func TestLongGroupNameIsShortenedOnTheWire(t *testing.T) {
@@ -45,7 +45,7 @@ func TestLongGroupNameIsShortenedOnTheWire(t *testing.T) {
 // gets a JSON-RPC error, the next request is served, and the process ends
 // cleanly when stdin closes.
 func TestStdioBinarySurvivesAMalformedLine(t *testing.T) {
-	cmd := exec.Command(binary, "serve")
+	cmd := exec.Command(binary, "demo")
 	cmd.Env = append(cmd.Environ(), "TOOLFOLD_DEMO_SANDBOX="+t.TempDir())
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
@@ -91,7 +91,7 @@ func TestStdioBinarySurvivesAMalformedLine(t *testing.T) {
 	}
 }
 
-// TestCheckWarnsOnceAboutGlobsThatMatchNothing checks SPEC §3: a server's
+// TestCheckWarnsOnceAboutGlobsThatMatchNothing checks docs/design.md#config: a server's
 // include or exclude glob and a group's tool glob that match nothing are
 // each warned about once, by check as by the inspection commands.
 func TestCheckWarnsOnceAboutGlobsThatMatchNothing(t *testing.T) {

@@ -54,7 +54,7 @@ func stdioSessionEnv(t *testing.T, name string, environ []string, args ...string
 func stdioSessionAt(t *testing.T, name, protocol string, environ []string, args ...string) *session {
 	t.Helper()
 	c, s := newClient(t, name)
-	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
+	cmd := exec.Command(binary, serveArgs(args...)...)
 	cmd.Env = append(append(cmd.Environ(), "TOOLFOLD_DEMO_SANDBOX="+t.TempDir()), environ...)
 	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {

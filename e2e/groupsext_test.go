@@ -39,7 +39,7 @@ func extGoSession(t *testing.T, base, protocol, name string, extension bool, arg
 	}
 	var transport mcp.Transport
 	if base == "" {
-		cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
+		cmd := exec.Command(binary, serveArgs(args...)...)
 		cmd.Env = append(cmd.Environ(), "TOOLFOLD_DEMO_SANDBOX="+t.TempDir())
 		transport = &mcp.CommandTransport{Command: cmd}
 	} else {
@@ -134,7 +134,7 @@ func TestGroupsExtensionEndToEnd(t *testing.T) {
 				}
 			})
 			t.Run("typescript/"+transport+"/"+protocol, func(t *testing.T) {
-				plan := map[string]any{"command": binary, "args": []string{"serve"}, "clientName": "some-agent", "extension": true}
+				plan := map[string]any{"command": binary, "args": []string{"demo"}, "clientName": "some-agent", "extension": true}
 				if base != "" {
 					plan = map[string]any{"url": base + "/mcp", "clientName": "some-agent", "extension": true}
 				}
@@ -180,7 +180,7 @@ func TestGroupsExtensionEndToEnd(t *testing.T) {
 			})
 		}
 		t.Run("typescript/"+transport+"/without-extension", func(t *testing.T) {
-			plan := map[string]any{"command": binary, "args": []string{"serve"}, "clientName": "some-agent", "protocol": "2026-07-28"}
+			plan := map[string]any{"command": binary, "args": []string{"demo"}, "clientName": "some-agent", "protocol": "2026-07-28"}
 			if base != "" {
 				plan = map[string]any{"url": base + "/mcp", "clientName": "some-agent", "protocol": "2026-07-28"}
 			}

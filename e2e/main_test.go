@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,12 @@ var binary string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	// Each test here builds or spawns the binary: the quick tier
+	// (go test -short) leaves the whole package out.
+	if testing.Short() {
+		fmt.Println("skipping the end-to-end tests in -short mode")
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "toolfold-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -36,6 +43,15 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// serveArgs is the command line of a toolfold serving args: the built-in
+// demo, which must be asked for, unless args name a config.
+func serveArgs(args ...string) []string {
+	if slices.Contains(args, "--config") {
+		return append([]string{"serve"}, args...)
+	}
+	return append([]string{"demo"}, args...)
 }
 
 // requireNode returns the node binary, or skips (fails where required).
@@ -78,7 +94,7 @@ func startHTTP(t *testing.T, args ...string) string {
 func startHTTPAt(t *testing.T, addr string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, binary, append([]string{"serve", "--http", addr}, args...)...)
+	cmd := exec.CommandContext(ctx, binary, serveArgs(append([]string{"--http", addr}, args...)...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -71,7 +71,7 @@ func runTS(t *testing.T, plan map[string]any) tsReport {
 
 func TestTypeScriptClientGroupsMode(t *testing.T) {
 	rep := runTS(t, map[string]any{
-		"command": binary, "args": []string{"serve", "--mode", "groups"},
+		"command": binary, "args": []string{"demo", "--mode", "groups"},
 		"steps": []step{
 			{"op": "list"},
 			{"op": "call", "name": "put_note", "arguments": map[string]any{"key": "k", "text": "v"}},

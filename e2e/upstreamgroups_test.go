@@ -48,7 +48,7 @@ func groupsFixtureConfig(t *testing.T) string {
 func stdioSession2025(t *testing.T, name string, environ []string, args ...string) *session {
 	t.Helper()
 	c, s := newClient(t, name)
-	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
+	cmd := exec.Command(binary, serveArgs(args...)...)
 	cmd.Env = append(cmd.Environ(), environ...)
 	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {

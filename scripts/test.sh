@@ -11,6 +11,9 @@ log() { printf '\n==> %s\n' "$*" >&2; }
 log "Go modules"
 go mod download
 
+# Lint first: a formatting slip fails in seconds, before any install.
+scripts/lint.sh
+
 log "npm packages for the end-to-end tests (pinned in e2e/node/package-lock.json)"
 npm ci --prefix e2e/node --no-audit --no-fund --loglevel=error
 
@@ -31,15 +34,12 @@ if ! command -v haproxy > /dev/null; then
 fi
 export TOOLFOLD_REQUIRE_HAPROXY=1
 
-# Tests that need an outside part (node, the shared catalogs) skip when it is
+# Tests that need an outside program (node, chromium) skip when it is
 # missing on a developer's machine; here every part is installed, so a skip
-# would hide a broken setup: make those tests fail instead.
+# would hide a broken setup: make those tests fail instead. (The real tool
+# catalogs are in testdata/catalogs and always read.)
 export TOOLFOLD_REQUIRE_NODE=1
 export TOOLFOLD_REQUIRE_CHROMIUM=1
-if [ -d ../shared/catalogs ]; then
-  export TOOLFOLD_REQUIRE_CATALOGS=1
-  export TOOLFOLD_CATALOGS="$(cd ../shared/catalogs && pwd)"
-fi
 
 # The official MCP conformance suite, run against the Go SDK's fixture server
 # directly and through toolfold (conformance/run.sh installs Node 22, the
@@ -49,8 +49,6 @@ fi
 export TOOLFOLD_CONFORMANCE=1
 export TOOLFOLD_CONFORMANCE_LEGS=stable,2025-11-25,2026-07-28
 
-log "go vet"
-go vet ./...
 
 log "go test -race"
 go test -race -count=1 -timeout 30m ./...

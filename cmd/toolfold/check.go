@@ -20,18 +20,25 @@ func runCheck(ctx context.Context, e env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	cwd, _ := os.Getwd()
-	path, found, err := config.Find(d.config, e.lookupEnv, cwd)
-	if err != nil {
-		return err
-	}
-	if !found {
-		fmt.Fprintf(e.stdout, "No config file found (looked for %s); toolfold serves the built-in demo catalog.\n", strings.Join(config.DefaultFileNames(), ", "))
-		return nil
+	path := "the built-in demo catalog"
+	if !d.demo {
+		cwd, _ := os.Getwd()
+		p, found, err := config.Find(d.config, e.lookupEnv, cwd)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return noConfigError()
+		}
+		path = p
 	}
 	// check starts nothing: it reads the config and the tool lists cached
 	// by earlier runs, so it is fast and safe to run anywhere.
-	p, b, err := build(ctx, e, deployment{config: path, mode: d.mode, groups: d.groups, excludeGroups: d.excludeGroups, readOnly: d.readOnly}, nil, noDiscovery)
+	dd := deployment{mode: d.mode, groups: d.groups, excludeGroups: d.excludeGroups, readOnly: d.readOnly, demo: d.demo}
+	if !d.demo {
+		dd.config = path
+	}
+	p, b, err := build(ctx, e, dd, nil, noDiscovery)
 	if err != nil {
 		var ce configError
 		var found *config.Error

@@ -147,7 +147,7 @@ func TestRemoteAddressNeedsAuthOrExplicitConsent(t *testing.T) {
 
 func TestServeRefusesAnOpenAddressWithoutTokens(t *testing.T) {
 	dir := t.TempDir()
-	code, _, stderr := runCLI(t, dir, nil, "serve", "--http", "0.0.0.0:0")
+	code, _, stderr := runCLI(t, dir, nil, "demo", "--http", "0.0.0.0:0")
 	if code != 1 || !strings.Contains(stderr, "refusing to serve") || !strings.Contains(stderr, "--allow-unauthenticated-remote") {
 		t.Fatalf("serve --http 0.0.0.0:0 without tokens: exit %d, stderr:\n%s", code, stderr)
 	}

@@ -16,7 +16,7 @@ import (
 	"syscall"
 )
 
-// Exit codes (SPEC §2).
+// Exit codes (docs/design.md#command-line).
 const (
 	exitOK     = 0
 	exitFailed = 1 // bad config or a failed command
@@ -48,6 +48,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "serve the folded catalog over stdio, or streamable HTTP with --http", runServe},
+		{"demo", "serve the built-in demo catalog (serve's flags; same as serve --demo)", runDemo},
 		{"tools", "list every tool with its groups, source and annotations", runTools},
 		{"groups", "show the group tree with tool counts, context cost and default state", runGroups},
 		{"check", "validate a config and list every problem with its location", runCheck},
@@ -107,7 +108,8 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "With no config file toolfold serves its built-in demo catalog.")
+	fmt.Fprintln(w, "The catalog comes from --config, $TOOLFOLD_CONFIG or ./toolfold.json (.yaml);")
+	fmt.Fprintln(w, "'toolfold demo' (or --demo on any command) uses the built-in demo catalog instead.")
 }
 
 // newFlags returns a flag set whose errors come back as usage errors

@@ -26,6 +26,8 @@ type deployment struct {
 	readOnly      bool
 	// noByteForwarding is --no-byte-forwarding.
 	noByteForwarding bool
+	// demo serves the built-in demo catalog instead of a config file.
+	demo bool
 	// observer hears calls and sessions (serve's metrics); not a flag.
 	observer gateway.Observer
 	// beforeStart, when set, checks the plan before any server starts
@@ -41,7 +43,8 @@ func (d *deployment) register(fs interface {
 	StringVar(*string, string, string, string)
 	BoolVar(*bool, string, bool, string)
 }) {
-	fs.StringVar(&d.config, "config", "", "config file (default: $TOOLFOLD_CONFIG, ./toolfold.json, ./toolfold.yaml, else the built-in demo)")
+	fs.StringVar(&d.config, "config", "", "config file (default: $TOOLFOLD_CONFIG, else ./toolfold.json, ./toolfold.yaml or ./toolfold.yml)")
+	fs.BoolVar(&d.demo, "demo", false, "use the built-in demo catalog (in-process tools that need nothing installed) instead of a config file")
 	fs.StringVar(&d.mode, "mode", "", "presentation: auto, flat, groups, grouped or search (default: the config's, else auto)")
 	fs.StringVar(&d.groups, "groups", "", "comma-separated groups enabled in every view")
 	fs.StringVar(&d.excludeGroups, "exclude-groups", "", "comma-separated groups removed with all their tools")
@@ -56,10 +59,28 @@ func (c configError) Error() string {
 	return fmt.Sprintf("the config has %d problem(s); fix them and run 'toolfold check':\n%s", len(c.diags.Errors()), c.diags.String())
 }
 
-// plan finds what to serve: the config file, or else the built-in demo.
+// noConfigError is the message of every command that needs a catalog when
+// no config file is found: the demo is served only when asked for, so that
+// a client pointed at the wrong folder fails loudly instead of quietly
+// serving tools nobody configured (docs/design.md#command-line).
+func noConfigError() error {
+	return fmt.Errorf(`no config file found (looked at --config, $%s, then %s in the current folder). Write a toolfold.json that lists your MCP servers, for example:
+
+  {"mcpServers": {
+    "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}
+  }}
+
+or run 'toolfold demo' to try the built-in demo catalog`, config.ConfigEnvVar, strings.Join(config.DefaultFileNames(), ", "))
+}
+
+// plan finds what to serve: the config file, or the built-in demo when
+// --demo asks for it.
 func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assemble.Plan, error) {
 	if _, err := expose.ParseMode(d.mode); err != nil {
 		return nil, usageError{err.Error()}
+	}
+	if d.demo && d.config != "" {
+		return nil, usageError{"--demo and --config both name a catalog; give one"}
 	}
 	noBytes, err := byteForwardingOff(d.noByteForwarding, e.lookupEnv)
 	if err != nil {
@@ -72,12 +93,19 @@ func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assem
 		return nil, err
 	}
 	opts := assemble.Options{LookupEnv: e.lookupEnv, CacheDir: cacheDir(e), Logger: logger, Name: "toolfold", Version: version(), Depth: depth}
-	cwd, _ := os.Getwd()
-	path, found, err := config.Find(d.config, e.lookupEnv, cwd)
-	if err != nil {
-		return nil, err
+	var path string
+	if !d.demo {
+		cwd, _ := os.Getwd()
+		p, found, err := config.Find(d.config, e.lookupEnv, cwd)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, noConfigError()
+		}
+		path = p
 	}
-	if !found {
+	if d.demo {
 		srv := demo.New(nil)
 		spec, err := libspec.Of(srv)
 		if err != nil {
@@ -103,6 +131,11 @@ func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assem
 		return nil, configError{diags}
 	}
 	return assemble.FromConfig(ctx, cfg, sw, opts)
+}
+
+// runDemo is `toolfold demo [serve flags]`: serve with --demo.
+func runDemo(ctx context.Context, e env, args []string) error {
+	return runServe(ctx, e, append([]string{"--demo"}, args...))
 }
 
 // Waiting for upstream servers before the first catalog is built.

@@ -17,7 +17,7 @@ import (
 )
 
 // Switches are the deployment-level switches of the command line, the
-// strongest there are (SPEC §3).
+// strongest there are (docs/design.md#config).
 type Switches struct {
 	// Mode overrides disclosure.mode when set.
 	Mode string

@@ -612,7 +612,7 @@ func hopMeta(m mcp.Meta) mcp.Meta {
 }
 
 // idleGlobs warns about a server's include and exclude globs that match
-// none of its own tool names (SPEC §3): a typo there silently hides tools,
+// none of its own tool names (docs/design.md#config): a typo there silently hides tools,
 // or fails to hide them.
 func (u *Upstreams) idleGlobs(s upstreamServer) []string {
 	names, ok := u.Manager.OwnToolNames(s.key)

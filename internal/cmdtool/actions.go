@@ -105,7 +105,7 @@ func cloneAction(a Action) Action {
 // ReadOnlyActions returns the actions allowed in read-only mode: those
 // marked ReadOnly and not Destructive.
 //
-// SPEC §7 only asks that destructive actions be hidden, but an action that
+// The design (docs/design.md#command-line-programs) only asks that destructive actions be hidden, but an action that
 // is neither marked read-only nor destructive is an unknown (a discovered
 // "git push", "docker run"), so read-only mode keeps only what is known to
 // change nothing. Declare "readOnly": true to allow more.

@@ -1,5 +1,5 @@
 // Package cmdtool turns command-line programs into folded tools and runs
-// them safely (SPEC §7).
+// them safely (docs/design.md#command-line-programs).
 //
 // A [Program] is one "commands" entry of the config: a command, a fixed
 // working directory and environment, limits, and [Action]s (subcommands)

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// gitProgram declares the git actions of SPEC §7's example, run in dir
+// gitProgram declares the git actions of the design's example (docs/design.md#command-line-programs), run in dir
 // with an identity and no user or system config.
 func gitProgram(dir string) Program {
 	return Program{

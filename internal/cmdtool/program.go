@@ -24,7 +24,7 @@ const (
 const DiscoverHelp = "help"
 
 // Program is one command-line program exposed as a group of tools, as
-// configured under the "commands" key (SPEC §7). Everything in it comes from
+// configured under the "commands" key (docs/design.md#command-line-programs). Everything in it comes from
 // configuration and is trusted; only the arguments given to BuildArgv and Run
 // come from a model and are treated as hostile.
 type Program struct {

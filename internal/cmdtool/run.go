@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -260,8 +259,8 @@ func runArgv(ctx context.Context, p Program, argv []string, timeout time.Duratio
 	cmd.Env = Environ(p)
 	// Its own process group, so a timeout kills everything it started,
 	// not just the direct child.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killProcessGroup(cmd.Process.Pid) }
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error { return killProcessGroup(cmd.Process) }
 	cmd.WaitDelay = waitDelay
 	stdout := &capBuffer{limit: maxOutput}
 	stderr := &capBuffer{limit: maxOutput, keepTail: true}
@@ -276,7 +275,7 @@ func runArgv(ctx context.Context, p Program, argv []string, timeout time.Duratio
 	duration := time.Since(start)
 	// Whatever the program left behind in its group (a background child
 	// holding our pipe, a forgotten sleep) goes with it.
-	_ = killProcessGroup(cmd.Process.Pid)
+	_ = killProcessGroup(cmd.Process)
 
 	res := &Result{
 		Argv:     argv,
@@ -301,18 +300,6 @@ func runArgv(ctx context.Context, p Program, argv []string, timeout time.Duratio
 		return res, fmt.Errorf("waiting for %q of %q: %w", path, p.Name, waitErr)
 	}
 	return res, nil
-}
-
-// killProcessGroup sends SIGKILL to every process in the group led by pid.
-func killProcessGroup(pid int) error {
-	if pid <= 0 {
-		return nil
-	}
-	err := syscall.Kill(-pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
 }
 
 // capBuffer keeps at most limit bytes of a stream: the first ones, or the

@@ -40,18 +40,18 @@ type Config struct {
 	// MCPServers are the upstream MCP servers to fold, by key. The key is the
 	// server's default prefix and default group.
 	MCPServers map[string]ServerConfig `json:"mcpServers,omitempty"`
-	// Commands turns command-line programs into groups of tools (SPEC §7), by key.
+	// Commands turns command-line programs into groups of tools (docs/design.md#command-line-programs), by key.
 	// The key names the group and prefixes the tools ("git" → "git__log").
 	Commands map[string]CommandConfig `json:"commands,omitempty"`
 	// Groups declares groups or describes the implicit ones (a server's or a
 	// command's group), by name. Dots in a name mean hierarchy: "code.repos" is a
 	// child of "code".
 	Groups map[string]GroupConfig `json:"groups,omitempty"`
-	// Disclosure says how the catalog is presented to clients (SPEC §4, §6).
+	// Disclosure says how the catalog is presented to clients (docs/design.md#modes, #meta-tools).
 	Disclosure DisclosureConfig `json:"disclosure"`
-	// Exposition says how tools appear on the wire (SPEC §5).
+	// Exposition says how tools appear on the wire (docs/design.md#expositions).
 	Exposition ExpositionConfig `json:"exposition"`
-	// HTTP configures the streamable HTTP front (SPEC §8).
+	// HTTP configures the streamable HTTP front (docs/design.md#http).
 	HTTP HTTPConfig `json:"http"`
 	// ServerDefaults apply to every server under mcpServers that does not set
 	// the same key itself.
@@ -230,7 +230,7 @@ const (
 	DiscoverHelp DiscoverMode = "help"
 )
 
-// CommandConfig turns one command-line program into a group of tools (SPEC §7).
+// CommandConfig turns one command-line program into a group of tools (docs/design.md#command-line-programs).
 type CommandConfig struct {
 	// Name is the entry's key under commands, filled in by the loader. It names
 	// the group and prefixes the tools.
@@ -356,7 +356,7 @@ const (
 	GroupExcluded GroupState = "excluded"
 )
 
-// ExpositionStyle is how one group's tools appear on the wire (SPEC §5).
+// ExpositionStyle is how one group's tools appear on the wire (docs/design.md#expositions).
 type ExpositionStyle string
 
 // Exposition styles.
@@ -404,7 +404,7 @@ type GroupConfig struct {
 	Merge []string `json:"merge,omitempty"`
 }
 
-// Mode is how the catalog is presented (SPEC §4).
+// Mode is how the catalog is presented (docs/design.md#modes).
 type Mode string
 
 // Modes.
@@ -470,7 +470,7 @@ type AutoGroupsConfig struct {
 	Size int `json:"size"`
 }
 
-// MetaToolNames are the wire names of the meta-tools (SPEC §6). Each defaults to
+// MetaToolNames are the wire names of the meta-tools (docs/design.md#meta-tools). Each defaults to
 // its key.
 type MetaToolNames struct {
 	// EnableTools names enable_tools.
@@ -489,7 +489,7 @@ type MetaToolNames struct {
 	Guidance string `json:"guidance"`
 }
 
-// DefaultMetaToolNames returns the names SPEC §6 uses.
+// DefaultMetaToolNames returns the default names of the meta-tools.
 func DefaultMetaToolNames() MetaToolNames {
 	return MetaToolNames{
 		EnableTools:   "enable_tools",
@@ -712,7 +712,7 @@ func impliedParent(name string) string {
 }
 
 var (
-	// wireNamePattern is SPEC §5's rule for names on the wire.
+	// wireNamePattern is the rule for names on the wire (docs/design.md#expositions).
 	wireNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 	// groupNamePattern adds dots, which mean hierarchy.
 	groupNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)

@@ -1,5 +1,5 @@
-// Package config loads, expands and validates toolfold's config file (SPEC §2, §3
-// and the commands block of §7).
+// Package config loads, expands and validates toolfold's config file
+// (docs/design.md#config-lookup, #config and #command-line-programs).
 //
 // A config is JSON (comments and trailing commas allowed) or YAML with the same
 // keys; a plain Claude Desktop or Cursor file that has only "mcpServers" is a valid

@@ -17,9 +17,10 @@ func DefaultFileNames() []string {
 	return []string{"toolfold.json", "toolfold.yaml", "toolfold.yml"}
 }
 
-// Find locates the config file (SPEC §2): explicit (the --config flag), else
+// Find locates the config file (docs/design.md#config-lookup): explicit (the --config flag), else
 // $TOOLFOLD_CONFIG, else the first of DefaultFileNames in cwd. found is false when
-// there is none, and the caller then serves the built-in demo. A named file that
+// there is none, and the caller then says how to write one (the demo is
+// served only on request). A named file that
 // does not exist is an error rather than "not found": silently serving the demo
 // instead of the file the user asked for would hide a typo.
 // A relative explicit path is returned as given and checked against cwd; an empty

@@ -130,7 +130,8 @@ func TestJSONAndYAMLAreEquivalent(t *testing.T) {
 	}
 }
 
-// The spec's own example (SPEC §3, with the commands of §7) is a valid config.
+// The design's example config (docs/design.md#config, with the commands
+// of #command-line-programs) is valid.
 func TestSpecExampleLoads(t *testing.T) {
 	cfg := loadGood(t, "spec.jsonc", map[string]string{"GITHUB_TOKEN": "g", "T": "t", "T1": "t1", "PROJECT_DIR": "/src"})
 	if cfg.Commands["git"].MaxOutput != 256*1024 || cfg.Commands["git"].Cwd != "/src" {

@@ -255,7 +255,7 @@ func (v *checker) dir(p, dir string) {
 
 // groupName checks a name can be a group: wire characters plus dots, the dots
 // separating non-empty parts. Any length will do: a name longer than the 64
-// characters of the wire is shortened there with a stable hash suffix (SPEC §5).
+// characters of the wire is shortened there with a stable hash suffix (docs/design.md#expositions).
 func (v *checker) groupName(p, name string) bool {
 	switch {
 	case !groupNamePattern.MatchString(name):
@@ -661,7 +661,7 @@ func isLoopback(host string) bool {
 }
 
 // Glob is one pattern of the config together with where it is, so the caller can
-// warn about globs that match nothing after discovery (SPEC §3) with
+// warn about globs that match nothing after discovery (docs/design.md#config) with
 // Config.Problemf(SeverityWarning, g.Path, ...).
 type Glob struct {
 	// Path is the key path of the pattern, such as "groups.issues.tools[0]".

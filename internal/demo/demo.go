@@ -21,7 +21,7 @@ import (
 )
 
 // SandboxEnv names the environment variable that moves the default sandbox
-// directory, for users of `toolfold serve` who cannot set Options.
+// directory, for users of `toolfold demo` who cannot set Options.
 const SandboxEnv = "TOOLFOLD_DEMO_SANDBOX"
 
 // Options configure the demo server. The zero value is usable.

@@ -1,5 +1,5 @@
-// Package demo is the built-in catalog that `toolfold serve` offers when no
-// config file exists: about forty small tools that really work, need nothing
+// Package demo is the built-in catalog that `toolfold demo` (or --demo)
+// serves: about forty small tools that really work, need nothing
 // installed and show what folding does to a tool surface.
 //
 // The catalog has six top-level groups, two of them with a child group:

@@ -12,7 +12,7 @@ import (
 	"github.com/toolfold/toolfold/internal/view"
 )
 
-// Mode is how a catalog is presented to a client (SPEC §4).
+// Mode is how a catalog is presented to a client (docs/design.md#modes).
 type Mode string
 
 const (
@@ -498,7 +498,7 @@ func mergeAnnotations(actions []*Action) *mcp.ToolAnnotations {
 		if a.Tool.Destructive() {
 			destructive = ptr(true)
 		}
-		if an.ReadOnlyHint == false && (an.DestructiveHint == nil || *an.DestructiveHint) {
+		if !an.ReadOnlyHint && (an.DestructiveHint == nil || *an.DestructiveHint) {
 			allNotDestructive = false
 		}
 		if an.OpenWorldHint != nil && *an.OpenWorldHint {

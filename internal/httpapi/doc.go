@@ -1,5 +1,5 @@
 // Package httpapi is the HTTP side of toolfold beside the MCP endpoint
-// (SPEC §8): a health report, the group tree and the catalog as JSON, an
+// (docs/design.md#http): a health report, the group tree and the catalog as JSON, an
 // MCP endpoint per group, and a small dashboard page. It is one
 // http.Handler that cmd/toolfold mounts at the root of its server.
 //

@@ -23,7 +23,7 @@ type Names struct {
 	Guidance string
 }
 
-// DefaultNames are the names SPEC §6 gives the meta-tools.
+// DefaultNames are the meta-tools' names unless the config renames them.
 func DefaultNames() Names {
 	return Names{Enable: "enable_tools", Disable: "disable_tools", Reset: "reset_tools",
 		Find: "find_tools", Describe: "describe_tools", Call: "call_tool", Guidance: "guidance"}
@@ -369,7 +369,7 @@ func nonNil[T any](s []T) []T {
 }
 
 // Result wraps a value as a tool result: structuredContent and the same
-// JSON as text, as SPEC §6 asks of every meta-tool.
+// JSON as text, as every meta-tool's result does (docs/design.md#meta-tools).
 func Result(v any, isError bool) *mcp.CallToolResult {
 	b, err := json.Marshal(v)
 	if err != nil {

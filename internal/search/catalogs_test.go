@@ -24,7 +24,7 @@ type catalogTool struct {
 	} `json:"annotations"`
 }
 
-// loadCatalogs reads the shared catalogs into docs named
+// loadCatalogs reads the recorded catalogs into docs named
 // "<server>__<tool>", each server its own group, the way a default toolfold
 // config exposes them.
 func loadCatalogs(tb testing.TB) []Doc {

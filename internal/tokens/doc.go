@@ -5,8 +5,8 @@
 // compiled into the binary, so counting never touches the network. The codec
 // is built once, on first use, and shared; it is safe for concurrent use.
 //
-// ToolsCost counts a tools array exactly the way the shared catalog table
-// (shared/catalogs/README.md, collect/tokens.mjs) was produced: the compact
+// ToolsCost counts a tools array exactly the way the catalog table in
+// testdata/catalogs/README.md was produced (js-tiktoken o200k): the compact
 // JSON of the tools/list result {"tools":[...]} as JavaScript's
 // JSON.stringify writes it (key order kept, no HTML escaping, JavaScript
 // number formatting), so the figures toolfold reports agree to the token

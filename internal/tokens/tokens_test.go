@@ -12,7 +12,7 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 )
 
-// catalogsDir locates the shared real catalogs, or skips (fails in CI).
+// catalogsDir locates the real catalogs kept in testdata/catalogs.
 func catalogsDir(tb testing.TB) string { return catalogtest.SharedDir(tb) }
 
 // readToolsArray returns the raw "tools" array of a catalog file, key order intact.
@@ -76,18 +76,9 @@ func publishedCatalogTokens(tb testing.TB, dir string) map[string]int {
 	return published
 }
 
-// readmeErrata holds the rows where the catalogs' README disagrees with the
-// reference tokenizer itself. figma: the README says 954, but js-tiktoken
-// 1.0.21 o200k_base on JSON.stringify of today's figma.json gives 948, as
-// does ToolsCost; the file was most likely re-collected after counting.
-var readmeErrata = map[string]int{"figma": 948}
-
 func TestToolsCostMatchesPublishedTable(t *testing.T) {
 	dir := catalogsDir(t)
 	for name, want := range publishedCatalogTokens(t, dir) {
-		if corrected, ok := readmeErrata[name]; ok {
-			want = corrected
-		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			tools := readToolsArray(t, filepath.Join(dir, name+".json"))

@@ -198,7 +198,7 @@ func TestAttribute(t *testing.T) {
 // incomparable is a Downstream that cannot be compared with ==.
 type incomparable struct {
 	*fakeDownstream
-	f []int
+	_ []int // a slice field makes the struct incomparable
 }
 
 func TestSameDownstreamDoesNotPanic(t *testing.T) {

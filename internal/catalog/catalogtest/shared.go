@@ -13,31 +13,26 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog"
 )
 
-// SharedDir finds the real tool catalogs of public MCP servers that live
-// beside the repository (../shared/catalogs), or in $TOOLFOLD_CATALOGS. It
-// skips the test when they are absent, unless TOOLFOLD_REQUIRE_CATALOGS=1
-// says they must be there (as in CI), in which case it fails.
+// SharedDir returns the folder of real tool catalogs of public MCP servers
+// that the repository keeps as test data (testdata/catalogs at the module
+// root; its README says where each came from). They are part of the
+// repository, so a missing folder is a broken checkout: the test fails.
 func SharedDir(t testing.TB) string {
 	t.Helper()
-	if dir := os.Getenv("TOOLFOLD_CATALOGS"); dir != "" {
-		return dir
-	}
 	wd, err := os.Getwd()
-	if err == nil {
-		for dir := wd; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				cand := filepath.Join(filepath.Dir(dir), "shared", "catalogs")
-				if _, err := os.Stat(cand); err == nil {
-					return cand
-				}
-				break
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir := wd; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			cand := filepath.Join(dir, "testdata", "catalogs")
+			if _, err := os.Stat(filepath.Join(cand, "README.md")); err != nil {
+				t.Fatalf("the catalogs the tests read are missing from the repository (%v); restore testdata/catalogs from git", err)
 			}
+			return cand
 		}
 	}
-	if os.Getenv("TOOLFOLD_REQUIRE_CATALOGS") == "1" {
-		t.Fatal("the shared catalogs are required here but were not found: set TOOLFOLD_CATALOGS or put them at ../shared/catalogs")
-	}
-	t.Skip("skipping: the shared catalogs are not beside the repository (../shared/catalogs); set TOOLFOLD_CATALOGS to run this test")
+	t.Fatalf("no go.mod above %s: run the tests inside the repository", wd)
 	return ""
 }
 
@@ -50,8 +45,7 @@ type SharedServer struct {
 }
 
 // SharedServers reads every shared catalog in name order; azure-all is
-// left out, as it repeats azure in another mode. It skips or fails as
-// SharedDir does when the catalogs are absent.
+// left out, as it repeats azure in another mode.
 func SharedServers(t testing.TB) []SharedServer {
 	t.Helper()
 	dir := SharedDir(t)
