@@ -11,7 +11,7 @@ import (
 )
 
 // TestContextCostOfTheSharedCatalog measures the first tools/list of every
-// mode with all 35 real servers of ../shared/catalogs configured, against
+// mode with all 35 real servers of testdata/catalogs configured, against
 // the goals: search at most 2 % of the flat baseline, groups at most 5 %.
 func TestContextCostOfTheSharedCatalog(t *testing.T) {
 	cat := catalogtest.Shared(t)
