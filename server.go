@@ -383,7 +383,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	case *mcp.IOTransport:
 		return gw.ServeStdio(ctx, t.Reader, t.Writer)
 	}
-	session, err := gw.ServerFor(gateway.ClientInfo{}).Connect(ctx, t, nil)
+	session, err := gw.Connect(ctx, gateway.ClientInfo{}, t)
 	if err != nil {
 		return err
 	}
@@ -398,7 +398,7 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport, clientName string
 	if err != nil {
 		return nil, err
 	}
-	return gw.ServerFor(gateway.ClientInfo{Name: clientName}).Connect(ctx, t, nil)
+	return gw.Connect(ctx, gateway.ClientInfo{Name: clientName}, t)
 }
 
 // Handler serves streamable HTTP MCP with a view per session. Mount it at

@@ -189,7 +189,7 @@ func (g *Gateway) Run(ctx context.Context, t mcp.Transport) error {
 	case *mcp.IOTransport:
 		return g.built.Gateway.ServeStdio(ctx, t.Reader, t.Writer)
 	}
-	session, err := g.built.Gateway.ServerFor(gw.ClientInfo{}).Connect(ctx, t, nil)
+	session, err := g.built.Gateway.Connect(ctx, gw.ClientInfo{}, t)
 	if err != nil {
 		return err
 	}
@@ -199,7 +199,7 @@ func (g *Gateway) Run(ctx context.Context, t mcp.Transport) error {
 // Connect serves one client over t as if it had named itself clientName,
 // and returns once the session has started; for tests and in-process use.
 func (g *Gateway) Connect(ctx context.Context, t mcp.Transport, clientName string) (*mcp.ServerSession, error) {
-	return g.built.Gateway.ServerFor(gw.ClientInfo{Name: clientName}).Connect(ctx, t, nil)
+	return g.built.Gateway.Connect(ctx, gw.ClientInfo{Name: clientName}, t)
 }
 
 // Handler serves streamable HTTP MCP with a view per session; mount it at

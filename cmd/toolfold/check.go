@@ -130,7 +130,7 @@ func runCall(ctx context.Context, e env, args []string) error {
 // connection, exactly as a client would.
 func callInProcess(ctx context.Context, gw *gateway.Gateway, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := gw.ServerFor(gateway.ClientInfo{Name: "toolfold-call"}).Connect(ctx, st, nil)
+	ss, err := gw.Connect(ctx, gateway.ClientInfo{Name: "toolfold-call"}, st)
 	if err != nil {
 		return nil, err
 	}

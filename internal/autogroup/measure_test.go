@@ -237,7 +237,7 @@ func connect(t *testing.T, gw *gateway.Gateway) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := gw.ServerFor(gateway.ClientInfo{Name: "measure"}).Connect(ctx, st, nil)
+	ss, err := gw.Connect(ctx, gateway.ClientInfo{Name: "measure"}, st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func BenchmarkEnableRoundTrip(b *testing.B) {
 	g := benchGateway(b, expose.Groups)
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := g.ServerFor(gateway.ClientInfo{}).Connect(ctx, st, nil)
+	ss, err := g.Connect(ctx, gateway.ClientInfo{}, st)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func BenchmarkIdleSession(b *testing.B) {
 		before := measure()
 		for range sessions {
 			ct, st := mcp.NewInMemoryTransports()
-			ss, err := g.ServerFor(gateway.ClientInfo{}).Connect(ctx, st, nil)
+			ss, err := g.Connect(ctx, gateway.ClientInfo{}, st)
 			if err != nil {
 				b.Fatal(err)
 			}

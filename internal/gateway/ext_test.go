@@ -28,7 +28,7 @@ func extClient(t *testing.T, g *gateway.Gateway, protocol string) *client {
 		t.Fatal(err)
 	}
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := g.ServerFor(gateway.ClientInfo{Name: "ext", ProtocolVersion: protocol, Extension: true}).Connect(context.Background(), st, nil)
+	ss, err := g.Connect(context.Background(), gateway.ClientInfo{Name: "ext", ProtocolVersion: protocol, Extension: true}, st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,13 +140,7 @@ func (g *Gateway) sessions() []*session {
 	for _, s := range g.shared {
 		out = append(out, s)
 	}
-	g.mu.Lock()
-	for _, wp := range g.live {
-		if s := wp.Value(); s != nil {
-			out = append(out, s)
-		}
-	}
-	g.mu.Unlock()
+	out = append(out, g.liveSessions()...)
 	g.groups.mu.Lock()
 	defer g.groups.mu.Unlock()
 	for _, ep := range g.groups.by {

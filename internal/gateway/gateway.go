@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -8,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -174,9 +174,11 @@ type Gateway struct {
 	maxListWait time.Duration
 
 	mu sync.Mutex
-	// live holds the groups-mode sessions, weakly: a session whose client
-	// has gone is collected with its server, and Update forgets it.
-	live []weak.Pointer[session]
+	// live holds the sessions with a view of their own (the groups mode,
+	// and a stdio client of the groups extension), from the moment one is
+	// made until its client's session ends: whoever serves the session
+	// forgets it then (forget), so Update reaches exactly the live ones.
+	live map[*session]struct{}
 	// httpSessions counts the HTTP sessions of this gateway and of the
 	// endpoints made from it (made by the first HTTPHandler).
 	httpSessions *sessionTable
@@ -278,18 +280,7 @@ func (g *Gateway) Update(space *view.Space) error {
 	for _, s := range g.shared {
 		s.migrate(st)
 	}
-	g.mu.Lock()
-	live := g.live[:0]
-	var sessions []*session
-	for _, wp := range g.live {
-		if s := wp.Value(); s != nil {
-			live = append(live, wp)
-			sessions = append(sessions, s)
-		}
-	}
-	g.live = live
-	g.mu.Unlock()
-	for _, s := range sessions {
+	for _, s := range g.liveSessions() {
 		s.migrate(st)
 	}
 	g.perRequest.migrate(st)
@@ -424,11 +415,24 @@ func (g *Gateway) ModeFor(c ClientInfo) expose.Mode { return g.present(c).mode }
 // without a view).
 func (g *Gateway) Presentation(c ClientInfo) string { return g.present(c).String() }
 
-// ServerFor returns the server that serves a client: the per-request
-// server for clients without a view (2026-07-28, the groups extension,
-// stateless groups), the shared server of a static mode, or a new server
-// with a view of its own for the groups mode.
-func (g *Gateway) ServerFor(c ClientInfo) *mcp.Server { return g.serverFor(c, true) }
+// Connect serves a client on a transport: with the per-request server for
+// clients without a view (2026-07-28, the groups extension, stateless
+// groups), the shared server of a static mode, or a new server with a view
+// of its own for the groups mode, which the gateway forgets when the
+// session ends.
+func (g *Gateway) Connect(ctx context.Context, c ClientInfo, t mcp.Transport) (*mcp.ServerSession, error) {
+	s := g.sessionFor(c, true)
+	ss, err := s.server.Connect(ctx, t, nil)
+	if err != nil {
+		g.forget(s)
+		return nil, err
+	}
+	go func() {
+		_ = ss.Wait()
+		g.forget(s)
+	}()
+	return ss, nil
+}
 
 // serverFor is ServerFor that reports a session to the Observer only when
 // count is set (not for a client's probe of the server).
@@ -449,10 +453,38 @@ func (g *Gateway) sessionFor(c ClientInfo, count bool) *session {
 		return s
 	}
 	s := g.newSession(p.mode, g.cur.Load().space.New())
-	g.mu.Lock()
-	g.live = append(g.live, weak.Make(s))
-	g.mu.Unlock()
+	g.track(s)
 	return s
+}
+
+// track records a session with a view of its own; whoever serves it calls
+// forget when its client's session ends.
+func (g *Gateway) track(s *session) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.live == nil {
+		g.live = map[*session]struct{}{}
+	}
+	g.live[s] = struct{}{}
+}
+
+// forget drops a session track recorded; the shared sessions are never
+// tracked, and forgetting one is a no-op.
+func (g *Gateway) forget(s *session) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.live, s)
+}
+
+// liveSessions returns the tracked sessions.
+func (g *Gateway) liveSessions() []*session {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]*session, 0, len(g.live))
+	for s := range g.live {
+		out = append(out, s)
+	}
+	return out
 }
 
 // clientMatches compares a client name with a pattern, ignoring case; a

@@ -78,7 +78,7 @@ func connectBoth(t *testing.T, g *gateway.Gateway, name, protocol string, opts *
 	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := g.ServerFor(gateway.ClientInfo{Name: name, ProtocolVersion: protocol}).Connect(ctx, st, nil)
+	ss, err := g.Connect(ctx, gateway.ClientInfo{Name: name, ProtocolVersion: protocol}, st)
 	if err != nil {
 		t.Fatal(err)
 	}

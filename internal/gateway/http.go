@@ -205,13 +205,15 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 	added := false
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(int) {
 		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
-			f.table.add(id, f, callerOf(r.Context(), nil).user, f.sessionFast(s, id, client, first.caps), func() { f.closeSession(id) })
+			f.table.add(id, f, callerOf(r.Context(), nil).user, f.sessionFast(s, id, client, first.caps),
+				func() { f.closeSession(id) }, func() { f.g.forget(s) })
 			added = true
 		}
 	}}
 	f.sdk.ServeHTTP(rec, r)
 	if !added {
 		f.table.release()
+		f.g.forget(s)
 	}
 }
 

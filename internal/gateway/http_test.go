@@ -169,7 +169,6 @@ func TestHTTPPostsWithoutSessionAreNotSessions(t *testing.T) {
 			t.Fatalf("a 2026-07-28 tools/list: %d %s", code, body)
 		}
 	}
-	runtime.GC() // views of forgotten sessions are held weakly
 	if n, live, open := obs.count(), g.LiveViewsForTest(), g.HTTPSessions(); n != 0 || live != 0 || open != 0 {
 		t.Fatalf("55 POSTs without a session: %d sessions counted, %d views kept, %d sessions open; want none", n, live, open)
 	}
@@ -227,5 +226,61 @@ func TestHTTPSessionKeepsNoInitializeBody(t *testing.T) {
 			}
 			t.Logf("%d sessions keep %d KiB (%d KiB each)", sessions, kept>>10, kept/sessions>>10)
 		})
+	}
+}
+
+// TestViewsAreForgottenWhenTheirSessionEnds: a groups-mode session's view
+// is kept exactly while its session is open: it is forgotten when the
+// client deletes the session, when the session is closed for idleness,
+// and when a stdio client leaves. Nothing waits for a garbage collection.
+func TestViewsAreForgottenWhenTheirSessionEnds(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
+	opts := gateway.HTTPOptions{SessionTimeout: time.Hour}
+	url := serveHTTP(t, g, &opts)
+	var ids []string
+	for range 3 {
+		resp, body := post(t, url, "", initializeBody)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+		}
+		ids = append(ids, resp.Header.Get("Mcp-Session-Id"))
+	}
+	if n := g.LiveViewsForTest(); n != 3 {
+		t.Fatalf("%d views kept for 3 open sessions", n)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Mcp-Session-Id", ids[0])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := g.LiveViewsForTest(); n != 2 {
+		t.Fatalf("%d views kept after one session was deleted, want 2", n)
+	}
+
+	// A stdio client's view goes with its connection.
+	w := serveWire(t, g)
+	w.initialize("2025-11-25")
+	if n := g.LiveViewsForTest(); n != 3 {
+		t.Fatalf("%d views kept with a stdio client connected, want 3", n)
+	}
+	w.close()
+	if n := g.LiveViewsForTest(); n != 2 {
+		t.Fatalf("%d views kept after the stdio client left, want 2", n)
+	}
+
+	// A session closed for idleness.
+	idle := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
+	short := gateway.HTTPOptions{SessionTimeout: 20 * time.Millisecond}
+	idleURL := serveHTTP(t, idle, &short)
+	closed := make(chan string, 1)
+	gateway.OnIdleSessionClosed(idle, short, func(id string) { closed <- id })
+	if resp, body := post(t, idleURL, "", initializeBody); resp.StatusCode != http.StatusOK {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	<-closed
+	if n := idle.LiveViewsForTest(); n != 0 {
+		t.Fatalf("%d views kept after the only session was closed for idleness", n)
 	}
 }

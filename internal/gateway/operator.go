@@ -51,15 +51,7 @@ func (g *Gateway) Sessions() []SessionInfo {
 	for _, s := range g.shared {
 		add(s, nil)
 	}
-	g.mu.Lock()
-	var live []*session
-	for _, wp := range g.live {
-		if s := wp.Value(); s != nil {
-			live = append(live, s)
-		}
-	}
-	g.mu.Unlock()
-	for _, s := range live {
+	for _, s := range g.liveSessions() {
 		if s.mode == perRequestMode {
 			add(s, nil) // a stdio client of the groups extension
 			continue

@@ -154,6 +154,14 @@ func serveWire(t *testing.T, g *gateway.Gateway) *wire {
 	return w
 }
 
+// close ends the client's stdin and waits until toolfold has ended the
+// session (its output closes after ServeStdio returns).
+func (w *wire) close() {
+	w.in.Close()
+	for range w.lines {
+	}
+}
+
 func (w *wire) send(format string, args ...any) {
 	w.t.Helper()
 	if _, err := fmt.Fprintf(w.in, format+"\n", args...); err != nil {

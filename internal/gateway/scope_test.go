@@ -199,7 +199,7 @@ func TestScopedPromptsMoveWithTheCatalog(t *testing.T) {
 	opts := listenerOptions(l)
 	opts.Capabilities = &mcp.ClientCapabilities{Extensions: map[string]any{groupsext.ID: map[string]any{}}}
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := g.ServerFor(gateway.ClientInfo{Name: "ext", ProtocolVersion: "2025-11-25", Extension: true}).Connect(context.Background(), st, nil)
+	ss, err := g.Connect(context.Background(), gateway.ClientInfo{Name: "ext", ProtocolVersion: "2025-11-25", Extension: true}, st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,8 @@ type liveSession struct {
 	// the caller who opened it (auth.TokenInfo.UserID, "" without auth).
 	front *httpFront
 	owner string
+	// ended, if set, hears that the session left the table, once.
+	ended func()
 	busy  int
 	timer *time.Timer
 	// fast is what the fast path of tools/call needs to serve the session
@@ -62,13 +64,14 @@ func (t *sessionTable) release() {
 }
 
 // add turns a reservation into an open session of front, opened by owner;
-// closeIdle closes it once it has been idle for the table's timeout. fast
-// may be nil.
-func (t *sessionTable) add(id string, front *httpFront, owner string, fast *sessionFast, closeIdle func()) {
+// closeIdle closes it once it has been idle for the table's timeout, and
+// ended (may be nil) hears when it leaves the table, however it ends.
+// fast may be nil.
+func (t *sessionTable) add(id string, front *httpFront, owner string, fast *sessionFast, closeIdle, ended func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.reserved--
-	s := &liveSession{front: front, owner: owner, fast: fast}
+	s := &liveSession{front: front, owner: owner, fast: fast, ended: ended}
 	s.timer = time.AfterFunc(t.idle, func() {
 		t.mu.Lock()
 		if t.live[id] != s || s.busy > 0 {
@@ -78,6 +81,9 @@ func (t *sessionTable) add(id string, front *httpFront, owner string, fast *sess
 		delete(t.live, id)
 		t.mu.Unlock()
 		closeIdle()
+		if s.ended != nil {
+			s.ended()
+		}
 		if t.idleClosed != nil {
 			t.idleClosed(id)
 		}
@@ -129,20 +135,25 @@ func (t *sessionTable) begin(id string, front *httpFront, caller string) (*sessi
 // session ended with it.
 func (t *sessionTable) finish(id string, gone bool) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	s, ok := t.live[id]
 	if !ok {
+		t.mu.Unlock()
 		return
 	}
 	s.busy--
 	if gone {
 		s.timer.Stop()
 		delete(t.live, id)
+		t.mu.Unlock()
+		if s.ended != nil {
+			s.ended()
+		}
 		return
 	}
 	if s.busy == 0 {
 		s.timer.Reset(t.idle)
 	}
+	t.mu.Unlock()
 }
 
 func (t *sessionTable) open() int {

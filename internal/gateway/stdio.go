@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
-	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -40,16 +38,14 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 				g.log.Warn("telling a client its groups changed", "err", err)
 			}
 		})
-		g.mu.Lock()
-		g.live = append(g.live, weak.Make(s))
-		g.mu.Unlock()
+		g.track(s)
 		if obs := g.opts.Observer; obs != nil {
 			obs.SessionStarted(g.Presentation(client))
 		}
-		defer runtime.KeepAlive(s) // live holds it weakly
 	} else {
 		s = g.sessionFor(client, true)
 	}
+	defer g.forget(s) // the client's only session ends with this call
 	g.log.Info("client connected", "transport", "stdio", "client", client.Name, "protocol", client.ProtocolVersion, "gets", g.Presentation(client))
 
 	// The SDK reads the accepted frames from a pipe, one per line, less the
