@@ -308,3 +308,28 @@ func TestNoByteForwardingTakesTheTypedPath(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleSessionOfACallerIsClosed: a session opened with a token and
+// closed for idleness is gone from the SDK too (its owner's next request
+// is not found), not only from the session table.
+func TestIdleSessionOfACallerIsClosed(t *testing.T) {
+	g := rawGatewayWith(t, &fakeSource{answer: answerText("raw")}, &gateway.Options{Mode: expose.Flat})
+	opts := gateway.HTTPOptions{SessionTimeout: 20 * time.Millisecond}
+	h, err := g.HTTPHandler(&opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan string, 1)
+	gateway.OnIdleSessionClosed(g, opts, func(id string) { closed <- id })
+	srv := httptest.NewServer(withBearer(h))
+	t.Cleanup(srv.Close)
+	id := openSessionAs(t, srv.URL, "alice")
+	if got := <-closed; got != id {
+		t.Fatalf("closed %q, want %q", got, id)
+	}
+	for _, body := range []string{callBody(2, "fast"), `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`} {
+		if code, _, out, _ := postMCP(t, srv.URL, body, bearer("alice"), inSession(id)); code != http.StatusNotFound {
+			t.Errorf("alice's session closed for idleness still answers: %d %s", code, out)
+		}
+	}
+}

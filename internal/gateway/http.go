@@ -9,8 +9,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -205,8 +207,9 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 	added := false
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(int) {
 		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
-			f.table.add(id, f, callerOf(r.Context(), nil).user, f.sessionFast(s, id, client, first.caps),
-				func() { f.closeSession(id) }, func() { f.g.forget(s) })
+			owner := callerOf(r.Context(), nil).user
+			f.table.add(id, f, owner, f.sessionFast(s, id, client, first.caps),
+				func() { f.closeSession(id, owner) }, func() { f.g.forget(s) })
 			added = true
 		}
 	}}
@@ -264,11 +267,26 @@ func (f *httpFront) serveSession(w http.ResponseWriter, r *http.Request, id stri
 	}
 }
 
-// closeSession closes an idle session the way its client would.
-func (f *httpFront) closeSession(id string) {
+// closeSession closes an idle session the way its client would: a DELETE
+// handed to the SDK's handler, as its owner (the SDK refuses any other
+// caller, and a session it kept would outlive the cap and the timeout).
+func (f *httpFront) closeSession(id, owner string) {
 	req := httptest.NewRequest(http.MethodDelete, "/mcp", nil)
 	req.Header.Set("Mcp-Session-Id", id)
-	f.sdk.ServeHTTP(httptest.NewRecorder(), req)
+	var h http.Handler = f.sdk
+	if owner != "" {
+		// The SDK reads the caller only from a context that
+		// auth.RequireBearerToken made.
+		req.Header.Set("Authorization", "Bearer owner")
+		h = auth.RequireBearerToken(func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+			return &auth.TokenInfo{UserID: owner, Expiration: time.Now().Add(time.Minute)}, nil
+		}, nil)(f.sdk)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusNoContent && rec.Code != http.StatusOK {
+		f.g.log.Warn("closing an idle HTTP session", "status", rec.Code, "answer", strings.TrimSpace(rec.Body.String()))
+	}
 }
 
 // peeked is what the gateway reads of a request's first message.

@@ -1,0 +1,220 @@
+package gateway_test
+
+// The SDK behaviours the gateway works around or relies on, one named test
+// each, against the bare SDK. When an SDK upgrade changes one, its test
+// fails here, in one place, and names the workaround to revisit:
+//
+//	SDK behaviour                                   workaround (file)
+//	a plain handler error is sent with code 0       withErrorCodes (rpcerrors.go): TestSDKSendsCodeZeroForPlainErrors (errors_test.go)
+//	tools/list_changed is sent by the SDK itself,   the sending middleware drops it and the gateway
+//	  through the sending middleware                  announces changes itself (session.go)
+//	prompts/list_changed is sent only when the      a placeholder prompt added and removed (listchanged.go)
+//	  server's own registry changes
+//	an HTTP session ends on DELETE through the      idle sessions are closed by a DELETE handed to the
+//	  handler                                         handler (http.go closeSession)
+//	a session opened with a token is refused to     the session table judges the same before any path
+//	  another token (403 "session user mismatch")     (sessions.go)
+//	a stdio session ends on a line it cannot        ServeStdio screens every line first (frame.go)
+//	  decode
+//	a session keeps its initialize params           the HTTP front hands the SDK a compact copy
+//	                                                  (initialize.go)
+//	a session's tools/list is marked public         the middleware sets the list's cacheScope (session.go)
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// bareServer connects a client to a bare SDK server over in-memory
+// transports, on the 2025-11-25 protocol.
+func bareServer(t *testing.T, s *mcp.Server, opts *mcp.ClientOptions) (*mcp.ClientSession, *mcp.ServerSession) {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "pin", Version: "1"}, opts).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, ss
+}
+
+func noArgs(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return &mcp.CallToolResult{}, nil
+}
+
+// TestSDKAnnouncesToolChangesThroughTheSendingMiddleware: adding a tool to
+// a serving server makes the SDK send tools/list_changed, and it passes
+// the sending middleware, where the gateway drops it to announce changes
+// itself.
+func TestSDKAnnouncesToolChangesThroughTheSendingMiddleware(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}})
+	seen := make(chan string, 4)
+	s.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if strings.HasPrefix(method, "notifications/") {
+				seen <- method
+			}
+			return next(ctx, method, req)
+		}
+	})
+	heard := make(chan struct{}, 4)
+	bareServer(t, s, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { heard <- struct{}{} }})
+	s.AddTool(&mcp.Tool{Name: "late", InputSchema: json.RawMessage(`{"type":"object"}`)}, noArgs)
+	if got := <-seen; got != "notifications/tools/list_changed" {
+		t.Fatalf("the sending middleware saw %q, want notifications/tools/list_changed", got)
+	}
+	<-heard
+}
+
+// TestSDKAnnouncesPromptChangesOnlyFromItsRegistry: the SDK has no call
+// that sends prompts/list_changed; adding and removing a prompt is what
+// makes it send one, which listchanged.go's placeholder relies on.
+func TestSDKAnnouncesPromptChangesOnlyFromItsRegistry(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Prompts: &mcp.PromptCapabilities{ListChanged: true}}})
+	heard := make(chan struct{}, 4)
+	cs, _ := bareServer(t, s, &mcp.ClientOptions{PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { heard <- struct{}{} }})
+	s.AddPrompt(&mcp.Prompt{Name: "placeholder"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{}, nil
+	})
+	s.RemovePrompts("placeholder")
+	<-heard
+	res, err := cs.ListPrompts(context.Background(), nil)
+	if err != nil || len(res.Prompts) != 0 {
+		t.Fatalf("after the placeholder went, prompts/list = %v, %v; want empty", res, err)
+	}
+}
+
+// streamable posts one message to an SDK streamable handler.
+func streamable(t *testing.T, url, session, bearer, body string) (int, string, http.Header) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(raw), resp.Header
+}
+
+const pinInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pin","version":"1"}}}`
+
+// TestSDKStreamableSessionsAndTheirOwners: a streamable session ends on a
+// DELETE handed to the handler (how the gateway closes idle sessions), and
+// a session opened with a token answers another token 403 "session user
+// mismatch" (what the session table mirrors for every path).
+func TestSDKStreamableSessionsAndTheirOwners(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	bearer := auth.RequireBearerToken(func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
+	}, nil)
+	srv := httptest.NewServer(bearer(h))
+	t.Cleanup(srv.Close)
+	code, body, header := streamable(t, srv.URL, "", "alice", pinInitialize)
+	id := header.Get("Mcp-Session-Id")
+	if code != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d %s", code, body)
+	}
+	if code, body, _ := streamable(t, srv.URL, id, "bob", `{"jsonrpc":"2.0","id":2,"method":"ping"}`); code != http.StatusForbidden || !strings.Contains(body, "session user mismatch") {
+		t.Fatalf("another token on alice's session: %d %s; the SDK no longer refuses it as the session table assumes", code, body)
+	}
+	del := httptest.NewRequest(http.MethodDelete, "/mcp", nil)
+	del.Header.Set("Mcp-Session-Id", id)
+	rec := httptest.NewRecorder()
+	del.Header.Set("Authorization", "Bearer alice")
+	bearer(h).ServeHTTP(rec, del)
+	if code, body, _ := streamable(t, srv.URL, id, "alice", `{"jsonrpc":"2.0","id":3,"method":"ping"}`); code != http.StatusNotFound {
+		t.Fatalf("a session deleted through the handler answered %d %s; want 404", code, body)
+	}
+}
+
+// TestSDKStdioSessionEndsOnAMalformedLine: the SDK ends a stdio session on
+// the first line it cannot decode, which is why ServeStdio screens lines.
+func TestSDKStdioSessionEndsOnAMalformedLine(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, nil)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ss, err := s.Connect(context.Background(), &mcp.IOTransport{Reader: inR, Writer: outW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inW.Close(); outR.Close() })
+	answered := make(chan struct{})
+	go func() {
+		if line, err := bufio.NewReader(outR).ReadString('\n'); err == nil && strings.Contains(line, `"id":1`) {
+			close(answered)
+		}
+	}()
+	ended := make(chan struct{})
+	go func() { ss.Wait(); close(ended) }()
+	go func() {
+		io.WriteString(inW, "this is not JSON\n")
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
+	}()
+	select {
+	case <-ended:
+	case <-answered:
+		t.Fatal("the SDK went on after a line it cannot decode; ServeStdio's screen may be unnecessary")
+	}
+}
+
+// TestSDKKeepsTheInitializeParams: a session keeps its client's initialize
+// params as sent, for its life, which is why the HTTP front hands it a
+// compact, bounded copy.
+func TestSDKKeepsTheInitializeParams(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, nil)
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("n", 10_000)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: long, Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if p := ss.InitializeParams(); p == nil || p.ClientInfo == nil || p.ClientInfo.Name != long {
+		t.Fatal("the session no longer keeps the client's initialize params as sent; the compact copy may be unnecessary")
+	}
+}
+
+// TestSDKMarksSessionListsPublic: the SDK answers a session's tools/list
+// itself with cacheScope public, whoever asks; the gateway's middleware
+// says private where the list depends on the caller.
+func TestSDKMarksSessionListsPublic(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, nil)
+	s.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)}, noArgs)
+	cs, _ := bareServer(t, s, nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.CacheScope != "public" {
+		t.Fatalf("the SDK's own tools/list says cacheScope %q; revisit the gateway's override", res.CacheScope)
+	}
+}
