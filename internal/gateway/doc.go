@@ -113,4 +113,31 @@
 // Anything else takes the typed path through the SDK, unchanged:
 // meta-tools, grouped actions, progress, input asked through results, a
 // source not started yet, an HTTP session's client that can be asked.
+//
+// # The gate
+//
+// Every request is judged in one place, whatever path then carries it
+// (gate.go): who the caller is (callerOf), whether an HTTP session is this
+// caller's and this endpoint's (the session table admits each request
+// before any path sees it), reach (an endpoint's own catalog and, in the
+// groups mode, the client's view), and one audit line per tools/call
+// written by a callTicket before the answer leaves. Only a ticket forwards
+// bytes to a source (TestOnlyTheGateForwards). Byte forwarding can be
+// turned off (Options.NoByteForwarding); every path then takes the typed
+// one. The SDK behaviours the edges work around are pinned, one test each,
+// in sdk_pins_test.go.
+//
+// # Locks
+//
+// The order, where two are held at once (a lock not named here is held
+// alone, or is a leaf taken last):
+//
+//	Gateway.groups.mu  before  a part's Gateway.mu (partHandler, updateGroups)
+//	session.changing   before  session.mu (migrate, enable and disable)
+//	session.announcing before  session.mu (reconcile under an announcement)
+//
+// session.changing and session.announcing are never held together.
+// sessionTable.mu, sessionFast.mu, rawEdge.mu, Gateway.updMu and
+// Gateway.mu are leaves: the table calls a session's closeIdle and ended
+// hooks after releasing its lock.
 package gateway
