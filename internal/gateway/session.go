@@ -119,8 +119,10 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 			return g.subs.unsubscribe(ctx, req.Session, req.Params)
 		}
 	}
-	// Every server advertises the groups extension; the per-request
+	// Every server advertises the grouping extension; the per-request
 	// server answers it (a client that declares it is served there).
+	// listChanged only where toolfold can send the notification, which
+	// the SDK does not know (see ServeStdio).
 	settings := map[string]any{}
 	if groupsChanged != nil {
 		settings["listChanged"] = true
@@ -219,7 +221,8 @@ func (s *session) desired() map[string]*mcp.Tool {
 		want[w.Name] = w.Tool
 	}
 	if s.pres.extension {
-		return want // no meta-tools: the client unfolds groups itself
+		// Every tool with its groups: the client filters them itself.
+		return s.st.ext.extensionTools()
 	}
 	n := s.g.names
 	switch s.mode {
