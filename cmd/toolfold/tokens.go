@@ -36,6 +36,8 @@ type extensionCost struct {
 	Tools       int `json:"tools"`
 	ToolsTokens int `json:"tools_list_tokens"`
 	ListTokens  int `json:"groups_list_tokens"`
+	// SkillsTokens is skills/list, the index of the skills the groups are.
+	SkillsTokens int `json:"skills_list_tokens"`
 }
 
 func runTokens(ctx context.Context, e env, args []string) error {
@@ -97,7 +99,8 @@ func runTokens(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "\n\"grouping extension\" is a client that declared io.modelcontextprotocol/grouping: its tools/list, every tool with its groups (%d tokens), and groups/list (%d tokens),\n", rep.Extension.ToolsTokens, rep.Extension.ListTokens)
-	fmt.Fprintln(e.stdout, "before it filters them by the groups it chose. auto serves the grouping extension to clients that declare it,")
+	fmt.Fprintf(e.stdout, "before it filters them by the groups it chose; skills/list, the index of the skills the groups are served as, costs %d tokens.\n", rep.Extension.SkillsTokens)
+	fmt.Fprintln(e.stdout, "auto serves the grouping extension to clients that declare it,")
 	fmt.Fprintln(e.stdout, "flat to clients that search their tools themselves, groups to 2025-11-25 clients known to refresh their tool list,")
 	fmt.Fprintln(e.stdout, "and search to the others (README, \"What the agent sees\").")
 	fmt.Fprintln(e.stdout, "\nWhat enabling each group adds:")
@@ -133,6 +136,9 @@ func measureExtension(gw *gateway.Gateway, rep *contextReport) error {
 	}
 	if x.ListTokens, err = tokens.JSONCost(gw.GroupsList()); err != nil {
 		return fmt.Errorf("measuring groups/list: %w", err)
+	}
+	if x.SkillsTokens, err = tokens.JSONCost(gw.SkillsIndex()); err != nil {
+		return fmt.Errorf("measuring skills/list: %w", err)
 	}
 	return nil
 }

@@ -128,6 +128,11 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 		settings["listChanged"] = true
 	}
 	caps.AddExtension(groupsext.ID, settings)
+	// Groups are served as skills too (skills.go), which are resources.
+	caps.AddExtension(skillsExtension, map[string]any{})
+	if caps.Resources == nil {
+		caps.Resources = &mcp.ResourceCapabilities{}
+	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, so)
 	if m != perRequestMode {
 		// List changes are announced by the gateway itself: a view's
@@ -151,6 +156,8 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	if g.opts.Extras != nil {
 		s.server.AddReceivingMiddleware(g.extrasMiddleware)
 	}
+	s.server.AddReceivingMiddleware(g.skillsMiddleware) // outermost: it adds to resources/list
+	s.serveSkills()
 	if m == perRequestMode {
 		s.serveGroupsExtension()
 		s.fingerprint, s.roots = st.fingerprint(), st.ext.fingerprint()
