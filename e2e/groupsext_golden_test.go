@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,37 +35,29 @@ func indentJSON(t *testing.T, v any) []byte {
 	return append(b, '\n')
 }
 
-// TestGoldenGroupsExtension snapshots the demo's groups/list and the
-// groups/get of every group, as a client of the extension receives them.
-func TestGoldenGroupsExtension(t *testing.T) {
+// TestGoldenGroupingExtension snapshots the demo's groups/list, and the
+// groups each tool names in tools/list, as a client of the grouping
+// extension receives them.
+func TestGoldenGroupingExtension(t *testing.T) {
 	s := extLibrarySession(t, demo.New(&demo.Options{SandboxDir: goldenSandbox}), "2026-07-28")
 	list, err := mcp.CallCustomMethod[*groupsext.ListParams, *groupsext.ListResult](context.Background(), s.ClientSession, groupsext.MethodList, &groupsext.ListParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "groups/list.json", indentJSON(t, list))
-	// Every group, the nested ones reached through their parents.
-	queue := make([]string, 0, len(list.Groups))
-	for _, g := range list.Groups {
-		queue = append(queue, g.Name)
+	tools, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for len(queue) > 0 {
-		name := queue[0]
-		queue = queue[1:]
-		res, err := goGetGroup(s, name)
-		if err != nil {
-			t.Fatalf("groups/get %s: %v", name, err)
-		}
-		golden(t, "groups/get-"+name+".json", indentJSON(t, res))
-		for _, c := range res.Contents.Groups {
-			queue = append(queue, c.Name)
-		}
+	members := map[string][]string{}
+	for _, tool := range tools.Tools {
+		members[tool.Name] = groupsext.MetaGroups(tool.Meta)
 	}
+	golden(t, "groups/tools-membership.json", indentJSON(t, members))
 }
 
 // TestLibraryServesNestedGroups: a server written with the Go library
-// serves the extension, and its nested groups are disclosed through their
-// parents.
+// serves the extension, its nested groups naming their parents.
 func TestLibraryServesNestedGroups(t *testing.T) {
 	srv := toolfold.NewServer(&toolfold.Options{Name: "acme", Version: "1.0.0"})
 	type in struct {
@@ -79,23 +72,27 @@ func TestLibraryServesNestedGroups(t *testing.T) {
 	toolfold.AddTool(branches, &mcp.Tool{Name: "create_branch", Description: "Create a branch"}, echo)
 	for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
 		s := extLibrarySession(t, srv, protocol)
-		if got := goListGroups(t, s); got != "repos" {
+		list, err := mcp.CallCustomMethod[*groupsext.ListParams, *groupsext.ListResult](context.Background(), s.ClientSession, groupsext.MethodList, &groupsext.ListParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, g := range list.Groups {
+			got = append(got, g.Name+"<"+strings.Join(g.Parents(), "+"))
+		}
+		if strings.Join(got, ",") != "repos<,repos-branches<repos" {
 			t.Errorf("%s: groups/list = %q", protocol, got)
 		}
-		res, err := goGetGroup(s, "repos")
+		tools, err := s.ListTools(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tools, groups := contentNames(res)
-		if tools != "list_repos" || groups != "repos-branches" || res.Instructions != "Name repositories as owner/name." {
-			t.Errorf("%s: repos = %q %q %q", protocol, tools, groups, res.Instructions)
+		var members []string
+		for _, tool := range tools.Tools {
+			members = append(members, tool.Name+"["+strings.Join(groupsext.MetaGroups(tool.Meta), "+")+"]")
 		}
-		res, err = goGetGroup(s, "repos-branches")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if tools, _ := contentNames(res); tools != "create_branch" {
-			t.Errorf("%s: repos-branches = %q", protocol, tools)
+		if strings.Join(members, ",") != "create_branch[repos-branches],list_repos[repos]" {
+			t.Errorf("%s: tools/list = %q", protocol, members)
 		}
 		if text := s.mustCall("create_branch", map[string]any{"name": "dev"}); text != "create_branch dev" {
 			t.Errorf("%s: create_branch = %q", protocol, text)

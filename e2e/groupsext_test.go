@@ -3,26 +3,25 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/groupsext"
 )
 
-// The demo catalog as a client of the groups extension sees it.
+// The demo catalog as a client of the grouping extension sees it.
 const (
 	demoRoots       = "files,json,math,notes,text,time"
-	demoTopLevel    = "about"
+	demoGroups      = "files,files-search,json,math,notes,text,text-encode,time"
 	groupsStateless = "about,call_tool,enable_tools,find_tools"
 )
 
 // extGoSession connects a Go SDK client to toolfold, over stdio when base
-// is empty and over HTTP otherwise, on protocol, declaring the groups
+// is empty and over HTTP otherwise, on protocol, declaring the grouping
 // extension when extension is set.
 func extGoSession(t *testing.T, base, protocol, name string, extension bool, args ...string) *session {
 	t.Helper()
@@ -32,9 +31,6 @@ func extGoSession(t *testing.T, base, protocol, name string, extension bool, arg
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0.0"}, opts)
 	if err := mcp.AddSendingCustomMethod[*groupsext.ListParams, *groupsext.ListResult](c, groupsext.MethodList); err != nil {
-		t.Fatal(err)
-	}
-	if err := mcp.AddSendingCustomMethod[*groupsext.GetParams, *groupsext.GetResult](c, groupsext.MethodGet); err != nil {
 		t.Fatal(err)
 	}
 	var transport mcp.Transport
@@ -53,40 +49,12 @@ func extGoSession(t *testing.T, base, protocol, name string, extension bool, arg
 	return &session{ClientSession: cs, t: t, changed: make(chan struct{}, 16)}
 }
 
-func goListGroups(t *testing.T, s *session) string {
-	t.Helper()
-	res, err := mcp.CallCustomMethod[*groupsext.ListParams, *groupsext.ListResult](context.Background(), s.ClientSession, groupsext.MethodList, &groupsext.ListParams{})
-	if err != nil {
-		t.Fatalf("groups/list: %v", err)
-	}
-	var names []string
-	for _, g := range res.Groups {
-		names = append(names, g.Name)
-	}
-	return strings.Join(names, ",")
-}
-
-func goGetGroup(s *session, name string) (*groupsext.GetResult, error) {
-	return mcp.CallCustomMethod[*groupsext.GetParams, *groupsext.GetResult](context.Background(), s.ClientSession, groupsext.MethodGet, &groupsext.GetParams{Name: name})
-}
-
-func contentNames(r *groupsext.GetResult) (tools, groups string) {
-	var ts, gs []string
-	for _, t := range r.Contents.Tools {
-		ts = append(ts, t.Name)
-	}
-	for _, g := range r.Contents.Groups {
-		gs = append(gs, g.Name)
-	}
-	slices.Sort(ts)
-	return strings.Join(ts, ","), strings.Join(gs, ",")
-}
-
-// TestGroupsExtensionEndToEnd: a client of the groups extension discovers
-// and calls the demo's tools through groups/list and groups/get alone, with
-// the Go and the TypeScript SDK clients, over stdio and HTTP, on both
-// protocols; the same clients without the extension get the search list.
-func TestGroupsExtensionEndToEnd(t *testing.T) {
+// TestGroupingDraftClientEndToEnd: the draft's client (draftclient_test.go)
+// lists the demo's groups, rebuilds the tree from _meta, filters tools/list
+// by membership and calls what it chose, with the Go and the TypeScript SDK
+// clients, over stdio and HTTP, on both protocols; the same clients
+// without the extension get the search list.
+func TestGroupingDraftClientEndToEnd(t *testing.T) {
 	httpBase := startHTTP(t)
 	for _, transport := range []string{"stdio", "http"} {
 		base := ""
@@ -95,38 +63,39 @@ func TestGroupsExtensionEndToEnd(t *testing.T) {
 		}
 		for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
 			t.Run("go/"+transport+"/"+protocol, func(t *testing.T) {
-				s := extGoSession(t, base, protocol, "some-agent", true)
-				if got := s.names(); got != demoTopLevel {
-					t.Errorf("tools/list = %q, want only the ungrouped tool", got)
+				s, _ := draftSession(t, base, protocol)
+				tr, first := draftGroups(t, s)
+				if got := strings.Join(slices.Sorted(maps.Keys(tr.groups)), ","); got != demoGroups {
+					t.Errorf("groups/list = %q, want %q", got, demoGroups)
 				}
-				if got := goListGroups(t, s); got != demoRoots {
-					t.Errorf("groups/list = %q", got)
+				if got := strings.Join(tr.roots, ","); got != demoRoots {
+					t.Errorf("roots = %q, want %q", got, demoRoots)
 				}
-				files, err := goGetGroup(s, "files")
-				if err != nil {
-					t.Fatal(err)
+				if got := strings.Join(tr.children["files"], ","); got != "files-search" || tr.groups["files-search"].Title != "files.search" {
+					t.Errorf("files' children = %q, files-search = %+v", got, tr.groups["files-search"])
 				}
-				tools, groups := contentNames(files)
-				if !strings.Contains(tools, "read_file") || strings.Contains(tools, "grep_files") || groups != "files-search" {
-					t.Errorf("files: tools %q, groups %q", tools, groups)
+				if hinted := first.TTLMs != nil && first.CacheScope != ""; hinted != (protocol == "2026-07-28") {
+					t.Errorf("groups/list caching hints on %s: ttlMs %v cacheScope %q", protocol, first.TTLMs, first.CacheScope)
 				}
-				if files.Instructions == "" || files.Contents.Groups[0].Title != "files.search" {
-					t.Errorf("files: instructions %q, child %+v", files.Instructions, files.Contents.Groups[0])
+				tools := draftTools(t, s, tr)
+				// Nothing chosen: the ungrouped tool alone.
+				if got := strings.Join(draftFilter(tools, tr), ","); got != "about" {
+					t.Errorf("nothing chosen: %q", got)
 				}
-				nested, err := goGetGroup(s, "files-search")
-				if err != nil {
-					t.Fatal(err)
+				// files chosen: its tools and files.search's.
+				chosen := draftFilter(tools, tr, "files")
+				if !slices.Contains(chosen, "read_file") || !slices.Contains(chosen, "grep_files") || slices.Contains(chosen, "calculate") {
+					t.Errorf("files chosen: %q", chosen)
 				}
-				if tools, _ := contentNames(nested); tools != "glob_files,grep_files" {
-					t.Errorf("files-search: tools %q", tools)
+				if text := s.mustCall("grep_files", map[string]any{"pattern": "x"}); text == "" {
+					t.Error("grep_files answered nothing")
 				}
-				_, err = goGetGroup(s, "files.search")
-				var rpcErr *jsonrpc.Error
-				if !errors.As(err, &rpcErr) || rpcErr.Code != groupsext.CodeNotFound {
-					t.Errorf("an unknown group: %v", err)
+				text := draftFilter(tools, tr, "text")
+				if !slices.Contains(text, "base64_encode") {
+					t.Errorf("text chosen: %q", text)
 				}
-				if text := s.mustCall("calculate", map[string]any{"expression": "6*7"}); !strings.Contains(text, "42") {
-					t.Errorf("a scoped tool called directly: %s", text)
+				if got := s.mustCall("base64_encode", map[string]any{"text": "hi"}); !strings.Contains(got, "aGk=") {
+					t.Errorf("base64_encode = %s", got)
 				}
 				plain := extGoSession(t, base, protocol, "some-agent", false)
 				if got := plain.names(); got != searchList {
@@ -144,38 +113,19 @@ func TestGroupsExtensionEndToEnd(t *testing.T) {
 				plan["steps"] = []step{
 					{"op": "list"},
 					{"op": "request", "method": "groups/list"},
-					{"op": "request", "method": "groups/get", "params": map[string]any{"name": "text"}},
-					{"op": "request", "method": "groups/get", "params": map[string]any{"name": "text-encode"}},
-					{"op": "request", "method": "groups/get", "params": map[string]any{"name": "nope"}},
 					{"op": "call", "name": "base64_encode", "arguments": map[string]any{"text": "hi"}},
 				}
 				rep := runTS(t, plan)
 				st := rep.Steps
-				if got := strings.Join(st[0].Tools, ","); got != demoTopLevel {
-					t.Errorf("tools/list = %q", got)
+				if got := strings.Join(st[0].Tools, ","); !strings.Contains(got, "base64_encode") || strings.Contains(got, "enable_tools") {
+					t.Errorf("tools/list = %q, want every tool and no meta-tools", got)
 				}
-				var list groupsext.ListResult
-				if err := json.Unmarshal(st[1].Result, &list); err != nil || len(list.Groups) != 6 {
+				var list draftListResult
+				if err := json.Unmarshal(st[1].Result, &list); err != nil || len(list.Groups) != 8 {
 					t.Errorf("groups/list = %s (%v)", st[1].Result, err)
 				}
-				var text, encode groupsext.GetResult
-				if err := json.Unmarshal(st[2].Result, &text); err != nil || text.Contents == nil {
-					t.Fatalf("groups/get text = %s (%v)", st[2].Result, err)
-				}
-				if tools, groups := contentNames(&text); !strings.Contains(tools, "slugify") || groups != "text-encode" {
-					t.Errorf("text: tools %q, groups %q", tools, groups)
-				}
-				if err := json.Unmarshal(st[3].Result, &encode); err != nil || encode.Contents == nil {
-					t.Fatalf("groups/get text-encode = %s (%v)", st[3].Result, err)
-				}
-				if tools, _ := contentNames(&encode); !strings.Contains(tools, "base64_encode") {
-					t.Errorf("text-encode: tools %q", tools)
-				}
-				if st[4].Err == nil || st[4].Err.Code != groupsext.CodeNotFound {
-					t.Errorf("an unknown group: %+v %s", st[4].Err, st[4].Result)
-				}
-				if st[5].IsError || !strings.Contains(st[5].Text, "aGk=") {
-					t.Errorf("base64_encode: %+v", st[5])
+				if st[2].IsError || !strings.Contains(st[2].Text, "aGk=") {
+					t.Errorf("base64_encode: %+v", st[2])
 				}
 			})
 		}

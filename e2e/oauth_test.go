@@ -437,20 +437,18 @@ func TestOAuthNegativeMatrix(t *testing.T) {
 				},
 			)
 		}
-		// A client of the groups extension (2026-07-28): groups/list and
-		// groups/get show only the groups the caller reaches.
+		// A client of the grouping extension (2026-07-28): groups/list and
+		// the membership in its lists show only the groups the caller
+		// reaches.
 		ext := mcp.NewClient(&mcp.Implementation{Name: "e2e-ext", Version: "1.0.0"}, &mcp.ClientOptions{
 			Capabilities: &mcp.ClientCapabilities{Extensions: map[string]any{groupsext.ID: map[string]any{}}},
 		})
 		if err := mcp.AddSendingCustomMethod[*groupsext.ListParams, *groupsext.ListResult](ext, groupsext.MethodList); err != nil {
 			t.Fatal(err)
 		}
-		if err := mcp.AddSendingCustomMethod[*groupsext.GetParams, *groupsext.GetResult](ext, groupsext.MethodGet); err != nil {
-			t.Fatal(err)
-		}
 		ecs, err := ext.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 		if err != nil {
-			t.Fatalf("groups extension client: %v", err)
+			t.Fatalf("grouping extension client: %v", err)
 		}
 		t.Cleanup(func() { ecs.Close() })
 		out = append(out,
@@ -466,14 +464,23 @@ func TestOAuthNegativeMatrix(t *testing.T) {
 				return fmt.Sprintf("groups/list: %v", names), slices.Contains(names, "printf") || slices.Contains(names, "everything")
 			},
 			func() (string, bool) {
-				res, err := mcp.CallCustomMethod[*groupsext.GetParams, *groupsext.GetResult](ctx, ecs, groupsext.MethodGet, &groupsext.GetParams{Name: "printf"})
-				return fmt.Sprintf("groups/get printf: %v", err), err == nil && res != nil && len(res.Contents.Tools) > 0
+				res, err := ecs.ListTools(ctx, nil)
+				if err != nil {
+					return fmt.Sprintf("tools/list (grouping): %v", err), false
+				}
+				return "tools/list (grouping): a tool of printf", slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool {
+					return slices.Contains(groupsext.MetaGroups(t.Meta), "printf")
+				})
 			},
 			func() (string, bool) {
-				// The everything server's group carries its prompts and
-				// resources too.
-				res, err := mcp.CallCustomMethod[*groupsext.GetParams, *groupsext.GetResult](ctx, ecs, groupsext.MethodGet, &groupsext.GetParams{Name: "everything"})
-				return fmt.Sprintf("groups/get everything: %v", err), err == nil && res != nil && len(res.Contents.Tools) > 0 && len(res.Contents.Prompts) > 0
+				// The everything server's prompts belong to its group.
+				res, err := ecs.ListPrompts(ctx, nil)
+				if err != nil {
+					return fmt.Sprintf("prompts/list (grouping): %v", err), false
+				}
+				return "prompts/list (grouping): a prompt of everything", slices.ContainsFunc(res.Prompts, func(p *mcp.Prompt) bool {
+					return slices.Contains(groupsext.MetaGroups(p.Meta), "everything")
+				})
 			},
 		)
 		http := func(label, method, path, body string, allowed func(int) bool) func() (string, bool) {

@@ -3,8 +3,10 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -164,12 +166,12 @@ func TestUpstreamGroupsInSearchMode(t *testing.T) {
 }
 
 // TestUpstreamGroupsServedOn folds the fixture and serves it on through
-// toolfold's own groups extension: a client that declares the extension
-// finds the fixture's groups nested under the server's group (names mapped
-// to the extension's rule), gets their
-// instructions and tools, and calls a scoped tool that its tools/list leaves
-// out; the same client without the extension reaches that tool through
-// search. Over stdio and streamable HTTP, on both protocols.
+// toolfold's own grouping extension: the draft's client finds the
+// fixture's groups nested under the server's group (names mapped), each
+// tool naming its group, and calls a tool it chose by its group; on stdio
+// 2025-11-25 it hears groups/list_changed when the fixture adds a group.
+// The same client without the extension reaches the tool through search.
+// Over stdio and streamable HTTP, on both protocols.
 func TestUpstreamGroupsServedOn(t *testing.T) {
 	t.Setenv("TOOLFOLD_CACHE_DIR", t.TempDir())
 	cfg := groupsFixtureConfig(t)
@@ -190,31 +192,42 @@ func TestUpstreamGroupsServedOn(t *testing.T) {
 // servedOn is one client of the extension and one without, against the
 // toolfold at base (stdio when empty) folding the fixture.
 func servedOn(t *testing.T, base, protocol, cfg string) {
-	s := extGoSession(t, base, protocol, "some-agent", true, "--config", cfg)
-	if got := goListGroups(t, s); got != "fx" {
-		t.Errorf("groups/list = %q, want the server's group alone", got)
+	s, notified := draftSession(t, base, protocol, "--config", cfg)
+	tr, _ := draftGroups(t, s)
+	var got []string
+	for _, name := range slices.Sorted(maps.Keys(tr.groups)) {
+		got = append(got, name+"<"+strings.Join(draftMembers(tr.groups[name].Meta), "+"))
 	}
-	for _, want := range []struct{ group, tools, groups, instructions string }{
-		{"fx", "fx__echo,fx__open_wiki,fx__read_page", "fx-issues,fx-repos", ""},
-		{"fx-issues", "fx__create_issue,fx__list_issues,fx__search", "fx-issues-labels", "Search before creating an issue."},
-		{"fx-issues-labels", "fx__add_label", "", "A label must exist before it is added."},
-		{"fx-repos", "fx__list_repos,fx__search", "", ""},
-	} {
-		res, err := goGetGroup(s, want.group)
-		if err != nil {
-			t.Fatalf("groups/get %s: %v", want.group, err)
-		}
-		tools, groups := contentNames(res)
-		if tools != want.tools || groups != want.groups || !strings.Contains(res.Instructions, want.instructions) {
-			t.Errorf("groups/get %s: tools %q, groups %q, instructions %q; want %q, %q, %q",
-				want.group, tools, groups, res.Instructions, want.tools, want.groups, want.instructions)
+	// Other tests' calls may have opened the wiki on the shared HTTP server.
+	want := "fx<,fx-issues<fx,fx-issues-labels<fx-issues,fx-repos<fx"
+	if g := strings.Join(got, ","); g != want && g != "fx<,fx-issues<fx,fx-issues-labels<fx-issues,fx-repos<fx,fx-wiki<fx" {
+		t.Errorf("groups/list = %q, want %q", g, want)
+	}
+	tools := draftTools(t, s, tr)
+	members := map[string]string{}
+	for _, tl := range tools {
+		members[tl.Name] = strings.Join(draftMembers(tl.Meta), "+")
+	}
+	for tool, groups := range map[string]string{"fx__add_label": "fx-issues-labels", "fx__create_issue": "fx-issues", "fx__search": "fx-issues+fx-repos", "fx__echo": "fx"} {
+		if members[tool] != groups {
+			t.Errorf("%s names groups %q, want %q", tool, members[tool], groups)
 		}
 	}
-	if got := s.names(); strings.Contains(got, "fx__") {
-		t.Errorf("tools/list of a client of the extension holds scoped tools: %q", got)
+	if got := draftFilter(tools, tr, "fx-issues"); strings.Join(got, ",") != "fx__add_label,fx__create_issue,fx__list_issues,fx__search" {
+		t.Errorf("fx-issues chosen: %q", got)
 	}
 	if got := s.mustCall("fx__add_label", map[string]any{"issue": 3, "label": "docs"}); got != `add_label {"issue":3,"label":"docs"}` {
 		t.Errorf("fx__add_label = %q", got)
+	}
+	if base == "" && protocol == "2025-11-25" {
+		// This toolfold process is the client's own: the fixture adds the
+		// wiki group, toolfold re-reads its groups and says so.
+		s.mustCall("fx__open_wiki", map[string]any{})
+		<-notified
+		tr, _ = draftGroups(t, s)
+		if _, ok := tr.groups["fx-wiki"]; !ok {
+			t.Errorf("after groups/list_changed, groups/list lacks fx-wiki")
+		}
 	}
 
 	plain := extGoSession(t, base, protocol, "some-agent", false, "--config", cfg)

@@ -87,7 +87,7 @@ func runGroups(ctx context.Context, e env, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(e.stdout, "\nEXTENSION NAME is the group's name for clients of the groups extension (groups/list, groups/get).")
+	_, err = fmt.Fprintln(e.stdout, "\nEXTENSION NAME is the group's name for clients of the grouping extension (groups/list) and as a skill.")
 	return err
 }
 

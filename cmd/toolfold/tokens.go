@@ -25,18 +25,19 @@ type contextReport struct {
 	Modes     []modeCost         `json:"modes"`
 	Groups    []httpapi.GroupRow `json:"groups"`
 	Ungrouped int                `json:"ungrouped_tokens"`
-	// Extension is what a client of the groups extension pays.
-	Extension extensionCost `json:"groups_extension"`
+	// Extension is what a client of the grouping extension pays.
+	Extension extensionCost `json:"grouping_extension"`
 }
 
-// extensionCost is the context cost for a client of the groups extension:
-// its tools/list (the top-level tools), groups/list, and the groups/get of
-// each group it fetches.
+// extensionCost is the context cost for a client of the grouping
+// extension: its tools/list (every tool, with its groups in _meta) and
+// groups/list, before it filters them itself.
 type extensionCost struct {
-	Tools       int            `json:"tools"`
-	ToolsTokens int            `json:"tools_list_tokens"`
-	ListTokens  int            `json:"groups_list_tokens"`
-	GetTokens   map[string]int `json:"groups_get_tokens"` // by toolfold group name
+	Tools       int `json:"tools"`
+	ToolsTokens int `json:"tools_list_tokens"`
+	ListTokens  int `json:"groups_list_tokens"`
+	// SkillsTokens is skills/list, the index of the skills the groups are.
+	SkillsTokens int `json:"skills_list_tokens"`
 }
 
 func runTokens(ctx context.Context, e env, args []string) error {
@@ -74,7 +75,7 @@ func runTokens(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	first := rep.Extension.ToolsTokens + rep.Extension.ListTokens
-	rep.Modes = append(rep.Modes, modeCost{Mode: "groups extension", Tools: rep.Extension.Tools, Tokens: first, OfFlat: float64(first) / float64(max(flat, 1))})
+	rep.Modes = append(rep.Modes, modeCost{Mode: "grouping extension", Tools: rep.Extension.Tools, Tokens: first, OfFlat: float64(first) / float64(max(flat, 1))})
 	m, err := httpapi.MeasureFlat(cat)
 	if err != nil {
 		return fmt.Errorf("measuring context cost: %w", err)
@@ -97,18 +98,20 @@ func runTokens(ctx context.Context, e env, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "\n\"groups extension\" is a client that declared io.modelcontextprotocol/groups: its tools/list (%d tokens) and groups/list (%d tokens).\n", rep.Extension.ToolsTokens, rep.Extension.ListTokens)
-	fmt.Fprintln(e.stdout, "auto serves the groups extension to clients that declare it, flat to clients that search their tools themselves,")
-	fmt.Fprintln(e.stdout, "groups to 2025-11-25 clients known to refresh their tool list, and search to the others (README, \"What the agent sees\").")
-	fmt.Fprintln(e.stdout, "\nWhat enabling each group adds, and what its groups/get costs a client of the extension:")
+	fmt.Fprintf(e.stdout, "\n\"grouping extension\" is a client that declared io.modelcontextprotocol/grouping: its tools/list, every tool with its groups (%d tokens), and groups/list (%d tokens),\n", rep.Extension.ToolsTokens, rep.Extension.ListTokens)
+	fmt.Fprintf(e.stdout, "before it filters them by the groups it chose; skills/list, the index of the skills the groups are served as, costs %d tokens.\n", rep.Extension.SkillsTokens)
+	fmt.Fprintln(e.stdout, "auto serves the grouping extension to clients that declare it,")
+	fmt.Fprintln(e.stdout, "flat to clients that search their tools themselves, groups to 2025-11-25 clients known to refresh their tool list,")
+	fmt.Fprintln(e.stdout, "and search to the others (README, \"What the agent sees\").")
+	fmt.Fprintln(e.stdout, "\nWhat enabling each group adds:")
 	fmt.Fprintln(e.stdout)
 	tw = tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "GROUP\tTOOLS\tTOKENS\tGROUPS/GET")
+	fmt.Fprintln(tw, "GROUP\tTOOLS\tTOKENS")
 	for _, r := range rep.Groups {
-		fmt.Fprintf(tw, "%s%s\t%d\t%d\t%d\n", indent(r.Depth), r.Name, r.Tools, r.Tokens, rep.Extension.GetTokens[r.Name])
+		fmt.Fprintf(tw, "%s%s\t%d\t%d\n", indent(r.Depth), r.Name, r.Tools, r.Tokens)
 	}
 	if n := len(cat.Ungrouped()); n > 0 {
-		fmt.Fprintf(tw, "(ungrouped, always listed)\t%d\t%d\t-\n", n, rep.Ungrouped)
+		fmt.Fprintf(tw, "(ungrouped, always listed)\t%d\t%d\n", n, rep.Ungrouped)
 	}
 	return tw.Flush()
 }
@@ -121,29 +124,21 @@ func indent(depth int) string {
 	return out
 }
 
-// measureExtension fills in what a client of the groups extension pays:
-// the compact JSON of its tools array, of groups/list's groups, and of each
-// groups/get result.
+// measureExtension fills in what a client of the grouping extension pays:
+// the compact JSON of its tools array and of groups/list's groups.
 func measureExtension(gw *gateway.Gateway, rep *contextReport) error {
 	x := &rep.Extension
 	tools := gw.ExtensionTools()
 	x.Tools = len(tools)
 	var err error
 	if x.ToolsTokens, err = tokens.ToolsCost(tools); err != nil {
-		return fmt.Errorf("measuring the groups extension's tools/list: %w", err)
+		return fmt.Errorf("measuring the grouping extension's tools/list: %w", err)
 	}
 	if x.ListTokens, err = tokens.JSONCost(gw.GroupsList()); err != nil {
 		return fmt.Errorf("measuring groups/list: %w", err)
 	}
-	x.GetTokens = map[string]int{}
-	for _, g := range gw.Catalog().Groups() {
-		res, ok := gw.GroupsGet(gw.ExtensionName(g.ID))
-		if !ok {
-			continue
-		}
-		if x.GetTokens[string(g.ID)], err = tokens.JSONCost(res); err != nil {
-			return fmt.Errorf("measuring groups/get %s: %w", g.ID, err)
-		}
+	if x.SkillsTokens, err = tokens.JSONCost(gw.SkillsIndex()); err != nil {
+		return fmt.Errorf("measuring skills/list: %w", err)
 	}
 	return nil
 }

@@ -8,7 +8,7 @@
 //         {"op": "call", "name": "...", "arguments": {...}} |
 //         {"op": "waitChanged", "count": N, "timeoutMs": 5000} | {"op": "quiet", "ms": 300} |
 //         {"op": "request", "method": "...", "params": {...}}],
-//   "extension": true to declare the groups extension (io.modelcontextprotocol/groups),
+//   "extension": true to declare the grouping extension (io.modelcontextprotocol/grouping),
 //   "protocol": "2026-07-28" to speak that protocol: no initialize; every request
 //         carries protocolVersion, clientInfo and clientCapabilities in its _meta.
 //         The SDK client does not speak it yet, so its transports carry the
@@ -20,7 +20,7 @@ import { ResultSchema, ToolListChangedNotificationSchema } from "@modelcontextpr
 
 const plan = JSON.parse(process.argv[2]);
 const clientInfo = { name: plan.clientName ?? "toolfold-e2e-ts", version: "1.0.0" };
-const capabilities = plan.extension ? { extensions: { "io.modelcontextprotocol/groups": {} } } : {};
+const capabilities = plan.extension ? { extensions: { "io.modelcontextprotocol/grouping": {} } } : {};
 const client = new Client(clientInfo, { capabilities });
 const modern = plan.protocol === "2026-07-28";
 

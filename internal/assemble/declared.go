@@ -3,6 +3,7 @@ package assemble
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/upstream"
@@ -128,4 +129,49 @@ func describe(g *upstream.Group, server string) string {
 		return g.Title
 	}
 	return fmt.Sprintf("Group %q of the %s MCP server", g.Name, server)
+}
+
+// withServerInstructions gives each server's group the instructions the
+// server sent at initialize (known now, live or cached), which a client
+// connected to the server directly would show its model: through toolfold
+// they reach enable_tools, guidance, the skills and the dashboard with the
+// group. A group whose config has instructions keeps them; a group shared
+// by several servers gets each one's, under its name.
+func (u *Upstreams) withServerInstructions(specs []catalog.GroupSpec) []catalog.GroupSpec {
+	type said struct{ server, text string }
+	byGroup := map[catalog.GroupID][]said{}
+	for _, s := range u.servers {
+		if !s.grouped {
+			continue
+		}
+		if text, ok := u.Manager.Instructions(s.key); ok && text != "" {
+			id := catalog.GroupID(s.group)
+			byGroup[id] = append(byGroup[id], said{s.key, text})
+		}
+	}
+	if len(byGroup) == 0 {
+		return specs
+	}
+	out := slices.Clone(specs) // the plan's specs are rebuilt on every change
+	for i := range out {
+		gs := &out[i]
+		all := byGroup[gs.ID]
+		if len(all) == 0 || gs.Instructions != "" {
+			continue
+		}
+		if len(all) == 1 {
+			gs.Instructions = all[0].text
+			continue
+		}
+		slices.SortFunc(all, func(a, b said) int { return strings.Compare(a.server, b.server) })
+		var b strings.Builder
+		for j, s := range all {
+			if j > 0 {
+				b.WriteString("\n\n")
+			}
+			fmt.Fprintf(&b, "From the %s MCP server:\n%s", s.server, s.text)
+		}
+		gs.Instructions = b.String()
+	}
+	return out
 }

@@ -20,7 +20,7 @@ const groupsFixtureEnv = "TOOLFOLD_GROUPS_FIXTURE"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(groupsFixtureEnv) != "" {
-		s := groupsfixture.New()
+		s := groupsfixture.NewInstructed(os.Getenv(groupsfixture.InstructionsEnv))
 		if err := s.Run(context.Background(), s.Transport(&mcp.StdioTransport{})); err != nil {
 			fmt.Fprintln(os.Stderr, "groups fixture:", err)
 			os.Exit(1)
@@ -96,6 +96,29 @@ func TestDeclaredGroupsBecomeChildGroups(t *testing.T) {
 		name:   "a group that lists the server keeps all its tools",
 		groups: map[string]any{"fx": map[string]any{"servers": []string{"fx"}}},
 		want: `fx "Tools of the fx MCP server" by="" [fx__add_label fx__create_issue fx__echo fx__list_issues fx__list_repos fx__open_wiki fx__read_page fx__search]
+  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search] "Search before creating an issue."
+    fx.issues.labels "Issue labels" by="fx" [fx__add_label] "A label must exist before it is added."
+  fx.repos "Repositories" by="fx" [fx__list_repos fx__search]
+`,
+	}, {
+		// The server's initialize instructions are its group's, with the
+		// secrets of its config masked; the config's own words would win.
+		name: "the server's instructions are its group's",
+		server: map[string]any{"env": map[string]string{
+			groupsFixtureEnv:              "1",
+			groupsfixture.InstructionsEnv: "Search before you create. Signed in with sup3r-s3cret-t0ken.",
+			"FX_API_TOKEN":                "sup3r-s3cret-t0ken",
+		}},
+		want: `fx "Tools of the fx MCP server" by="" [fx__echo fx__open_wiki fx__read_page] "Search before you create. Signed in with ***."
+  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search] "Search before creating an issue."
+    fx.issues.labels "Issue labels" by="fx" [fx__add_label] "A label must exist before it is added."
+  fx.repos "Repositories" by="fx" [fx__list_repos fx__search]
+`,
+	}, {
+		name:   "the config's instructions win over the server's",
+		server: map[string]any{"env": map[string]string{groupsFixtureEnv: "1", groupsfixture.InstructionsEnv: "Search before you create."}},
+		groups: map[string]any{"fx": map[string]any{"instructions": "Ask before creating anything."}},
+		want: `fx "Tools of the fx MCP server" by="" [fx__echo fx__open_wiki fx__read_page] "Ask before creating anything."
   fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search] "Search before creating an issue."
     fx.issues.labels "Issue labels" by="fx" [fx__add_label] "A label must exist before it is added."
   fx.repos "Repositories" by="fx" [fx__list_repos fx__search]

@@ -58,7 +58,7 @@ func (p *Plan) spec() (catalog.Spec, []string) {
 		var tools []*catalog.Tool
 		tools, warnings = p.Upstreams.tools()
 		spec.Tools = append(append([]*catalog.Tool(nil), p.Spec.Tools...), tools...)
-		spec.Groups = p.Upstreams.declaredGroups(p.Spec.Groups, tools)
+		spec.Groups = p.Upstreams.withServerInstructions(p.Upstreams.declaredGroups(p.Spec.Groups, tools))
 		spec.PendingSources = p.Upstreams.pending()
 		spec.UnavailableSources = p.Upstreams.unavailable()
 		spec.SourcePrefixes = p.Upstreams.prefixes()

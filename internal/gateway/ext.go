@@ -9,97 +9,90 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/groupsext"
 )
 
-// extCatalog is the catalog as the groups extension serves it, built on the
-// groups mode's exposure (each group's tools in its configured exposition).
+// extCatalog is the catalog as the grouping extension serves it, built on
+// the groups mode's exposure (each group's tools in its configured
+// exposition).
 //
-// Placement: the tools a new view lists (ungrouped tools, and the tools of
-// groups enabled by default) are top-level, in tools/list; every other tool
-// is scoped, in the contents of the groups that hold it directly. A group
-// enabled by default is still a group, with its instructions and children,
-// but its tools are top-level, so its contents leave them out: a tool is in
-// one place only. Prompts and resources are placed by source (see
-// scopeSources).
+// The draft leaves disclosure to the client: it lists every group, and
+// every primitive names its groups in _meta, so that the client filters the
+// ordinary lists itself. A client of the extension therefore gets every
+// tool it may reach in tools/list, each with its groups, and no
+// meta-tools: nothing is held back for it to unfold.
 type extCatalog struct {
 	expo   *expose.Exposure
 	names  map[catalog.GroupID]string
 	byName map[string]*catalog.Group
-	top    map[string]bool // wire names listed at top level
-	// sources are the sources whose prompts and resources each group
-	// carries (see scopeSources).
-	sources map[catalog.GroupID][]string
+	// groups are every group as groups/list shows it, by name.
+	groups []groupsext.Group
+	// tools are every wire tool, with its groups in _meta, by wire name.
+	tools map[string]*mcp.Tool
+	// bySource names the groups that a source's prompts, resources and
+	// templates belong to (see scopeSources); a source missing has none.
+	bySource map[string][]string
 }
 
 func newExtCatalog(e *expose.Exposure) (*extCatalog, error) {
 	cat := e.Catalog()
 	names, err := groupsext.Names(cat.GroupIDs())
 	if err != nil {
-		return nil, fmt.Errorf("naming groups for the groups extension: %w", err)
+		return nil, fmt.Errorf("naming groups for the grouping extension: %w", err)
 	}
-	x := &extCatalog{expo: e, names: map[catalog.GroupID]string{}, byName: map[string]*catalog.Group{}, top: map[string]bool{}}
+	x := &extCatalog{expo: e, names: map[catalog.GroupID]string{}, byName: map[string]*catalog.Group{}, tools: map[string]*mcp.Tool{}, bySource: map[string][]string{}}
 	for _, g := range cat.Groups() {
 		n := names[string(g.ID)]
 		x.names[g.ID] = n
 		x.byName[n] = g
 	}
-	listed := e.Listed(e.Space().New().Snapshot())
-	for _, w := range listed {
-		x.top[w.Name] = true
+	for _, g := range cat.Groups() {
+		x.groups = append(x.groups, x.group(g))
 	}
-	x.sources = scopeSources(e, listed)
+	slices.SortFunc(x.groups, func(a, b groupsext.Group) int { return strings.Compare(a.Name, b.Name) })
+	add := func(w *expose.Wire) {
+		if _, ok := x.tools[w.Name]; !ok {
+			x.tools[w.Name] = withGroups(w.Tool, x.memberships(w))
+		}
+	}
+	for _, w := range e.Listed(e.Space().New().Snapshot()) {
+		add(w)
+	}
+	for _, g := range cat.Groups() {
+		for _, w := range e.GroupWires(g) {
+			add(w)
+		}
+	}
+	for id, srcs := range scopeSources(e) {
+		for _, src := range srcs {
+			x.bySource[src] = append(x.bySource[src], x.names[id])
+		}
+	}
+	for _, gs := range x.bySource {
+		slices.Sort(gs)
+	}
 	return x, nil
 }
 
-// group is g as groups/list and contents.groups show it. The title keeps
-// toolfold's own name when the extension's differs.
+// group is g as groups/list shows it: its parent in _meta, as the draft
+// nests groups. The title keeps toolfold's own name when the extension's
+// differs, so a person sees the name the config and enable_tools use.
 func (x *extCatalog) group(g *catalog.Group) groupsext.Group {
 	out := groupsext.Group{Name: x.names[g.ID], Description: strings.TrimSpace(g.Description)}
 	if string(g.ID) != out.Name {
 		out.Title = string(g.ID)
 	}
-	if out.Description == "" {
-		out.Description = fmt.Sprintf("The tools of %s.", g.ID)
+	if g.Parent != nil {
+		out.Meta = map[string]any{groupsext.MetaKey: []string{x.names[g.Parent.ID]}}
 	}
 	return out
 }
 
-// roots are the top-level groups, by name.
-func (x *extCatalog) roots() []groupsext.Group {
-	var out []groupsext.Group
-	for _, g := range x.expo.Catalog().Roots() {
-		out = append(out, x.group(g))
-	}
-	slices.SortFunc(out, func(a, b groupsext.Group) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
-
-// get answers groups/get for any group, nested ones included.
-func (x *extCatalog) get(name string) (*groupsext.GetResult, bool) {
-	g, ok := x.byName[name]
-	if !ok {
-		return nil, false
-	}
-	contents := &groupsext.Contents{Tools: []*mcp.Tool{}}
-	for _, w := range x.expo.GroupWires(g) {
-		if !x.top[w.Name] {
-			contents.Tools = append(contents.Tools, w.Tool)
-		}
-	}
-	for _, c := range g.Children {
-		contents.Groups = append(contents.Groups, x.group(c))
-	}
-	slices.SortFunc(contents.Groups, func(a, b groupsext.Group) int { return strings.Compare(a.Name, b.Name) })
-	return &groupsext.GetResult{Instructions: strings.TrimSpace(g.Instructions), Contents: contents}, true
-}
-
-// memberships are the extension names of the groups that hold a wire tool,
-// for its _meta in the flat list of clients that search themselves.
+// memberships are the extension names of the groups that hold a wire tool
+// directly: a grouped wire's own group, or a flat tool's groups.
 func (x *extCatalog) memberships(w *expose.Wire) []string {
 	var out []string
 	if w.Group != nil {
@@ -113,10 +106,6 @@ func (x *extCatalog) memberships(w *expose.Wire) []string {
 	return out
 }
 
-// metaKeyGroups is where a tool lists its groups (the key the earlier
-// primitive-grouping draft defined, which toolfold also reads upstream).
-const metaKeyGroups = "io.modelcontextprotocol/groups"
-
 // withGroups returns t with its groups in _meta, or t itself when it is in
 // none. t is shared and never modified.
 func withGroups(t *mcp.Tool, groups []string) *mcp.Tool {
@@ -124,63 +113,75 @@ func withGroups(t *mcp.Tool, groups []string) *mcp.Tool {
 		return t
 	}
 	c := *t
-	c.Meta = maps.Clone(t.Meta)
-	if c.Meta == nil {
-		c.Meta = mcp.Meta{}
-	}
-	c.Meta[metaKeyGroups] = groups
+	c.Meta = withMetaGroups(t.Meta, groups)
 	return &c
 }
 
-// serveGroupsExtension answers groups/list and groups/get on the
-// per-request server. Both are pure reads of the current catalog: which
-// groups a client has fetched is its own business.
+// withMetaGroups is a copy of meta with groups under the membership key.
+func withMetaGroups(meta mcp.Meta, groups []string) mcp.Meta {
+	out := maps.Clone(meta)
+	if out == nil {
+		out = mcp.Meta{}
+	}
+	out[groupsext.MetaKey] = slices.Clone(groups)
+	return out
+}
+
+// extensionTools is the tools/list of a client of the extension: every
+// tool, each with its groups.
+func (x *extCatalog) extensionTools() map[string]*mcp.Tool { return maps.Clone(x.tools) }
+
+// serveGroupsExtension registers groups/list on the per-request server, so
+// that the SDK decodes it; perRequestMiddleware answers it (see
+// answerGroupsList), where the request's protocol is known.
 func (s *session) serveGroupsExtension() {
 	g := s.g
 	list := func(ctx context.Context, _ *mcp.ServerSession, p *groupsext.ListParams) (*groupsext.ListResult, error) {
-		var cursor string
-		if p != nil {
-			cursor = p.Cursor
-		}
-		page, next, err := paginate(g.cur.Load().ext.roots(), func(gr groupsext.Group) string { return gr.Name }, cursor, pageSize)
-		if err != nil {
-			return nil, err
-		}
-		return &groupsext.ListResult{Groups: page, NextCursor: next}, nil
-	}
-	get := func(ctx context.Context, _ *mcp.ServerSession, p *groupsext.GetParams) (*groupsext.GetResult, error) {
-		if p == nil || p.Name == "" {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `groups/get needs {"name": "<group>"} with a name from groups/list`}
-		}
-		x := g.cur.Load().ext
-		if grp, ok := x.byName[p.Name]; ok && x.expo.Catalog().GroupPending(grp.ID) {
-			// Its tools come from a source still starting: wait for them.
-			t := g.transient(g.cur.Load(), presentation{mode: expose.Groups, extension: true, stateless: true})
-			t.awaitGroups(ctx, []string{string(grp.ID)})
-			x = g.cur.Load().ext
-		}
-		res, ok := x.get(p.Name)
-		if !ok {
-			msg := fmt.Sprintf("there is no group %q", p.Name)
-			if near := catalog.Nearest(p.Name, slices.Sorted(maps.Keys(x.byName)), 3); len(near) > 0 {
-				msg += fmt.Sprintf("; the nearest are %s", strings.Join(near, ", "))
-			}
-			return nil, &jsonrpc.Error{Code: groupsext.CodeNotFound, Message: msg + "; groups/list lists the top-level groups, groups/get of a group lists its children"}
-		}
-		g.withScopedExtras(ctx, x, p.Name, res)
-		return res, nil
+		return g.groupsList(p, false)
 	}
 	if err := mcp.AddReceivingCustomMethod(s.server, groupsext.MethodList, list); err != nil {
 		g.log.Error("cannot serve groups/list", "err", err)
 	}
-	if err := mcp.AddReceivingCustomMethod(s.server, groupsext.MethodGet, get); err != nil {
-		g.log.Error("cannot serve groups/get", "err", err)
-	}
 }
 
-// fingerprint identifies the top-level groups as groups/list shows them.
+// answerGroupsList answers groups/list: a pure read of the current
+// catalog, the same for every caller of this gateway.
+func (g *Gateway) answerGroupsList(req mcp.Request) (mcp.Result, error) {
+	p, _ := req.GetParams().(*groupsext.ListParams)
+	return g.groupsList(p, requestClient(req).ProtocolVersion >= statelessProtocol)
+}
+
+func (g *Gateway) groupsList(p *groupsext.ListParams, hints bool) (*groupsext.ListResult, error) {
+	var cursor string
+	if p != nil {
+		cursor = p.Cursor
+	}
+	page, next, err := paginate(g.cur.Load().ext.groups, func(gr groupsext.Group) string { return gr.Name }, cursor, pageSize)
+	if err != nil {
+		return nil, err
+	}
+	res := &groupsext.ListResult{Groups: page, NextCursor: next}
+	if hints {
+		c := g.catalogCacheable()
+		res.ResultType, res.TTLMs, res.CacheScope = "complete", &c.TTLMs, c.CacheScope
+	}
+	return res, nil
+}
+
+// catalogCacheable is the caching hint on what depends on the catalog
+// alone (groups/list, the skills): unlike tools/list in auto mode, it does
+// not vary with the client's name, only with a token's limits.
+func (g *Gateway) catalogCacheable() mcp.Cacheable {
+	c := g.listCacheable()
+	if !g.opts.PrivateLists {
+		c.CacheScope = "public"
+	}
+	return c
+}
+
+// fingerprint identifies the groups as groups/list shows them.
 func (x *extCatalog) fingerprint() [32]byte {
-	b, _ := json.Marshal(x.roots())
+	b, _ := json.Marshal(x.groups)
 	return sha256.Sum256(b)
 }
 
@@ -188,23 +189,16 @@ func (x *extCatalog) fingerprint() [32]byte {
 // newline-delimited JSON-RPC.
 var groupsListChanged = []byte(`{"jsonrpc":"2.0","method":"` + groupsext.NotificationListChanged + `"}` + "\n")
 
-// ExtensionTools is the tools/list a client of the groups extension gets:
-// the top-level tools only, what the context-cost report measures.
+// ExtensionTools is the tools/list a client of the grouping extension gets:
+// every tool with its groups, what the context-cost report measures.
 func (g *Gateway) ExtensionTools() []*mcp.Tool {
-	t := g.transient(g.cur.Load(), presentation{mode: expose.Groups, extension: true, stateless: true})
-	return sortedTools(t.installed)
+	return sortedTools(g.cur.Load().ext.extensionTools())
 }
 
-// GroupsList is every top-level group as groups/list answers it now, all
-// pages together.
-func (g *Gateway) GroupsList() []groupsext.Group { return g.cur.Load().ext.roots() }
+// GroupsList is every group as groups/list answers it now, all pages
+// together.
+func (g *Gateway) GroupsList() []groupsext.Group { return slices.Clone(g.cur.Load().ext.groups) }
 
-// GroupsGet is what groups/get answers now for a group's extension name,
-// without the prompts and resources of its sources (listing them needs the
-// sources running; see withScopedExtras).
-func (g *Gateway) GroupsGet(name string) (*groupsext.GetResult, bool) {
-	return g.cur.Load().ext.get(name)
-}
-
-// ExtensionName is the name a group goes by in the groups extension.
+// ExtensionName is the name a group goes by in the grouping extension and
+// as a skill.
 func (g *Gateway) ExtensionName(id catalog.GroupID) string { return g.cur.Load().ext.names[id] }

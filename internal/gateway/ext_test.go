@@ -15,16 +15,13 @@ import (
 	"github.com/toolfold/toolfold/internal/groupsext"
 )
 
-// extClient connects a client that declares the groups extension.
+// extClient connects a client that declares the grouping extension.
 func extClient(t *testing.T, g *gateway.Gateway, protocol string) *client {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "ext"}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{Extensions: map[string]any{groupsext.ID: map[string]any{}}},
 	})
 	if err := mcp.AddSendingCustomMethod[*groupsext.ListParams, *groupsext.ListResult](c, groupsext.MethodList); err != nil {
-		t.Fatal(err)
-	}
-	if err := mcp.AddSendingCustomMethod[*groupsext.GetParams, *groupsext.GetResult](c, groupsext.MethodGet); err != nil {
 		t.Fatal(err)
 	}
 	ct, st := mcp.NewInMemoryTransports()
@@ -41,24 +38,43 @@ func extClient(t *testing.T, g *gateway.Gateway, protocol string) *client {
 	return &client{ClientSession: cs}
 }
 
-func listGroups(t *testing.T, c *client) string {
+func groupsList(t *testing.T, c *client) *groupsext.ListResult {
 	t.Helper()
 	res, err := mcp.CallCustomMethod[*groupsext.ListParams, *groupsext.ListResult](context.Background(), c.ClientSession, groupsext.MethodList, &groupsext.ListParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+// listGroups renders groups/list as "name=title<parents" entries.
+func listGroups(t *testing.T, c *client) string {
+	t.Helper()
 	var names []string
-	for _, g := range res.Groups {
-		names = append(names, g.Name+"="+g.Title)
+	for _, g := range groupsList(t, c).Groups {
+		names = append(names, g.Name+"="+g.Title+"<"+strings.Join(g.Parents(), "+"))
 	}
 	return strings.Join(names, ",")
 }
 
-func getGroup(c *client, name string) (*groupsext.GetResult, error) {
-	return mcp.CallCustomMethod[*groupsext.GetParams, *groupsext.GetResult](context.Background(), c.ClientSession, groupsext.MethodGet, &groupsext.GetParams{Name: name})
+// memberships renders tools/list as "name[groups]" entries.
+func memberships(t *testing.T, c *client) string {
+	t.Helper()
+	res, err := c.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tool := range res.Tools {
+		out = append(out, tool.Name+"["+strings.Join(groupsext.MetaGroups(tool.Meta), "+")+"]")
+	}
+	return strings.Join(out, ",")
 }
 
-func TestGroupsExtension(t *testing.T) {
+// A client of the grouping extension gets every group with its parents,
+// and every tool with its groups and no meta-tools, whatever the mode: the
+// draft leaves disclosure to the client.
+func TestGroupingExtension(t *testing.T) {
 	for _, mode := range []expose.Mode{expose.Auto, expose.Flat, expose.Groups, expose.Search, expose.Grouped} {
 		for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
 			t.Run(string(mode)+"/"+protocol, func(t *testing.T) {
@@ -67,59 +83,76 @@ func TestGroupsExtension(t *testing.T) {
 				if caps := c.InitializeResult().Capabilities; caps == nil || caps.Extensions[groupsext.ID] == nil {
 					t.Fatalf("the server does not advertise the extension: %+v", caps)
 				}
-				// Scoped tools stay out of tools/list: only the ungrouped one.
-				if got := c.names(t); got != "u" {
-					t.Errorf("tools/list = %q, want only the ungrouped tool", got)
+				if _, old := c.InitializeResult().Capabilities.Extensions["io.modelcontextprotocol/groups"]; old {
+					t.Error("the server still advertises the retired groups dialect")
 				}
-				if got := listGroups(t, c); got != "code=,docs=" {
-					t.Errorf("groups/list = %q", got)
+				if got, want := memberships(t, c), "a[code+docs],b[code],c[code-repos],d[code-repos],e[code-repos-br],f[docs],u[]"; got != want {
+					t.Errorf("tools/list = %q, want %q", got, want)
 				}
-				code, err := getGroup(c, "code")
-				if err != nil {
-					t.Fatal(err)
+				if got, want := listGroups(t, c), "code=<,code-repos=code.repos<code,code-repos-br=code.repos.br<code-repos,docs=<"; got != want {
+					t.Errorf("groups/list = %q, want %q", got, want)
 				}
-				if got := toolNames(code.Contents.Tools); got != "a,b" {
-					t.Errorf("code's tools = %q", got)
+				res := groupsList(t, c)
+				if protocol == "2026-07-28" && (res.TTLMs == nil || *res.TTLMs <= 0 || res.CacheScope != "public") {
+					t.Errorf("groups/list on 2026-07-28 carries ttlMs %v cacheScope %q", res.TTLMs, res.CacheScope)
 				}
-				if len(code.Contents.Groups) != 1 || code.Contents.Groups[0].Name != "code-repos" || code.Contents.Groups[0].Title != "code.repos" {
-					t.Errorf("code's groups = %+v", code.Contents.Groups)
+				if protocol == "2025-11-25" && (res.TTLMs != nil || res.CacheScope != "") {
+					t.Errorf("groups/list on 2025-11-25 carries caching hints")
 				}
-				repos, err := getGroup(c, "code-repos")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := toolNames(repos.Contents.Tools); got != "c,d" || repos.Instructions != "Mind the default branch." {
-					t.Errorf("code-repos = %q %q", got, repos.Instructions)
-				}
-				for _, tool := range repos.Contents.Tools {
-					if tool.InputSchema == nil || tool.Description == "" {
-						t.Errorf("%s is not a complete definition: %+v", tool.Name, tool)
-					}
-				}
-				_, err = getGroup(c, "code.repos")
-				var rpcErr *jsonrpc.Error
-				if !errors.As(err, &rpcErr) || rpcErr.Code != groupsext.CodeNotFound || !strings.Contains(rpcErr.Message, "code-repos") {
-					t.Errorf("an unknown name: %v", err)
-				}
-				// Scoped tools stay callable.
 				if res, text := c.call(t, "e", map[string]any{"x": "1"}); res.IsError || text != `e {"x":"1"}` {
-					t.Errorf("calling a scoped tool: %v %s", res.IsError, text)
+					t.Errorf("calling a nested group's tool: %v %s", res.IsError, text)
 				}
 			})
 		}
 	}
 }
 
-// A group exposed grouped is one tool in the group's contents.
-func TestGroupsExtensionGroupedExposition(t *testing.T) {
-	g := newGateway(t, gateway.Options{Mode: expose.Auto, Exposition: 2 /* grouped */}, nil)
+// groups/list pages by cursor, and refuses a cursor it never gave.
+func TestGroupingExtensionPages(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Auto}, nil)
 	c := extClient(t, g, "2026-07-28")
-	code, err := getGroup(c, "code")
+	_, err := mcp.CallCustomMethod[*groupsext.ListParams, *groupsext.ListResult](context.Background(), c.ClientSession, groupsext.MethodList, &groupsext.ListParams{Cursor: "!"})
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("a bad cursor: %v", err)
+	}
+}
+
+// The retired dialect's method is gone.
+func TestGroupsGetIsGone(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Auto}, nil)
+	type params struct {
+		mcp.ParamsBase
+		Name string `json:"name"`
+	}
+	raw := mcp.NewClient(&mcp.Implementation{Name: "old"}, nil)
+	if err := mcp.AddSendingCustomMethod[*params, *groupsext.ListResult](raw, "groups/get"); err != nil {
+		t.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := g.Connect(context.Background(), gateway.ClientInfo{Name: "old", ProtocolVersion: "2025-11-25", Extension: true}, st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := toolNames(code.Contents.Tools); got != "code" {
-		t.Fatalf("code's tools = %q, want its one grouped tool", got)
+	t.Cleanup(func() { ss.Close() })
+	cs, err := raw.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	_, err = mcp.CallCustomMethod[*params, *groupsext.ListResult](context.Background(), cs, "groups/get", &params{Name: "code"})
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeMethodNotFound {
+		t.Errorf("groups/get answered: %v", err)
+	}
+}
+
+// A group exposed grouped is one tool, member of that group.
+func TestGroupingExtensionGroupedExposition(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Auto, Exposition: 2 /* grouped */}, nil)
+	c := extClient(t, g, "2026-07-28")
+	if got := memberships(t, c); !strings.Contains(got, "code[code]") || strings.Contains(got, "b[") {
+		t.Fatalf("tools/list = %q, want code's one grouped tool", got)
 	}
 	if res, text := c.call(t, "code", map[string]any{"action": "b", "x": "2"}); res.IsError || text != `b {"x":"2"}` {
 		t.Errorf("calling the grouped tool: %v %s", res.IsError, text)

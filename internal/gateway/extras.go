@@ -53,7 +53,7 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			return &mcp.ListResourcesResult{Resources: nonNil(resources), Cacheable: g.listCacheable()}, nil
 		case "resources/templates/list":
-			templates, err := x.ListResourceTemplates(ctx)
+			templates, err := g.listTemplates(ctx, req)
 			if err != nil {
 				return nil, err
 			}

@@ -246,8 +246,9 @@ func (w *httpWire) exchange(t *testing.T, id int, method string, params any) []f
 	return nil
 }
 
-// A 2025-11-25 client of the groups extension over stdio is told when the
-// top-level groups change, and not when only their tools do.
+// A 2025-11-25 client of the grouping extension over stdio is told when
+// any group changes (nested ones too); when only the members change it
+// hears tools/list_changed alone, as the draft has membership announced.
 func TestGroupsListChangedOverStdio(t *testing.T) {
 	g := newGateway(t, gateway.Options{Mode: expose.Auto}, nil)
 	w := serveStdioWire(t, g)
@@ -255,7 +256,7 @@ func TestGroupsListChangedOverStdio(t *testing.T) {
 		"protocolVersion": "2025-11-25", "clientInfo": map[string]any{"name": "wire", "version": "1"},
 		"capabilities": map[string]any{"extensions": map[string]any{groupsext.ID: map[string]any{}}},
 	})
-	if !strings.Contains(string(init[len(init)-1].Result), `"io.modelcontextprotocol/groups":{"listChanged":true}`) {
+	if !strings.Contains(string(init[len(init)-1].Result), `"io.modelcontextprotocol/grouping":{"listChanged":true}`) {
 		t.Fatalf("the extension's listChanged is not advertised: %s", init[len(init)-1].Result)
 	}
 	w.notify(t, "notifications/initialized")
@@ -279,9 +280,17 @@ func TestGroupsListChangedOverStdio(t *testing.T) {
 	// A new top-level group: the client hears of it.
 	update(code, docs, catalog.GroupSpec{ID: "ops", Description: "Operations", Members: catalog.Members{Tools: []catalog.ToolID{"x"}}})
 	waitFrame(t, w.frames, groupsext.NotificationListChanged)
+	ops := catalog.GroupSpec{ID: "ops", Description: "Operations", Members: catalog.Members{Tools: []catalog.ToolID{"x"}}}
+	// A nested group: groups/list shows every group, so the client hears.
+	update(code, docs, ops, catalog.GroupSpec{ID: "ops.deploy", Parent: "ops", Description: "Deploys", Members: catalog.Members{Tools: []catalog.ToolID{"c"}}})
+	waitFrame(t, w.frames, groupsext.NotificationListChanged)
+	// The tool c moved into it: its membership changed too.
+	waitFrame(t, w.frames, "notifications/tools/list_changed")
 	// Only a group's tools change: groups/list is the same, so no
-	// groups/list_changed; the ping's frames must not carry one.
-	update(code, docs, catalog.GroupSpec{ID: "ops", Description: "Operations", Members: catalog.Members{Tools: []catalog.ToolID{"x", "e"}}})
+	// groups/list_changed, but tools/list_changed for the memberships; the
+	// list's frames must not carry a groups one.
+	update(code, docs, ops, catalog.GroupSpec{ID: "ops.deploy", Parent: "ops", Description: "Deploys", Members: catalog.Members{Tools: []catalog.ToolID{"c", "e"}}})
+	waitFrame(t, w.frames, "notifications/tools/list_changed")
 	for _, f := range w.exchange(t, 2, "groups/list", map[string]any{}) {
 		if f.Method == groupsext.NotificationListChanged {
 			t.Errorf("groups/list_changed sent though the top-level groups did not change")

@@ -91,6 +91,9 @@ func (s *session) perRequestMiddleware(ctx context.Context, method string, req m
 			return nil, err, true
 		}
 		return &mcp.ListToolsResult{Tools: page, NextCursor: next, Cacheable: s.g.listCacheable()}, nil, true
+	case groupsext.MethodList:
+		res, err := s.g.answerGroupsList(req)
+		return res, err, true
 	case "tools/call":
 		r, isCall := req.(*mcp.CallToolRequest)
 		if !isCall {

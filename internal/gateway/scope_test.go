@@ -41,6 +41,28 @@ func (x *sourcedExtras) ListResourcesOf(_ context.Context, from func(string) boo
 	return out, nil
 }
 
+// The sources: "alpha-p" and "res://alpha" come from alpha.
+func (x *sourcedExtras) PromptSource(_ context.Context, name string) (string, bool) {
+	return strings.CutSuffix(name, "-p")
+}
+
+func (x *sourcedExtras) ResourceSource(_ context.Context, uri string) (string, bool) {
+	return strings.CutPrefix(uri, "res://")
+}
+
+func (x *sourcedExtras) TemplateSource(_ context.Context, uriTemplate string) (string, bool) {
+	src, _, ok := strings.Cut(strings.TrimPrefix(uriTemplate, "res://"), "/")
+	return src, ok
+}
+
+func (x *sourcedExtras) ListResourceTemplates(context.Context) ([]*mcp.ResourceTemplate, error) {
+	var out []*mcp.ResourceTemplate
+	for _, s := range x.sources {
+		out = append(out, &mcp.ResourceTemplate{Name: s, URITemplate: "res://" + s + "/{id}"})
+	}
+	return out, nil
+}
+
 func (x *sourcedExtras) ListPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
 	return x.ListPromptsOf(ctx, nil)
 }
@@ -101,98 +123,80 @@ func sourcedGateway(t *testing.T, x gateway.Extras) *gateway.Gateway {
 	return g
 }
 
-// TestGroupsExtensionScopesPromptsAndResources: groups/get carries the
-// prompts and resources of the sources its group takes whole, in the most
-// specific group only; a client of the extension no longer lists them but
-// still gets and reads them; every other client lists them all.
-func TestGroupsExtensionScopesPromptsAndResources(t *testing.T) {
-	const all = "alpha-p,beta-p,delta-p,eps-p,gamma-p,solo-p"
+// TestGroupingMembershipOfPromptsAndResources: for a client of the
+// grouping extension, a source's prompts, resources and templates name the
+// groups that take its tools whole, the most specific only; every other
+// client gets them unchanged.
+func TestGroupingMembershipOfPromptsAndResources(t *testing.T) {
 	for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(protocol, func(t *testing.T) {
 			g := sourcedGateway(t, &sourcedExtras{sources: []string{"alpha", "beta", "delta", "eps", "gamma", "solo"}})
 			c := extClient(t, g, protocol)
-			want := map[string]string{
-				"alpha":     "alpha-p",
-				"alpha-sub": "",
-				"both":      "alpha-p",
-				"beta":      "", // beta__2 is ungrouped
-				"gamma":     "delta-p",
-				"gamma-one": "gamma-p",
-				"eps":       "", // enabled by default: its tools are top level
+			// beta__2 is ungrouped, solo has no tools: theirs are in no group.
+			const want = "alpha[alpha+both],beta[],delta[gamma],eps[eps],gamma[gamma-one],solo[]"
+			if got := promptMemberships(t, c.ClientSession); got != want {
+				t.Errorf("prompts/list = %q, want %q", got, want)
 			}
-			for name, prompts := range want {
-				res, err := getGroup(c, name)
-				if err != nil {
-					t.Fatalf("groups/get %s: %v", name, err)
-				}
-				var got, uris []string
-				for _, p := range res.Contents.Prompts {
-					got = append(got, p.Name)
-					if p.Description == "" {
-						t.Errorf("%s: prompt %s is not a complete definition", name, p.Name)
-					}
-				}
-				for _, r := range res.Contents.Resources {
-					uris = append(uris, r.URI)
-				}
-				if strings.Join(got, ",") != prompts {
-					t.Errorf("groups/get %s: prompts %q, want %q", name, got, prompts)
-				}
-				wantURIs := ""
-				if prompts != "" {
-					wantURIs = "res://" + strings.TrimSuffix(prompts, "-p")
-				}
-				if strings.Join(uris, ",") != wantURIs {
-					t.Errorf("groups/get %s: resources %q, want %q", name, uris, wantURIs)
-				}
+			if got := resourceMemberships(t, c.ClientSession); got != want {
+				t.Errorf("resources/list = %q, want %q", got, want)
 			}
-			if got := promptNames(t, c.ClientSession); got != "beta-p,eps-p,solo-p" {
-				t.Errorf("prompts/list of the extension's client = %q", got)
+			if got := templateMemberships(t, c.ClientSession); got != want {
+				t.Errorf("resources/templates/list = %q, want %q", got, want)
 			}
-			if got := resourceURIs(t, c.ClientSession); got != "res://beta,res://eps,res://solo" {
-				t.Errorf("resources/list of the extension's client = %q", got)
-			}
-			// Scoped ones stay usable.
-			if res, err := c.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "gamma-p"}); err != nil || res.Description != "gamma-p" {
-				t.Errorf("prompts/get of a scoped prompt: %v %+v", err, res)
-			}
-			if res, err := c.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "res://alpha"}); err != nil || len(res.Contents) != 1 {
-				t.Errorf("resources/read of a scoped resource: %v %+v", err, res)
-			}
-			// A client without the extension lists them all.
 			plain := connectAt(t, g, "plain", protocol, nil)
-			if got := promptNames(t, plain); got != all {
+			const none = "alpha[],beta[],delta[],eps[],gamma[],solo[]"
+			if got := promptMemberships(t, plain); got != none {
 				t.Errorf("prompts/list without the extension = %q", got)
 			}
-			if got := resourceURIs(t, plain); !strings.Contains(got, "res://alpha") || !strings.Contains(got, "res://gamma") {
+			if got := resourceMemberships(t, plain); got != none {
 				t.Errorf("resources/list without the extension = %q", got)
 			}
 		})
 	}
 }
 
-// Extras that cannot list by source leave every prompt in prompts/list and
-// none in groups/get.
-func TestGroupsExtensionWithoutSourceListing(t *testing.T) {
-	x := &fakeExtras{}
-	x.set([]string{"alpha-p", "gamma-p"}, []string{"res://alpha"})
-	g := sourcedGateway(t, x)
-	c := extClient(t, g, "2026-07-28")
-	res, err := getGroup(c, "alpha")
+func promptMemberships(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	res, err := cs.ListPrompts(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Contents.Prompts) != 0 || len(res.Contents.Resources) != 0 {
-		t.Errorf("groups/get alpha: %+v", res.Contents)
+	var out []string
+	for _, p := range res.Prompts {
+		out = append(out, strings.TrimSuffix(p.Name, "-p")+"["+strings.Join(groupsext.MetaGroups(p.Meta), "+")+"]")
 	}
-	if got := promptNames(t, c.ClientSession); got != "alpha-p,gamma-p" {
-		t.Errorf("prompts/list = %q", got)
+	return strings.Join(out, ",")
+}
+
+func resourceMemberships(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	res, err := cs.ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	var out []string
+	for _, r := range res.Resources {
+		out = append(out, r.Name+"["+strings.Join(groupsext.MetaGroups(r.Meta), "+")+"]")
+	}
+	return strings.Join(out, ",")
+}
+
+func templateMemberships(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	res, err := cs.ListResourceTemplates(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range res.ResourceTemplates {
+		out = append(out, r.Name+"["+strings.Join(groupsext.MetaGroups(r.Meta), "+")+"]")
+	}
+	return strings.Join(out, ",")
 }
 
 // A catalog update that moves a source's prompts into a group tells the
 // clients their prompt and resource lists changed, and the client of the
-// extension lists them no more.
+// extension reads their new groups.
 func TestScopedPromptsMoveWithTheCatalog(t *testing.T) {
 	g := sourcedGateway(t, &sourcedExtras{sources: []string{"alpha", "beta", "solo"}})
 	l := &listener{}
@@ -209,7 +213,7 @@ func TestScopedPromptsMoveWithTheCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.cs.Close() })
-	if got := promptNames(t, l.cs); got != "beta-p,solo-p" {
+	if got := promptMemberships(t, l.cs); got != "alpha[alpha+both],beta[],solo[]" {
 		t.Fatalf("prompts/list = %q", got)
 	}
 	space, err := view.NewSpace(sourcedCatalog(t, true), nil)
@@ -226,7 +230,7 @@ func TestScopedPromptsMoveWithTheCatalog(t *testing.T) {
 			t.Fatalf("no %s list_changed after beta's prompts moved into its group", what)
 		}
 	}
-	if got := promptNames(t, l.cs); got != "solo-p" {
-		t.Errorf("prompts/list after the update = %q, want solo-p", got)
+	if got := promptMemberships(t, l.cs); got != "alpha[alpha+both],beta[beta],solo[]" {
+		t.Errorf("prompts/list after the update = %q", got)
 	}
 }

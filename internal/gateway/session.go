@@ -116,13 +116,20 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 			return g.subs.unsubscribe(ctx, req.Session, req.Params)
 		}
 	}
-	// Every server advertises the groups extension; the per-request
+	// Every server advertises the grouping extension; the per-request
 	// server answers it (a client that declares it is served there).
+	// listChanged only where toolfold can send the notification, which
+	// the SDK does not know (see ServeStdio).
 	settings := map[string]any{}
 	if groupsChanged != nil {
 		settings["listChanged"] = true
 	}
 	caps.AddExtension(groupsext.ID, settings)
+	// Groups are served as skills too (skills.go), which are resources.
+	caps.AddExtension(skillsExtension, map[string]any{})
+	if caps.Resources == nil {
+		caps.Resources = &mcp.ResourceCapabilities{}
+	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, so)
 	if m != perRequestMode {
 		// List changes are announced by the gateway itself: a view's
@@ -146,6 +153,8 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	if g.opts.Extras != nil {
 		s.server.AddReceivingMiddleware(g.extrasMiddleware)
 	}
+	s.server.AddReceivingMiddleware(g.skillsMiddleware) // it adds to resources/list
+	s.serveSkills()
 	// Added last, so it is outermost: it sees every handler's error.
 	s.server.AddReceivingMiddleware(withErrorCodes)
 	if m == perRequestMode {
@@ -218,7 +227,8 @@ func (s *session) desired() map[string]*mcp.Tool {
 		want[w.Name] = w.Tool
 	}
 	if s.pres.extension {
-		return want // no meta-tools: the client unfolds groups itself
+		// Every tool with its groups: the client filters them itself.
+		return s.st.ext.extensionTools()
 	}
 	n := s.g.names
 	switch s.mode {

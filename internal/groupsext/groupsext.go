@@ -1,20 +1,24 @@
-// Package groupsext holds the wire shapes of the MCP groups extension
-// (io.modelcontextprotocol/groups, "Progressive Disclosure via Groups", a
-// draft of the extensions track) and the mapping from toolfold's group names
-// to the extension's name rule.
+// Package groupsext holds the wire shapes of the MCP grouping extension
+// (io.modelcontextprotocol/grouping, the draft of the grouping interest
+// group) and the mapping from toolfold's group names to names that also
+// serve as skill names.
 //
-// The extension lets a client discover a server's tools a group at a time:
-// groups/list names the top-level groups, groups/get returns one group's
-// instructions and complete tool definitions (and its child groups), and the
-// scoped tools stay out of tools/list while remaining callable. A client
-// declares support per request in
-// _meta["io.modelcontextprotocol/clientCapabilities"].extensions (or, on a
-// 2025-11-25 session, in the capabilities of its initialize request).
+// In the draft, a server declares the extension under
+// capabilities.extensions with {"listChanged": true}; groups/list
+// (paginated) lists every group as {name, title?, description?, icons?,
+// annotations?, _meta?}; a group names its parents, and a tool, prompt,
+// resource or template names its groups, in
+// _meta["io.modelcontextprotocol/groups"]; the client filters the ordinary
+// lists by that membership itself; notifications/groups/list_changed says
+// the groups changed. A client declares support in its capabilities: in
+// initialize on 2025-11-25, per request in
+// _meta["io.modelcontextprotocol/clientCapabilities"] on 2026-07-28.
 //
-// Group names on the wire are 1–64 characters of lowercase letters, digits
-// and single hyphens. toolfold's names allow dots, underscores, capitals and
-// any length, so Names maps them deterministically and without collisions;
-// `toolfold groups` shows the mapping.
+// toolfold's names allow dots, underscores, capitals and any length; Names
+// maps them deterministically and without collisions to 1–64 lowercase
+// letters, digits and single hyphens, so that the same name is valid for a
+// group and for the skill toolfold serves for it. `toolfold groups` shows
+// the mapping.
 package groupsext
 
 import (
@@ -33,27 +37,48 @@ import (
 const (
 	// ID names the extension in capabilities.extensions. The server's
 	// settings object there may hold {"listChanged": true}.
-	ID = "io.modelcontextprotocol/groups"
-	// MethodList lists the top-level groups.
+	ID = "io.modelcontextprotocol/grouping"
+	// MetaKey is the _meta key that lists the groups a primitive (or a
+	// group) belongs to.
+	MetaKey = "io.modelcontextprotocol/groups"
+	// MethodList lists every group.
 	MethodList = "groups/list"
-	// MethodGet fetches one group.
-	MethodGet = "groups/get"
-	// NotificationListChanged tells a client the top-level list changed.
+	// NotificationListChanged tells a client the groups changed.
 	NotificationListChanged = "notifications/groups/list_changed"
-	// CodeNotFound is the error of groups/get for an unknown name (the code
-	// resources/read uses for an unknown URI).
-	CodeNotFound = -32002
 	// MetaKeyClientCapabilities is where a 2026-07-28 request declares the
 	// client's capabilities (the Go SDK's mcp.MetaKeyClientCapabilities).
 	MetaKeyClientCapabilities = mcp.MetaKeyClientCapabilities
 )
 
-// Group is one entry of groups/list or of a parent's contents.groups.
+// Group is one entry of groups/list.
 type Group struct {
-	Name        string         `json:"name"`
-	Title       string         `json:"title,omitempty"`
-	Description string         `json:"description"`
-	Meta        map[string]any `json:"_meta,omitempty"`
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Icons       []mcp.Icon       `json:"icons,omitempty"`
+	Annotations *mcp.Annotations `json:"annotations,omitempty"`
+	Meta        map[string]any   `json:"_meta,omitempty"`
+}
+
+// Parents are the names of the groups that hold g, from its _meta.
+func (g Group) Parents() []string { return MetaGroups(g.Meta) }
+
+// MetaGroups reads the group names a _meta lists under MetaKey, however it
+// was decoded; anything malformed lists none.
+func MetaGroups(meta map[string]any) []string {
+	switch v := meta[MetaKey].(type) {
+	case []string:
+		return v
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // ListParams are the parameters of groups/list.
@@ -62,35 +87,15 @@ type ListParams struct {
 	Cursor string `json:"cursor,omitempty"`
 }
 
-// ListResult is the answer to groups/list.
+// ListResult is the answer to groups/list. The caching hints are set on a
+// 2026-07-28 answer, as on the other lists.
 type ListResult struct {
 	mcp.ResultBase
+	ResultType string  `json:"resultType,omitempty"`
 	Groups     []Group `json:"groups"`
 	NextCursor string  `json:"nextCursor,omitempty"`
-}
-
-// GetParams are the parameters of groups/get.
-type GetParams struct {
-	mcp.ParamsBase
-	Name string `json:"name"`
-}
-
-// GetResult is the answer to groups/get: a group's instructions and the
-// complete definitions of what it scopes.
-type GetResult struct {
-	mcp.ResultBase
-	Instructions string    `json:"instructions,omitempty"`
-	Contents     *Contents `json:"contents,omitempty"`
-}
-
-// Contents are the primitives a group scopes. Tools are complete wire
-// definitions, callable by tools/call; Groups are the child groups, each
-// fetched with its own groups/get.
-type Contents struct {
-	Tools     []*mcp.Tool     `json:"tools,omitempty"`
-	Prompts   []*mcp.Prompt   `json:"prompts,omitempty"`
-	Resources []*mcp.Resource `json:"resources,omitempty"`
-	Groups    []Group         `json:"groups,omitempty"`
+	TTLMs      *int    `json:"ttlMs,omitempty"`
+	CacheScope string  `json:"cacheScope,omitempty"`
 }
 
 // Declared reports whether a request's _meta declares the extension in
@@ -128,12 +133,12 @@ func DeclaredIn(caps *mcp.ClientCapabilities) bool {
 	return ok
 }
 
-// MaxName is the longest group name the extension allows.
+// MaxName is the longest name Names gives.
 const MaxName = 64
 
 var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
-// Valid reports whether name follows the extension's name rule.
+// Valid reports whether name is one Names keeps as it is.
 func Valid(name string) bool { return len(name) <= MaxName && validName.MatchString(name) }
 
 // hashLen is the length of the suffix that keeps shortened or colliding

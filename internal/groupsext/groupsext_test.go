@@ -2,6 +2,7 @@ package groupsext
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,7 +74,10 @@ func TestDeclared(t *testing.T) {
 		meta string
 		want bool
 	}{
-		{`{"io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/groups": {}}}}`, true},
+		{`{"io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/grouping": {}}}}`, true},
+		// The retired dialect's identifier is the membership key, not the
+		// extension.
+		{`{"io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/groups": {}}}}`, false},
 		{`{"io.modelcontextprotocol/clientCapabilities": {"extensions": {"other": {}}}}`, false},
 		{`{"io.modelcontextprotocol/clientCapabilities": {}}`, false},
 		{`{"io.modelcontextprotocol/clientCapabilities": "nonsense"}`, false},
@@ -90,6 +94,22 @@ func TestDeclared(t *testing.T) {
 	}
 	if !DeclaredIn(&mcp.ClientCapabilities{Extensions: map[string]any{ID: struct{}{}}}) || DeclaredIn(nil) {
 		t.Error("DeclaredIn is wrong")
+	}
+}
+
+func TestMetaGroups(t *testing.T) {
+	var decoded map[string]any
+	if err := json.Unmarshal([]byte(`{"io.modelcontextprotocol/groups": ["a", 3, "b"]}`), &decoded); err != nil {
+		t.Fatal(err)
+	}
+	if got := MetaGroups(decoded); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("MetaGroups(decoded) = %q", got)
+	}
+	if got := (Group{Meta: map[string]any{MetaKey: []string{"p"}}}).Parents(); !slices.Equal(got, []string{"p"}) {
+		t.Errorf("Parents = %q", got)
+	}
+	if got := MetaGroups(map[string]any{MetaKey: "a"}); got != nil {
+		t.Errorf("a string is not a list: %q", got)
 	}
 }
 

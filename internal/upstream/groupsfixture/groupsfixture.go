@@ -68,11 +68,18 @@ type Server struct {
 //	repos           list_repos (which also names "repos" in its _meta), search
 //
 // groups/list returns one group per page, so a client must follow cursors.
-func New() *Server {
+func New() *Server { return NewInstructed("") }
+
+// InstructionsEnv names the variable whose value the stdio programs built on
+// the fixture send as their initialize instructions.
+const InstructionsEnv = "GROUPS_FIXTURE_INSTRUCTIONS"
+
+// NewInstructed is New with the instructions its initialize result carries.
+func NewInstructed(instructions string) *Server {
 	s := &Server{groups: map[string]*Group{}, tools: map[string]*mcp.Tool{}, pageSize: 1}
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	caps.AddExtension(Extension, map[string]any{"listChanged": true})
-	s.Server = mcp.NewServer(&mcp.Implementation{Name: "groups-fixture", Version: "1.0.0"}, &mcp.ServerOptions{Capabilities: caps})
+	s.Server = mcp.NewServer(&mcp.Implementation{Name: "groups-fixture", Version: "1.0.0"}, &mcp.ServerOptions{Capabilities: caps, Instructions: instructions})
 
 	s.addTool("echo", "Echo the text back", map[string]any{"text": map[string]any{"type": "string"}}, "text")
 	s.addTool("create_issue", "Create an issue with a title", map[string]any{"title": map[string]any{"type": "string"}}, "title")

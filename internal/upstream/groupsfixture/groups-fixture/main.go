@@ -12,7 +12,7 @@ import (
 )
 
 func main() {
-	s := groupsfixture.New()
+	s := groupsfixture.NewInstructed(os.Getenv(groupsfixture.InstructionsEnv))
 	if err := s.Run(context.Background(), s.Transport(&mcp.StdioTransport{})); err != nil {
 		fmt.Fprintln(os.Stderr, "groups-fixture:", err)
 		os.Exit(1)
