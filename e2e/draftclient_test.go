@@ -92,7 +92,7 @@ func draftSession(t *testing.T, base, protocol string, args ...string) (*session
 	}
 	var transport mcp.Transport
 	if base == "" {
-		cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
+		cmd := exec.Command(binary, serveArgs(args...)...)
 		cmd.Env = append(cmd.Environ(), "TOOLFOLD_DEMO_SANDBOX="+t.TempDir())
 		transport = &mcp.CommandTransport{Command: cmd}
 	} else {

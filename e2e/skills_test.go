@@ -57,7 +57,7 @@ func TestSkillsClientEndToEnd(t *testing.T) {
 				}
 				var tr mcp.Transport = &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}
 				if transport == "stdio" {
-					cmd := exec.Command(binary, "serve")
+					cmd := exec.Command(binary, serveArgs()...)
 					cmd.Env = append(cmd.Environ(), "TOOLFOLD_DEMO_SANDBOX="+t.TempDir())
 					tr = &mcp.CommandTransport{Command: cmd}
 				}

@@ -53,10 +53,7 @@ func compactCapabilities(caps json.RawMessage) json.RawMessage {
 		if len(kept) >= maxCapabilities || len(k) > maxInfoText {
 			return len(kept) < maxCapabilities
 		}
-		name, ok := rawcall.String(k)
-		if !ok {
-			return true
-		}
+		name := string(k) // Members hands keys without their quotes
 		switch {
 		case name == "extensions" && len(v) > 0 && v[0] == '{':
 			kept[name] = compactExtensions(v)
@@ -75,8 +72,8 @@ func compactCapabilities(caps json.RawMessage) json.RawMessage {
 func compactExtensions(exts []byte) json.RawMessage {
 	kept := map[string]json.RawMessage{}
 	_ = rawcall.Members(exts, func(k, v []byte) bool {
-		name, ok := rawcall.String(k)
-		if !ok || len(name) > maxInfoText {
+		name := string(k)
+		if len(name) > maxInfoText {
 			return true
 		}
 		if len(v) > maxCapabilityValue {
