@@ -26,7 +26,6 @@ type Server struct {
 	mu     sync.Mutex
 	groups []*Group
 	tools  []*catalog.Tool
-	byName map[string]*catalog.Tool
 	// members maps a group to the tools placed in it, in the order added.
 	members map[*Group][]catalog.ToolID
 
@@ -48,7 +47,7 @@ var (
 
 // NewServer returns an empty server. opts may be nil.
 func NewServer(opts *Options) *Server {
-	s := &Server{byName: map[string]*catalog.Tool{}, members: map[*Group][]catalog.ToolID{}}
+	s := &Server{members: map[*Group][]catalog.ToolID{}}
 	if opts != nil {
 		s.opts = *opts
 	}

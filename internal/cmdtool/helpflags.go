@@ -16,8 +16,6 @@ var (
 		"intslice", "uintslice", "int32slice", "int64slice", "float32slice", "float64slice", "boolslice",
 		"durationslice", "map", "filter")
 	booleanWords = setOf("bool")
-	// click prints these in capitals; they are types, not metavars.
-	clickTypeWords = setOf("TEXT", "INTEGER", "FLOAT", "BOOLEAN", "PATH", "FILENAME", "FILE", "DIRECTORY", "UUID", "RANGE", "CHOICE")
 )
 
 func setOf(words ...string) map[string]bool {

@@ -2,7 +2,6 @@ package upstream
 
 import (
 	"context"
-	"errors"
 	"iter"
 	"log/slog"
 	"slices"
@@ -428,9 +427,4 @@ func errorOf(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-// isContextErr reports an error caused by a context ending.
-func isContextErr(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
