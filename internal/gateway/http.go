@@ -93,7 +93,7 @@ func (g *Gateway) sessionTable(o HTTPOptions) *sessionTable {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.httpSessions == nil {
-		g.httpSessions = newSessionTable(o.MaxSessions, o.SessionTimeout)
+		g.httpSessions = newSessionTable(o.MaxSessions)
 	}
 	return g.httpSessions
 }
@@ -197,7 +197,7 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 	added := false
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(int) {
 		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
-			f.table.add(id, f.sessionFast(s, id, client, first.caps), func() { f.closeSession(id) })
+			f.table.add(id, f.opts.SessionTimeout, f.sessionFast(s, id, client, first.caps), func() { f.closeSession(id) })
 			added = true
 		}
 	}}

@@ -7,10 +7,11 @@ import (
 
 // sessionTable counts the open HTTP sessions against a cap and closes the
 // ones idle too long. A session is idle while none of its requests is in
-// flight (an open event stream is a request in flight).
+// flight (an open event stream is a request in flight). The cap is the
+// gateway's; the idle timeout is each session's endpoint's, since
+// endpoints made with different options share the table.
 type sessionTable struct {
-	max  int
-	idle time.Duration
+	max int
 
 	// idleClosed, if set, hears of each session closed for idleness,
 	// after it is closed (tests wait on it).
@@ -23,14 +24,15 @@ type sessionTable struct {
 
 type liveSession struct {
 	busy  int
+	idle  time.Duration
 	timer *time.Timer
 	// fast is what the fast path of tools/call needs to serve the session
 	// (httpfast.go), nil when its calls always take the SDK's path.
 	fast *sessionFast
 }
 
-func newSessionTable(max int, idle time.Duration) *sessionTable {
-	return &sessionTable{max: max, idle: idle, live: map[string]*liveSession{}}
+func newSessionTable(max int) *sessionTable {
+	return &sessionTable{max: max, live: map[string]*liveSession{}}
 }
 
 // reserve claims room for a new session; false means the cap is reached.
@@ -52,13 +54,13 @@ func (t *sessionTable) release() {
 }
 
 // add turns a reservation into an open session; closeIdle closes it once it
-// has been idle for the table's timeout. fast may be nil.
-func (t *sessionTable) add(id string, fast *sessionFast, closeIdle func()) {
+// has been idle for idle. fast may be nil.
+func (t *sessionTable) add(id string, idle time.Duration, fast *sessionFast, closeIdle func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.reserved--
-	s := &liveSession{fast: fast}
-	s.timer = time.AfterFunc(t.idle, func() {
+	s := &liveSession{fast: fast, idle: idle}
+	s.timer = time.AfterFunc(idle, func() {
 		t.mu.Lock()
 		if t.live[id] != s || s.busy > 0 {
 			t.mu.Unlock()
@@ -105,7 +107,7 @@ func (t *sessionTable) finish(id string, gone bool) {
 		return
 	}
 	if s.busy == 0 {
-		s.timer.Reset(t.idle)
+		s.timer.Reset(s.idle)
 	}
 }
 
