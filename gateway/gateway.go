@@ -45,7 +45,9 @@ type Options struct {
 	// called in-process. Their tool and group names must differ from the
 	// config's. The config's presentation applies to them (a server's own
 	// Options.Mode and the like are not used); their groups keep the
-	// states the code gave them.
+	// states the code gave them. The gateway serves what each server holds
+	// when Open reads it: tools and groups added to a server afterwards
+	// are served by the server's own Run or Handler, not by this gateway.
 	Servers []*toolfold.Server
 	// Mode overrides the config's disclosure.mode, like --mode.
 	Mode toolfold.Mode
