@@ -38,3 +38,29 @@ func TestOptionalServerIsLeftOutOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestSSEURLWithoutTypeIsHinted: a url ending in /sse with no type is
+// served as streamable HTTP, which an SSE server answers with a bare 404;
+// the config check says what to set.
+func TestSSEURLWithoutTypeIsHinted(t *testing.T) {
+	tests := []struct {
+		server string
+		hint   bool
+	}{
+		{`{"url": "https://host.example/sse"}`, true},
+		{`{"url": "https://host.example/v1/sse/"}`, true},
+		{`{"url": "https://host.example/sse", "type": "sse"}`, false},
+		{`{"url": "https://host.example/sse", "transport": "http"}`, false},
+		{`{"url": "https://host.example/mcp"}`, false},
+		{`{"url": "https://host.example/ssen"}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.server, func(t *testing.T) {
+			_, diags := Parse("x.json", []byte(`{"mcpServers": {"s": `+tt.server+`}}`), Options{LookupEnv: MapEnv(nil)})
+			hinted := strings.Contains(diags.String(), `if this is an SSE server, set "type": "sse"`)
+			if hinted != tt.hint || diags.HasErrors() {
+				t.Errorf("hint = %v, want %v:\n%s", hinted, tt.hint, diags)
+			}
+		})
+	}
+}
