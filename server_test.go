@@ -131,18 +131,6 @@ func TestGroupsNestIncludeAndExclude(t *testing.T) {
 	}
 }
 
-func TestBadOptionsAreReported(t *testing.T) {
-	srv := toolfold.NewServer(&toolfold.Options{Mode: "fancy"})
-	if _, err := srv.Handler(nil); err == nil || !strings.Contains(err.Error(), `unknown mode "fancy"`) {
-		t.Errorf("err = %v", err)
-	}
-	srv = toolfold.NewServer(&toolfold.Options{InitialGroups: []string{"nope"}})
-	srv.Group("nop", nil)
-	if _, err := srv.Handler(nil); err == nil || !strings.Contains(err.Error(), `initial group "nope" does not exist (did you mean "nop"?)`) {
-		t.Errorf("err = %v", err)
-	}
-}
-
 // TestNonObjectResultsAreWrapped: MCP needs object output schemas, so a
 // string, list or pointer-to-struct result must still advertise one.
 func TestNonObjectResultsAreWrapped(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,7 +31,9 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
 	gw "github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/httpapi"
 	"github.com/toolfold/toolfold/internal/libspec"
+	"github.com/toolfold/toolfold/internal/oauth"
 )
 
 // Options say what the gateway serves. The zero value serves nothing.
@@ -42,7 +45,9 @@ type Options struct {
 	// called in-process. Their tool and group names must differ from the
 	// config's. The config's presentation applies to them (a server's own
 	// Options.Mode and the like are not used); their groups keep the
-	// states the code gave them.
+	// states the code gave them. The gateway serves what each server holds
+	// when Open reads it: tools and groups added to a server afterwards
+	// are served by the server's own Run or Handler, not by this gateway.
 	Servers []*toolfold.Server
 	// Mode overrides the config's disclosure.mode, like --mode.
 	Mode toolfold.Mode
@@ -70,6 +75,9 @@ type Gateway struct {
 	plan     *assemble.Plan
 	built    *assemble.Built
 	warnings []string
+
+	mu      sync.Mutex
+	closers []func() // of what Handler started
 }
 
 // Open loads the config, adds the library servers, starts the MCP servers
@@ -179,7 +187,8 @@ func libraryName(i int, srv *toolfold.Server) string {
 // warnings, MCP servers that did not start, groups with no tools.
 func (g *Gateway) Warnings() []string { return g.warnings }
 
-// Run serves one client over t until it disconnects or ctx ends. Over
+// Run serves one client over t until it disconnects or ctx ends; when ctx
+// ends first it closes the session and returns ctx.Err(). Over
 // *mcp.StdioTransport or *mcp.IOTransport it reads the client's first
 // message to choose its mode, as `toolfold serve` does.
 func (g *Gateway) Run(ctx context.Context, t mcp.Transport) error {
@@ -193,7 +202,17 @@ func (g *Gateway) Run(ctx context.Context, t mcp.Transport) error {
 	if err != nil {
 		return err
 	}
-	return session.Wait()
+	// A session's Wait alone never looks at ctx.
+	done := make(chan error, 1)
+	go func() { done <- session.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		session.Close()
+		<-done
+		return ctx.Err()
+	}
 }
 
 // Connect serves one client over t as if it had named itself clientName,
@@ -203,22 +222,88 @@ func (g *Gateway) Connect(ctx context.Context, t mcp.Transport, clientName strin
 }
 
 // Handler serves streamable HTTP MCP with a view per session; mount it at
-// /mcp. It does not check the config's http.auth tokens or origins (it
-// logs a warning when the config has tokens): serve it on loopback only or
-// behind your own authentication, or use `toolfold serve --http`.
+// /mcp (it serves MCP at whatever path it is given). It applies the
+// config's http block as `toolfold serve --http` does: with http.auth,
+// every request needs a token the config accepts, and a token limited to
+// groups or to read-only tools sees only those; Origin is checked against
+// http.allowedOrigins. With http.auth.oauth, route the protected resource
+// metadata path (under /.well-known/) to this handler too, or mount it at
+// "/", so that clients can discover the authorization server.
+//
+// Each call's options apply to the sessions of the handler it returns.
 func (g *Gateway) Handler(opts *toolfold.HTTPOptions) (http.Handler, error) {
-	if n := len(g.plan.HTTP.Auth.Tokens); n > 0 {
-		g.logger.Warn(fmt.Sprintf("the config has %d http.auth token(s), which Gateway.Handler does not check: anyone who reaches the handler is served; put it behind your own authentication or serve with toolfold serve --http", n))
-	}
 	var o gw.HTTPOptions
 	if opts != nil {
 		o = gw.HTTPOptions{Stateless: opts.Stateless, SessionTimeout: opts.SessionTimeout}
 	}
-	return g.built.Gateway.HTTPHandler(&o)
+	core := g.built.Gateway
+	mcpHandler, err := core.HTTPHandler(&o)
+	if err != nil {
+		return nil, err
+	}
+	cfg := g.plan.HTTP
+	var oauthServer *oauth.Server
+	if c := cfg.Auth.OAuth; c != nil {
+		if oauthServer, err = oauth.New(c, &oauth.Options{Logger: g.logger}); err != nil {
+			return nil, fmt.Errorf("gateway: the config's http.auth.oauth cannot be applied: %w", err)
+		}
+		g.mu.Lock()
+		g.closers = append(g.closers, oauthServer.Close)
+		g.mu.Unlock()
+	}
+	api, err := httpapi.New(&httpapi.Options{
+		MCP: limitedViews(mcpHandler, func(groups []string, readOnly bool) (http.Handler, error) {
+			return core.LimitedHandler(groups, readOnly, &o)
+		}, g.logger),
+		Catalog: core.Catalog,
+		Tokens:  cfg.Auth.Tokens, OAuth: oauthServer, AllowedOrigins: cfg.AllowedOrigins, Logger: g.logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gateway: the config's http block cannot be applied: %w", err)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if oauthServer == nil || !oauthServer.IsMetadataPath(r.URL.Path) {
+			// The API serves MCP at /mcp; this handler serves it wherever
+			// it is mounted, as the SDK's handler does.
+			r2 := r.Clone(r.Context())
+			r2.URL.Path, r2.URL.RawPath = "/mcp", ""
+			r = r2
+		}
+		api.ServeHTTP(w, r)
+	}), nil
 }
 
-// Close stops the MCP servers the gateway started.
+// limitedViews serves a request whose token is limited to some groups or
+// to read-only tools from an endpoint that holds only those.
+func limitedViews(next http.Handler, limited func(groups []string, readOnly bool) (http.Handler, error), logger *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		access, ok := httpapi.AccessFromContext(r.Context())
+		if !ok || !access.Limited() {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h, err := limited(access.Groups, access.ReadOnly)
+		if err != nil {
+			// A token naming a group the catalog lacks: the config must
+			// change, not the client.
+			logger.Warn("cannot serve a limited token its view", "token", access.TokenName, "err", err)
+			http.Error(w, fmt.Sprintf("this token is limited to groups toolfold cannot serve: %v; fix the token's groups in the config's http.auth", err), http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// Close stops the MCP servers the gateway started, and what its handlers
+// started to check tokens.
 func (g *Gateway) Close() error {
+	g.mu.Lock()
+	closers := g.closers
+	g.closers = nil
+	g.mu.Unlock()
+	for _, c := range closers {
+		c()
+	}
 	if g.plan == nil || g.plan.Upstreams == nil {
 		return nil
 	}

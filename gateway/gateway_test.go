@@ -2,12 +2,15 @@ package gateway_test
 
 import (
 	"context"
-	"log/slog"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold"
@@ -155,6 +158,11 @@ func TestOpenNamesTheLibraryServerAtFault(t *testing.T) {
 			[]string{`library server "wiki" (Servers[0]) and library server "mail" (Servers[1]) both have a tool "search"`, "rename the tool"}, "prefix"},
 		{"two servers of the same name", []*toolfold.Server{withTool(""), withTool("")},
 			[]string{`library server "toolfold" (Servers[0]) and library server "toolfold" (Servers[1])`}, "prefix"},
+		{"an Include of a tool never added", []*toolfold.Server{func() *toolfold.Server {
+			srv := library()
+			srv.Group("lib", nil).Include("shuot")
+			return srv
+		}()}, []string{`library server "lib" (Servers[0]): toolfold: group "lib" includes "shuot": there is no such tool (did you mean "shout"?)`}, ""},
 		{"a group to exclude that does not exist", []*toolfold.Server{toolfold.NewServer(&toolfold.Options{Name: "wiki", ExcludeGroups: []string{"nope"}})},
 			[]string{`library server "wiki" (Servers[0]): toolfold: cannot exclude group "nope"`}, ""},
 	}
@@ -176,23 +184,118 @@ func TestOpenNamesTheLibraryServerAtFault(t *testing.T) {
 	}
 }
 
-// TestHandlerSaysItChecksNoToken: a config's http.auth tokens are not
-// applied by Handler, and it says so rather than serve silently open.
-func TestHandlerSaysItChecksNoToken(t *testing.T) {
-	cfg := writeConfig(t, `{"commands": {"echo": {"command": "echo", "actions": {"say": {}}}}, "http": {"auth": {"tokens": [{"token": "s3cret"}]}}}`)
-	var logs strings.Builder
-	gw, err := gateway.Open(context.Background(), &gateway.Options{Config: cfg, CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+// TestHandlerAppliesTheConfigsAuth: an embedded gateway's handler checks
+// the config's tokens, and a limited token sees only its groups, as
+// `toolfold serve --http` does; without auth in the config it serves all.
+func TestHandlerAppliesTheConfigsAuth(t *testing.T) {
+	withAuth := `{"commands": {"echo": {"command": "echo", "actions": {"say": {}}}},
+		"http": {"auth": {"tokens": [{"token": "s3cret"}, {"token": "echo-only", "groups": ["echo"]}]}},
+		"disclosure": {"mode": "flat"}}`
+	noAuth := `{"commands": {"echo": {"command": "echo", "actions": {"say": {}}}}, "disclosure": {"mode": "flat"}}`
+	tests := []struct {
+		name   string
+		config string
+		token  string
+		status int    // of the initialize request
+		tools  string // the tools listed, sorted, when status is 200
+	}{
+		{"no token", withAuth, "", http.StatusUnauthorized, ""},
+		{"a wrong token", withAuth, "guess", http.StatusUnauthorized, ""},
+		{"a good token", withAuth, "s3cret", http.StatusOK, "echo__say shout"},
+		{"a token limited to a group", withAuth, "echo-only", http.StatusOK, "echo__say"},
+		{"no auth in the config", noAuth, "", http.StatusOK, "echo__say shout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gw, err := gateway.Open(context.Background(), &gateway.Options{Config: writeConfig(t, tt.config), CacheDir: t.TempDir(), Servers: []*toolfold.Server{library()}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer gw.Close()
+			h, err := gw.Handler(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(init))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if tt.token != "" {
+				req.Header.Set("Authorization", "Bearer "+tt.token)
+			}
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tt.status {
+				t.Fatalf("initialize answered %d, want %d", resp.StatusCode, tt.status)
+			}
+			if tt.status != http.StatusOK {
+				return
+			}
+			hc := &http.Client{Transport: bearer{tt.token}}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(),
+				&mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			list, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tl := range list.Tools {
+				names = append(names, tl.Name)
+			}
+			slices.Sort(names)
+			if got := strings.Join(names, " "); got != tt.tools {
+				t.Errorf("tools = %q, want %q", got, tt.tools)
+			}
+		})
+	}
+}
+
+// bearer adds a token to every request, when there is one.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if b.token != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestRunEndsWithItsContext: on a transport other than stdio, Run stops
+// when its context ends and returns ctx.Err().
+func TestRunEndsWithItsContext(t *testing.T) {
+	gw, err := gateway.Open(context.Background(), &gateway.Options{Servers: []*toolfold.Server{library()}, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer gw.Close()
-	if _, err := gw.Handler(nil); err != nil {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ct, st := mcp.NewInMemoryTransports()
+	ran := make(chan error, 1)
+	go func() { ran <- gw.Run(ctx, st) }()
+	// Connecting needs the gateway's answer: Run is serving.
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(logs.String(), "http.auth token(s), which Gateway.Handler does not check") {
-		t.Errorf("Handler serves a config with tokens without a word: %q", logs.String())
-	}
-	if strings.Contains(logs.String(), "s3cret") {
-		t.Errorf("the warning shows the token: %q", logs.String())
+	defer cs.Close()
+	cancel()
+	select {
+	case err := <-ran:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Run returned %v, want context.Canceled", err)
+		}
+	case <-time.After(time.Minute): // bounds a failure, not a pass
+		t.Fatal("Run did not return after its context ended")
 	}
 }

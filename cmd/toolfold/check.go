@@ -5,10 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/assemble"
+	"github.com/toolfold/toolfold/internal/cmdtool"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/gateway"
 )
@@ -57,6 +63,19 @@ func runCheck(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer p.Upstreams.Close()
+	// The config read again, quietly (its warnings were told above), for
+	// the programs it names: a valid config that cannot start them is not
+	// one that serves.
+	if cfg, diags := config.Load(path, config.Options{LookupEnv: e.lookupEnv}); !diags.HasErrors() {
+		missing := missingPrograms(cfg)
+		for _, w := range missing.Warnings() {
+			fmt.Fprintln(e.stderr, w.String())
+		}
+		if errs := missing.Errors(); len(errs) > 0 {
+			fmt.Fprintln(e.stdout, errs.String())
+			return fmt.Errorf("%s has %d problem(s)", path, len(errs))
+		}
+	}
 	fmt.Fprintf(e.stdout, "%s is valid: %d tools in %d groups.\n", path, len(b.Catalog.Tools()), len(b.Catalog.Groups()))
 	if p.Upstreams != nil {
 		var unknown []string
@@ -70,6 +89,45 @@ func runCheck(ctx context.Context, e env, args []string) error {
 		}
 	}
 	return nil
+}
+
+// missingPrograms finds the programs of servers and commands that are not
+// on this machine: a problem, except for a server marked optional, whose
+// absence the rest is meant to survive. Disabled entries are not started,
+// so they are not looked for.
+func missingPrograms(cfg *config.Config) config.Diagnostics {
+	var out config.Diagnostics
+	for _, key := range slices.Sorted(maps.Keys(cfg.MCPServers)) {
+		s := cfg.MCPServers[key]
+		if s.Disabled || s.Command == "" {
+			continue
+		}
+		// As the server is started: the name on toolfold's own PATH, or a
+		// path relative to its cwd.
+		name := s.Command
+		if strings.ContainsRune(name, '/') && !filepath.IsAbs(name) && s.Cwd != "" {
+			name = filepath.Join(s.Cwd, name)
+		}
+		if _, err := exec.LookPath(name); err == nil {
+			continue
+		}
+		keyPath := "mcpServers." + key + ".command"
+		if s.Optional {
+			out = append(out, cfg.Problemf(config.SeverityWarning, keyPath, "program %q is not found on PATH or is not executable; server %q is optional, so the rest serves without it", s.Command, key))
+		} else {
+			out = append(out, cfg.Problemf(config.SeverityError, keyPath, "program %q is not found on PATH or is not executable; install it, fix \"command\", or mark the server \"optional\": true to serve the rest without it", s.Command))
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(cfg.Commands)) {
+		c := cfg.Commands[key]
+		if c.Disabled {
+			continue
+		}
+		if _, err := cmdtool.ResolveCommand(assemble.Program(c)); err != nil {
+			out = append(out, cfg.Problemf(config.SeverityError, "commands."+key+".command", "%v", err))
+		}
+	}
+	return out
 }
 
 func runCall(ctx context.Context, e env, args []string) error {

@@ -19,6 +19,9 @@ type decoder struct {
 	// unsetRefs indexes problems about unset variables, which are downgraded to
 	// warnings inside disabled servers and commands once "disabled" is known.
 	unsetRefs []int
+	// leftOut are the paths of optional servers left out for unset
+	// variables, and of the values that named them.
+	leftOut []string
 	// expansions are the variables ${VAR} references read, where.
 	expansions []expansion
 }

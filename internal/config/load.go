@@ -76,7 +76,7 @@ func Parse(filename string, data []byte, opts Options) (*Config, Diagnostics) {
 	resolveRelativeDirs(cfg, filename)
 	d.readEnvFiles(cfg, opts.ReadFile)
 
-	diags := append(d.diags, withoutFollowUps(cfg.Validate(), d.diags)...)
+	diags := append(d.diags, withoutFollowUps(cfg.Validate(), d.diags, d.leftOut)...)
 	diags = append(diags, cfg.checkNesting(opts)...)
 	if !diags.HasErrors() && len(cfg.MCPServers) == 0 && len(cfg.Commands) == 0 {
 		diags = append(diags, cfg.Problemf(SeverityWarning, "", `the config defines no "mcpServers" and no "commands", so there are no tools to serve; add a server under "mcpServers"`))
@@ -105,6 +105,10 @@ func (d *decoder) downgradeUnsetInDisabled(cfg *Config) {
 			disabled = append(disabled, joinPath("commands", key))
 		}
 	}
+	// An optional server is left out once, however many of its values
+	// name unset variables: the same variable twice is one fact.
+	told := map[string]map[string]bool{} // left-out server → messages told
+	drop := map[int]bool{}
 	for _, i := range d.unsetRefs {
 		settled := false
 		for _, prefix := range disabled {
@@ -121,16 +125,42 @@ func (d *decoder) downgradeUnsetInDisabled(cfg *Config) {
 			if !within(d.diags[i].Path, joinPath("mcpServers", key)) {
 				continue
 			}
-			if s.Optional {
-				// Left out, as if disabled: the rest serves.
-				d.diags[i].Severity = SeverityWarning
-				d.diags[i].Message += fmt.Sprintf("; server %q is optional, so it is left out", key)
-				s.Disabled = true
-				cfg.MCPServers[key] = s
-			} else {
+			if !s.Optional {
 				d.diags[i].Message += `; or mark the server "optional": true to serve the rest without it`
+				continue
+			}
+			// Left out, as if disabled: the rest serves.
+			d.diags[i].Severity = SeverityWarning
+			seen, again := told[key]
+			if !again {
+				seen = map[string]bool{}
+				told[key] = seen
+			}
+			if seen[d.diags[i].Message] {
+				drop[i] = true
+				continue
+			}
+			seen[d.diags[i].Message] = true
+			if !again {
+				d.diags[i].Message += fmt.Sprintf("; server %q is optional, so it is left out", key)
+			}
+			d.leftOut = append(d.leftOut, d.diags[i].Path)
+			s.Disabled = true
+			cfg.MCPServers[key] = s
+		}
+	}
+	if len(drop) > 0 {
+		kept := d.diags[:0]
+		for i, p := range d.diags {
+			if !drop[i] {
+				kept = append(kept, p)
 			}
 		}
+		d.diags = kept
+		d.unsetRefs = nil // the indexes no longer hold
+	}
+	for key := range told {
+		d.leftOut = append(d.leftOut, joinPath("mcpServers", key))
 	}
 }
 
@@ -197,12 +227,17 @@ func resolveRelativeDirs(cfg *Config, filename string) {
 // withoutFollowUps drops validation problems at a key path the decoder already
 // reported: a value that failed to decode (an unset variable, a wrong type) then
 // looks empty to validation, and "the token is empty" would only repeat the cause.
-func withoutFollowUps(checks, decoded Diagnostics) Diagnostics {
+func withoutFollowUps(checks, decoded Diagnostics, leftOut []string) Diagnostics {
 	failed := map[string]bool{}
 	for _, p := range decoded {
 		if p.Severity == SeverityError {
 			failed[p.Path] = true
 		}
+	}
+	// An optional server left out for an unset variable has that value
+	// blank: what follows from the blank (no "url" at all) is no news.
+	for _, p := range leftOut {
+		failed[p] = true
 	}
 	var out Diagnostics
 	for _, p := range checks {

@@ -222,6 +222,11 @@ func (v *checker) transport(p string, s *ServerConfig) {
 	switch {
 	case t == "" && s.URL != "":
 		t = TransportHTTP
+		// An SSE server answers a streamable HTTP client with an HTML
+		// 404 that names no cause; the URL's usual ending does.
+		if u, err := url.Parse(s.URL); err == nil && strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/sse") {
+			v.warnf(joinPath(p, "url"), `the URL ends in /sse, and without a "type" toolfold speaks streamable HTTP to it; if this is an SSE server, set "type": "sse"`)
+		}
 	case t == "":
 		t = TransportStdio
 	case t == TransportStdio && s.URL != "" && s.Command == "":

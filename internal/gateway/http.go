@@ -96,7 +96,7 @@ func (g *Gateway) sessionTable(o HTTPOptions) *sessionTable {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.httpSessions == nil {
-		g.httpSessions = newSessionTable(o.MaxSessions, o.SessionTimeout)
+		g.httpSessions = newSessionTable(o.MaxSessions)
 	}
 	return g.httpSessions
 }
@@ -208,7 +208,7 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(int) {
 		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
 			owner := callerOf(r.Context(), nil).user
-			f.table.add(id, f, owner, f.sessionFast(s, id, client, first.caps),
+			f.table.add(id, f, owner, f.opts.SessionTimeout, f.sessionFast(s, id, client, first.caps),
 				func() { f.closeSession(id, owner) }, func() { f.g.forget(s) })
 			added = true
 		}

@@ -10,13 +10,14 @@ import (
 // them against one cap, closes the ones idle too long, and knows which
 // endpoint and which caller each belongs to. A session is idle while none
 // of its requests is in flight (an open event stream is a request in
-// flight). Sessions leave it explicitly: when their endpoint's SDK handler
-// says they are gone (404, or DELETE answered), or when they are closed
-// for idleness; a request that names a session of another endpoint or
-// another caller never touches it (see admit).
+// flight); the idle timeout is each session's endpoint's, since endpoints
+// made with different options share the table. Sessions leave it
+// explicitly: when their endpoint's SDK handler says they are gone (404,
+// or DELETE answered), or when they are closed for idleness; a request
+// that names a session of another endpoint or another caller never
+// touches it (see begin).
 type sessionTable struct {
-	max  int
-	idle time.Duration
+	max int
 
 	// idleClosed, if set, hears of each session closed for idleness,
 	// after it is closed (tests wait on it).
@@ -35,14 +36,15 @@ type liveSession struct {
 	// ended, if set, hears that the session left the table, once.
 	ended func()
 	busy  int
+	idle  time.Duration
 	timer *time.Timer
 	// fast is what the fast path of tools/call needs to serve the session
 	// (httpfast.go), nil when its calls always take the SDK's path.
 	fast *sessionFast
 }
 
-func newSessionTable(max int, idle time.Duration) *sessionTable {
-	return &sessionTable{max: max, idle: idle, live: map[string]*liveSession{}}
+func newSessionTable(max int) *sessionTable {
+	return &sessionTable{max: max, live: map[string]*liveSession{}}
 }
 
 // reserve claims room for a new session; false means the cap is reached.
@@ -64,15 +66,14 @@ func (t *sessionTable) release() {
 }
 
 // add turns a reservation into an open session of front, opened by owner;
-// closeIdle closes it once it has been idle for the table's timeout, and
-// ended (may be nil) hears when it leaves the table, however it ends.
-// fast may be nil.
-func (t *sessionTable) add(id string, front *httpFront, owner string, fast *sessionFast, closeIdle, ended func()) {
+// closeIdle closes it once it has been idle for idle, and ended (may be
+// nil) hears when it leaves the table, however it ends. fast may be nil.
+func (t *sessionTable) add(id string, front *httpFront, owner string, idle time.Duration, fast *sessionFast, closeIdle, ended func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.reserved--
-	s := &liveSession{front: front, owner: owner, fast: fast, ended: ended}
-	s.timer = time.AfterFunc(t.idle, func() {
+	s := &liveSession{front: front, owner: owner, fast: fast, ended: ended, idle: idle}
+	s.timer = time.AfterFunc(idle, func() {
 		t.mu.Lock()
 		if t.live[id] != s || s.busy > 0 {
 			t.mu.Unlock()
@@ -151,7 +152,7 @@ func (t *sessionTable) finish(id string, gone bool) {
 		return
 	}
 	if s.busy == 0 {
-		s.timer.Reset(t.idle)
+		s.timer.Reset(s.idle)
 	}
 	t.mu.Unlock()
 }
