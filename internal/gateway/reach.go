@@ -169,5 +169,42 @@ func (r *reachExtras) within(from func(string) bool) func(string) bool {
 }
 
 // withoutSourceListing hides ListPromptsOf and ListResourcesOf of a
-// reachExtras whose source cannot list per source.
+// reachExtras whose source cannot list per source; it still tells sources.
 type withoutSourceListing struct{ Extras }
+
+var _ SourcedExtras = withoutSourceListing{}
+
+func (w withoutSourceListing) PromptSource(ctx context.Context, name string) (string, bool) {
+	return w.Extras.(SourcedExtras).PromptSource(ctx, name)
+}
+
+func (w withoutSourceListing) ResourceSource(ctx context.Context, uri string) (string, bool) {
+	return w.Extras.(SourcedExtras).ResourceSource(ctx, uri)
+}
+
+func (w withoutSourceListing) TemplateSource(ctx context.Context, uriTemplate string) (string, bool) {
+	return w.Extras.(SourcedExtras).TemplateSource(ctx, uriTemplate)
+}
+
+// A part's extras tell sources as the whole catalog's do, for what the part
+// reaches, so that a client of the grouping extension on a part (a limited
+// view) gets each prompt's and resource's groups too.
+var _ SourcedExtras = (*reachExtras)(nil)
+
+// PromptSource names the source of a prompt the part reaches.
+func (r *reachExtras) PromptSource(ctx context.Context, name string) (string, bool) {
+	s, ok := r.x.PromptSource(ctx, name)
+	return s, ok && r.reaches(s)
+}
+
+// ResourceSource names the source of a resource the part reaches.
+func (r *reachExtras) ResourceSource(ctx context.Context, uri string) (string, bool) {
+	s, ok := r.x.ResourceSource(ctx, uri)
+	return s, ok && r.reaches(s)
+}
+
+// TemplateSource names the source of a resource template the part reaches.
+func (r *reachExtras) TemplateSource(ctx context.Context, uriTemplate string) (string, bool) {
+	s, ok := r.x.TemplateSource(ctx, uriTemplate)
+	return s, ok && r.reaches(s)
+}
