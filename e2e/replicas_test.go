@@ -119,13 +119,12 @@ func startProcess(t testing.TB, addr string, name string, args ...string) *proce
 		t.Fatal(err)
 	}
 	go func() { cmd.Wait(); close(p.done) }()
+	// One cleanup, stopping before printing: cleanups run last first, so a
+	// second one that waited for the exit would wait before the stop.
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		<-p.done
-	})
-	t.Cleanup(func() {
 		if t.Failed() {
-			<-p.done // the other cleanup stopped it: its output is whole
 			t.Logf("%s printed:\n%s", filepath.Base(name), p.stderr)
 		}
 	})
