@@ -188,4 +188,3 @@ func waitDialable(t *testing.T, addr string, exited chan int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
-
