@@ -30,10 +30,14 @@ func runServe(ctx context.Context, e env, args []string) error {
 	stateless := fs.Bool("stateless", false, "with --http: serve every request on its own, without sessions (auto then serves search)")
 	var limits httpLimits
 	limits.register(fs)
+	drainTimeout := fs.Duration("drain-timeout", defaultDrainTimeout, "with --http: on SIGTERM or Ctrl-C, stop accepting connections and wait this long for requests in flight to finish before exiting; keep it under your supervisor's kill timeout")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error; logs go to stderr")
 	pprofAddr := fs.String("pprof", "", "serve Go's profiler (/debug/pprof/) at this loopback address, for performance work")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *drainTimeout <= 0 {
+		return usageError{"--drain-timeout must be positive, such as --drain-timeout 30s"}
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
@@ -94,7 +98,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
 	}
-	return serveHTTP(ctx, p, b, ln, *stateless, limits, m.Handler(), activity, logger)
+	return serveHTTP(ctx, p, b, ln, *stateless, limits, *drainTimeout, m.Handler(), activity, logger)
 }
 
 // listen takes the address to serve HTTP at, saying what to do when it
@@ -120,7 +124,12 @@ func listenAddr(s string) string {
 	return s
 }
 
-func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.Listener, stateless bool, limits httpLimits, metricsHandler http.Handler, activity *httpapi.Activity, logger *slog.Logger) error {
+// defaultDrainTimeout is how long a stopping server waits for requests in
+// flight: most tool calls end well within it, and it stays under the 30
+// seconds Kubernetes and many supervisors give before SIGKILL.
+const defaultDrainTimeout = 25 * time.Second
+
+func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.Listener, stateless bool, limits httpLimits, drainTimeout time.Duration, metricsHandler http.Handler, activity *httpapi.Activity, logger *slog.Logger) error {
 	httpOpts, err := limits.options(p.HTTP)
 	if err != nil {
 		return err
@@ -172,7 +181,14 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 	if err != nil {
 		return err
 	}
-	srv := newHTTPServer(api, defaultConnLimits)
+	// Streams that only wait for notifications (GET /mcp) would hold the
+	// drain for its whole timeout: they end when it begins, and their
+	// clients reconnect elsewhere.
+	draining, drain := context.WithCancel(context.Background())
+	defer drain()
+	mux := endStreamsOnDrain(api, draining)
+	srv := newHTTPServer(mux, defaultConnLimits)
+	srv.RegisterOnShutdown(drain)
 	ln = capConns(ln, connCapFor(fdLimit()), srv, logger)
 	if !isLoopback(ln.Addr()) && !p.HTTP.Auth.Enabled() {
 		logger.Warn("serving other machines without authentication, as allowed explicitly: anyone who reaches this address can call every tool", "addr", ln.Addr().String())
@@ -184,13 +200,49 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return err
+		return drainHTTP(srv, drainTimeout, logger)
+	}
+}
+
+// drainHTTP stops srv gracefully, so that a planned restart loses no call:
+// the listener closes first (a balancer's new connections are refused and
+// go to another replica, which is always safe to retry), requests in
+// flight run to their answer, and each connection closes once it is idle.
+// Requests still running after timeout are cut off.
+func drainHTTP(srv *http.Server, timeout time.Duration, logger *slog.Logger) error {
+	logger.Info("stopping: new connections are refused, requests in flight may finish", "drain_timeout", timeout.String())
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		logger.Warn("stopping: requests still running after the drain timeout are cut off; raise --drain-timeout if your tool calls take longer", "drain_timeout", timeout.String())
+		if err := srv.Close(); err != nil {
+			return fmt.Errorf("closing the connections left after draining: %w", err)
 		}
 		return nil
 	}
+	if err != nil {
+		return fmt.Errorf("draining HTTP connections: %w", err)
+	}
+	logger.Info("stopped: every request in flight was answered")
+	return nil
+}
+
+// endStreamsOnDrain ends GET requests (the event streams a client opens to
+// hear notifications) once draining is done, instead of letting them hold
+// the drain until its timeout.
+func endStreamsOnDrain(next http.Handler, draining context.Context) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		stop := context.AfterFunc(draining, cancel)
+		defer stop()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // limitedViews serves /mcp to a token limited to some groups or to
