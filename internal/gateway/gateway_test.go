@@ -26,7 +26,7 @@ type client struct {
 	changed chan struct{}
 }
 
-func newGateway(t *testing.T, opts gateway.Options, vopts *view.Options) *gateway.Gateway {
+func newGateway(t testing.TB, opts gateway.Options, vopts *view.Options) *gateway.Gateway {
 	t.Helper()
 	space, err := view.NewSpace(catalogtest.Tree(t), vopts)
 	if err != nil {

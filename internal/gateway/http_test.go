@@ -34,7 +34,7 @@ func (o *sessionCounter) count() int {
 	return o.sessions
 }
 
-func serveHTTP(t *testing.T, g *gateway.Gateway, opts *gateway.HTTPOptions) string {
+func serveHTTP(t testing.TB, g *gateway.Gateway, opts *gateway.HTTPOptions) string {
 	t.Helper()
 	h, err := g.HTTPHandler(opts)
 	if err != nil {
@@ -45,7 +45,7 @@ func serveHTTP(t *testing.T, g *gateway.Gateway, opts *gateway.HTTPOptions) stri
 	return srv.URL
 }
 
-func post(t *testing.T, url, sessionID, body string) (*http.Response, string) {
+func post(t testing.TB, url, sessionID, body string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
@@ -282,5 +282,41 @@ func TestViewsAreForgottenWhenTheirSessionEnds(t *testing.T) {
 	<-closed
 	if n := idle.LiveViewsForTest(); n != 0 {
 		t.Fatalf("%d views kept after the only session was closed for idleness", n)
+	}
+}
+
+// BenchmarkHTTPSessionHeap reports the heap an idle HTTP session keeps
+// (no event stream open), with a plain initialize and with one whose
+// clientInfo.name is 3 MiB: what the session cap bounds.
+//
+//	go test -run '^$' -bench HTTPSessionHeap ./internal/gateway/
+func BenchmarkHTTPSessionHeap(b *testing.B) {
+	pad := strings.Repeat("x", 3<<20)
+	for _, bc := range []struct{ name, body string }{
+		{"plain", initializeBody},
+		{"padded-clientInfo", strings.Replace(initializeBody, `"name":"`, `"name":"`+pad, 1)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			g := newGateway(b, gateway.Options{Mode: expose.Search}, nil)
+			url := serveHTTP(b, g, &gateway.HTTPOptions{MaxSessions: 100000})
+			post(b, url, "", initializeBody) // what every endpoint holds once
+			const sessions = 50
+			var perSession float64
+			for b.Loop() {
+				var ms runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				before := ms.HeapAlloc
+				for range sessions {
+					if resp, _ := post(b, url, "", bc.body); resp.StatusCode != http.StatusOK {
+						b.Fatalf("initialize: %d", resp.StatusCode)
+					}
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				perSession = float64(int64(ms.HeapAlloc)-int64(before)) / sessions
+			}
+			b.ReportMetric(perSession, "heap-bytes/session")
+		})
 	}
 }
