@@ -90,6 +90,10 @@ func draftSession(t *testing.T, base, protocol string, args ...string) (*session
 	if err := mcp.AddSendingCustomMethod[*draftListParams, *draftListResult](c, "groups/list"); err != nil {
 		t.Fatal(err)
 	}
+	// For the tests that also read the skills (SEP-2640, skills_test.go).
+	if err := mcp.AddSendingCustomMethod[*sepListParams, *sepListResult](c, "skills/list"); err != nil {
+		t.Fatal(err)
+	}
 	var transport mcp.Transport
 	if base == "" {
 		cmd := exec.Command(binary, serveArgs(args...)...)

@@ -35,14 +35,17 @@ func (e *buildError) Error() string {
 	return "building the groups fixture: " + e.err.Error() + "\n" + e.out
 }
 
-// groupsFixtureConfig is a config that folds the groups fixture as "fx".
-func groupsFixtureConfig(t *testing.T) string {
+// groupsFixtureConfig is a config that folds the groups fixture as "fx",
+// serving its groups in the shapes mode names ("grouping", "skills" or
+// both, comma-separated; see groupsfixture.ParseMode).
+func groupsFixtureConfig(t *testing.T, mode string) string {
 	t.Helper()
 	bin, err := groupsFixtureBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return writeConfig(t, map[string]any{"mcpServers": map[string]any{"fx": map[string]any{"command": bin}}})
+	return writeConfig(t, map[string]any{"mcpServers": map[string]any{"fx": map[string]any{
+		"command": bin, "env": map[string]string{"GROUPS_FIXTURE_MODE": mode}}}})
 }
 
 // stdioSession2025 is stdioSessionEnv on protocol 2025-11-25, the session
@@ -62,10 +65,10 @@ func stdioSession2025(t *testing.T, name string, environ []string, args ...strin
 }
 
 // TestUpstreamGroupsShowAsToolfoldGroups checks `toolfold groups --json`
-// over an upstream that serves the groups extension: its groups, nested
+// over an upstream that serves the grouping draft: its groups, nested
 // ones included, are child groups of the server's group, declared by it.
 func TestUpstreamGroupsShowAsToolfoldGroups(t *testing.T) {
-	path := groupsFixtureConfig(t)
+	path := groupsFixtureConfig(t, "grouping")
 	cmd := exec.Command(binary, "groups", "--json", "--config", path)
 	cmd.Env = append(cmd.Environ(), "TOOLFOLD_CACHE_DIR="+t.TempDir())
 	out, err := cmd.Output()
@@ -105,10 +108,10 @@ func itoa(n int) string {
 
 // TestUpstreamGroupsInGroupsMode unfolds the fixture's groups through
 // enable_tools (Go SDK client, 2025-11-25, groups mode) and calls their
-// scoped tools, which the fixture leaves out of the tools/list it gives
-// toolfold.
+// tools. The fixture serves the grouping draft and skills of the same
+// names, whose bodies are the groups' instructions.
 func TestUpstreamGroupsInGroupsMode(t *testing.T) {
-	s := stdioSession2025(t, "e2e-go", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", groupsFixtureConfig(t), "--mode", "groups")
+	s := stdioSession2025(t, "e2e-go", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", groupsFixtureConfig(t, "grouping,skills"), "--mode", "groups")
 	if got := s.names(); got != "call_tool,disable_tools,enable_tools,find_tools" {
 		t.Fatalf("initial list = %q: nothing of the fixture should be listed before it is enabled", got)
 	}
@@ -129,8 +132,9 @@ func TestUpstreamGroupsInGroupsMode(t *testing.T) {
 		t.Errorf("fx__add_label = %q", got)
 	}
 
-	// The fixture adds a group "wiki" holding read_page and sends
-	// notifications/groups/list_changed: toolfold reads the groups again,
+	// The fixture adds a group and a skill "wiki" holding read_page and
+	// says so (groups/list_changed, tools/list_changed for read_page's new
+	// _meta, resources/list_changed): toolfold reads the groups again,
 	// read_page leaves fx for fx.wiki, and this client's list changes.
 	if got := s.mustCall("fx__open_wiki", map[string]any{}); got != "wiki opened" {
 		t.Fatalf("fx__open_wiki = %q", got)
@@ -149,7 +153,7 @@ func TestUpstreamGroupsInGroupsMode(t *testing.T) {
 // TestUpstreamGroupsInSearchMode finds a tool of a nested upstream group
 // with find_tools and calls it through call_tool.
 func TestUpstreamGroupsInSearchMode(t *testing.T) {
-	s := stdioSession2025(t, "e2e-go", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", groupsFixtureConfig(t), "--mode", "search")
+	s := stdioSession2025(t, "e2e-go", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", groupsFixtureConfig(t, "grouping"), "--mode", "search")
 	text := s.mustCall("find_tools", map[string]any{"query": "add a label to an issue"})
 	var found struct {
 		Tools []struct{ Name, Group string }
@@ -174,7 +178,7 @@ func TestUpstreamGroupsInSearchMode(t *testing.T) {
 // Over stdio and streamable HTTP, on both protocols.
 func TestUpstreamGroupsServedOn(t *testing.T) {
 	t.Setenv("TOOLFOLD_CACHE_DIR", t.TempDir())
-	cfg := groupsFixtureConfig(t)
+	cfg := groupsFixtureConfig(t, "grouping")
 	httpBase := startHTTP(t, "--config", cfg)
 	for _, transport := range []string{"stdio", "http"} {
 		base := ""
@@ -240,5 +244,87 @@ func servedOn(t *testing.T, base, protocol, cfg string) {
 	}
 	if got := plain.mustCall("call_tool", map[string]any{"name": "fx__add_label", "arguments": map[string]any{"issue": 4, "label": "ui"}}); got != `add_label {"issue":4,"label":"ui"}` {
 		t.Errorf("call_tool fx__add_label = %q", got)
+	}
+}
+
+// TestUpstreamSkillsServedOn folds the fixture serving skills only (no
+// grouping draft) and serves it on, over stdio and HTTP, on both
+// protocols: each upstream skill is a group under fx in groups/list and a
+// skill of toolfold's, namespaced like the group (skill://issues becomes
+// skill://fx-issues), whose frontmatter names the tools as this client
+// lists them and whose SKILL.md holds the upstream skill's body; a
+// supporting file of an upstream skill is read through toolfold at its
+// own URI.
+func TestUpstreamSkillsServedOn(t *testing.T) {
+	t.Setenv("TOOLFOLD_CACHE_DIR", t.TempDir())
+	cfg := groupsFixtureConfig(t, "skills")
+	httpBase := startHTTP(t, "--config", cfg)
+	for _, transport := range []string{"stdio", "http"} {
+		base := ""
+		if transport == "http" {
+			base = httpBase
+		}
+		for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
+			t.Run(transport+"/"+protocol, func(t *testing.T) {
+				s, _ := draftSession(t, base, protocol, "--config", cfg)
+				tr, _ := draftGroups(t, s)
+				var got []string
+				for _, name := range slices.Sorted(maps.Keys(tr.groups)) {
+					got = append(got, name+"<"+strings.Join(draftMembers(tr.groups[name].Meta), "+"))
+				}
+				if g := strings.Join(got, ","); g != "fx<,fx-issues<fx,fx-labels<fx,fx-repos<fx,fx-writing<fx" {
+					t.Errorf("groups/list = %q", g)
+				}
+				listed := map[string]bool{}
+				for _, tl := range draftTools(t, s, tr) {
+					listed[tl.Name] = true
+				}
+				skills := map[string]sepSkill{}
+				for cursor := ""; ; {
+					page, err := mcp.CallCustomMethod[*sepListParams, *sepListResult](context.Background(), s.ClientSession, "skills/list", &sepListParams{Cursor: cursor})
+					if err != nil {
+						t.Fatalf("skills/list: %v", err)
+					}
+					for _, sk := range page.Skills {
+						skills[sk.URI] = sk
+					}
+					if cursor = page.NextCursor; cursor == "" {
+						break
+					}
+				}
+				for uri, want := range map[string]struct{ tools, body string }{
+					"skill://fx-issues/SKILL.md":  {"fx__create_issue fx__list_issues fx__search", "Search before creating an issue."},
+					"skill://fx-labels/SKILL.md":  {"fx__add_label", "A label must exist before it is added."},
+					"skill://fx-writing/SKILL.md": {"", "skill://writing/references/style.md"},
+				} {
+					sk, ok := skills[uri]
+					if !ok {
+						t.Errorf("skills/list lacks %s; it has %v", uri, slices.Sorted(maps.Keys(skills)))
+						continue
+					}
+					meta, _ := sk.Frontmatter["metadata"].(map[string]any)
+					tools, _ := meta["io.modelcontextprotocol/tools"].(string)
+					if tools != want.tools {
+						t.Errorf("%s names the tools %q, want %q", uri, tools, want.tools)
+					}
+					for _, name := range strings.Fields(tools) {
+						if !listed[name] {
+							t.Errorf("%s names %s, which tools/list lacks", uri, name)
+						}
+					}
+					read, err := s.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+					if err != nil || len(read.Contents) != 1 || !strings.Contains(read.Contents[0].Text, want.body) {
+						t.Errorf("resources/read %s = %v, %v; want it to hold %q", uri, read, err, want.body)
+					}
+				}
+				read, err := s.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://writing/references/style.md"})
+				if err != nil || len(read.Contents) != 1 || read.Contents[0].Text != "Use the imperative mood.\n" {
+					t.Errorf("reading the upstream skill's supporting file through toolfold = %v, %v", read, err)
+				}
+				if got := s.mustCall("fx__add_label", map[string]any{"issue": 5, "label": "ux"}); got != `add_label {"issue":5,"label":"ux"}` {
+					t.Errorf("fx__add_label = %q", got)
+				}
+			})
+		}
 	}
 }

@@ -10,21 +10,22 @@ import (
 )
 
 // declaredGroups is base (the plan's groups, left untouched) plus the groups
-// the servers declared through the groups extension, known now (live or
-// cached), as catalog groups:
+// the servers declared, through the grouping draft or as skills (see
+// upstream.Group), known now (live or cached), as catalog groups:
 //
 //   - a server's top-level groups become children of the server's group
 //     (<group>.<name>), nested groups children of theirs; the groups of a
 //     server whose tools join no group are top-level, by their own names;
-//   - each holds its scoped tools by their catalog IDs, with the server's
-//     description and instructions, and is marked DeclaredBy the server;
+//   - each holds its member tools by their catalog IDs, with the server's
+//     description and instructions (a skill's body), and is marked
+//     DeclaredBy the server;
 //   - a group the config (or another server) already defines under the same
 //     ID is the same group: the config's description and instructions win,
 //     the declared tools join it;
 //   - a name in a tool's _meta["io.modelcontextprotocol/groups"] that the
 //     server declared means the declared group;
 //   - the server's own group keeps the server's other tools and no longer
-//     the scoped ones, which its children now hold, as the server itself
+//     the grouped ones, which its children now hold, as the server itself
 //     discloses them, unless the config's group lists the server in its
 //     "servers" on purpose.
 //
@@ -97,8 +98,8 @@ func (u *Upstreams) declaredGroups(base []catalog.GroupSpec, tools []*catalog.To
 		for _, g := range groups {
 			add(g, parent)
 		}
-		// A tool that also names its groups in _meta (the extension's
-		// earlier style) means the declared ones, not top-level namesakes.
+		// A tool that names its groups in _meta (the draft's membership)
+		// means the declared ones, not top-level namesakes.
 		for _, t := range tools {
 			if t.Source == s.key {
 				t.MetaGroups = ids

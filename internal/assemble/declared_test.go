@@ -20,7 +20,12 @@ const groupsFixtureEnv = "TOOLFOLD_GROUPS_FIXTURE"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(groupsFixtureEnv) != "" {
-		s := groupsfixture.NewInstructed(os.Getenv(groupsfixture.InstructionsEnv))
+		mode, err := groupsfixture.ParseMode(os.Getenv(groupsfixture.ModeEnv))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "groups fixture:", err)
+			os.Exit(2)
+		}
+		s := groupsfixture.NewWith(groupsfixture.Options{Mode: mode, Instructions: os.Getenv(groupsfixture.InstructionsEnv)})
 		if err := s.Run(context.Background(), s.Transport(&mcp.StdioTransport{})); err != nil {
 			fmt.Fprintln(os.Stderr, "groups fixture:", err)
 			os.Exit(1)
@@ -68,16 +73,16 @@ func TestDeclaredGroupsBecomeChildGroups(t *testing.T) {
 	}{{
 		name: "under the server's group",
 		want: `fx "Tools of the fx MCP server" by="" [fx__echo fx__open_wiki fx__read_page]
-  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search] "Search before creating an issue."
-    fx.issues.labels "Issue labels" by="fx" [fx__add_label] "A label must exist before it is added."
+  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search]
+    fx.issues.labels "Issue labels" by="fx" [fx__add_label]
   fx.repos "Repositories" by="fx" [fx__list_repos fx__search]
 `,
 	}, {
 		name:   "the config's words win",
 		groups: map[string]any{"fx.repos": map[string]any{"description": "Code repositories", "instructions": "Mind the default branch."}},
 		want: `fx "Tools of the fx MCP server" by="" [fx__echo fx__open_wiki fx__read_page]
-  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search] "Search before creating an issue."
-    fx.issues.labels "Issue labels" by="fx" [fx__add_label] "A label must exist before it is added."
+  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search]
+    fx.issues.labels "Issue labels" by="fx" [fx__add_label]
   fx.repos "Code repositories" by="fx" [fx__list_repos fx__search] "Mind the default branch."
 `,
 	}, {
@@ -88,16 +93,16 @@ func TestDeclaredGroupsBecomeChildGroups(t *testing.T) {
 		switches: Switches{Enable: []string{"fx.issues"}},
 		// Enabling a child enables its parent, as for any group.
 		want: `fx "Tools of the fx MCP server" by="" [fx__echo fx__open_wiki fx__read_page] (enabled)
-  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search] "Search before creating an issue." (enabled)
-    fx.issues.labels "Issue labels" by="fx" [fx__add_label] "A label must exist before it is added."
+  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search] (enabled)
+    fx.issues.labels "Issue labels" by="fx" [fx__add_label]
   fx.repos "Repositories" by="fx" [fx__list_repos fx__search]
 `,
 	}, {
 		name:   "a group that lists the server keeps all its tools",
 		groups: map[string]any{"fx": map[string]any{"servers": []string{"fx"}}},
 		want: `fx "Tools of the fx MCP server" by="" [fx__add_label fx__create_issue fx__echo fx__list_issues fx__list_repos fx__open_wiki fx__read_page fx__search]
-  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search] "Search before creating an issue."
-    fx.issues.labels "Issue labels" by="fx" [fx__add_label] "A label must exist before it is added."
+  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search]
+    fx.issues.labels "Issue labels" by="fx" [fx__add_label]
   fx.repos "Repositories" by="fx" [fx__list_repos fx__search]
 `,
 	}, {
@@ -110,8 +115,8 @@ func TestDeclaredGroupsBecomeChildGroups(t *testing.T) {
 			"FX_API_TOKEN":                "sup3r-s3cret-t0ken",
 		}},
 		want: `fx "Tools of the fx MCP server" by="" [fx__echo fx__open_wiki fx__read_page] "Search before you create. Signed in with ***."
-  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search] "Search before creating an issue."
-    fx.issues.labels "Issue labels" by="fx" [fx__add_label] "A label must exist before it is added."
+  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search]
+    fx.issues.labels "Issue labels" by="fx" [fx__add_label]
   fx.repos "Repositories" by="fx" [fx__list_repos fx__search]
 `,
 	}, {
@@ -119,15 +124,36 @@ func TestDeclaredGroupsBecomeChildGroups(t *testing.T) {
 		server: map[string]any{"env": map[string]string{groupsFixtureEnv: "1", groupsfixture.InstructionsEnv: "Search before you create."}},
 		groups: map[string]any{"fx": map[string]any{"instructions": "Ask before creating anything."}},
 		want: `fx "Tools of the fx MCP server" by="" [fx__echo fx__open_wiki fx__read_page] "Ask before creating anything."
+  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search]
+    fx.issues.labels "Issue labels" by="fx" [fx__add_label]
+  fx.repos "Repositories" by="fx" [fx__list_repos fx__search]
+`,
+	}, {
+		// A skill's tools, from its frontmatter, make a child group whose
+		// instructions are the skill's body; one without tools is a group
+		// with instructions only.
+		name:   "skills become child groups",
+		server: map[string]any{"env": map[string]string{groupsFixtureEnv: "1", groupsfixture.ModeEnv: "skills"}},
+		want: `fx "Tools of the fx MCP server" by="" [fx__echo fx__open_wiki fx__read_page]
+  fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search] "Search before creating an issue."
+  fx.labels "Issue labels" by="fx" [fx__add_label] "A label must exist before it is added."
+  fx.repos "Repositories" by="fx" [fx__list_repos fx__search] "Prefer the default branch."
+  fx.writing "How to write issue text" by="fx" [] "Write short titles. See references/style.md.\n\nThe skill's other files can be read as resources: skill://writing/references/style.md"
+`,
+	}, {
+		name:   "a skill of a group's name gives the group its instructions",
+		server: map[string]any{"env": map[string]string{groupsFixtureEnv: "1", groupsfixture.ModeEnv: "grouping,skills"}},
+		want: `fx "Tools of the fx MCP server" by="" [fx__echo fx__open_wiki fx__read_page]
   fx.issues "Issue tracking" by="fx" [fx__create_issue fx__list_issues fx__search] "Search before creating an issue."
     fx.issues.labels "Issue labels" by="fx" [fx__add_label] "A label must exist before it is added."
-  fx.repos "Repositories" by="fx" [fx__list_repos fx__search]
+  fx.repos "Repositories" by="fx" [fx__list_repos fx__search] "Prefer the default branch."
+  fx.writing "How to write issue text" by="fx" [] "Write short titles. See references/style.md.\n\nThe skill's other files can be read as resources: skill://writing/references/style.md"
 `,
 	}, {
 		name:   "an ungrouped server's groups are top-level",
 		server: map[string]any{"group": "", "prefix": ""},
-		want: `issues "Issue tracking" by="fx" [create_issue list_issues search] "Search before creating an issue."
-  issues.labels "Issue labels" by="fx" [add_label] "A label must exist before it is added."
+		want: `issues "Issue tracking" by="fx" [create_issue list_issues search]
+  issues.labels "Issue labels" by="fx" [add_label]
 repos "Repositories" by="fx" [list_repos search]
 `,
 	}} {

@@ -489,7 +489,10 @@ func (b *builder) finish() *Catalog {
 	}
 	c.pendingUngrouped = len(c.ungroupedPending) > 0
 	for _, g := range c.groups {
-		if len(g.Tools) == 0 && len(g.Children) == 0 && !b.pending(g.ID) {
+		// A server's skill that names no tools is instructions only, not a
+		// mistake the config could fix.
+		skillOnly := g.DeclaredBy != "" && g.Instructions != ""
+		if len(g.Tools) == 0 && len(g.Children) == 0 && !b.pending(g.ID) && !skillOnly {
 			b.warnings = append(b.warnings, fmt.Sprintf("group %q has no tools", g.ID))
 		}
 	}

@@ -13,9 +13,10 @@
 // out tool lists and forwards calls by a server's own tool names. Include and
 // exclude globs from the config are the one exception, because a tool a server's
 // config excludes must never be called, whoever asks. The groups a server itself
-// declares through the groups extension (io.modelcontextprotocol/groups) are read
-// and handed out as the server said them ([Manager.CachedGroups]); making catalog
-// groups of them is the caller's business.
+// declares, through the grouping draft (io.modelcontextprotocol/grouping) or as
+// skills (io.modelcontextprotocol/skills), are read and handed out as the server
+// said them ([Manager.CachedGroups]); making catalog groups of them is the
+// caller's business.
 //
 // See README.md in this directory for the lifecycle, the cache format, supervision
 // and the limits of routing server→client requests.

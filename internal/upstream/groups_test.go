@@ -3,6 +3,8 @@ package upstream
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/logtest"
@@ -34,14 +35,17 @@ func fixtureDialer(fx *groupsfixture.Server) dialer {
 	}
 }
 
-// outline renders groups as "name[tools](children)" lines, for comparisons
-// that show the whole tree when they fail.
+// outline renders groups as "name "description" [tools]" lines, children
+// indented, for comparisons that show the whole tree when they fail.
 func outline(groups []*Group) string {
 	var b strings.Builder
 	var walk func(gs []*Group, indent string)
 	walk = func(gs []*Group, indent string) {
 		for _, g := range gs {
 			fmt.Fprintf(&b, "%s%s %q [%s]", indent, g.Name, g.Description, strings.Join(g.Tools, " "))
+			if g.Skill != "" {
+				fmt.Fprintf(&b, " skill=%s", g.Skill)
+			}
 			if g.Instructions != "" {
 				fmt.Fprintf(&b, " instructions=%q", g.Instructions)
 			}
@@ -61,92 +65,81 @@ func names(tools []*mcp.Tool) []string {
 	return out
 }
 
-const fixtureOutline = `issues "Issue tracking" [create_issue list_issues search] instructions="Search before creating an issue."
-  labels "Issue labels" [add_label] instructions="A label must exist before it is added."
+var allFixtureTools = []string{"add_label", "create_issue", "echo", "list_issues", "list_repos", "open_wiki", "read_page", "search"}
+
+// The fixture's groups as each shape gives them.
+const (
+	fixtureOutline = `issues "Issue tracking" [create_issue list_issues search]
+  labels "Issue labels" [add_label]
 repos "Repositories" [list_repos search]
 `
+	skillsOutline = `issues "Issue tracking" [create_issue list_issues search] skill=skill://issues/SKILL.md instructions="Search before creating an issue."
+labels "Issue labels" [add_label] skill=skill://team/labels/SKILL.md instructions="A label must exist before it is added."
+repos "Repositories" [list_repos search] skill=skill://repos/SKILL.md instructions="Prefer the default branch."
+writing "How to write issue text" [] skill=skill://writing/SKILL.md instructions="Write short titles. See references/style.md.\n\nThe skill's other files can be read as resources: skill://writing/references/style.md"
+`
+	// Both: a skill of a group's name is that group.
+	bothOutline = `issues "Issue tracking" [create_issue list_issues search] skill=skill://issues/SKILL.md instructions="Search before creating an issue."
+  labels "Issue labels" [add_label] skill=skill://team/labels/SKILL.md instructions="A label must exist before it is added."
+repos "Repositories" [list_repos search] skill=skill://repos/SKILL.md instructions="Prefer the default branch."
+writing "How to write issue text" [] skill=skill://writing/SKILL.md instructions="Write short titles. See references/style.md.\n\nThe skill's other files can be read as resources: skill://writing/references/style.md"
+`
+)
 
-// TestGroupsAreReadThroughTheExtension folds the fixture, which hides its
-// scoped tools from a client that declares the extension: the Manager must
-// find them through groups/list (two pages) and groups/get (nested), hand
-// them out as tools of the server, each once, and call them.
-func TestGroupsAreReadThroughTheExtension(t *testing.T) {
-	for _, proto := range []string{"2025-11-25", ""} {
-		name := proto
-		if name == "" {
-			name = "newest"
-		}
-		t.Run(name, func(t *testing.T) {
-			m := newTestManager(t, map[string]config.ServerConfig{"fx": {Command: "unused"}},
-				&Options{dial: fixtureDialer(groupsfixture.New()), ProtocolVersion: proto})
-			ctx := context.Background()
-			tools, err := m.Tools(ctx, "fx")
-			if err != nil {
-				t.Fatal(err)
+// TestGroupsAreReadFromBothShapes folds the fixture in each shape: the
+// grouping draft (groups/list over pages, nesting from the groups' _meta,
+// members from the tools' _meta), skills (skills/list over pages, members
+// from the frontmatter, instructions from SKILL.md), and both at once. The
+// tools are tools/list's, each once, and callable.
+func TestGroupsAreReadFromBothShapes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mode groupsfixture.Mode
+		want string
+	}{
+		{"grouping", groupsfixture.Grouping, fixtureOutline},
+		{"skills", groupsfixture.Skills, skillsOutline},
+		{"both", groupsfixture.Grouping | groupsfixture.Skills, bothOutline},
+	} {
+		for _, proto := range []string{"2025-11-25", ""} {
+			name := proto
+			if name == "" {
+				name = "newest"
 			}
-			got := names(tools)
-			slices.Sort(got)
-			want := []string{"add_label", "create_issue", "echo", "list_issues", "list_repos", "open_wiki", "read_page", "search"}
-			if !slices.Equal(got, want) {
-				t.Errorf("tools = %v, want %v", got, want)
-			}
-			groups, ok := m.CachedGroups("fx")
-			if !ok {
-				t.Fatal("CachedGroups: nothing known after a start")
-			}
-			if o := outline(groups); o != fixtureOutline {
-				t.Errorf("groups:\n%s\nwant:\n%s", o, fixtureOutline)
-			}
-			if got := mustCall(t, m, "fx", "add_label", map[string]any{"issue": 7, "label": "bug"}); got != `add_label {"issue":7,"label":"bug"}` {
-				t.Errorf("calling a scoped tool = %q", got)
-			}
-		})
-	}
-}
-
-// TestScopedToolsAreHiddenFromDeclaringClients checks the fixture itself,
-// so the test above proves the Manager found the scoped tools through the
-// groups and not in tools/list.
-func TestScopedToolsAreHiddenFromDeclaringClients(t *testing.T) {
-	fx := groupsfixture.New()
-	for _, declare := range []bool{false, true} {
-		caps := &mcp.ClientCapabilities{}
-		if declare {
-			caps.AddExtension(GroupsExtension, map[string]any{})
-		}
-		clientT, serverT := mcp.NewInMemoryTransports()
-		ctx := context.Background()
-		if _, err := fx.Connect(ctx, serverT, nil); err != nil {
-			t.Fatal(err)
-		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, &mcp.ClientOptions{Capabilities: caps}).
-			Connect(ctx, clientT, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tools, err := listTools(ctx, cs)
-		cs.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := names(tools)
-		slices.Sort(got)
-		want := []string{"add_label", "create_issue", "echo", "list_issues", "list_repos", "open_wiki", "read_page", "search"}
-		if declare {
-			want = []string{"echo", "open_wiki", "read_page"}
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("declared=%v: tools/list = %v, want %v", declare, got, want)
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				m := newTestManager(t, map[string]config.ServerConfig{"fx": {Command: "unused"}},
+					&Options{dial: fixtureDialer(groupsfixture.NewWith(groupsfixture.Options{Mode: tc.mode})), ProtocolVersion: proto})
+				tools, err := m.Tools(context.Background(), "fx")
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := names(tools)
+				slices.Sort(got)
+				if !slices.Equal(got, allFixtureTools) {
+					t.Errorf("tools = %v, want %v", got, allFixtureTools)
+				}
+				groups, ok := m.CachedGroups("fx")
+				if !ok {
+					t.Fatal("CachedGroups: nothing known after a start")
+				}
+				if o := outline(groups); o != tc.want {
+					t.Errorf("groups:\n%s\nwant:\n%s", o, tc.want)
+				}
+				if got := mustCall(t, m, "fx", "add_label", map[string]any{"issue": 7, "label": "bug"}); got != `add_label {"issue":7,"label":"bug"}` {
+					t.Errorf("calling a grouped tool = %q", got)
+				}
+			})
 		}
 	}
 }
 
-// TestGroupsAreCached checks that a second run knows the groups and their
-// scoped tools from the disk cache without starting the server.
+// TestGroupsAreCached checks that a second run knows the groups from the
+// disk cache without starting the server.
 func TestGroupsAreCached(t *testing.T) {
 	dir := t.TempDir()
 	cfg := map[string]config.ServerConfig{"fx": {Command: "unused", Lazy: true}}
-	first := newTestManager(t, cfg, &Options{CacheDir: dir, dial: fixtureDialer(groupsfixture.New())})
+	fx := groupsfixture.NewWith(groupsfixture.Options{Mode: groupsfixture.Grouping | groupsfixture.Skills})
+	first := newTestManager(t, cfg, &Options{CacheDir: dir, dial: fixtureDialer(fx)})
 	if _, err := first.Tools(context.Background(), "fx"); err != nil {
 		t.Fatal(err)
 	}
@@ -163,50 +156,60 @@ func TestGroupsAreCached(t *testing.T) {
 		}
 	}
 	groups, ok := second.CachedGroups("fx")
-	if !ok || outline(groups) != fixtureOutline {
-		t.Errorf("cached groups (ok=%v):\n%s\nwant:\n%s", ok, outline(groups), fixtureOutline)
-	}
-	tools, _ := second.CachedTools("fx")
-	if !slices.Contains(names(tools), "add_label") {
-		t.Errorf("cached tools %v lack the scoped tool add_label", names(tools))
+	if !ok || outline(groups) != bothOutline {
+		t.Errorf("cached groups (ok=%v):\n%s\nwant:\n%s", ok, outline(groups), bothOutline)
 	}
 	if dials != 0 {
 		t.Errorf("the cached start dialed %d times", dials)
 	}
 }
 
-// TestGroupsListChangedRereads checks that notifications/groups/list_changed
-// makes the Manager read the groups again and report the change.
-func TestGroupsListChangedRereads(t *testing.T) {
-	for _, proto := range []string{"2025-11-25", ""} {
-		name := proto
-		if name == "" {
-			name = "newest"
-		}
-		t.Run(name, func(t *testing.T) {
-			changed := make(chan string, 10)
-			m := newTestManager(t, map[string]config.ServerConfig{"fx": {Command: "unused"}}, &Options{
-				dial: fixtureDialer(groupsfixture.New()), ProtocolVersion: proto,
-				OnToolsChanged: func(s string) { changed <- s },
+// TestGroupsChangeRereads checks that a change of the groups makes the
+// Manager read them again and report it: notifications/groups/list_changed
+// (with tools/list_changed for the moved tool) from a server of the
+// grouping draft, notifications/resources/list_changed from one that
+// serves skills.
+func TestGroupsChangeRereads(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mode groupsfixture.Mode
+		want string
+	}{
+		{"grouping", groupsfixture.Grouping, fixtureOutline + `wiki "The project wiki" [read_page]` + "\n"},
+		{"skills", groupsfixture.Skills, skillsOutline + `wiki "The project wiki" [read_page] skill=skill://wiki/SKILL.md instructions="Pages are case-sensitive."` + "\n"},
+	} {
+		for _, proto := range []string{"2025-11-25", ""} {
+			name := proto
+			if name == "" {
+				name = "newest"
+			}
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				changed := make(chan string, 10)
+				m := newTestManager(t, map[string]config.ServerConfig{"fx": {Command: "unused"}}, &Options{
+					dial: fixtureDialer(groupsfixture.NewWith(groupsfixture.Options{Mode: tc.mode})), ProtocolVersion: proto,
+					OnToolsChanged: func(s string) { changed <- s },
+				})
+				if _, err := m.Tools(context.Background(), "fx"); err != nil {
+					t.Fatal(err)
+				}
+				<-changed // the first discovery
+				if got := mustCall(t, m, "fx", "open_wiki", nil); got != "wiki opened" {
+					t.Fatalf("open_wiki = %q", got)
+				}
+				deadline := time.After(10 * time.Second)
+				for {
+					groups, _ := m.CachedGroups("fx")
+					if outline(groups) == tc.want {
+						return
+					}
+					select {
+					case <-changed:
+					case <-deadline:
+						t.Fatalf("groups after the change:\n%s\nwant:\n%s", outline(groups), tc.want)
+					}
+				}
 			})
-			if _, err := m.Tools(context.Background(), "fx"); err != nil {
-				t.Fatal(err)
-			}
-			<-changed // the first discovery
-			if got := mustCall(t, m, "fx", "open_wiki", nil); got != "wiki opened" {
-				t.Fatalf("open_wiki = %q", got)
-			}
-			select {
-			case <-changed:
-			case <-time.After(10 * time.Second):
-				t.Fatal("no change was reported after notifications/groups/list_changed")
-			}
-			groups, _ := m.CachedGroups("fx")
-			want := fixtureOutline + `wiki "The project wiki" [read_page]` + "\n"
-			if o := outline(groups); o != want {
-				t.Errorf("groups after the change:\n%s\nwant:\n%s", o, want)
-			}
-		})
+		}
 	}
 }
 
@@ -219,8 +222,8 @@ func TestGroupsFilteredByIncludeExclude(t *testing.T) {
 		t.Fatal(err)
 	}
 	groups, _ := m.CachedGroups("fx")
-	want := `issues "Issue tracking" [create_issue list_issues] instructions="Search before creating an issue."
-  labels "Issue labels" [] instructions="A label must exist before it is added."
+	want := `issues "Issue tracking" [create_issue list_issues]
+  labels "Issue labels" []
 repos "Repositories" [list_repos]
 `
 	if o := outline(groups); o != want {
@@ -229,13 +232,14 @@ repos "Repositories" [list_repos]
 }
 
 // TestServerWithoutTheExtensionHasNoGroups checks that nothing changes for
-// a server that does not advertise the extension: no groups, no groups/list.
+// a server that declares neither extension: no groups, no groups/list,
+// no skills/list, even if it has skill:// resources.
 func TestServerWithoutTheExtensionHasNoGroups(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "plain"}, nil)
 	asked := make(chan string, 1)
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if strings.HasPrefix(method, "groups/") {
+			if strings.HasPrefix(method, "groups/") || strings.HasPrefix(method, "skills/") {
 				asked <- method
 			}
 			return next(ctx, method, req)
@@ -260,15 +264,11 @@ func TestServerWithoutTheExtensionHasNoGroups(t *testing.T) {
 	}
 }
 
-// rawList and rawGet let a test server answer whatever JSON it likes.
+// rawResult lets a test server answer whatever JSON it likes.
 type (
 	rawListParams struct {
 		mcp.ParamsBase
 		Cursor string `json:"cursor,omitempty"`
-	}
-	rawGetParams struct {
-		mcp.ParamsBase
-		Name string `json:"name"`
 	}
 	rawResult struct {
 		mcp.ResultBase
@@ -279,42 +279,39 @@ type (
 // MarshalJSON flattens Fields into the result object.
 func (r *rawResult) MarshalJSON() ([]byte, error) { return json.Marshal(r.Fields) }
 
-// malformedServer answers groups/list from pages (cursor "" for the first,
-// then the index as a string) and groups/get from gets, by name; a missing
-// name is -32002.
-func malformedServer(pages []map[string]any, gets map[string]map[string]any) *mcp.Server {
+// rawServer declares ext and answers method from pages (cursor "" for the
+// first, then the index as a string); its tools are tools, with their
+// _meta as given.
+func rawServer(ext, method string, pages []map[string]any, tools ...*mcp.Tool) *mcp.Server {
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
-	caps.AddExtension(GroupsExtension, map[string]any{})
+	caps.AddExtension(ext, map[string]any{})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "malformed"}, &mcp.ServerOptions{Capabilities: caps})
-	mcp.AddTool(srv, &mcp.Tool{Name: "listed"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-		return textResult("listed"), nil, nil
-	})
-	_ = mcp.AddReceivingCustomMethod(srv, "groups/list", func(_ context.Context, _ *mcp.ServerSession, p *rawListParams) (*rawResult, error) {
+	for _, tl := range tools {
+		srv.AddTool(tl, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult(tl.Name), nil
+		})
+	}
+	_ = mcp.AddReceivingCustomMethod(srv, method, func(_ context.Context, _ *mcp.ServerSession, p *rawListParams) (*rawResult, error) {
 		i := 0
 		if p != nil && p.Cursor != "" {
 			fmt.Sscan(p.Cursor, &i)
 		}
 		return &rawResult{Fields: pages[i]}, nil
 	})
-	_ = mcp.AddReceivingCustomMethod(srv, "groups/get", func(_ context.Context, _ *mcp.ServerSession, p *rawGetParams) (*rawResult, error) {
-		if g, ok := gets[p.Name]; ok {
-			return &rawResult{Fields: g}, nil
-		}
-		return nil, &jsonrpc.Error{Code: -32002, Message: "no such group"}
-	})
 	return srv
 }
 
-func entry(name string) map[string]any {
-	return map[string]any{"name": name, "description": "the " + name + " group"}
+func entry(name string, parents ...string) map[string]any {
+	e := map[string]any{"name": name, "description": "the " + name + " group"}
+	if len(parents) > 0 {
+		e["_meta"] = map[string]any{"io.modelcontextprotocol/groups": parents}
+	}
+	return e
 }
 
-func tool(name string) map[string]any {
-	return map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}}
-}
-
-func contents(tools []any, groups ...any) map[string]any {
-	return map[string]any{"contents": map[string]any{"tools": tools, "groups": groups}}
+// member is a tool in the groups named.
+func member(name string, groups ...string) *mcp.Tool {
+	return &mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}, Meta: mcp.Meta{"io.modelcontextprotocol/groups": groups}}
 }
 
 // TestMalformedGroupsAreSkipped feeds the Manager every kind of bad answer
@@ -322,44 +319,49 @@ func contents(tools []any, groups ...any) map[string]any {
 // about; the server starts and its good groups are kept.
 func TestMalformedGroupsAreSkipped(t *testing.T) {
 	long := strings.Repeat("a", 65)
-	pages := []map[string]any{
-		{"groups": []any{entry("good"), entry("Bad_Name"), entry(long), map[string]any{"description": "no name"}, "not an object",
-			entry("good"), entry("ghost"), entry("cyclic")}, "nextCursor": "1"},
-		{"groups": []any{map[string]any{"name": "bare"}, entry("deep0")}, "nextCursor": "1"}, // a cursor loop
-	}
-	gets := map[string]map[string]any{
-		"good":   contents([]any{tool("t1"), map[string]any{"description": "no name"}, 42, tool("listed")}),
-		"cyclic": contents([]any{tool("c1")}, entry("cyclic"), entry("good"), entry("inner")),
-		"inner":  contents([]any{tool("i1")}, entry("cyclic")),
-		"bare":   {"instructions": 7}, // instructions of the wrong type
-	}
+	first := []any{entry("good"), entry("Bad_Name"), entry(long), map[string]any{"description": "no name"}, "not an object",
+		entry("good"), entry("orphan", "ghost"), entry("cyc-a", "cyc-b"), entry("cyc-b", "cyc-a"), entry("self", "self"),
+		entry("multi", "good", "orphan")}
 	for i := range 12 { // a chain deeper than maxGroupDepth
-		gets[fmt.Sprintf("deep%d", i)] = contents([]any{tool(fmt.Sprintf("d%d", i))}, entry(fmt.Sprintf("deep%d", i+1)))
+		if i == 0 {
+			first = append(first, entry("deep0"))
+		} else {
+			first = append(first, entry(fmt.Sprintf("deep%d", i), fmt.Sprintf("deep%d", i-1)))
+		}
 	}
+	pages := []map[string]any{
+		{"groups": first, "nextCursor": "1"},
+		{"groups": []any{map[string]any{"name": "bare"}}, "nextCursor": "1"}, // a cursor loop
+	}
+	tools := []*mcp.Tool{member("t1", "good"), member("t2", "good", "nowhere"), member("d9", "deep9"), member("m1", "multi"),
+		{Name: "plain", InputSchema: map[string]any{"type": "object"}, Meta: mcp.Meta{"io.modelcontextprotocol/groups": "not a list"}}}
 	var logs logtest.Buffer
 	m := newTestManager(t, map[string]config.ServerConfig{"bad": {Command: "unused"}},
-		&Options{dial: inMemoryDialer(malformedServer(pages, gets)), Logger: logs.Logger(slog.LevelInfo)})
-	tools, err := m.Tools(context.Background(), "bad")
+		&Options{dial: inMemoryDialer(rawServer(GroupsExtension, "groups/list", pages, tools...)), Logger: logs.Logger(slog.LevelInfo)})
+	got, err := m.Tools(context.Background(), "bad")
 	if err != nil {
 		t.Fatalf("the server must start despite its groups: %v", err)
 	}
-	got := names(tools)
-	if got[0] != "listed" || slices.Index(got[1:], "listed") >= 0 {
-		t.Errorf("tools = %v: the listed tool must come first, once", got)
+	if len(got) != len(tools) {
+		t.Errorf("tools = %v: tools/list's, each once", names(got))
 	}
 	groups, _ := m.CachedGroups("bad")
-	want := `good "the good group" [t1 listed]
-cyclic "the cyclic group" [c1]
-  inner "the inner group" [i1]
-deep0 "the deep0 group" [d0]
-  deep1 "the deep1 group" [d1]
-    deep2 "the deep2 group" [d2]
-      deep3 "the deep3 group" [d3]
-        deep4 "the deep4 group" [d4]
-          deep5 "the deep5 group" [d5]
-            deep6 "the deep6 group" [d6]
-              deep7 "the deep7 group" [d7]
-                deep8 "the deep8 group" [d8]
+	want := `good "the good group" [t1 t2]
+  multi "the multi group" [m1]
+orphan "the orphan group" []
+cyc-b "the cyc-b group" []
+  cyc-a "the cyc-a group" []
+self "the self group" []
+deep0 "the deep0 group" []
+  deep1 "the deep1 group" []
+    deep2 "the deep2 group" []
+      deep3 "the deep3 group" []
+        deep4 "the deep4 group" []
+          deep5 "the deep5 group" []
+            deep6 "the deep6 group" []
+              deep7 "the deep7 group" []
+                deep8 "the deep8 group" []
+bare "" []
 `
 	if o := outline(groups); o != want {
 		t.Errorf("groups:\n%s\nwant:\n%s", o, want)
@@ -371,12 +373,12 @@ deep0 "the deep0 group" [d0]
 		`where="groups/list entry #4"`,
 		`where="groups/list entry #5"`,
 		`names a group twice`,
-		`groups/get says a group the server listed does not exist; it is skipped" upstream=bad group=ghost`,
-		`nested in more than one place, or in itself`,
-		`a tool in groups/get is malformed`,
+		`names a parent that groups/list does not list; that parent is ignored" upstream=bad group=orphan parent=ghost`,
+		`parents make a cycle; that parent is ignored" upstream=bad group=cyc-b parent=cyc-a`,
+		`parents make a cycle; that parent is ignored" upstream=bad group=self parent=self`,
+		`several parents`,
+		`a tool names a group that groups/list does not list; that membership is ignored" upstream=bad tool=t2 group=nowhere`,
 		`returned a cursor it had returned before`,
-		`a group has no description" upstream=bad group=bare`,
-		`groups/get failed; the group is skipped" upstream=bad group=bare`,
 		`groups nest deeper than 8 levels`,
 	} {
 		if !strings.Contains(logs.String(), w) {
@@ -389,15 +391,12 @@ deep0 "the deep0 group" [d0]
 // server may declare.
 func TestTooManyGroupsAreBounded(t *testing.T) {
 	var entries []any
-	gets := map[string]map[string]any{}
 	for i := range maxGroups + 50 {
-		name := fmt.Sprintf("g%d", i)
-		entries = append(entries, entry(name))
-		gets[name] = contents([]any{tool("t" + name)})
+		entries = append(entries, entry(fmt.Sprintf("g%d", i)))
 	}
 	var logs logtest.Buffer
 	m := newTestManager(t, map[string]config.ServerConfig{"big": {Command: "unused"}},
-		&Options{dial: inMemoryDialer(malformedServer([]map[string]any{{"groups": entries}}, gets)), Logger: logs.Logger(slog.LevelInfo)})
+		&Options{dial: inMemoryDialer(rawServer(GroupsExtension, "groups/list", []map[string]any{{"groups": entries}}, member("t", "g0"))), Logger: logs.Logger(slog.LevelInfo)})
 	if _, err := m.Tools(context.Background(), "big"); err != nil {
 		t.Fatal(err)
 	}
@@ -407,6 +406,107 @@ func TestTooManyGroupsAreBounded(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "more than 256 groups"); n != 1 {
 		t.Errorf("the bound was logged %d times, want once:\n%s", n, logs.String())
+	}
+}
+
+// skillSpec is one skill a test server serves: its SKILL.md text, and the
+// entry skills/list gives (built from the text unless the case spoils it).
+type skillSpec struct {
+	uri, text string
+	entry     map[string]any
+}
+
+func skillMD(name, description, tools, body string) string {
+	s := "---\nname: " + name + "\ndescription: " + description + "\n"
+	if tools != "" {
+		s += "metadata:\n  io.modelcontextprotocol/tools: \"" + tools + "\"\n"
+	}
+	return s + "---\n\n" + body + "\n"
+}
+
+func digestOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func goodEntry(uri, text string, front map[string]any) map[string]any {
+	return map[string]any{"uri": uri, "frontmatter": front,
+		"resources": []any{map[string]any{"uri": uri, "digest": digestOf(text), "size": len(text)}}}
+}
+
+// TestMalformedSkillsAreSkipped checks each way a skill can fail a host's
+// checks (SEP-2640: the name is the path's last segment, the SKILL.md
+// matches its digest, size and frontmatter) and the cases that pass: a
+// "dynamic" skill, two skills of one name told apart by their paths, a
+// tool name the server does not list left out.
+func TestMalformedSkillsAreSkipped(t *testing.T) {
+	fm := func(name, tools string) map[string]any {
+		f := map[string]any{"name": name, "description": "the " + name + " skill"}
+		if tools != "" {
+			f["metadata"] = map[string]any{"io.modelcontextprotocol/tools": tools}
+		}
+		return f
+	}
+	var specs []skillSpec
+	add := func(uri, name, tools, body string, spoil func(e map[string]any)) {
+		text := skillMD(name, "the "+name+" skill", tools, body)
+		e := goodEntry(uri, text, fm(name, tools))
+		if spoil != nil {
+			spoil(e)
+		}
+		specs = append(specs, skillSpec{uri, text, e})
+	}
+	add("skill://good/SKILL.md", "good", "t1 ghost t1", "Good body.", nil)
+	add("skill://acme/refunds/SKILL.md", "refunds", "t1", "Acme refunds.", nil)
+	add("skill://other/refunds/SKILL.md", "refunds", "t2", "Other refunds.", nil)
+	add("skill://live/SKILL.md", "live", "t2", "Generated.", func(e map[string]any) { e["resources"] = "dynamic" })
+	add("skill://wrongpath/SKILL.md", "misnamed", "", "x", nil)
+	add("skill://digest/SKILL.md", "digest", "", "x", func(e map[string]any) {
+		e["resources"] = []any{map[string]any{"uri": "skill://digest/SKILL.md", "digest": digestOf("other"), "size": 1}}
+	})
+	add("skill://front/SKILL.md", "front", "t1", "x", func(e map[string]any) { e["frontmatter"] = fm("front", "t2") })
+	add("skill://nores/SKILL.md", "nores", "", "x", func(e map[string]any) { delete(e, "resources") })
+	add("skill://Bad_Name/SKILL.md", "Bad_Name", "", "x", nil)
+	specs = append(specs, skillSpec{"skill://nofront/SKILL.md", "no frontmatter", goodEntry("skill://nofront/SKILL.md", "no frontmatter", fm("nofront", ""))})
+
+	var entries []any
+	for _, s := range specs {
+		entries = append(entries, s.entry)
+	}
+	srv := rawServer(SkillsExtension, "skills/list", []map[string]any{{"skills": entries}},
+		&mcp.Tool{Name: "t1", InputSchema: map[string]any{"type": "object"}}, &mcp.Tool{Name: "t2", InputSchema: map[string]any{"type": "object"}})
+	for _, s := range specs {
+		srv.AddResource(&mcp.Resource{URI: s.uri, Name: "SKILL.md"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: s.uri, Text: s.text}}}, nil
+		})
+	}
+	var logs logtest.Buffer
+	m := newTestManager(t, map[string]config.ServerConfig{"sk": {Command: "unused"}},
+		&Options{dial: inMemoryDialer(srv), Logger: logs.Logger(slog.LevelInfo)})
+	if _, err := m.Tools(context.Background(), "sk"); err != nil {
+		t.Fatal(err)
+	}
+	groups, _ := m.CachedGroups("sk")
+	want := `good "the good skill" [t1] skill=skill://good/SKILL.md instructions="Good body."
+refunds "the refunds skill" [t1] skill=skill://acme/refunds/SKILL.md instructions="Acme refunds."
+other-refunds "the refunds skill" [t2] skill=skill://other/refunds/SKILL.md instructions="Other refunds."
+live "the live skill" [t2] skill=skill://live/SKILL.md instructions="Generated."
+`
+	if o := outline(groups); o != want {
+		t.Errorf("groups:\n%s\nwant:\n%s", o, want)
+	}
+	for _, w := range []string{
+		`names a tool the server does not list; it is left out of the skill's group" upstream=sk skill=skill://good/SKILL.md tool=ghost`,
+		`does not end in <name>/SKILL.md; the skill is skipped" upstream=sk where="skills/list entry #5"`,
+		`is not what its entry describes; the skill is skipped" upstream=sk skill=skill://digest/SKILL.md`,
+		`does not match its entry; the skill is skipped" upstream=sk skill=skill://front/SKILL.md`,
+		`has no valid resources (a list, or \"dynamic\"); the skill is skipped" upstream=sk skill=skill://nores/SKILL.md`,
+		`breaks the skills' naming rule`,
+		`does not match its entry; the skill is skipped" upstream=sk skill=skill://nofront/SKILL.md error="it does not begin with YAML frontmatter"`,
+	} {
+		if !strings.Contains(logs.String(), w) {
+			t.Errorf("the log lacks %q:\n%s", w, logs.String())
+		}
 	}
 }
 
@@ -436,8 +536,8 @@ func TestGroupsOverRemoteTransports(t *testing.T) {
 			}
 			got := names(tools)
 			slices.Sort(got)
-			if want := []string{"add_label", "create_issue", "echo", "list_issues", "list_repos", "open_wiki", "read_page", "search"}; !slices.Equal(got, want) {
-				t.Errorf("tools = %v, want %v", got, want)
+			if !slices.Equal(got, allFixtureTools) {
+				t.Errorf("tools = %v, want %v", got, allFixtureTools)
 			}
 			groups, _ := m.CachedGroups("remote")
 			want := fixtureOutline
@@ -451,7 +551,7 @@ func TestGroupsOverRemoteTransports(t *testing.T) {
 				t.Errorf("groups:\n%s\nwant:\n%s", o, want)
 			}
 			if got := mustCall(t, m, "remote", "search", map[string]any{"query": "x"}); got != `search {"query":"x"}` {
-				t.Errorf("calling a scoped tool = %q", got)
+				t.Errorf("calling a grouped tool = %q", got)
 			}
 		})
 	}
@@ -577,7 +677,7 @@ func TestFormatOneCacheFiles(t *testing.T) {
 		used       bool
 	}{
 		{"without the extension", `{}`, true},
-		{"with the extension", `{"io.modelcontextprotocol/groups": {}}`, false},
+		{"with the extension", `{"io.modelcontextprotocol/grouping": {}}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -404,7 +404,7 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 	s.lastTail = tail
 	s.mu.Unlock()
 	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.ClientVersion}, s.clientOptions(c))
-	registerGroupMethods(client)
+	s.registerGroupMethods(client, c)
 	if c.http != nil {
 		c.http.watchGroupsChanged(func() { s.groupsChanged(c) })
 	}
@@ -552,13 +552,8 @@ func sdkOwnError(e *jsonrpc.Error) bool { return e.Code <= -32003 && e.Code >= -
 func (s *server) clientOptions(c *connection) *mcp.ClientOptions {
 	fw := s.m.opts.Forward
 	caps := &mcp.ClientCapabilities{} // not nil: the SDK's default advertises roots
-	// Declared to every server: one that serves the groups extension then
-	// leaves its scoped tools out of tools/list, and toolfold reads them
-	// through groups/get; one that does not ignores the declaration.
 	s.mu.Lock()
-	if !s.groupsOff {
-		caps.AddExtension(GroupsExtension, map[string]any{})
-	}
+	declareExtensions(caps, s.groupsOff)
 	s.mu.Unlock()
 	if fw.Roots {
 		caps.RootsV2 = &mcp.RootCapabilities{}
@@ -594,9 +589,13 @@ func (s *server) clientOptions(c *connection) *mcp.ClientOptions {
 			s.m.goBackground(func() { on(s.name) })
 		}
 	}
-	if on := s.m.opts.OnResourcesChanged; on != nil {
-		o.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) {
-			s.m.goBackground(func() { on(s.name) })
+	// Set even with nobody to tell: on 2026-07-28 the SDK subscribes to
+	// the notification only for a handler, and a server's skills, which
+	// are its groups, come and go with its resources (registerGroupMethods).
+	onResources := s.m.opts.OnResourcesChanged
+	o.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) {
+		if onResources != nil {
+			s.m.goBackground(func() { onResources(s.name) })
 		}
 	}
 	if fw.Sampling {
@@ -884,9 +883,9 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 }
 
 // readTools reads the server's tools: tools/list, and for a server that
-// serves the groups extension its groups and their scoped tools, which it
-// leaves out of tools/list for toolfold. Only a failed tools/list is an
-// error; the groups' problems are logged and cost what they are about.
+// serves the grouping draft or skills its groups (see readGroups). Only a
+// failed tools/list is an error; the groups' problems are logged and cost
+// what they are about.
 func (s *server) readTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, []*Group, error) {
 	tools, err := listTools(ctx, cs)
 	s.mu.Lock()
@@ -895,7 +894,7 @@ func (s *server) readTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.T
 	if err != nil || off || !advertisesGroups(cs.InitializeResult()) {
 		return tools, nil, err
 	}
-	groups, scoped, failed := readGroups(ctx, cs, s.log)
+	groups, failed := readGroups(ctx, cs, tools, s.log)
 	if failed && ctx.Err() == nil {
 		// A request that failed below JSON-RPC may have taken the
 		// connection with it (a server whose HTTP layer refuses methods it
@@ -904,7 +903,7 @@ func (s *server) readTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.T
 			return nil, nil, fmt.Errorf("%w: %v", errGroupsDroppedConnection, err)
 		}
 	}
-	return mergeTools(tools, scoped), groups, nil
+	return tools, groups, nil
 }
 
 // errGroupsDroppedConnection says the connection did not survive the

@@ -1,85 +1,209 @@
-// Package groupsfixture is an MCP server, for tests, that serves the draft
-// groups extension (io.modelcontextprotocol/groups) in the shape of the
-// draft: it advertises the extension under capabilities.extensions, answers
-// groups/list (paginated, top-level groups only) and groups/get (complete
-// tool definitions, instructions, nested groups under contents.groups,
-// -32002 for an unknown name), leaves its scoped tools out of tools/list for
-// a client that declared the extension (they stay callable), and sends
-// notifications/groups/list_changed when its groups change.
+// Package groupsfixture is an MCP server, for tests, that gives its tools
+// groups in either of the two shapes the ecosystem defines, or both:
+//
+//   - the grouping draft (io.modelcontextprotocol/grouping): it declares
+//     the extension with {"listChanged": true}, answers groups/list
+//     (paginated, every group, nesting by each group's
+//     _meta["io.modelcontextprotocol/groups"]), names each tool's groups
+//     in the same _meta key of tools/list, and sends
+//     notifications/groups/list_changed when its groups change;
+//   - skills (SEP-2640, io.modelcontextprotocol/skills) read as groups:
+//     it answers skills/list and skills/get and serves each SKILL.md as a
+//     skill:// resource, whose frontmatter names the skill's tools under
+//     metadata["io.modelcontextprotocol/tools"].
 //
 // It is built on the Go SDK, which lets a server receive custom methods but
-// not send custom notifications; the notification is written on the
+// not send custom notifications; groups/list_changed is written on the
 // connection itself (see Transport).
 //
 // The groups-fixture directory holds the same server as a stdio program for
-// end-to-end tests.
+// end-to-end tests; ModeEnv picks its shapes.
 package groupsfixture
 
 import (
 	"context"
-	"encoding/json"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Extension is the extension's identifier.
-const Extension = "io.modelcontextprotocol/groups"
+// The identifiers and the key the fixture serves.
+const (
+	GroupingExtension = "io.modelcontextprotocol/grouping"
+	SkillsExtension   = "io.modelcontextprotocol/skills"
+	// MetaKey lists a tool's (or a group's) groups in its _meta.
+	MetaKey = "io.modelcontextprotocol/groups"
+	// SkillToolsKey lists a skill's tools in its frontmatter's metadata.
+	SkillToolsKey = "io.modelcontextprotocol/tools"
+)
 
-// CodeUnknownGroup is the error code of groups/get for a name the server
-// does not have.
-const CodeUnknownGroup = -32002
+// Mode says which shapes the fixture serves.
+type Mode int
 
-// Group is one group the fixture serves.
-type Group struct {
-	Name, Title, Description, Instructions string
-	// Tools are the names of the group's own tools.
-	Tools []string
-	// Groups are the names of its nested groups.
-	Groups []string
+const (
+	// Grouping serves the grouping draft.
+	Grouping Mode = 1 << iota
+	// Skills serves skills.
+	Skills
+)
+
+// ParseMode reads a mode as ModeEnv holds it: "grouping", "skills" or
+// "grouping,skills"; empty is Grouping.
+func ParseMode(s string) (Mode, error) {
+	if s == "" {
+		return Grouping, nil
+	}
+	var m Mode
+	for _, part := range strings.Split(s, ",") {
+		switch strings.TrimSpace(part) {
+		case "grouping":
+			m |= Grouping
+		case "skills":
+			m |= Skills
+		default:
+			return 0, fmt.Errorf("unknown fixture mode %q: want grouping, skills or both, comma-separated", part)
+		}
+	}
+	return m, nil
 }
 
-// Server is the fixture: an SDK server plus its groups.
+// Environment of the stdio programs built on the fixture.
+const (
+	// InstructionsEnv holds their initialize instructions.
+	InstructionsEnv = "GROUPS_FIXTURE_INSTRUCTIONS"
+	// ModeEnv holds their mode (see ParseMode).
+	ModeEnv = "GROUPS_FIXTURE_MODE"
+)
+
+// Options configure the fixture.
+type Options struct {
+	Mode         Mode
+	Instructions string // of the initialize result
+}
+
+// Group is one group the fixture serves through the grouping draft.
+type Group struct {
+	Name, Title, Description string
+	// Parents are the groups it belongs to, in its _meta.
+	Parents []string
+}
+
+// Skill is one skill the fixture serves.
+type Skill struct {
+	// Path locates it: skill://<Path>/SKILL.md; its last segment is the name.
+	Path, Description, Body string
+	// Tools are named in the frontmatter's metadata (none: no key).
+	Tools []string
+	// Files are its other files, by path relative to the skill.
+	Files map[string]string
+}
+
+func (k *Skill) name() string { return k.Path[strings.LastIndex(k.Path, "/")+1:] }
+
+// URI is where its SKILL.md is served.
+func (k *Skill) URI() string { return "skill://" + k.Path + "/SKILL.md" }
+
+// Text is its SKILL.md.
+func (k *Skill) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\nname: %s\ndescription: %s\n", k.name(), k.Description)
+	if len(k.Tools) > 0 {
+		fmt.Fprintf(&b, "metadata:\n  %s: %q\n", SkillToolsKey, strings.Join(k.Tools, " "))
+	}
+	fmt.Fprintf(&b, "---\n\n%s\n", k.Body)
+	return b.String()
+}
+
+func (k *Skill) frontmatter() map[string]any {
+	f := map[string]any{"name": k.name(), "description": k.Description}
+	if len(k.Tools) > 0 {
+		f["metadata"] = map[string]any{SkillToolsKey: strings.Join(k.Tools, " ")}
+	}
+	return f
+}
+
+// Server is the fixture: an SDK server plus its groups and skills.
 type Server struct {
 	*mcp.Server
+	mode Mode
 
-	mu sync.Mutex
-	// top lists the top-level groups in order; groups holds every group.
-	top    []string
-	groups map[string]*Group
+	mu     sync.Mutex
+	groups []*Group // in groups/list order
+	skills []*Skill // in skills/list order
+	// member holds each tool's groups, for its _meta.
+	member map[string][]string
 	tools  map[string]*mcp.Tool
 	// conns are the live connections, for notifications the SDK cannot send.
 	conns []mcp.Connection
-	// pageSize is how many groups one groups/list page holds.
+	// pageSize is how many entries one groups/list or skills/list page holds.
 	pageSize int
 }
 
-// New returns the fixture with its default catalog:
-//
-//	echo            ungrouped, always in tools/list
-//	open_wiki       ungrouped; adds the top-level group "wiki" (tool read_page)
-//	                and sends notifications/groups/list_changed
-//	issues          create_issue, list_issues, search; nested group labels
-//	  labels        add_label
-//	repos           list_repos (which also names "repos" in its _meta), search
-//
-// groups/list returns one group per page, so a client must follow cursors.
-func New() *Server { return NewInstructed("") }
-
-// InstructionsEnv names the variable whose value the stdio programs built on
-// the fixture send as their initialize instructions.
-const InstructionsEnv = "GROUPS_FIXTURE_INSTRUCTIONS"
+// New returns the fixture in Grouping mode.
+func New() *Server { return NewWith(Options{Mode: Grouping}) }
 
 // NewInstructed is New with the instructions its initialize result carries.
 func NewInstructed(instructions string) *Server {
-	s := &Server{groups: map[string]*Group{}, tools: map[string]*mcp.Tool{}, pageSize: 1}
+	return NewWith(Options{Mode: Grouping, Instructions: instructions})
+}
+
+// NewWith returns the fixture with its default catalog:
+//
+//	echo            ungrouped
+//	open_wiki       ungrouped; adds the group (and skill) "wiki" holding
+//	                read_page, and says so
+//	read_page       ungrouped until open_wiki
+//	create_issue, list_issues, search     group/skill issues
+//	add_label       group labels (nested in issues); skill team/labels
+//	list_repos, search                    group/skill repos
+//
+// as skills also "writing", which names no tools and has a supporting
+// file. The skills carry the instructions (the draft's groups have none).
+// groups/list and skills/list return one entry per page, so a client must
+// follow cursors.
+func NewWith(o Options) *Server {
+	s := &Server{mode: o.Mode, member: map[string][]string{}, tools: map[string]*mcp.Tool{}, pageSize: 1}
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
-	caps.AddExtension(Extension, map[string]any{"listChanged": true})
-	s.Server = mcp.NewServer(&mcp.Implementation{Name: "groups-fixture", Version: "1.0.0"}, &mcp.ServerOptions{Capabilities: caps, Instructions: instructions})
+	if o.Mode&Grouping != 0 {
+		caps.AddExtension(GroupingExtension, map[string]any{"listChanged": true})
+	}
+	if o.Mode&Skills != 0 {
+		caps.AddExtension(SkillsExtension, map[string]any{})
+		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true}
+	}
+	s.Server = mcp.NewServer(&mcp.Implementation{Name: "groups-fixture", Version: "1.0.0"}, &mcp.ServerOptions{Capabilities: caps, Instructions: o.Instructions})
+
+	if o.Mode&Grouping != 0 {
+		s.groups = []*Group{
+			{Name: "issues", Title: "Issues", Description: "Issue tracking"},
+			{Name: "labels", Description: "Issue labels", Parents: []string{"issues"}},
+			{Name: "repos", Description: "Repositories"},
+		}
+		s.member = map[string][]string{
+			"create_issue": {"issues"}, "list_issues": {"issues"}, "search": {"issues", "repos"},
+			"add_label": {"labels"}, "list_repos": {"repos"},
+		}
+	}
+	if o.Mode&Skills != 0 {
+		s.skills = []*Skill{
+			{Path: "issues", Description: "Issue tracking", Body: "Search before creating an issue.", Tools: []string{"create_issue", "list_issues", "search"}},
+			{Path: "team/labels", Description: "Issue labels", Body: "A label must exist before it is added.", Tools: []string{"add_label"}},
+			{Path: "repos", Description: "Repositories", Body: "Prefer the default branch.", Tools: []string{"list_repos", "search"}},
+			{Path: "writing", Description: "How to write issue text", Body: "Write short titles. See references/style.md.",
+				Files: map[string]string{"references/style.md": "Use the imperative mood.\n"}},
+		}
+		for _, k := range s.skills {
+			s.serveSkillFiles(k)
+		}
+	}
 
 	s.addTool("echo", "Echo the text back", map[string]any{"text": map[string]any{"type": "string"}}, "text")
 	s.addTool("create_issue", "Create an issue with a title", map[string]any{"title": map[string]any{"type": "string"}}, "title")
@@ -87,26 +211,20 @@ func NewInstructed(instructions string) *Server {
 	s.addTool("search", "Search issues and repositories", map[string]any{"query": map[string]any{"type": "string"}}, "query")
 	s.addTool("add_label", "Add a label to an issue", map[string]any{"issue": map[string]any{"type": "integer"}, "label": map[string]any{"type": "string"}}, "issue", "label")
 	s.addTool("list_repos", "List the repositories", nil)
-	// One tool also names its group in _meta, the extension's earlier style.
-	s.tools["list_repos"].Meta = mcp.Meta{Extension: []string{"repos"}}
 	s.addTool("read_page", "Read a wiki page", map[string]any{"page": map[string]any{"type": "string"}}, "page")
 	s.Server.AddTool(&mcp.Tool{Name: "open_wiki", Description: "Add the wiki group", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			s.AddGroup(ctx, &Group{Name: "wiki", Description: "The project wiki", Tools: []string{"read_page"}})
+			s.OpenWiki(ctx)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wiki opened"}}}, nil
 		})
 
-	s.setGroup(&Group{Name: "issues", Title: "Issues", Description: "Issue tracking",
-		Instructions: "Search before creating an issue.",
-		Tools:        []string{"create_issue", "list_issues", "search"}, Groups: []string{"labels"}})
-	s.setGroup(&Group{Name: "labels", Description: "Issue labels", Instructions: "A label must exist before it is added.",
-		Tools: []string{"add_label"}})
-	s.setGroup(&Group{Name: "repos", Description: "Repositories", Tools: []string{"list_repos", "search"}})
-	s.top = []string{"issues", "repos"}
-
-	s.Server.AddReceivingMiddleware(s.hideScopedTools)
-	must(mcp.AddReceivingCustomMethod(s.Server, "groups/list", s.list))
-	must(mcp.AddReceivingCustomMethod(s.Server, "groups/get", s.get))
+	if o.Mode&Grouping != 0 {
+		must(mcp.AddReceivingCustomMethod(s.Server, "groups/list", s.listGroups))
+	}
+	if o.Mode&Skills != 0 {
+		must(mcp.AddReceivingCustomMethod(s.Server, "skills/list", s.listSkills))
+		must(mcp.AddReceivingCustomMethod(s.Server, "skills/get", s.getSkill))
+	}
 	return s
 }
 
@@ -116,7 +234,8 @@ func must(err error) {
 	}
 }
 
-// addTool adds a tool that answers "<name> <arguments as JSON>".
+// addTool adds (or replaces) a tool that answers "<name> <arguments as
+// JSON>", its groups in its _meta.
 func (s *Server) addTool(name, description string, props map[string]any, required ...string) {
 	schema := map[string]any{"type": "object"}
 	if props != nil {
@@ -126,7 +245,12 @@ func (s *Server) addTool(name, description string, props map[string]any, require
 		schema["required"] = required
 	}
 	t := &mcp.Tool{Name: name, Description: description, InputSchema: schema}
+	s.mu.Lock()
+	if groups := s.member[name]; len(groups) > 0 {
+		t.Meta = mcp.Meta{MetaKey: slices.Clone(groups)}
+	}
 	s.tools[name] = t
+	s.mu.Unlock()
 	s.Server.AddTool(t, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args := string(req.Params.Arguments)
 		if args == "" {
@@ -136,73 +260,63 @@ func (s *Server) addTool(name, description string, props map[string]any, require
 	})
 }
 
-func (s *Server) setGroup(g *Group) { s.groups[g.Name] = g }
-
-// AddGroup adds a top-level group and tells every connected client.
-func (s *Server) AddGroup(ctx context.Context, g *Group) {
+// OpenWiki adds the group (and the skill) "wiki" holding read_page, and
+// tells every connected client as each shape says: groups/list_changed
+// for the group, tools/list_changed for read_page's new _meta (the SDK
+// sends it as the tool is replaced), resources/list_changed for the
+// skill's SKILL.md (the SDK sends it as the resource is added).
+func (s *Server) OpenWiki(ctx context.Context) {
 	s.mu.Lock()
-	s.setGroup(g)
-	if !slices.Contains(s.top, g.Name) {
-		s.top = append(s.top, g.Name)
+	grouping := s.mode&Grouping != 0 && !slices.ContainsFunc(s.groups, func(g *Group) bool { return g.Name == "wiki" })
+	if grouping {
+		s.groups = append(s.groups, &Group{Name: "wiki", Description: "The project wiki"})
+		s.member["read_page"] = []string{"wiki"}
+	}
+	var skill *Skill
+	if s.mode&Skills != 0 && !slices.ContainsFunc(s.skills, func(k *Skill) bool { return k.Path == "wiki" }) {
+		skill = &Skill{Path: "wiki", Description: "The project wiki", Body: "Pages are case-sensitive.", Tools: []string{"read_page"}}
+		s.skills = append(s.skills, skill)
 	}
 	conns := slices.Clone(s.conns)
 	s.mu.Unlock()
-	for _, c := range conns {
-		_ = c.Write(ctx, &jsonrpc.Request{Method: "notifications/groups/list_changed"})
-	}
-}
-
-// scoped reports whether a tool belongs to any group.
-func (s *Server) scoped(tool string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, g := range s.groups {
-		if slices.Contains(g.Tools, tool) {
-			return true
+	if grouping {
+		s.addTool("read_page", "Read a wiki page", map[string]any{"page": map[string]any{"type": "string"}}, "page")
+		for _, c := range conns {
+			_ = c.Write(ctx, &jsonrpc.Request{Method: "notifications/groups/list_changed"})
 		}
 	}
-	return false
-}
-
-// hideScopedTools leaves the scoped tools out of tools/list for a client
-// that declared the extension, as the draft asks; other clients get every
-// tool.
-func (s *Server) hideScopedTools(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		if method != "tools/list" || err != nil {
-			return res, err
-		}
-		lr, ok := req.(*mcp.ListToolsRequest)
-		list, ok2 := res.(*mcp.ListToolsResult)
-		if !ok || !ok2 || !declared(lr.ClientCapabilities()) {
-			return res, err
-		}
-		out := *list
-		out.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return s.scoped(t.Name) })
-		return &out, nil
+	if skill != nil {
+		s.serveSkillFiles(skill)
 	}
 }
 
-func declared(caps *mcp.ClientCapabilities) bool {
-	if caps == nil {
-		return false
+// serveSkillFiles adds a skill's files as resources.
+func (s *Server) serveSkillFiles(k *Skill) {
+	s.Server.AddResource(&mcp.Resource{URI: k.URI(), Name: k.name(), Description: k.Description, MIMEType: "text/markdown"}, text(k.URI(), k.Text()))
+	for _, p := range slices.Sorted(maps.Keys(k.Files)) {
+		uri := "skill://" + k.Path + "/" + p
+		s.Server.AddResource(&mcp.Resource{URI: uri, Name: p, MIMEType: "text/markdown"}, text(uri, k.Files[p]))
 	}
-	_, ok := caps.Extensions[Extension]
-	return ok
 }
 
-// ListParams are the params of groups/list.
-type ListParams struct {
+func text(uri, body string) mcp.ResourceHandler {
+	return func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: body}}}, nil
+	}
+}
+
+// PageParams are the params of groups/list and skills/list.
+type PageParams struct {
 	mcp.ParamsBase
 	Cursor string `json:"cursor,omitempty"`
 }
 
-// Entry is a group as groups/list and contents.groups show it.
+// Entry is a group as groups/list shows it.
 type Entry struct {
-	Name        string `json:"name"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description"`
+	Name        string         `json:"name"`
+	Title       string         `json:"title,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Meta        map[string]any `json:"_meta,omitempty"`
 }
 
 // ListResult is the result of groups/list.
@@ -212,72 +326,114 @@ type ListResult struct {
 	NextCursor string  `json:"nextCursor,omitempty"`
 }
 
-// GetParams are the params of groups/get.
-type GetParams struct {
-	mcp.ParamsBase
-	Name string `json:"name"`
-}
-
-// Contents are what a group holds.
-type Contents struct {
-	Tools  []*mcp.Tool `json:"tools,omitempty"`
-	Groups []Entry     `json:"groups,omitempty"`
-}
-
-// GetResult is the result of groups/get.
-type GetResult struct {
-	mcp.ResultBase
-	Instructions string    `json:"instructions,omitempty"`
-	Contents     *Contents `json:"contents,omitempty"`
-}
-
-func (s *Server) entry(name string) Entry {
-	g := s.groups[name]
-	return Entry{Name: g.Name, Title: g.Title, Description: g.Description}
-}
-
-func (s *Server) list(_ context.Context, _ *mcp.ServerSession, p *ListParams) (*ListResult, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	start := 0
+// page cuts the page a cursor starts of n entries.
+func (s *Server) page(p *PageParams, n int) (start, end int, next string, err error) {
 	if p != nil && p.Cursor != "" {
-		n, err := strconv.Atoi(p.Cursor)
-		if err != nil || n < 0 || n > len(s.top) {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid cursor %q", p.Cursor)}
+		start, err = strconv.Atoi(p.Cursor)
+		if err != nil || start < 0 || start > n {
+			return 0, 0, "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid cursor %q", p.Cursor)}
 		}
-		start = n
 	}
-	end := min(start+s.pageSize, len(s.top))
-	res := &ListResult{Groups: []Entry{}}
-	for _, name := range s.top[start:end] {
-		res.Groups = append(res.Groups, s.entry(name))
+	end = min(start+s.pageSize, n)
+	if end < n {
+		next = strconv.Itoa(end)
 	}
-	if end < len(s.top) {
-		res.NextCursor = strconv.Itoa(end)
+	return start, end, next, nil
+}
+
+func (s *Server) listGroups(_ context.Context, _ *mcp.ServerSession, p *PageParams) (*ListResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start, end, next, err := s.page(p, len(s.groups))
+	if err != nil {
+		return nil, err
+	}
+	res := &ListResult{Groups: []Entry{}, NextCursor: next}
+	for _, g := range s.groups[start:end] {
+		e := Entry{Name: g.Name, Title: g.Title, Description: g.Description}
+		if len(g.Parents) > 0 {
+			e.Meta = map[string]any{MetaKey: slices.Clone(g.Parents)}
+		}
+		res.Groups = append(res.Groups, e)
 	}
 	return res, nil
 }
 
-func (s *Server) get(_ context.Context, _ *mcp.ServerSession, p *GetParams) (*GetResult, error) {
+// SkillEntry is a skill as skills/list and skills/get show it.
+type SkillEntry struct {
+	URI         string         `json:"uri"`
+	Frontmatter map[string]any `json:"frontmatter"`
+	Resources   []SkillFile    `json:"resources"`
+}
+
+// SkillFile is one file of a skill with its digest and size.
+type SkillFile struct {
+	URI    string `json:"uri"`
+	Digest string `json:"digest"`
+	Size   int    `json:"size"`
+}
+
+// SkillsResult is the result of skills/list.
+type SkillsResult struct {
+	mcp.ResultBase
+	ResultType string       `json:"resultType"`
+	Skills     []SkillEntry `json:"skills"`
+	NextCursor string       `json:"nextCursor,omitempty"`
+	TTLMs      int          `json:"ttlMs"`
+	CacheScope string       `json:"cacheScope"`
+}
+
+// SkillParams are the params of skills/get.
+type SkillParams struct {
+	mcp.ParamsBase
+	URI string `json:"uri"`
+}
+
+// SkillResult is the result of skills/get.
+type SkillResult struct {
+	mcp.ResultBase
+	ResultType string     `json:"resultType"`
+	Skill      SkillEntry `json:"skill"`
+	TTLMs      int        `json:"ttlMs"`
+	CacheScope string     `json:"cacheScope"`
+}
+
+func file(uri, body string) SkillFile {
+	sum := sha256.Sum256([]byte(body))
+	return SkillFile{URI: uri, Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: len(body)}
+}
+
+func (k *Skill) entry() SkillEntry {
+	e := SkillEntry{URI: k.URI(), Frontmatter: k.frontmatter(), Resources: []SkillFile{file(k.URI(), k.Text())}}
+	for _, p := range slices.Sorted(maps.Keys(k.Files)) {
+		e.Resources = append(e.Resources, file("skill://"+k.Path+"/"+p, k.Files[p]))
+	}
+	return e
+}
+
+func (s *Server) listSkills(_ context.Context, _ *mcp.ServerSession, p *PageParams) (*SkillsResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	name := ""
-	if p != nil {
-		name = p.Name
+	start, end, next, err := s.page(p, len(s.skills))
+	if err != nil {
+		return nil, err
 	}
-	g, ok := s.groups[name]
-	if !ok {
-		data, _ := json.Marshal(map[string]any{"name": name})
-		return nil, &jsonrpc.Error{Code: CodeUnknownGroup, Message: fmt.Sprintf("unknown group %q", name), Data: data}
-	}
-	res := &GetResult{Instructions: g.Instructions, Contents: &Contents{}}
-	for _, t := range g.Tools {
-		res.Contents.Tools = append(res.Contents.Tools, s.tools[t])
-	}
-	for _, c := range g.Groups {
-		res.Contents.Groups = append(res.Contents.Groups, s.entry(c))
+	res := &SkillsResult{ResultType: "complete", Skills: []SkillEntry{}, NextCursor: next, TTLMs: 0, CacheScope: "public"}
+	for _, k := range s.skills[start:end] {
+		res.Skills = append(res.Skills, k.entry())
 	}
 	return res, nil
+}
+
+func (s *Server) getSkill(_ context.Context, _ *mcp.ServerSession, p *SkillParams) (*SkillResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range s.skills {
+		if p != nil && k.URI() == p.URI {
+			return &SkillResult{ResultType: "complete", Skill: k.entry(), CacheScope: "public"}, nil
+		}
+	}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no such skill"}
 }
 
 // Transport wraps a server transport so the fixture can write the
