@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -38,6 +39,8 @@ func TestMain(m *testing.M) {
 //	slow-start  sleep FIXTURE_DELAY (a Go duration), then serve
 //	banner      print lines that are not JSON on stdout, then serve
 //	refuse-init answer the handshake with an error quoting FIXTURE_TOKEN
+//	mute        read stdin and never answer; log "read <line>" for the
+//	            first line and "stdin closed" at its end, then exit 0
 //
 // FIXTURE_START_LOG, when set, gets one line per process start, so a test can
 // tell whether the server was spawned. FIXTURE_EVENT_LOG gets "started <tool>"
@@ -60,6 +63,8 @@ func runFixture(mode string) int {
 		}
 		fmt.Fprintln(os.Stderr, "fatal: the API key FIXTURE_TOKEN is not set")
 		return 3
+	case "mute":
+		return runMute()
 	case "slow-start":
 		d, _ := time.ParseDuration(os.Getenv("FIXTURE_DELAY"))
 		time.Sleep(d)
@@ -90,6 +95,24 @@ func runFixture(mode string) int {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
 		return 1
 	}
+	return 0
+}
+
+// runMute is a server that never answers the handshake, and exits as a
+// well-behaved server does when its stdin is closed.
+func runMute() int {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 1<<20)
+	if in.Scan() {
+		first := in.Text()
+		if i := strings.Index(first, `"method":"`); i >= 0 {
+			first = strings.SplitN(first[i+len(`"method":"`):], `"`, 2)[0]
+		}
+		logEvent("read " + first)
+	}
+	for in.Scan() {
+	}
+	logEvent("stdin closed")
 	return 0
 }
 

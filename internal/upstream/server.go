@@ -340,8 +340,14 @@ func (s *server) start(done chan struct{}) {
 		finish(nil, s.errorf(ErrClosed, nil, "upstream %q was not started: toolfold is shutting down", s.name))
 		return
 	}
-	ctx, cancel := context.WithTimeout(s.m.life, s.startTimeout)
-	defer cancel()
+	// The deadline runs on the Manager's clock, so a test can reach it
+	// without waiting; its cause tells startError the timeout was hit.
+	ctx, cancel := context.WithCancelCause(s.m.life)
+	deadline := s.m.clock.AfterFunc(s.startTimeout, func() { cancel(errStartTimeout) })
+	defer func() {
+		deadline.Stop()
+		cancel(nil)
+	}()
 	began := time.Now()
 	c, err := s.dialAndInitialize(ctx)
 	if err != nil {
@@ -493,6 +499,10 @@ func (o *progressObserver) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, err
 }
 
+// errStartTimeout is the cause of a start context that hit the server's
+// startTimeout.
+var errStartTimeout = errors.New("upstream start timeout")
+
 // reapFailedStart makes sure a process whose handshake failed is gone and
 // waited for, so its exit status and all of its stderr are known.
 func reapFailedStart(cmd *exec.Cmd) {
@@ -516,13 +526,16 @@ func (s *server) startError(ctx context.Context, c *connection, err error) error
 	if errors.As(err, &rpcErr) && !sdkOwnError(rpcErr) {
 		return s.errorf(ErrStartFailed, err, "upstream %q refused the MCP handshake: %s%s", s.name, rpcErr.Message, c.stderrSuffix())
 	}
+	// Before the exit status: a server that hung was stopped by toolfold,
+	// so how its process then ended (often "exit status 0", once its stdin
+	// closed) says nothing about why.
+	if errors.Is(context.Cause(ctx), errStartTimeout) {
+		return s.errorf(ErrStartFailed, err, "upstream %q did not start within %s (startTimeout); it was stopped%s", s.name, humanDuration(s.startTimeout), c.stderrSuffix())
+	}
 	if c.cmd != nil {
 		if ps := c.cmd.ProcessState; ps != nil && !c.stopping.Load() {
 			return s.errorf(ErrStartFailed, err, "upstream %q exited at start (%s)%s", s.name, ps.String(), c.stderrSuffix())
 		}
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return s.errorf(ErrStartFailed, err, "upstream %q did not finish starting within %s%s", s.name, humanDuration(s.startTimeout), c.stderrSuffix())
 	}
 	if c.cmd != nil {
 		return s.errorf(ErrStartFailed, err, "upstream %q could not be started: %v%s", s.name, err, c.stderrSuffix())
