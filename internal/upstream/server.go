@@ -399,6 +399,15 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 		}
 		c.raw = &rawConn{}
 		st.raw = c.raw
+		st.maxMessage = int(s.cfg.EffectiveMaxMessageBytes())
+		st.tooLarge = func(id []byte, request bool) {
+			kind := "an answer"
+			if request {
+				kind = "a request or notification of its own"
+			}
+			s.log.Warn("upstream sent a message larger than its maxMessageBytes; skipped it without holding it, and failed only the request it answered",
+				"maxMessageBytes", s.cfg.EffectiveMaxMessageBytes(), "message", kind, "id", string(id))
+		}
 	}
 	s.mu.Lock()
 	s.lastTail = tail
@@ -523,6 +532,9 @@ func (s *server) startError(ctx context.Context, c *connection, err error) error
 	// A server that answered the handshake with an error said why; its
 	// exit afterwards (toolfold hung up) says nothing more.
 	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && isTooLarge(rpcErr) {
+		return s.errorf(ErrStartFailed, err, "upstream %q could not be started: it sent a message of more than %s (maxMessageBytes) while starting; raise its \"maxMessageBytes\" if that is expected", s.name, s.cfg.EffectiveMaxMessageBytes())
+	}
 	if errors.As(err, &rpcErr) && !sdkOwnError(rpcErr) {
 		return s.errorf(ErrStartFailed, err, "upstream %q refused the MCP handshake: %s%s", s.name, rpcErr.Message, c.stderrSuffix())
 	}
