@@ -124,7 +124,7 @@ func TestScopedToolsAreHiddenFromDeclaringClients(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tools, err := listTools(ctx, cs)
+		tools, err := listTools(ctx, cs, 0)
 		cs.Close()
 		if err != nil {
 			t.Fatal(err)

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A stdio server's message larger than its maxMessageBytes is never held
@@ -209,4 +213,51 @@ func (s *idScan) ID() []byte {
 		return nil
 	}
 	return s.id
+}
+
+// bound keeps what a server's tool list may make toolfold hold within its
+// limits: at most its maxTools tools (the first ones, in the server's
+// order) and descriptions of at most Options.MaxDescriptionBytes, cut with
+// an ellipsis. Each is logged once per server, naming it and the tools.
+func (s *server) bound(tools []*mcp.Tool) []*mcp.Tool {
+	if limit := s.cfg.EffectiveMaxTools(); len(tools) > limit {
+		if !s.warnedTools.Swap(true) {
+			s.log.Warn("upstream lists more tools than its maxTools; the rest are left out",
+				"maxTools", limit, "first_left_out", tools[limit].Name)
+		}
+		tools = tools[:limit:limit]
+	}
+	limit := s.m.opts.MaxDescriptionBytes
+	var cut []string
+	for i, t := range tools {
+		if len(t.Description) <= limit {
+			continue
+		}
+		if cut == nil {
+			tools = slices.Clone(tools) // the caller's list stays as it was
+		}
+		short := *t
+		short.Description = truncate(t.Description, limit)
+		tools[i] = &short
+		cut = append(cut, t.Name)
+	}
+	if len(cut) > 0 && !s.warnedDescriptions.Swap(true) {
+		names := cut[:min(len(cut), 10)]
+		s.log.Warn("upstream tool descriptions longer than toolfold keeps were cut",
+			"max_bytes", limit, "tools", strings.Join(names, ", "), "count", len(cut))
+	}
+	return tools
+}
+
+// ellipsis ends a cut description.
+const ellipsis = "…"
+
+// truncate cuts s to at most limit bytes, ellipsis included, on a
+// character boundary.
+func truncate(s string, limit int) string {
+	n := max(limit-len(ellipsis), 0)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + ellipsis
 }

@@ -2,14 +2,20 @@ package upstream
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/logtest"
 	"github.com/toolfold/toolfold/internal/rawcall"
 )
 
@@ -104,3 +110,50 @@ func TestRawLinesRefusesOversizedLines(t *testing.T) {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// A server's tool list is kept within its maxTools and descriptions
+// within MaxDescriptionBytes, cut on a character boundary; each is
+// logged once per server, naming it and the tools.
+func TestToolListBounds(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "many", Version: "1"}, nil)
+	long := strings.Repeat("é", 60) // 120 bytes, two per character
+	for i := range 30 {
+		desc := fmt.Sprintf("tool %d", i)
+		if i%10 == 3 {
+			desc = long
+		}
+		srv.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%02d", i), Description: desc, InputSchema: objectSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult("ok"), nil
+		})
+	}
+	var logs logtest.Buffer
+	cfg := config.ServerConfig{Command: "unused", MaxTools: 20}
+	m := newTestManager(t, map[string]config.ServerConfig{"many": cfg},
+		&Options{dial: inMemoryDialer(srv), Logger: logs.Logger(slog.LevelInfo), MaxDescriptionBytes: 51})
+	tools, err := m.Tools(context.Background(), "many")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools) != 20 || tools[19].Name != "t19" {
+		t.Fatalf("kept %d tools (%v), want the first 20", len(tools), names(tools))
+	}
+	for _, tl := range tools {
+		if tl.Name == "t03" || tl.Name == "t13" {
+			if len(tl.Description) > 51 || !strings.HasSuffix(tl.Description, "…") || !utf8.ValidString(tl.Description) {
+				t.Errorf("%s: description %q (%d bytes) is not cut to 51 bytes on a character boundary", tl.Name, tl.Description, len(tl.Description))
+			}
+		} else if !strings.HasPrefix(tl.Description, "tool ") {
+			t.Errorf("%s: description %q changed", tl.Name, tl.Description)
+		}
+	}
+	// A re-read finds the same: nothing more is logged.
+	list, _ := m.servers["many"].knownTools()
+	m.servers["many"].bound(append(list, list...))
+	out := logs.String()
+	if strings.Count(out, "more tools than its maxTools") != 1 || !strings.Contains(out, "upstream=many") || !strings.Contains(out, "first_left_out=t20") {
+		t.Errorf("the maxTools warning, once, naming the server:\n%s", out)
+	}
+	if strings.Count(out, "descriptions longer than toolfold keeps were cut") != 1 || !strings.Contains(out, `tools="t03, t13"`) {
+		t.Errorf("the description warning, once, naming the tools:\n%s", out)
+	}
+}

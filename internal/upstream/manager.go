@@ -48,6 +48,9 @@ type Options struct {
 	ClientName, ClientVersion string
 	// Forward says which server→client requests are advertised and forwarded.
 	Forward Forwarding
+	// MaxDescriptionBytes bounds a tool's description; a longer one is
+	// cut, with a warning. Default DefaultMaxDescriptionBytes.
+	MaxDescriptionBytes int
 
 	// dial replaces how connections are made (tests: in-memory servers).
 	dial dialer
@@ -57,6 +60,11 @@ type Options struct {
 	// refuse to do on 2026-07-28 (where they must return input requests).
 	ProtocolVersion string
 }
+
+// DefaultMaxDescriptionBytes bounds a tool's description: far above
+// what any real tool needs (the longest seen are a few KiB), low enough
+// that one server cannot fill a client's context with one tool.
+const DefaultMaxDescriptionBytes = 16 << 10
 
 // Supervision parameters. Variables of the Manager (not constants) so tests can
 // shorten them.
@@ -121,6 +129,9 @@ func New(servers map[string]config.ServerConfig, opts *Options) *Manager {
 	}
 	if o.DisableCache {
 		o.CacheDir = ""
+	}
+	if o.MaxDescriptionBytes <= 0 {
+		o.MaxDescriptionBytes = DefaultMaxDescriptionBytes
 	}
 	if o.MaxParallelStarts <= 0 {
 		o.MaxParallelStarts = 4

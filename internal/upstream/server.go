@@ -68,6 +68,9 @@ type server struct {
 	// groupsOff says the server broke its connection when asked for its
 	// groups: the extension is no longer declared to it.
 	groupsOff bool
+	// warnedTools and warnedDescriptions say the warnings of bound were
+	// logged: once per server, not at every re-read.
+	warnedTools, warnedDescriptions atomic.Bool
 }
 
 func newServer(m *Manager, name string, cfg config.ServerConfig) *server {
@@ -161,7 +164,7 @@ func (s *server) loadCache() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if !s.known {
-			s.tools, s.groups, s.init, s.known, s.cached = e.Tools, e.Groups, e.Init, true, true
+			s.tools, s.groups, s.init, s.known, s.cached = s.bound(e.Tools), e.Groups, e.Init, true, true
 		}
 	})
 }
@@ -888,7 +891,9 @@ func (s *server) close() {
 
 // listTools reads every page of the server's tools; a server without the
 // tools capability has none.
-func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
+// At most limit+1 are read (limit <= 0: all), so a runaway list costs
+// no more than the bound, and bound can tell there were more.
+func listTools(ctx context.Context, cs *mcp.ClientSession, limit int) ([]*mcp.Tool, error) {
 	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Tools == nil {
 		return []*mcp.Tool{}, nil
 	}
@@ -898,6 +903,9 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 			return nil, err
 		}
 		tools = append(tools, t)
+		if limit > 0 && len(tools) > limit {
+			break
+		}
 	}
 	return tools, nil
 }
@@ -907,7 +915,7 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 // leaves out of tools/list for toolfold. Only a failed tools/list is an
 // error; the groups' problems are logged and cost what they are about.
 func (s *server) readTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, []*Group, error) {
-	tools, err := listTools(ctx, cs)
+	tools, err := listTools(ctx, cs, s.cfg.EffectiveMaxTools())
 	s.mu.Lock()
 	off := s.groupsOff
 	s.mu.Unlock()
@@ -919,7 +927,7 @@ func (s *server) readTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.T
 		// A request that failed below JSON-RPC may have taken the
 		// connection with it (a server whose HTTP layer refuses methods it
 		// does not know answers 400, which ends an SSE session).
-		if _, err := listTools(ctx, cs); err != nil {
+		if _, err := listTools(ctx, cs, 1); err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", errGroupsDroppedConnection, err)
 		}
 	}
@@ -945,6 +953,7 @@ func (s *server) groupsChanged(c *connection) {
 // and tells OnToolsChanged when either differs from what was known.
 func (s *server) setTools(cs *mcp.ClientSession, tools []*mcp.Tool, groups []*Group) {
 	s.loadCache() // so a list equal to the cached one is not reported as a change
+	tools = s.bound(tools)
 	s.mu.Lock()
 	changed := !s.known || !sameTools(s.tools, tools) || !sameJSON(s.groups, groups)
 	s.tools, s.groups, s.known, s.cached = tools, groups, true, false
