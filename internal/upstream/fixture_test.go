@@ -36,7 +36,8 @@ func TestMain(m *testing.M) {
 //
 //	serve       serve the fixture tools
 //	fail-start  print a reason on stderr (quoting FIXTURE_TOKEN if set) and
-//	            exit 3 before answering anything
+//	            exit 3 before answering anything; with FIXTURE_FAIL_IF
+//	            set, only while that file exists (else serve)
 //	slow-start  sleep FIXTURE_DELAY (a Go duration), then serve
 //	banner      print lines that are not JSON on stdout, then serve
 //	refuse-init answer the handshake with an error quoting FIXTURE_TOKEN
@@ -62,6 +63,11 @@ func runFixture(mode string) int {
 	fmt.Fprintln(os.Stderr, "fixture: starting in mode", mode)
 	switch mode {
 	case "fail-start":
+		if p := os.Getenv("FIXTURE_FAIL_IF"); p != "" {
+			if _, err := os.Stat(p); err != nil {
+				break // the file is gone: serve
+			}
+		}
 		if tok := os.Getenv("FIXTURE_TOKEN"); tok != "" {
 			fmt.Fprintf(os.Stderr, "fatal: the API key %s was rejected\n", tok)
 			return 3

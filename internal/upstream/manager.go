@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"sync"
@@ -48,6 +49,17 @@ type Options struct {
 	ClientName, ClientVersion string
 	// Forward says which server→client requests are advertised and forwarded.
 	Forward Forwarding
+	// RetryFailedStarts makes the Manager try again, in the background,
+	// to start a server whose start failed while its tool list is not
+	// known (no cache): nothing else would ever need it, since nobody
+	// knows its tools. The attempts are spaced 1s, 2s, 4s … up to 5
+	// minutes, each shortened by a random part of up to half (so servers
+	// that failed together do not retry together), until one succeeds.
+	RetryFailedStarts bool
+	// OnStartFailed is called, on a goroutine of its own, after each
+	// failed start, the background retries' included; Status then says
+	// why and when the next attempt is.
+	OnStartFailed func(server string, err error)
 	// MaxDescriptionBytes bounds a tool's description; a longer one is
 	// cut, with a warning. Default DefaultMaxDescriptionBytes.
 	MaxDescriptionBytes int
@@ -78,6 +90,9 @@ type supervision struct {
 	// maxBackoffWait is the longest a caller waits for a backoff to expire
 	// before getting the last error instead.
 	maxBackoffWait time.Duration
+	// retryBase and retryMax space the background retries of
+	// Options.RetryFailedStarts: retryBase doubling up to retryMax.
+	retryBase, retryMax time.Duration
 }
 
 var defaultSupervision = supervision{
@@ -85,6 +100,8 @@ var defaultSupervision = supervision{
 	backoffMax:     30 * time.Second,
 	healthyAfter:   time.Minute,
 	maxBackoffWait: 2 * time.Second,
+	retryBase:      time.Second,
+	retryMax:       5 * time.Minute,
 }
 
 // Manager runs a fixed set of upstream MCP servers as their client. All methods
@@ -98,6 +115,9 @@ type Manager struct {
 	sup     supervision
 	dial    dialer
 	clock   clock
+	// jitter returns a number in [0, 1) that shortens each background
+	// retry's delay (tests fix it).
+	jitter func() float64
 	// idleChecked, if set, learns the outcome of every idle check once it
 	// is over (tests wait on it instead of sleeping).
 	idleChecked func(server string, stopped bool)
@@ -162,6 +182,7 @@ func New(servers map[string]config.ServerConfig, opts *Options) *Manager {
 		sup:        defaultSupervision,
 		dial:       o.dial,
 		clock:      realClock{},
+		jitter:     rand.Float64,
 		startSlots: make(chan struct{}, o.MaxParallelStarts),
 		life:       life,
 		shutdown:   shutdown,
@@ -417,6 +438,13 @@ type Status struct {
 	IdleStops int `json:"idleStops,omitempty"`
 	// Since is when the server entered State.
 	Since time.Time `json:"since"`
+	// FailedStarts counts the start attempts that failed in a row; zero
+	// once one succeeds.
+	FailedStarts int `json:"failedStarts,omitempty"`
+	// NextStart is when toolfold tries again by itself to start a server
+	// whose start failed (Options.RetryFailedStarts); zero when it does
+	// not (the next need starts it).
+	NextStart time.Time `json:"nextStart,omitzero"`
 	// Tools is the number of known tools after include/exclude; ToolsCached
 	// says the list came from the disk cache and the server has not been
 	// started since.

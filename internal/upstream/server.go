@@ -53,12 +53,18 @@ type server struct {
 	starting  chan struct{} // non-nil while a start runs; closed when it ends
 	failures  int           // consecutive failures (crashes and failed starts)
 	retryAt   time.Time     // no new start before this
-	lastTail  *tailBuffer   // stderr of the current or last process
-	init      *mcp.InitializeResult
-	tools     []*mcp.Tool // the server's own list, before include/exclude
-	groups    []*Group    // what it declared through the groups extension, nil if nothing
-	known     bool        // tools holds a list (possibly empty)
-	cached    bool        // tools came from disk, not from this run
+	// failedStarts counts the failed starts since the last success;
+	// retryTimer and nextStart are the background retry armed after the
+	// last one (Options.RetryFailedStarts), nil and zero when none is.
+	failedStarts int
+	retryTimer   stopper
+	nextStart    time.Time
+	lastTail     *tailBuffer // stderr of the current or last process
+	init         *mcp.InitializeResult
+	tools        []*mcp.Tool // the server's own list, before include/exclude
+	groups       []*Group    // what it declared through the groups extension, nil if nothing
+	known        bool        // tools holds a list (possibly empty)
+	cached       bool        // tools came from disk, not from this run
 	// subscriptions counts, by resource URI, the subscriptions clients hold
 	// on the server; while any is held it is not stopped for idleness.
 	subscriptions map[string]int
@@ -231,6 +237,39 @@ func (s *server) backoff(n int) time.Duration {
 	return min(d, s.m.sup.backoffMax)
 }
 
+// retryDelay is the wait before the background retry that follows the
+// n-th failed start in a row: retryBase doubling up to retryMax, less a
+// random part of up to half of it.
+func (s *server) retryDelay(n int) time.Duration {
+	d := s.m.sup.retryBase
+	for i := 1; i < n && d < s.m.sup.retryMax; i++ {
+		d *= 2
+	}
+	d = min(d, s.m.sup.retryMax)
+	return d - time.Duration(float64(d/2)*s.m.jitter())
+}
+
+// armRetryLocked sets the background retry off after delay; s.mu is held.
+func (s *server) armRetryLocked(delay time.Duration) {
+	if s.retryTimer != nil {
+		s.retryTimer.Stop()
+	}
+	s.nextStart = s.m.clock.Now().Add(delay)
+	s.retryTimer = s.m.clock.AfterFunc(delay, func() {
+		s.mu.Lock()
+		s.retryTimer, s.nextStart = nil, time.Time{}
+		// Its time has come: the caller's backoff gate must not hold it
+		// back (the real clock and the Manager's may differ in tests).
+		s.retryAt = time.Time{}
+		s.mu.Unlock()
+		s.m.goBackground(func() {
+			if c, err := s.connect(s.m.life); err == nil {
+				s.release(c)
+			}
+		})
+	})
+}
+
 // connect returns the live connection, starting the server if needed, with a
 // lease on it that the caller gives back with release once its request is
 // answered (a leased connection is not stopped for idleness). Callers
@@ -318,18 +357,29 @@ func (s *server) connect(ctx context.Context) (*connection, error) {
 // closing done, with s.conn set or s.lastErr saying why not.
 func (s *server) start(done chan struct{}) {
 	defer close(done)
+	s.loadCache() // whether a list is known decides on a background retry
 	finish := func(c *connection, err error) {
 		s.mu.Lock()
 		s.starting = nil
 		if err != nil {
 			s.failures++
-			s.retryAt = time.Now().Add(s.backoff(s.failures))
+			s.failedStarts++
+			delay := s.backoff(s.failures)
+			if s.m.opts.RetryFailedStarts && !s.known && !s.m.isClosed() {
+				delay = s.retryDelay(s.failedStarts)
+				s.armRetryLocked(delay)
+			}
+			s.retryAt = time.Now().Add(delay)
 			s.lastErr = err
 			s.setState(StateFailed)
 			s.mu.Unlock()
-			s.log.Warn("upstream failed to start", "error", err)
+			s.log.Warn("upstream failed to start", "error", err, "attempt", s.failedStarts, "next_attempt_in", delay)
+			if on := s.m.opts.OnStartFailed; on != nil {
+				s.m.goBackground(func() { on(s.name, err) })
+			}
 			return
 		}
+		s.failedStarts, s.nextStart = 0, time.Time{}
 		s.conn, s.lastErr, s.lastTail = c, nil, c.stderr
 		s.setState(StateReady)
 		c.lastUsed = s.m.clock.Now()
@@ -873,6 +923,10 @@ func (s *server) dropLostSession(c *connection) {
 func (s *server) close() {
 	s.mu.Lock()
 	starting := s.starting
+	if s.retryTimer != nil {
+		s.retryTimer.Stop()
+		s.retryTimer, s.nextStart = nil, time.Time{}
+	}
 	s.mu.Unlock()
 	if starting != nil {
 		<-starting // starts watch the Manager's life and end promptly
@@ -1035,6 +1089,8 @@ func (s *server) status() Status {
 		Restarts:  s.restarts,
 		IdleStops: s.idleStops,
 		Since:     s.since,
+		FailedStarts: s.failedStarts,
+		NextStart:    s.nextStart,
 	}
 	if st.Transport == "" {
 		st.Transport = string(config.TransportStdio)
