@@ -1081,14 +1081,14 @@ func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{
-		Name:      s.name,
-		State:     s.state,
-		Transport: string(s.cfg.Transport),
-		Disabled:  s.cfg.Disabled,
-		Error:     errorOf(s.lastErr),
-		Restarts:  s.restarts,
-		IdleStops: s.idleStops,
-		Since:     s.since,
+		Name:         s.name,
+		State:        s.state,
+		Transport:    string(s.cfg.Transport),
+		Disabled:     s.cfg.Disabled,
+		Error:        errorOf(s.lastErr),
+		Restarts:     s.restarts,
+		IdleStops:    s.idleStops,
+		Since:        s.since,
 		FailedStarts: s.failedStarts,
 		NextStart:    s.nextStart,
 	}
