@@ -442,8 +442,8 @@ type Status struct {
 	// once one succeeds.
 	FailedStarts int `json:"failedStarts,omitempty"`
 	// NextStart is when toolfold tries again by itself to start a server
-	// whose start failed (Options.RetryFailedStarts); zero when it does
-	// not (the next need starts it).
+	// whose start failed (Options.RetryFailedStarts), past while that try
+	// is under way; zero when it does not (the next need starts it).
 	NextStart time.Time `json:"nextStart,omitzero"`
 	// Tools is the number of known tools after include/exclude; ToolsCached
 	// says the list came from the disk cache and the server has not been

@@ -257,7 +257,9 @@ func (s *server) armRetryLocked(delay time.Duration) {
 	s.nextStart = s.m.clock.Now().Add(delay)
 	s.retryTimer = s.m.clock.AfterFunc(delay, func() {
 		s.mu.Lock()
-		s.retryTimer, s.nextStart = nil, time.Time{}
+		// nextStart stays until the try ends (a failure sets the next,
+		// a success clears it): meanwhile the try is under way.
+		s.retryTimer = nil
 		// Its time has come: the caller's backoff gate must not hold it
 		// back (the real clock and the Manager's may differ in tests).
 		s.retryAt = time.Time{}
