@@ -61,6 +61,7 @@ func (p *Plan) spec() (catalog.Spec, []string) {
 		spec.Groups = p.Upstreams.withServerInstructions(p.Upstreams.declaredGroups(p.Spec.Groups, tools))
 		spec.PendingSources = p.Upstreams.pending()
 		spec.UnavailableSources = p.Upstreams.unavailable()
+		spec.UnavailableRetry = p.Upstreams.retries(spec.UnavailableSources)
 		spec.SourcePrefixes = p.Upstreams.prefixes()
 	}
 	return spec, warnings

@@ -128,6 +128,11 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 		CacheDir: cacheDir, DisableCache: opts.CacheDir == "", Logger: opts.Logger,
 		ClientName: "toolfold", ClientVersion: opts.Version,
 		OnToolsChanged: u.toolsChanged,
+		// A server that failed with no cached list is needed by nobody
+		// (nobody knows its tools): the Manager tries again by itself,
+		// and each failure updates why its tools are missing.
+		RetryFailedStarts: true,
+		OnStartFailed:     u.startFailed,
 		OnPromptsChanged: func(server string) {
 			u.routes.forget(server, true, false)
 			u.notify(func() func() { return u.onPrompts })
@@ -253,7 +258,10 @@ func (u *Upstreams) startDiscovery() {
 	u.discovery.Do(func() {
 		u.mu.Lock()
 		u.settled = make(chan struct{})
-		u.results, u.failed = map[string]error{}, map[string]string{}
+		u.results = map[string]error{}
+		if u.failed == nil {
+			u.failed = map[string]string{}
+		}
 		u.mu.Unlock()
 		go func() {
 			defer close(u.settled)
@@ -275,6 +283,21 @@ func (u *Upstreams) startDiscovery() {
 			}
 		}()
 	})
+}
+
+// startFailed records why a server's start failed, and rebuilds the
+// catalog when its tools are missing for it, so what it says of the
+// server (why, and when it is tried again) stays true.
+func (u *Upstreams) startFailed(server string, err error) {
+	u.mu.Lock()
+	if u.failed == nil {
+		u.failed = map[string]string{}
+	}
+	u.failed[server] = err.Error()
+	u.mu.Unlock()
+	if _, known := u.Manager.CachedTools(server); !known {
+		u.changed()
+	}
 }
 
 // StartWait is how long a request may wait for servers still starting: the
@@ -367,6 +390,18 @@ func (u *Upstreams) unavailable() map[string]string {
 	for key, why := range failed {
 		if _, ok := u.Manager.CachedTools(key); !ok {
 			out[key] = why
+		}
+	}
+	return out
+}
+
+// retries maps the unavailable servers that the Manager tries to start
+// again by itself to when it next does.
+func (u *Upstreams) retries(unavailable map[string]string) map[string]time.Time {
+	out := map[string]time.Time{}
+	for _, st := range u.Manager.Status() {
+		if _, ok := unavailable[st.Name]; ok && !st.NextStart.IsZero() {
+			out[st.Name] = st.NextStart
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 )
 
 // MetaGroupsKey is the _meta key through which a tool names the groups it
@@ -36,6 +37,9 @@ type Spec struct {
 	// failed to start, each with why, for a person. Like pending ones, their
 	// rules and groups are not reported as matching nothing.
 	UnavailableSources map[string]string
+	// UnavailableRetry says, for the unavailable sources that toolfold
+	// tries to start again by itself, when the next try is.
+	UnavailableRetry map[string]time.Time
 	// SourcePrefixes are the starts of each source's tool IDs, separator
 	// included ("github__"), for the sources that namespace their tools:
 	// they tell whose a name is when no tool has it (Catalog.SourceOf).
@@ -423,6 +427,7 @@ func (b *builder) finish() *Catalog {
 	}
 	if len(b.spec.UnavailableSources) > 0 {
 		c.unavailable = maps.Clone(b.spec.UnavailableSources)
+		c.retry = maps.Clone(b.spec.UnavailableRetry)
 	}
 	c.sourcePrefixes = maps.Clone(b.spec.SourcePrefixes)
 	c.groups = sortTree(roots)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -468,5 +469,30 @@ func TestSourceOf(t *testing.T) {
 		if got, ok := c.SourceOf(tt.name); got != tt.want || ok != tt.ok {
 			t.Errorf("SourceOf(%q) = %q, %v; want %q, %v", tt.name, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// UnavailableNote says why a source failed and, as of the time asked,
+// when toolfold tries it again.
+func TestUnavailableNote(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	res, err := catalog.Build(catalog.Spec{Tools: tools("a"),
+		UnavailableSources: map[string]string{"npx": `upstream "npx" exited at start (exit status 1): npm error 404.`, "once": "it refused"},
+		UnavailableRetry:   map[string]time.Time{"npx": now.Add(12 * time.Second)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Catalog
+	for _, tc := range []struct{ src, want string }{
+		{"npx", `the MCP server "npx" failed to start: upstream "npx" exited at start (exit status 1): npm error 404; toolfold tries to start it again in 12s`},
+		{"once", `the MCP server "once" failed to start: it refused`},
+		{"a", ""},
+	} {
+		if got := c.UnavailableNote(tc.src, now); got != tc.want {
+			t.Errorf("%s: got  %q\nwant %q", tc.src, got, tc.want)
+		}
+	}
+	if got := c.UnavailableNote("npx", now.Add(12*time.Second)); !strings.HasSuffix(got, "; toolfold is trying to start it again now") {
+		t.Errorf("at the retry: %q", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/rawcall"
@@ -219,6 +220,7 @@ type Catalog struct {
 	unknownFor       map[GroupID][]string
 	waiting          map[GroupID]bool
 	unavailable      map[string]string
+	retry            map[string]time.Time // next start of an unavailable source
 	failedFor        map[GroupID][]string
 	sourcePrefixes   map[string]string
 }
@@ -240,6 +242,26 @@ func (c *Catalog) PendingUngrouped() bool { return c.pendingUngrouped }
 // Unavailable maps the sources whose tools are not known because they
 // failed to start to why, for a person. The map must not be modified.
 func (c *Catalog) Unavailable() map[string]string { return c.unavailable }
+
+// UnavailableNote says, for a person, that an unavailable source failed
+// to start, why, and when toolfold tries again if it does ("…; toolfold
+// tries to start it again in 12s"), as of now. It is "" for a source that
+// is not unavailable.
+func (c *Catalog) UnavailableNote(src string, now time.Time) string {
+	why, ok := c.unavailable[src]
+	if !ok {
+		return ""
+	}
+	note := fmt.Sprintf("the MCP server %q failed to start: %s", src, strings.TrimSuffix(why, "."))
+	if at, ok := c.retry[src]; ok && !at.IsZero() {
+		if wait := at.Sub(now); wait >= time.Second {
+			note += fmt.Sprintf("; toolfold tries to start it again in %s", wait.Round(time.Second))
+		} else {
+			note += "; toolfold is trying to start it again now"
+		}
+	}
+	return note
+}
 
 // GroupUnavailable lists the unavailable sources (see Unavailable) whose
 // tools a group's own rules take, sorted: why the group may have no tools.

@@ -21,6 +21,14 @@ const (
 	DefaultCommandTimeout = 30 * time.Second
 	// DefaultMaxOutput caps the captured stdout (and, separately, stderr) of a program.
 	DefaultMaxOutput ByteSize = 256 * 1024
+	// DefaultMaxMessageBytes bounds one message from an MCP server, as the
+	// Go SDK bounds a stdio line: a larger one fails the request it
+	// answers instead of being held whole.
+	DefaultMaxMessageBytes ByteSize = 16 << 20
+	// DefaultMaxTools bounds how many tools toolfold keeps of one MCP
+	// server: generous, so a server of tens of thousands can be allowed
+	// with maxTools, while a runaway list cannot fill memory.
+	DefaultMaxTools = 10000
 	// DefaultSeparator joins a server's prefix and its tool name on the wire.
 	DefaultSeparator = "__"
 	// DefaultMaxSessions caps the HTTP sessions open at once.
@@ -144,6 +152,15 @@ type ServerConfig struct {
 	// servers (url) are never stopped for idleness: there is no process to
 	// reclaim, and closing their session would drop state they keep for it.
 	IdleTimeout *IdleTimeout `json:"idleTimeout,omitempty"`
+	// MaxMessageBytes bounds one message the server sends ("16MiB", or
+	// bytes); a larger one fails the request it answers, and the
+	// connection carries on. Zero means DefaultMaxMessageBytes. Use
+	// EffectiveMaxMessageBytes.
+	MaxMessageBytes ByteSize `json:"maxMessageBytes,omitempty"`
+	// MaxTools bounds how many of the server's tools are kept; those past
+	// it are left out with a warning. Zero means DefaultMaxTools. Use
+	// EffectiveMaxTools.
+	MaxTools int `json:"maxTools,omitempty"`
 	// Disabled keeps the server in the file but never starts it.
 	Disabled bool `json:"disabled,omitempty"`
 	// Optional lets the rest of the config serve when this server cannot
@@ -184,6 +201,22 @@ func (s ServerConfig) EffectiveStartTimeout() time.Duration {
 		return s.StartTimeout.Std()
 	}
 	return DefaultStartTimeout
+}
+
+// EffectiveMaxMessageBytes is the largest message the server may send.
+func (s ServerConfig) EffectiveMaxMessageBytes() ByteSize {
+	if s.MaxMessageBytes > 0 {
+		return s.MaxMessageBytes
+	}
+	return DefaultMaxMessageBytes
+}
+
+// EffectiveMaxTools is how many of the server's tools are kept at most.
+func (s ServerConfig) EffectiveMaxTools() int {
+	if s.MaxTools > 0 {
+		return s.MaxTools
+	}
+	return DefaultMaxTools
 }
 
 func (s *ServerConfig) setDefaults() {

@@ -593,6 +593,27 @@ func TestStartTimeout(t *testing.T) {
 	}
 }
 
+// maxMessageBytes and maxTools bound what one server can make toolfold
+// hold; absent, the defaults apply; a negative maxTools is refused.
+func TestServerBounds(t *testing.T) {
+	src := `{"mcpServers": {"plain": {"command": "a"}, "big": {"command": "b", "maxMessageBytes": "64MiB", "maxTools": 20000}}}`
+	cfg, diags := Parse("bounds.json", []byte(src), Options{})
+	if len(diags) != 0 {
+		t.Fatal(diags)
+	}
+	plain, big := cfg.MCPServers["plain"], cfg.MCPServers["big"]
+	if plain.EffectiveMaxMessageBytes() != DefaultMaxMessageBytes || plain.EffectiveMaxTools() != DefaultMaxTools {
+		t.Errorf("defaults: %v, %d", plain.EffectiveMaxMessageBytes(), plain.EffectiveMaxTools())
+	}
+	if big.EffectiveMaxMessageBytes() != 64<<20 || big.EffectiveMaxTools() != 20000 {
+		t.Errorf("set: %v, %d", big.EffectiveMaxMessageBytes(), big.EffectiveMaxTools())
+	}
+	_, diags = Parse("bounds.json", []byte(`{"mcpServers": {"a": {"command": "a", "maxTools": -1}}}`), Options{})
+	if !diags.HasErrors() || !strings.Contains(diags.String(), "maxTools") {
+		t.Errorf("a negative maxTools must be refused: %q", diags.String())
+	}
+}
+
 // TestOptionalServerWithUnsetVariableIsLeftOut: one server's missing
 // secret must not take the whole config down when the user said the server
 // is optional; the rest loads, that server is disabled, and a warning says

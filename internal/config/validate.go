@@ -166,6 +166,9 @@ func (v *checker) servers() {
 		v.globs(joinPath(p, "include"), s.Include)
 		v.globs(joinPath(p, "exclude"), s.Exclude)
 		v.idleTimeout(p, &s)
+		if s.MaxTools < 0 {
+			v.errorf(joinPath(p, "maxTools"), "%d is not a number of tools; leave it out for the default of %d", s.MaxTools, DefaultMaxTools)
+		}
 		if s.StartTimeout == 0 {
 			s.StartTimeout = v.cfg.ServerDefaults.StartTimeout
 		}

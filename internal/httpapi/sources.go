@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"time"
+
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/upstream"
 )
@@ -44,6 +46,10 @@ type SourceStatus struct {
 	IdleStops int `json:"idleStops,omitempty"`
 	// Restarts counts an MCP server's start attempts after the first.
 	Restarts int `json:"restarts,omitempty"`
+	// FailedStarts counts an MCP server's failed starts in a row, and
+	// NextStart is when toolfold tries again by itself (zero: it does not).
+	FailedStarts int       `json:"failedStarts,omitempty"`
+	NextStart    time.Time `json:"nextStart,omitzero"`
 }
 
 // UpstreamSources converts the states of upstream MCP servers
@@ -52,7 +58,8 @@ func UpstreamSources(statuses []upstream.Status) []SourceStatus {
 	out := make([]SourceStatus, len(statuses))
 	for i, s := range statuses {
 		out[i] = SourceStatus{Name: s.Name, Kind: KindMCP, State: string(s.State), Transport: s.Transport,
-			Disabled: s.Disabled, Error: s.Error, StderrTail: s.StderrTail, Tools: s.Tools, IdleStops: s.IdleStops, Restarts: s.Restarts}
+			Disabled: s.Disabled, Error: s.Error, StderrTail: s.StderrTail, Tools: s.Tools, IdleStops: s.IdleStops, Restarts: s.Restarts,
+			FailedStarts: s.FailedStarts, NextStart: s.NextStart}
 	}
 	return out
 }

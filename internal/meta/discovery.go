@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -123,6 +124,9 @@ type FindResult struct {
 	Tools  []FoundTool  `json:"tools"`
 	Groups []FoundGroup `json:"groups"`
 	Next   string       `json:"next"`
+	// Unavailable says which MCP servers failed to start, so their tools
+	// cannot be found, why, and when toolfold tries again.
+	Unavailable []string `json:"unavailable,omitempty"`
 }
 
 // maxFindLimit keeps one search from flooding the context.
@@ -150,7 +154,7 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 	}
 	limit = min(limit, maxFindLimit)
 	hits, groups := d.index.FindPhrasings(phrasings, &search.SearchOptions{Limit: limit, Group: args.Group})
-	res := &FindResult{Tools: []FoundTool{}, Groups: []FoundGroup{}}
+	res := &FindResult{Tools: []FoundTool{}, Groups: []FoundGroup{}, Unavailable: unavailableNotes(cat, args.Group, time.Now())}
 	for _, h := range hits {
 		w, ok := d.expo.Route(h.ID)
 		if !ok || w.Target == nil {

@@ -3,6 +3,7 @@ package meta
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/expose"
@@ -89,6 +90,12 @@ func (d *Discovery) overview(s view.Snapshot) string {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "\n`%s {\"topic\": \"groups\"}` lists every group; `%s {\"topic\": \"<group>\"}` shows one group's tools.\n", n.Guidance, n.Guidance)
+	if notes := unavailableNotes(cat, "", time.Now()); len(notes) > 0 {
+		b.WriteString("\n## Missing tools\n\n")
+		for _, note := range notes {
+			b.WriteString("- " + note + ".\n")
+		}
+	}
 	return b.String()
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -150,6 +151,7 @@ func DoEnable(v *view.View, e *expose.Exposure, args GroupsArgs) (*EnableResult,
 		Instructions:    instructions(ch.Enabled),
 		Tools:           newlyListed(e, ch),
 	}
+	res.Errors = append(res.Errors, unavailableErrors(e.Catalog(), args.Groups, time.Now())...)
 	if len(args.Groups) == 0 {
 		res.Note = "No groups given: pass {\"groups\": [\"<name>\"]} with names from available_groups."
 	}
@@ -202,7 +204,7 @@ func DoDescribeGroups(n Names, v *view.View, e *expose.Exposure, args GroupsArgs
 		}
 	}
 	res.Enabled = groupNames(ch.Enabled)
-	res.Errors = nonNil(ch.Errors)
+	res.Errors = append(nonNil(ch.Errors), unavailableErrors(e.Catalog(), args.Groups, time.Now())...)
 	res.Instructions = instructions(ch.Enabled)
 	res.Note = fmt.Sprintf("Your tool list does not change: call these tools through %s with the names and parameters in \"tools\".", n.Call)
 	if len(args.Groups) == 0 {

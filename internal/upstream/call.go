@@ -238,6 +238,9 @@ func (s *server) requestError(parent, callCtx context.Context, c *connection, wh
 		return s.errorf(ErrTimeout, err, "upstream %q did not answer %s within %s", s.name, what, humanDuration(s.timeout))
 	}
 	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && isTooLarge(rpcErr) {
+		return s.tooLargeError(what, err)
+	}
 	if errors.As(err, &rpcErr) {
 		return s.errorf(nil, err, "upstream %q answered %s with an error: %s", s.name, what, rpcErr.Message)
 	}

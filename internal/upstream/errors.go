@@ -28,6 +28,9 @@ var (
 	ErrExited = errors.New("upstream server exited")
 	// ErrTimeout: the server did not answer within its configured timeout.
 	ErrTimeout = errors.New("upstream server timed out")
+	// ErrTooLarge: the server answered with a message larger than its
+	// maxMessageBytes; only that request failed.
+	ErrTooLarge = errors.New("upstream message too large")
 	// ErrClosed: the Manager was closed.
 	ErrClosed = errors.New("upstream manager closed")
 )

@@ -1,6 +1,8 @@
 package upstream
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,10 +36,17 @@ func TestMain(m *testing.M) {
 //
 //	serve       serve the fixture tools
 //	fail-start  print a reason on stderr (quoting FIXTURE_TOKEN if set) and
-//	            exit 3 before answering anything
+//	            exit 3 before answering anything; with FIXTURE_FAIL_IF
+//	            set, only while that file exists (else serve)
 //	slow-start  sleep FIXTURE_DELAY (a Go duration), then serve
 //	banner      print lines that are not JSON on stdout, then serve
 //	refuse-init answer the handshake with an error quoting FIXTURE_TOKEN
+//	bulk        a hand-written server (no SDK, so it is fast even built
+//	            with -race) of two tools: pid, and big, whose result is a
+//	            text of n bytes written with "result" before "id", as
+//	            the TypeScript SDK writes it; it speaks 2025-11-25
+//	mute        read stdin and never answer; log "read <line>" for the
+//	            first line and "stdin closed" at its end, then exit 0
 //
 // FIXTURE_START_LOG, when set, gets one line per process start, so a test can
 // tell whether the server was spawned. FIXTURE_EVENT_LOG gets "started <tool>"
@@ -54,12 +63,21 @@ func runFixture(mode string) int {
 	fmt.Fprintln(os.Stderr, "fixture: starting in mode", mode)
 	switch mode {
 	case "fail-start":
+		if p := os.Getenv("FIXTURE_FAIL_IF"); p != "" {
+			if _, err := os.Stat(p); err != nil {
+				break // the file is gone: serve
+			}
+		}
 		if tok := os.Getenv("FIXTURE_TOKEN"); tok != "" {
 			fmt.Fprintf(os.Stderr, "fatal: the API key %s was rejected\n", tok)
 			return 3
 		}
 		fmt.Fprintln(os.Stderr, "fatal: the API key FIXTURE_TOKEN is not set")
 		return 3
+	case "mute":
+		return runMute()
+	case "bulk":
+		return runBulk()
 	case "slow-start":
 		d, _ := time.ParseDuration(os.Getenv("FIXTURE_DELAY"))
 		time.Sleep(d)
@@ -90,6 +108,68 @@ func runFixture(mode string) int {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
 		return 1
 	}
+	return 0
+}
+
+// runBulk is the bulk fixture.
+func runBulk() int {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 1<<20)
+	out := bufio.NewWriter(os.Stdout)
+	answer := func(id json.RawMessage, result string) {
+		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, result)
+		out.Flush()
+	}
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name      string         `json:"name"`
+				Arguments map[string]any `json:"arguments"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &req) != nil || req.ID == nil {
+			continue // a notification
+		}
+		switch {
+		case req.Method == "initialize":
+			answer(req.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bulk","version":"1"}}`)
+		case req.Method == "tools/list":
+			answer(req.ID, `{"tools":[{"name":"pid","inputSchema":{"type":"object"}},{"name":"big","inputSchema":{"type":"object"}}]}`)
+		case req.Method == "tools/call" && req.Params.Name == "pid":
+			answer(req.ID, fmt.Sprintf(`{"content":[{"type":"text","text":"%d"}]}`, os.Getpid()))
+		case req.Method == "tools/call" && req.Params.Name == "big":
+			n := int(num(req.Params.Arguments, "n"))
+			out.WriteString(`{"result":{"content":[{"type":"text","text":"`)
+			chunk := bytes.Repeat([]byte("x"), 1<<20)
+			for ; n > 0; n -= len(chunk) {
+				out.Write(chunk[:min(n, len(chunk))])
+			}
+			fmt.Fprintf(out, `"}]},"jsonrpc":"2.0","id":%s}`+"\n", req.ID)
+			out.Flush()
+		default:
+			answer(req.ID, `{}`)
+		}
+	}
+	return 0
+}
+
+// runMute is a server that never answers the handshake, and exits as a
+// well-behaved server does when its stdin is closed.
+func runMute() int {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 1<<20)
+	if in.Scan() {
+		first := in.Text()
+		if i := strings.Index(first, `"method":"`); i >= 0 {
+			first = strings.SplitN(first[i+len(`"method":"`):], `"`, 2)[0]
+		}
+		logEvent("read " + first)
+	}
+	for in.Scan() {
+	}
+	logEvent("stdin closed")
 	return 0
 }
 

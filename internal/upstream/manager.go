@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"sync"
@@ -47,6 +48,20 @@ type Options struct {
 	ClientName, ClientVersion string
 	// Forward says which server→client requests are advertised and forwarded.
 	Forward Forwarding
+	// RetryFailedStarts makes the Manager try again, in the background,
+	// to start a server whose start failed while its tool list is not
+	// known (no cache): nothing else would ever need it, since nobody
+	// knows its tools. The attempts are spaced 1s, 2s, 4s … up to 5
+	// minutes, each shortened by a random part of up to half (so servers
+	// that failed together do not retry together), until one succeeds.
+	RetryFailedStarts bool
+	// OnStartFailed is called, on a goroutine of its own, after each
+	// failed start, the background retries' included; Status then says
+	// why and when the next attempt is.
+	OnStartFailed func(server string, err error)
+	// MaxDescriptionBytes bounds a tool's description; a longer one is
+	// cut, with a warning. Default DefaultMaxDescriptionBytes.
+	MaxDescriptionBytes int
 
 	// dial replaces how connections are made (tests: in-memory servers).
 	dial dialer
@@ -56,6 +71,11 @@ type Options struct {
 	// refuse to do on 2026-07-28 (where they must return input requests).
 	ProtocolVersion string
 }
+
+// DefaultMaxDescriptionBytes bounds a tool's description: far above
+// what any real tool needs (the longest seen are a few KiB), low enough
+// that one server cannot fill a client's context with one tool.
+const DefaultMaxDescriptionBytes = 16 << 10
 
 // Supervision parameters. Variables of the Manager (not constants) so tests can
 // shorten them.
@@ -69,6 +89,9 @@ type supervision struct {
 	// maxBackoffWait is the longest a caller waits for a backoff to expire
 	// before getting the last error instead.
 	maxBackoffWait time.Duration
+	// retryBase and retryMax space the background retries of
+	// Options.RetryFailedStarts: retryBase doubling up to retryMax.
+	retryBase, retryMax time.Duration
 }
 
 var defaultSupervision = supervision{
@@ -76,6 +99,8 @@ var defaultSupervision = supervision{
 	backoffMax:     30 * time.Second,
 	healthyAfter:   time.Minute,
 	maxBackoffWait: 2 * time.Second,
+	retryBase:      time.Second,
+	retryMax:       5 * time.Minute,
 }
 
 // Manager runs a fixed set of upstream MCP servers as their client. All methods
@@ -89,6 +114,9 @@ type Manager struct {
 	sup     supervision
 	dial    dialer
 	clock   clock
+	// jitter returns a number in [0, 1) that shortens each background
+	// retry's delay (tests fix it).
+	jitter func() float64
 	// idleChecked, if set, learns the outcome of every idle check once it
 	// is over (tests wait on it instead of sleeping).
 	idleChecked func(server string, stopped bool)
@@ -121,6 +149,9 @@ func New(servers map[string]config.ServerConfig, opts *Options) *Manager {
 	if o.DisableCache {
 		o.CacheDir = ""
 	}
+	if o.MaxDescriptionBytes <= 0 {
+		o.MaxDescriptionBytes = DefaultMaxDescriptionBytes
+	}
 	if o.MaxParallelStarts <= 0 {
 		o.MaxParallelStarts = 4
 	}
@@ -150,6 +181,7 @@ func New(servers map[string]config.ServerConfig, opts *Options) *Manager {
 		sup:        defaultSupervision,
 		dial:       o.dial,
 		clock:      realClock{},
+		jitter:     rand.Float64,
 		startSlots: make(chan struct{}, o.MaxParallelStarts),
 		life:       life,
 		shutdown:   shutdown,
@@ -405,6 +437,13 @@ type Status struct {
 	IdleStops int `json:"idleStops,omitempty"`
 	// Since is when the server entered State.
 	Since time.Time `json:"since"`
+	// FailedStarts counts the start attempts that failed in a row; zero
+	// once one succeeds.
+	FailedStarts int `json:"failedStarts,omitempty"`
+	// NextStart is when toolfold tries again by itself to start a server
+	// whose start failed (Options.RetryFailedStarts), past while that try
+	// is under way; zero when it does not (the next need starts it).
+	NextStart time.Time `json:"nextStart,omitzero"`
 	// Tools is the number of known tools after include/exclude; ToolsCached
 	// says the list came from the disk cache and the server has not been
 	// started since.

@@ -75,14 +75,23 @@ type rawPending struct {
 func (p *rawPending) claim() bool { return p.claimd.CompareAndSwap(false, true) }
 
 // rawLines passes the server's stdout on to the SDK a line at a time, less
-// the answers to fast-path calls, which it hands to their callers.
+// the answers to fast-path calls, which it hands to their callers, and
+// less the lines longer than max, which it reads past without holding
+// them (see limit.go).
 type rawLines struct {
-	src  io.Reader
-	raw  *rawConn
-	br   *bufio.Reader // over src; made on first use
-	long []byte        // a line longer than br's buffer
-	rest []byte        // what the SDK has yet to read of the last line
-	err  error
+	src io.Reader
+	raw *rawConn // nil: no fast path
+	// max bounds one message (maxMessageBytes), its line's end aside.
+	max int
+	// tooLarge, if set, is told of each message skipped for its size:
+	// its id (raw JSON, or nil) and whether it was the server's request
+	// or notification.
+	tooLarge func(id []byte, request bool)
+	br       *bufio.Reader // over src; made on first use
+	long     []byte        // a line longer than br's buffer
+	rest     []byte        // what the SDK has yet to read of the last line
+	over     *idScan       // set by readLine when it skipped a line for its size
+	err      error
 }
 
 func (r *rawLines) Read(p []byte) (int, error) {
@@ -92,7 +101,12 @@ func (r *rawLines) Read(p []byte) (int, error) {
 		}
 		line, err := r.readLine()
 		r.err = err
-		if len(line) > 0 && r.raw.take(line) {
+		if r.over != nil {
+			r.rest = r.refuse(r.over)
+			r.over = nil
+			continue
+		}
+		if len(line) > 0 && r.raw != nil && r.raw.take(line) {
 			continue
 		}
 		r.rest = line
@@ -102,14 +116,48 @@ func (r *rawLines) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// refuse fails the request whose answer was too large, and returns what
+// the SDK reads in its place: an error response to its own request, or
+// nothing.
+func (r *rawLines) refuse(scan *idScan) []byte {
+	id := scan.ID()
+	if r.tooLarge != nil {
+		r.tooLarge(id, scan.method)
+	}
+	switch {
+	case id == nil:
+		return nil // a notification, or no id to answer to: only dropped
+	case scan.method:
+		// The server's own request: it waits for an answer.
+		if r.raw != nil {
+			_, _ = r.raw.w.Write(refusedRequest(id, r.max))
+		}
+		return nil
+	}
+	if key, ok := rawcall.String(id); ok && strings.HasPrefix(key, rawIDPrefix) {
+		if r.raw != nil {
+			r.raw.refuse(key)
+		}
+		return nil
+	}
+	return tooLargeResponse(id, r.max)
+}
+
 // readLine reads up to and including the next newline (or the end); the
-// slice is valid until the next call.
+// slice is valid until the next call. A line whose message is longer than
+// max is read to its end but not kept: readLine returns nothing and sets
+// r.over to what it learned of the message.
 func (r *rawLines) readLine() ([]byte, error) {
 	if r.br == nil {
 		r.br = bufio.NewReaderSize(r.src, 64<<10)
 	}
 	line, err := r.br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
+		if r.max > 0 && len(bytes.TrimRight(line, "\r\n")) > r.max {
+			r.over = &idScan{}
+			r.over.feed(line)
+			return nil, err
+		}
 		return line, err
 	}
 	if cap(r.long) > 1<<20 {
@@ -118,9 +166,34 @@ func (r *rawLines) readLine() ([]byte, error) {
 	r.long = append(r.long[:0], line...)
 	for errors.Is(err, bufio.ErrBufferFull) {
 		line, err = r.br.ReadSlice('\n')
+		// +2: the line's end ("\r\n") is not part of the message.
+		if r.max > 0 && len(r.long)+len(line) > r.max+2 {
+			return nil, r.skipLong(line, err)
+		}
 		r.long = append(r.long, line...)
 	}
+	if r.max > 0 && len(bytes.TrimRight(r.long, "\r\n")) > r.max {
+		return nil, r.skipLong(nil, err)
+	}
 	return r.long, err
+}
+
+// skipLong reads past the rest of a line too long to keep, of which r.long
+// holds the start and line the last chunk read, scanning it for its id.
+func (r *rawLines) skipLong(line []byte, err error) error {
+	scan := &idScan{}
+	scan.feed(r.long)
+	r.long = r.long[:0]
+	if cap(r.long) > 1<<20 {
+		r.long = nil
+	}
+	scan.feed(line)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		line, err = r.br.ReadSlice('\n')
+		scan.feed(line)
+	}
+	r.over = scan
+	return err
 }
 
 // take hands a response to a fast-path call to its caller, and reports
@@ -160,6 +233,18 @@ func (r *rawConn) take(line []byte) bool {
 	// Otherwise the answer of a call withdrawn (cancelled, timed out):
 	// nobody waits for it.
 	return true
+}
+
+// refuse fails the fast-path call whose answer was too large to read.
+func (r *rawConn) refuse(key string) {
+	r.mu.Lock()
+	p := r.pending[key]
+	delete(r.pending, key)
+	r.mu.Unlock()
+	if p != nil && p.claim() {
+		p.release()
+		p.call.Finish(nil, p.c.s.tooLargeError(p.what(), nil))
+	}
 }
 
 // add registers a call, unless the connection is over, and makes sure the

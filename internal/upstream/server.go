@@ -53,12 +53,18 @@ type server struct {
 	starting  chan struct{} // non-nil while a start runs; closed when it ends
 	failures  int           // consecutive failures (crashes and failed starts)
 	retryAt   time.Time     // no new start before this
-	lastTail  *tailBuffer   // stderr of the current or last process
-	init      *mcp.InitializeResult
-	tools     []*mcp.Tool // the server's own list, before include/exclude
-	groups    []*Group    // what it declared through the groups extension, nil if nothing
-	known     bool        // tools holds a list (possibly empty)
-	cached    bool        // tools came from disk, not from this run
+	// failedStarts counts the failed starts since the last success;
+	// retryTimer and nextStart are the background retry armed after the
+	// last one (Options.RetryFailedStarts), nil and zero when none is.
+	failedStarts int
+	retryTimer   stopper
+	nextStart    time.Time
+	lastTail     *tailBuffer // stderr of the current or last process
+	init         *mcp.InitializeResult
+	tools        []*mcp.Tool // the server's own list, before include/exclude
+	groups       []*Group    // what it declared through the groups extension, nil if nothing
+	known        bool        // tools holds a list (possibly empty)
+	cached       bool        // tools came from disk, not from this run
 	// subscriptions counts, by resource URI, the subscriptions clients hold
 	// on the server; while any is held it is not stopped for idleness.
 	subscriptions map[string]int
@@ -68,6 +74,9 @@ type server struct {
 	// groupsOff says the server broke its connection when asked for its
 	// groups: the extension is no longer declared to it.
 	groupsOff bool
+	// warnedTools and warnedDescriptions say the warnings of bound were
+	// logged: once per server, not at every re-read.
+	warnedTools, warnedDescriptions atomic.Bool
 }
 
 func newServer(m *Manager, name string, cfg config.ServerConfig) *server {
@@ -161,7 +170,7 @@ func (s *server) loadCache() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if !s.known {
-			s.tools, s.groups, s.init, s.known, s.cached = e.Tools, e.Groups, e.Init, true, true
+			s.tools, s.groups, s.init, s.known, s.cached = s.bound(e.Tools), e.Groups, e.Init, true, true
 		}
 	})
 }
@@ -226,6 +235,41 @@ func (s *server) backoff(n int) time.Duration {
 		d *= 2
 	}
 	return min(d, s.m.sup.backoffMax)
+}
+
+// retryDelay is the wait before the background retry that follows the
+// n-th failed start in a row: retryBase doubling up to retryMax, less a
+// random part of up to half of it.
+func (s *server) retryDelay(n int) time.Duration {
+	d := s.m.sup.retryBase
+	for i := 1; i < n && d < s.m.sup.retryMax; i++ {
+		d *= 2
+	}
+	d = min(d, s.m.sup.retryMax)
+	return d - time.Duration(float64(d/2)*s.m.jitter())
+}
+
+// armRetryLocked sets the background retry off after delay; s.mu is held.
+func (s *server) armRetryLocked(delay time.Duration) {
+	if s.retryTimer != nil {
+		s.retryTimer.Stop()
+	}
+	s.nextStart = s.m.clock.Now().Add(delay)
+	s.retryTimer = s.m.clock.AfterFunc(delay, func() {
+		s.mu.Lock()
+		// nextStart stays until the try ends (a failure sets the next,
+		// a success clears it): meanwhile the try is under way.
+		s.retryTimer = nil
+		// Its time has come: the caller's backoff gate must not hold it
+		// back (the real clock and the Manager's may differ in tests).
+		s.retryAt = time.Time{}
+		s.mu.Unlock()
+		s.m.goBackground(func() {
+			if c, err := s.connect(s.m.life); err == nil {
+				s.release(c)
+			}
+		})
+	})
 }
 
 // connect returns the live connection, starting the server if needed, with a
@@ -315,12 +359,19 @@ func (s *server) connect(ctx context.Context) (*connection, error) {
 // closing done, with s.conn set or s.lastErr saying why not.
 func (s *server) start(done chan struct{}) {
 	defer close(done)
+	s.loadCache() // whether a list is known decides on a background retry
 	finish := func(c *connection, err error) {
 		s.mu.Lock()
 		s.starting = nil
 		if err != nil {
 			s.failures++
-			s.retryAt = time.Now().Add(s.backoff(s.failures))
+			s.failedStarts++
+			delay := s.backoff(s.failures)
+			if s.m.opts.RetryFailedStarts && !s.known && !s.m.isClosed() {
+				delay = s.retryDelay(s.failedStarts)
+				s.armRetryLocked(delay)
+			}
+			s.retryAt = time.Now().Add(delay)
 			s.lastErr = err
 			s.setState(StateFailed)
 			s.mu.Unlock()
@@ -330,9 +381,13 @@ func (s *server) start(done chan struct{}) {
 				s.log.Debug("upstream start cut short: toolfold is shutting down", "error", err)
 				return
 			}
-			s.log.Warn("upstream failed to start", "error", err)
+			s.log.Warn("upstream failed to start", "error", err, "attempt", s.failedStarts, "next_attempt_in", delay)
+			if on := s.m.opts.OnStartFailed; on != nil {
+				s.m.goBackground(func() { on(s.name, err) })
+			}
 			return
 		}
+		s.failedStarts, s.nextStart = 0, time.Time{}
 		s.conn, s.lastErr, s.lastTail = c, nil, c.stderr
 		s.setState(StateReady)
 		c.lastUsed = s.m.clock.Now()
@@ -346,8 +401,14 @@ func (s *server) start(done chan struct{}) {
 		finish(nil, s.errorf(ErrClosed, nil, "upstream %q was not started: toolfold is shutting down", s.name))
 		return
 	}
-	ctx, cancel := context.WithTimeout(s.m.life, s.startTimeout)
-	defer cancel()
+	// The deadline runs on the Manager's clock, so a test can reach it
+	// without waiting; its cause tells startError the timeout was hit.
+	ctx, cancel := context.WithCancelCause(s.m.life)
+	deadline := s.m.clock.AfterFunc(s.startTimeout, func() { cancel(errStartTimeout) })
+	defer func() {
+		deadline.Stop()
+		cancel(nil)
+	}()
 	began := time.Now()
 	c, err := s.dialAndInitialize(ctx)
 	if err != nil {
@@ -399,6 +460,15 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 		}
 		c.raw = &rawConn{}
 		st.raw = c.raw
+		st.maxMessage = int(s.cfg.EffectiveMaxMessageBytes())
+		st.tooLarge = func(id []byte, request bool) {
+			kind := "an answer"
+			if request {
+				kind = "a request or notification of its own"
+			}
+			s.log.Warn("upstream sent a message larger than its maxMessageBytes; skipped it without holding it, and failed only the request it answered",
+				"maxMessageBytes", s.cfg.EffectiveMaxMessageBytes(), "message", kind, "id", string(id))
+		}
 	}
 	s.mu.Lock()
 	s.lastTail = tail
@@ -499,6 +569,10 @@ func (o *progressObserver) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, err
 }
 
+// errStartTimeout is the cause of a start context that hit the server's
+// startTimeout.
+var errStartTimeout = errors.New("upstream start timeout")
+
 // reapFailedStart makes sure a process whose handshake failed is gone and
 // waited for, so its exit status and all of its stderr are known.
 func reapFailedStart(cmd *exec.Cmd) {
@@ -519,16 +593,22 @@ func (s *server) startError(ctx context.Context, c *connection, err error) error
 	// A server that answered the handshake with an error said why; its
 	// exit afterwards (toolfold hung up) says nothing more.
 	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && isTooLarge(rpcErr) {
+		return s.errorf(ErrStartFailed, err, "upstream %q could not be started: it sent a message of more than %s (maxMessageBytes) while starting; raise its \"maxMessageBytes\" if that is expected", s.name, s.cfg.EffectiveMaxMessageBytes())
+	}
 	if errors.As(err, &rpcErr) && !sdkOwnError(rpcErr) {
 		return s.errorf(ErrStartFailed, err, "upstream %q refused the MCP handshake: %s%s", s.name, rpcErr.Message, c.stderrSuffix())
+	}
+	// Before the exit status: a server that hung was stopped by toolfold,
+	// so how its process then ended (often "exit status 0", once its stdin
+	// closed) says nothing about why.
+	if errors.Is(context.Cause(ctx), errStartTimeout) {
+		return s.errorf(ErrStartFailed, err, "upstream %q did not start within %s (startTimeout); it was stopped%s", s.name, humanDuration(s.startTimeout), c.stderrSuffix())
 	}
 	if c.cmd != nil {
 		if ps := c.cmd.ProcessState; ps != nil && !c.stopping.Load() {
 			return s.errorf(ErrStartFailed, err, "upstream %q exited at start (%s)%s", s.name, ps.String(), c.stderrSuffix())
 		}
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return s.errorf(ErrStartFailed, err, "upstream %q did not finish starting within %s%s", s.name, humanDuration(s.startTimeout), c.stderrSuffix())
 	}
 	if c.cmd != nil {
 		return s.errorf(ErrStartFailed, err, "upstream %q could not be started: %v%s", s.name, err, c.stderrSuffix())
@@ -850,6 +930,10 @@ func (s *server) dropLostSession(c *connection) {
 func (s *server) close() {
 	s.mu.Lock()
 	starting := s.starting
+	if s.retryTimer != nil {
+		s.retryTimer.Stop()
+		s.retryTimer, s.nextStart = nil, time.Time{}
+	}
 	s.mu.Unlock()
 	if starting != nil {
 		<-starting // starts watch the Manager's life and end promptly
@@ -868,7 +952,9 @@ func (s *server) close() {
 
 // listTools reads every page of the server's tools; a server without the
 // tools capability has none.
-func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
+// At most limit+1 are read (limit <= 0: all), so a runaway list costs
+// no more than the bound, and bound can tell there were more.
+func listTools(ctx context.Context, cs *mcp.ClientSession, limit int) ([]*mcp.Tool, error) {
 	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Tools == nil {
 		return []*mcp.Tool{}, nil
 	}
@@ -878,6 +964,9 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 			return nil, err
 		}
 		tools = append(tools, t)
+		if limit > 0 && len(tools) > limit {
+			break
+		}
 	}
 	return tools, nil
 }
@@ -887,7 +976,7 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 // failed tools/list is an error; the groups' problems are logged and cost
 // what they are about.
 func (s *server) readTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, []*Group, error) {
-	tools, err := listTools(ctx, cs)
+	tools, err := listTools(ctx, cs, s.cfg.EffectiveMaxTools())
 	s.mu.Lock()
 	off := s.groupsOff
 	s.mu.Unlock()
@@ -899,7 +988,7 @@ func (s *server) readTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.T
 		// A request that failed below JSON-RPC may have taken the
 		// connection with it (a server whose HTTP layer refuses methods it
 		// does not know answers 400, which ends an SSE session).
-		if _, err := listTools(ctx, cs); err != nil {
+		if _, err := listTools(ctx, cs, 1); err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", errGroupsDroppedConnection, err)
 		}
 	}
@@ -925,6 +1014,7 @@ func (s *server) groupsChanged(c *connection) {
 // and tells OnToolsChanged when either differs from what was known.
 func (s *server) setTools(cs *mcp.ClientSession, tools []*mcp.Tool, groups []*Group) {
 	s.loadCache() // so a list equal to the cached one is not reported as a change
+	tools = s.bound(tools)
 	s.mu.Lock()
 	changed := !s.known || !sameTools(s.tools, tools) || !sameJSON(s.groups, groups)
 	s.tools, s.groups, s.known, s.cached = tools, groups, true, false
@@ -1006,14 +1096,16 @@ func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{
-		Name:      s.name,
-		State:     s.state,
-		Transport: string(s.cfg.Transport),
-		Disabled:  s.cfg.Disabled,
-		Error:     errorOf(s.lastErr),
-		Restarts:  s.restarts,
-		IdleStops: s.idleStops,
-		Since:     s.since,
+		Name:         s.name,
+		State:        s.state,
+		Transport:    string(s.cfg.Transport),
+		Disabled:     s.cfg.Disabled,
+		Error:        errorOf(s.lastErr),
+		Restarts:     s.restarts,
+		IdleStops:    s.idleStops,
+		Since:        s.since,
+		FailedStarts: s.failedStarts,
+		NextStart:    s.nextStart,
 	}
 	if st.Transport == "" {
 		st.Transport = string(config.TransportStdio)

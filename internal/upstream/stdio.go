@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/config"
 )
 
 // stdioTransport runs a stdio server like the SDK's CommandTransport, but
@@ -32,6 +33,12 @@ type stdioTransport struct {
 	// it writes to stdin beside the SDK and takes its answers off stdout
 	// before the SDK reads them.
 	raw *rawConn
+	// maxMessage bounds one message from the server (maxMessageBytes);
+	// zero means config.DefaultMaxMessageBytes.
+	maxMessage int
+	// tooLarge, if set before Connect, is told of each message skipped
+	// for its size (see rawLines).
+	tooLarge func(id []byte, request bool)
 }
 
 var _ mcp.Transport = (*stdioTransport)(nil)
@@ -54,19 +61,24 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	}
 	// The connection is closed by closing stdin (then signals), never by
 	// closing stdout, whose last bytes may still be on their way.
-	var out io.Reader = stdout
 	var writer io.WriteCloser = &childStdin{WriteCloser: stdin, cmd: t.cmd, grace: t.terminateGrace}
+	maxMessage := t.maxMessage
+	if maxMessage <= 0 {
+		maxMessage = int(config.DefaultMaxMessageBytes)
+	}
+	// Lines over the bound are read past here, never held; the fast
+	// path's answers are taken off, so the filter below never decodes
+	// them; any other line (a banner included) passes on to it as it came.
+	out := &rawLines{src: stdout, raw: t.raw, max: maxMessage, tooLarge: t.tooLarge}
 	if t.raw != nil {
-		// The fast path's answers are taken off first, so the filter
-		// below never decodes them; any other line (a banner included)
-		// passes on to it as it came.
 		w := &lockedWriter{w: writer}
 		t.raw.w = w
-		out = &rawLines{src: stdout, raw: t.raw}
 		writer = w
 	}
 	lines := &jsonLines{r: bufio.NewReader(out), skipped: skipped, lineStart: true}
-	transport := &mcp.IOTransport{Reader: io.NopCloser(lines), Writer: writer}
+	// The SDK's own bound only backs this one up: the lines it reads are
+	// bounded already (twice, for what its decoder reads ahead).
+	transport := &mcp.IOTransport{Reader: io.NopCloser(lines), Writer: writer, MaxLineLength: 2 * maxMessage}
 	return transport.Connect(context.Background())
 }
 

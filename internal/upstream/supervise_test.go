@@ -187,6 +187,32 @@ func TestStartFailureSaysWhy(t *testing.T) {
 	}
 }
 
+// A server that never answers the handshake is stopped at its
+// startTimeout, and the error names the timeout, not how the stopped
+// process then exited.
+func TestStartTimeoutIsNamed(t *testing.T) {
+	events := filepath.Join(t.TempDir(), "events")
+	mute := fixture(t, "mute", map[string]string{"FIXTURE_EVENT_LOG": events})
+	mute.StartTimeout = config.Duration(5 * time.Second)
+	m, clk, _ := newIdleManager(t, map[string]config.ServerConfig{"mute": mute}, nil)
+	errs := make(chan error, 1)
+	go func() {
+		_, err := m.Tools(context.Background(), "mute")
+		errs <- err
+	}()
+	waitForFile(t, events, "read ") // the handshake began
+	clk.Advance(5 * time.Second)
+	err := <-errs
+	want := `upstream "mute" did not start within 5s (startTimeout); it was stopped`
+	if !errors.Is(err, ErrStartFailed) || !strings.HasPrefix(errorOf(err), want) {
+		t.Fatalf("got  %v\nwant %s", err, want)
+	}
+	waitForFile(t, events, "stdin closed")
+	if st := statusOf(m, "mute"); st.State != StateFailed || !strings.HasPrefix(st.Error, want) {
+		t.Errorf("status: %+v", st)
+	}
+}
+
 func TestMissingCommand(t *testing.T) {
 	cfg := config.ServerConfig{Command: "toolfold-no-such-program", Transport: config.TransportStdio}
 	m := newTestManager(t, map[string]config.ServerConfig{"ghost": cfg}, nil)
