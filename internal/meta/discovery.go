@@ -103,8 +103,11 @@ func (a FindArgs) phrasings() []string {
 
 // FoundTool is one ranked tool.
 type FoundTool struct {
-	Name        string  `json:"name"`
-	Group       string  `json:"group,omitempty"`
+	Name  string `json:"name"`
+	Group string `json:"group,omitempty"`
+	// Call is the tool's call signature (Signature), so that a model can
+	// call it without describing it first.
+	Call        string  `json:"call"`
 	Description string  `json:"description"`
 	Score       float64 `json:"score"`
 }
@@ -150,13 +153,25 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 	}
 	limit = min(limit, maxFindLimit)
 	hits, groups := d.index.FindPhrasings(phrasings, &search.SearchOptions{Limit: limit, Group: args.Group})
+	// One phrasing is ranked on the index's own scale, several are fused
+	// on 0-1, each phrasing relative to its best hit: dividing one
+	// phrasing's scores by its best puts both on the fused scale.
+	toolTop, groupTop := 1.0, 1.0
+	if len(phrasings) == 1 {
+		if len(hits) > 0 && hits[0].Score > 0 {
+			toolTop = hits[0].Score
+		}
+		if len(groups) > 0 && groups[0].Score > 0 {
+			groupTop = groups[0].Score
+		}
+	}
 	res := &FindResult{Tools: []FoundTool{}, Groups: []FoundGroup{}}
 	for _, h := range hits {
 		w, ok := d.expo.Route(h.ID)
 		if !ok || w.Target == nil {
 			continue
 		}
-		ft := FoundTool{Name: w.Name, Description: expose.Summary(w.Target.Def.Description, 160), Score: round(h.Score)}
+		ft := FoundTool{Name: w.Name, Call: Signature(w), Description: expose.Summary(w.Target.Def.Description, 160), Score: round(h.Score / toolTop)}
 		if len(w.Target.Groups) > 0 {
 			ft.Group = string(w.Target.Groups[0].ID)
 		}
@@ -164,24 +179,47 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 	}
 	for _, gh := range groups {
 		g, ok := cat.Group(catalog.GroupID(gh.Name))
-		if !ok {
+		// A group with no tools of its own (a server split into derived
+		// groups) offers nothing to enable or search that its children do
+		// not: its children are the hits worth reading.
+		if !ok || len(g.Tools) == 0 || gh.Score < minGroupScore*groupTop {
 			continue
 		}
-		res.Groups = append(res.Groups, FoundGroup{Name: gh.Name, Description: firstLine(g.Description), Tools: len(g.Tools), Enabled: s.Enabled.Has(g.Index), Score: round(gh.Score)})
+		res.Groups = append(res.Groups, FoundGroup{Name: gh.Name, Description: firstLine(g.Description), Tools: len(g.Tools), Enabled: s.Enabled.Has(g.Index), Score: round(gh.Score / groupTop)})
 	}
-	switch {
-	case len(res.Tools) == 0:
-		res.Next = fmt.Sprintf("Nothing matched. Search again as a tool would be named: the operation and the thing it acts on, the product if known (\"merge pull request github\"), with another wording in \"queries\"; or browse with %s {\"topic\": \"groups\"}.", d.names.Guidance)
-	default:
-		// The ranking matches words, not meaning: when the request and
-		// the tool's author used different words, the model reading this
-		// can still find the tool by meaning, one group at a time.
-		res.Next = fmt.Sprintf("Call %s {\"names\": [...]} for a tool's parameters, then %s {\"name\": ..., \"arguments\": {...}}. "+
-			"If none of these fits, search again in the tool's likely words, within one of the groups above ({\"query\": ..., \"group\": \"<group>\"}), or browse with %s {\"topic\": \"groups\"}.",
-			d.names.Describe, d.names.Call, d.names.Guidance)
-	}
+	res.Next = d.next(len(res.Tools) > 0)
 	return res, nil
 }
+
+// next is find_tools' next step, in the words of the client's mode: the
+// search mode has describe_tools and guidance, the groups mode
+// enable_tools instead.
+func (d *Discovery) next(found bool) string {
+	n := d.names
+	groupsMode := d.expo.Mode() == expose.Groups
+	if !found {
+		browse := fmt.Sprintf("or browse with %s {\"topic\": \"groups\"}", n.Guidance)
+		if groupsMode {
+			browse = fmt.Sprintf("or pick a group from the %s description", n.Enable)
+		}
+		return fmt.Sprintf("Nothing matched. Search again as a tool would be named: the operation and the thing it acts on, the product if known (\"merge pull request github\"), with another wording in \"queries\"; %s.", browse)
+	}
+	// The ranking matches words, not meaning: when the request and the
+	// tool's author used different words, the model reading this can
+	// still find the tool by meaning, one group at a time.
+	if groupsMode {
+		return fmt.Sprintf("Call a tool with %s {\"name\": ..., \"arguments\": {...}} and the parameters shown, or add its group to your list with %s {\"groups\": [\"<group>\"]}. "+
+			"If none of these fits, search again in the tool's likely words, or within one of the groups above ({\"query\": ..., \"group\": \"<group>\"}).", n.Call, n.Enable)
+	}
+	return fmt.Sprintf("Call a tool with %s {\"name\": ..., \"arguments\": {...}} and the parameters shown; %s {\"names\": [...]} gives a tool's full schema. "+
+		"If none of these fits, search again in the tool's likely words, within one of the groups above ({\"query\": ..., \"group\": \"<group>\"}), or browse with %s {\"topic\": \"groups\"}.",
+		n.Call, n.Describe, n.Guidance)
+}
+
+// minGroupScore is the least share of the best group's score a group hit
+// needs: below it a group matched one stray word, and listing it costs the
+// model a line for nothing.
+const minGroupScore = 0.1
 
 func round(f float64) float64 { return math.Round(f*100) / 100 }
 
@@ -257,7 +295,7 @@ var guidanceSchema = json.RawMessage(`{"type":"object","properties":{"topic":{"t
 // FindTool is find_tools' definition.
 func FindTool(n Names) *mcp.Tool {
 	return &mcp.Tool{Name: n.Find, InputSchema: findSchema, Annotations: readOnly(true),
-		Description: fmt.Sprintf("Search every tool by what it does, including tools not in your list; returns names for %s and %s. Query as tools are named: \"merge pull request github\" for \"land PR #42\"; other wordings go in queries.", n.Describe, n.Call)}
+		Description: fmt.Sprintf("Search every tool by what it does, including tools not in your list; returns each tool's name and parameters, to call it with %s. Query as tools are named: \"merge pull request github\" for \"land PR #42\"; other wordings go in queries.", n.Call)}
 }
 
 // DescribeTool is describe_tools' definition.

@@ -23,7 +23,7 @@ type Names struct {
 	Guidance string
 }
 
-// DefaultNames are the names SPEC §6 gives the meta-tools.
+// DefaultNames are the meta-tools' names unless the config renames them.
 func DefaultNames() Names {
 	return Names{Enable: "enable_tools", Disable: "disable_tools", Reset: "reset_tools",
 		Find: "find_tools", Describe: "describe_tools", Call: "call_tool", Guidance: "guidance"}
@@ -100,6 +100,26 @@ type ToolInfo struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+	// Call is the tool's compact call signature (Signature).
+	Call string `json:"call"`
+}
+
+// toolInfo describes w for a result.
+func toolInfo(w *expose.Wire) ToolInfo {
+	return ToolInfo{Name: w.Name, Description: w.Tool.Description, InputSchema: w.InputSchema(), Call: Signature(w)}
+}
+
+// boundTools keeps the tools whose definitions fit half of AnswerBudget
+// (the rest of an answer needs room too) and counts the others.
+func boundTools(tools []ToolInfo) ([]ToolInfo, int) {
+	used := 0
+	for i, t := range tools {
+		used += len(t.Name) + len(t.Description) + len(t.InputSchema) + len(t.Call)
+		if used > AnswerBudget/2 && i > 0 {
+			return tools[:i], len(tools) - i
+		}
+	}
+	return tools, 0
 }
 
 // EnableResult is what enable_tools returns.
@@ -111,7 +131,10 @@ type EnableResult struct {
 	Errors          []view.GroupError `json:"errors"`
 	Instructions    map[string]string `json:"instructions,omitempty"`
 	Tools           []ToolInfo        `json:"tools"`
-	Note            string            `json:"note,omitempty"`
+	// More counts newly available tools left out of Tools to keep the
+	// answer within AnswerBudget.
+	More int    `json:"more_tools,omitempty"`
+	Note string `json:"note,omitempty"`
 }
 
 // DisableResult is what disable_tools returns.
@@ -131,6 +154,7 @@ type ResetResult struct {
 	Errors         []view.GroupError `json:"errors"`
 	Instructions   map[string]string `json:"instructions,omitempty"`
 	Tools          []ToolInfo        `json:"tools"`
+	More           int               `json:"more_tools,omitempty"`
 }
 
 // GroupsArgs are the arguments of enable_tools and disable_tools.
@@ -148,8 +172,8 @@ func DoEnable(v *view.View, e *expose.Exposure, args GroupsArgs) (*EnableResult,
 		AvailableGroups: groupInfos(e, v.Enableable()),
 		Errors:          nonNil(ch.Errors),
 		Instructions:    instructions(ch.Enabled),
-		Tools:           newlyListed(e, ch),
 	}
+	res.Tools, res.More = boundTools(newlyListed(e, ch))
 	if len(args.Groups) == 0 {
 		res.Note = "No groups given: pass {\"groups\": [\"<name>\"]} with names from available_groups."
 	}
@@ -198,9 +222,10 @@ func DoDescribeGroups(n Names, v *view.View, e *expose.Exposure, args GroupsArgs
 				continue
 			}
 			seenTool[w.Name] = true
-			res.Tools = append(res.Tools, ToolInfo{Name: w.Name, Description: w.Tool.Description, InputSchema: w.InputSchema()})
+			res.Tools = append(res.Tools, toolInfo(w))
 		}
 	}
+	res.Tools, res.More = boundTools(res.Tools)
 	res.Enabled = groupNames(ch.Enabled)
 	res.Errors = nonNil(ch.Errors)
 	res.Instructions = instructions(ch.Enabled)
@@ -233,15 +258,16 @@ func DoDisable(v *view.View, e *expose.Exposure, args GroupsArgs) (*DisableResul
 // DoReset runs reset_tools on v: args maps group names to their final state.
 func DoReset(v *view.View, e *expose.Exposure, args map[string]bool) (*ResetResult, *view.Change) {
 	ch := v.Reset(args)
-	return &ResetResult{
+	res := &ResetResult{
 		Enabled:        groupNames(ch.Enabled),
 		Disabled:       groupNames(ch.Disabled),
 		EnabledGroups:  enabledNames(e.Catalog(), ch.After),
 		AvailableTools: wireNames(e.Listed(ch.After)),
 		Errors:         nonNil(ch.Errors),
 		Instructions:   instructions(ch.Enabled),
-		Tools:          newlyListed(e, ch),
-	}, ch
+	}
+	res.Tools, res.More = boundTools(newlyListed(e, ch))
+	return res, ch
 }
 
 // HiddenToolMessage explains why a tool in a disabled group cannot be
@@ -312,7 +338,7 @@ func newlyListed(e *expose.Exposure, ch *view.Change) []ToolInfo {
 	out := []ToolInfo{}
 	for _, w := range e.Listed(ch.After) {
 		if !before[w.Name] {
-			out = append(out, ToolInfo{Name: w.Name, Description: w.Tool.Description, InputSchema: w.InputSchema()})
+			out = append(out, toolInfo(w))
 		}
 	}
 	return out
@@ -356,7 +382,7 @@ func wireNames(ws []*expose.Wire) []string {
 func groupInfos(e *expose.Exposure, gs []*catalog.Group) []GroupInfo {
 	out := make([]GroupInfo, len(gs))
 	for i, g := range gs {
-		out[i] = GroupInfo{Name: string(g.ID), Description: g.Description, Tools: len(g.Tools)}
+		out[i] = GroupInfo{Name: string(g.ID), Description: clip(firstLine(g.Description), 300), Tools: len(g.Tools)}
 	}
 	return out
 }
@@ -368,15 +394,24 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// Result wraps a value as a tool result: structuredContent and the same
-// JSON as text, as SPEC §6 asks of every meta-tool.
+// texter is a result that reads better as text than as its JSON.
+type texter interface{ Text() string }
+
+// Result wraps a value as a tool result: the data as structuredContent for
+// programs, and for the model a text block it reads once: the value's own
+// text when it has one (not the same JSON again, which a model would read
+// twice, escaped), else the JSON.
 func Result(v any, isError bool) *mcp.CallToolResult {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return ErrorResult("encoding the result failed: " + err.Error())
 	}
+	text := string(b)
+	if t, ok := v.(texter); ok {
+		text = t.Text()
+	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: json.RawMessage(b),
 		IsError:           isError,
 	}
