@@ -417,7 +417,7 @@ func TestGuidanceTopics(t *testing.T) {
 		want []string
 		err  bool
 	}{
-		{args: map[string]any{}, want: []string{"# Tools available", "6 tools in 4 groups, plus 1 always available", "- **code** (2 tools, 1 group inside): Code"}},
+		{args: map[string]any{}, want: []string{"# Tools available", "6 tools in 4 groups, plus 1 always available", "- **code** (2 tools), 1 group inside: Code"}},
 		{args: map[string]any{"topic": "groups"}, want: []string{"| group | state | tools | context tokens | description |", "|     code.repos.br | available | 1 |"}},
 		{args: map[string]any{"topic": "code.repos"}, want: []string{"# Group code.repos", "## Instructions\n\nMind the default branch.", "| c | Tool c |", "- **code.repos.br** (1 tool): Branches"}},
 		{args: map[string]any{"topic": "tool", "tool_name": "a"}, want: []string{"# a", "| x | string | no |", "In group code, docs."}},

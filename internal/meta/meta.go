@@ -91,7 +91,10 @@ func (n Names) Kind(name string) Kind {
 type GroupInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
-	Tools       int    `json:"tools"`
+	// Tools counts the group's tools and those of the groups inside it.
+	Tools int `json:"tools"`
+	// Groups counts the groups right inside it.
+	Groups int `json:"groups,omitempty"`
 }
 
 // ToolInfo describes a newly visible wire tool, so a client that never
@@ -99,7 +102,9 @@ type GroupInfo struct {
 type ToolInfo struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"inputSchema"`
+	// InputSchema is left out when the answer has no room for it; Call
+	// still says how to call the tool.
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	// Call is the tool's compact call signature (Signature).
 	Call string `json:"call"`
 }
@@ -109,14 +114,21 @@ func toolInfo(w *expose.Wire) ToolInfo {
 	return ToolInfo{Name: w.Name, Description: w.Tool.Description, InputSchema: w.InputSchema(), Call: Signature(w)}
 }
 
-// boundTools keeps the tools whose definitions fit half of AnswerBudget
-// (the rest of an answer needs room too) and counts the others.
+// boundTools keeps an answer within AnswerBudget: every tool keeps its
+// name and call signature, its input schema while the schemas fit a
+// quarter of the budget; past a third, tools are only counted.
 func boundTools(tools []ToolInfo) ([]ToolInfo, int) {
-	used := 0
-	for i, t := range tools {
-		used += len(t.Name) + len(t.Description) + len(t.InputSchema) + len(t.Call)
-		if used > AnswerBudget/2 && i > 0 {
+	schemas, all := 0, 0
+	for i := range tools {
+		t := &tools[i]
+		t.Description = expose.Summary(t.Description, 200)
+		all += len(t.Name) + len(t.Call) + len(t.Description) + 40
+		if all > AnswerBudget/3 && i > 0 {
 			return tools[:i], len(tools) - i
+		}
+		schemas += len(t.InputSchema)
+		if schemas > AnswerBudget/4 {
+			t.InputSchema = nil
 		}
 	}
 	return tools, 0
@@ -131,10 +143,12 @@ type EnableResult struct {
 	Errors          []view.GroupError `json:"errors"`
 	Instructions    map[string]string `json:"instructions,omitempty"`
 	Tools           []ToolInfo        `json:"tools"`
-	// More counts newly available tools left out of Tools to keep the
-	// answer within AnswerBudget.
-	More int    `json:"more_tools,omitempty"`
-	Note string `json:"note,omitempty"`
+	// More counts newly available tools left out of Tools, MoreGroups
+	// groups left out of AvailableGroups, to keep the answer within
+	// AnswerBudget.
+	More       int    `json:"more_tools,omitempty"`
+	MoreGroups int    `json:"more_groups,omitempty"`
+	Note       string `json:"note,omitempty"`
 }
 
 // DisableResult is what disable_tools returns.
@@ -169,11 +183,12 @@ func DoEnable(v *view.View, e *expose.Exposure, args GroupsArgs) (*EnableResult,
 		Enabled:         groupNames(ch.Enabled),
 		EnabledGroups:   enabledNames(e.Catalog(), ch.After),
 		AvailableTools:  wireNames(e.Listed(ch.After)),
-		AvailableGroups: groupInfos(e, v.Enableable()),
+		AvailableGroups: groupInfos(e, insideFirst(v.Enableable(), ch.Enabled)),
 		Errors:          nonNil(ch.Errors),
 		Instructions:    instructions(ch.Enabled),
 	}
 	res.Tools, res.More = boundTools(newlyListed(e, ch))
+	res.AvailableGroups, res.MoreGroups = boundGroups(res.AvailableGroups)
 	if len(args.Groups) == 0 {
 		res.Note = "No groups given: pass {\"groups\": [\"<name>\"]} with names from available_groups."
 	}
@@ -215,7 +230,7 @@ func DoDescribeGroups(n Names, v *view.View, e *expose.Exposure, args GroupsArgs
 		}
 		ch.Enabled = append(ch.Enabled, g)
 		for _, c := range g.Children {
-			res.AvailableGroups = append(res.AvailableGroups, GroupInfo{Name: string(c.ID), Description: c.Description, Tools: len(c.Tools)})
+			res.AvailableGroups = append(res.AvailableGroups, groupInfo(c))
 		}
 		for _, w := range e.GroupWires(g) {
 			if seenTool[w.Name] || listed[w.Name] {
@@ -226,6 +241,7 @@ func DoDescribeGroups(n Names, v *view.View, e *expose.Exposure, args GroupsArgs
 		}
 	}
 	res.Tools, res.More = boundTools(res.Tools)
+	res.AvailableGroups, res.MoreGroups = boundGroups(res.AvailableGroups)
 	res.Enabled = groupNames(ch.Enabled)
 	res.Errors = nonNil(ch.Errors)
 	res.Instructions = instructions(ch.Enabled)
@@ -382,9 +398,44 @@ func wireNames(ws []*expose.Wire) []string {
 func groupInfos(e *expose.Exposure, gs []*catalog.Group) []GroupInfo {
 	out := make([]GroupInfo, len(gs))
 	for i, g := range gs {
-		out[i] = GroupInfo{Name: string(g.ID), Description: clip(firstLine(g.Description), 300), Tools: len(g.Tools)}
+		out[i] = groupInfo(g)
 	}
 	return out
+}
+
+// insideFirst puts the groups inside those just enabled first: they are
+// what the agent came for, and a bounded answer keeps the first.
+func insideFirst(gs, enabled []*catalog.Group) []*catalog.Group {
+	out := make([]*catalog.Group, 0, len(gs))
+	for _, g := range gs {
+		if g.Parent != nil && slices.Contains(enabled, g.Parent) {
+			out = append(out, g)
+		}
+	}
+	for _, g := range gs {
+		if g.Parent == nil || !slices.Contains(enabled, g.Parent) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func groupInfo(g *catalog.Group) GroupInfo {
+	return GroupInfo{Name: string(g.ID), Description: clip(firstLine(g.Description), 160), Tools: subtreeTools(g), Groups: len(g.Children)}
+}
+
+// boundGroups keeps the groups whose entries fit a quarter of
+// AnswerBudget, and counts the others (the enable_tools description lists
+// them all).
+func boundGroups(gs []GroupInfo) ([]GroupInfo, int) {
+	used := 0
+	for i, g := range gs {
+		used += len(g.Name) + len(g.Description) + 40
+		if used > AnswerBudget/4 && i > 0 {
+			return gs[:i], len(gs) - i
+		}
+	}
+	return gs, 0
 }
 
 func nonNil[T any](s []T) []T {

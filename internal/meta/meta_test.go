@@ -82,7 +82,7 @@ func TestResultTextIsReadOnce(t *testing.T) {
 	if json.Valid([]byte(text)) || strings.Contains(text, `"inputSchema"`) {
 		t.Errorf("the text is JSON again:\n%s", text)
 	}
-	for _, want := range []string{"Enabled: code.", "Error: ", "- a(x?: string): Tool a", "tools in your list now", "code.repos (2)"} {
+	for _, want := range []string{"Enabled: code.", "Error: ", "- a(x?: string): Tool a", "tools in your list now", "code.repos (3)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the text lacks %q:\n%s", want, text)
 		}

@@ -229,9 +229,18 @@ func (r *DescribeResult) Text() string {
 		if len(notes) > 0 {
 			block += "\n(" + strings.Join(notes, "; ") + ")"
 		}
-		if !l.add("%s\n", block) {
-			cut = append(cut, t.Name)
+		if l.add("%s\n", block) {
+			continue
 		}
+		// A schema too big for the answer: its parameters, one short
+		// line each, say what a call needs.
+		if l.dropped == 1 && len(cut) == 0 {
+			l.dropped = 0
+			if l.add("## %s\n%s\nParameters (the schema is too long to show whole):\n%s", t.Name, clip(t.Description, 600), paramLines(t.InputSchema)) {
+				continue
+			}
+		}
+		cut = append(cut, t.Name)
 	}
 	if len(cut) > 0 {
 		l.always("Not shown, to keep this answer short: %s. Describe them in another call.", strings.Join(cut, ", "))
@@ -240,6 +249,46 @@ func (r *DescribeResult) Text() string {
 		l.always("Error: %s", e)
 	}
 	return l.String()
+}
+
+// paramLines lists a schema's top-level parameters, required first, one
+// short line each, within a third of AnswerBudget.
+func paramLines(schema any) string {
+	raw, _ := json.Marshal(schema)
+	var s struct {
+		Properties map[string]struct {
+			Type        any    `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	_ = json.Unmarshal(raw, &s)
+	names := slices.Sorted(maps.Keys(s.Properties))
+	slices.SortStableFunc(names, func(a, b string) int {
+		ra, rb := slices.Contains(s.Required, a), slices.Contains(s.Required, b)
+		switch {
+		case ra && !rb:
+			return -1
+		case rb && !ra:
+			return 1
+		}
+		return 0
+	})
+	var b strings.Builder
+	for i, name := range names {
+		p := s.Properties[name]
+		req := "optional"
+		if slices.Contains(s.Required, name) {
+			req = "required"
+		}
+		line := fmt.Sprintf("- %s (%v, %s): %s\n", name, p.Type, req, clip(p.Description, 100))
+		if b.Len()+len(line) > AnswerBudget/3 {
+			fmt.Fprintf(&b, "- and %d more optional parameters\n", len(names)-i)
+			break
+		}
+		b.WriteString(line)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // Text renders enable_tools' answer: what changed, the new tools with
@@ -262,7 +311,7 @@ func (r *EnableResult) Text() string {
 		}
 	}
 	if r.More > 0 {
-		l.add("%d more tools are not shown here: enable or name one of the groups inside to see them.", r.More)
+		l.add("%d more new tools are not shown, to keep this answer short.", r.More)
 	}
 	l.add("%d tools in your list now.", len(r.AvailableTools))
 	if len(r.AvailableGroups) > 0 {
@@ -270,7 +319,11 @@ func (r *EnableResult) Text() string {
 		for i, g := range r.AvailableGroups {
 			names[i] = fmt.Sprintf("%s (%d)", g.Name, g.Tools)
 		}
-		l.add("Groups you can enable: %s.", strings.Join(names, ", "))
+		more := ""
+		if r.MoreGroups > 0 {
+			more = fmt.Sprintf(", and %d more (this tool's description lists them all)", r.MoreGroups)
+		}
+		l.add("Groups you can enable (tools in each): %s%s.", strings.Join(names, ", "), more)
 	}
 	if l.dropped > 0 {
 		l.always("(%d more lines left out to keep this answer short.)", l.dropped)

@@ -31,10 +31,7 @@ func EnableTool(n Names, v *view.View) *mcp.Tool {
 	} else {
 		b.WriteString("\n\nGroups you can enable now:")
 		for _, g := range groups {
-			fmt.Fprintf(&b, "\n- %s (%s)", g.ID, count(len(g.Tools), "tool"))
-			if len(g.Children) > 0 {
-				fmt.Fprintf(&b, ", %s inside", count(len(g.Children), "group"))
-			}
+			fmt.Fprintf(&b, "\n- %s %s", g.ID, sizeNote(g))
 			if d := firstLine(g.Description); d != "" {
 				b.WriteString(": " + d)
 			}
@@ -90,6 +87,19 @@ func CallToolFor(n Names, mode expose.Mode) *mcp.Tool {
 	return &mcp.Tool{Name: n.Call, InputSchema: json.RawMessage(schema), Description: desc}
 }
 
+// sizeNote says what a group holds: "(5 tools)", "(5 tools), 2 groups
+// inside", or for a group whose tools all sit in groups inside it "(197
+// tools in 40 groups)": never "0 tools" for a group that leads to many.
+func sizeNote(g *catalog.Group) string {
+	switch {
+	case len(g.Children) == 0:
+		return "(" + count(len(g.Tools), "tool") + ")"
+	case len(g.Tools) == 0:
+		return fmt.Sprintf("(%s in %s)", count(subtreeTools(g), "tool"), count(len(g.Children), "group"))
+	}
+	return fmt.Sprintf("(%s), %s inside", count(len(g.Tools), "tool"), count(len(g.Children), "group"))
+}
+
 func count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
@@ -117,10 +127,7 @@ func StatelessEnableTool(n Names, v *view.View) *mcp.Tool {
 	if len(groups) > 0 {
 		b.WriteString("\n\nGroups:")
 		for _, g := range groups {
-			fmt.Fprintf(&b, "\n- %s (%s)", g.ID, count(len(g.Tools), "tool"))
-			if len(g.Children) > 0 {
-				fmt.Fprintf(&b, ", %s inside", count(len(g.Children), "group"))
-			}
+			fmt.Fprintf(&b, "\n- %s %s", g.ID, sizeNote(g))
 			if d := firstLine(g.Description); d != "" {
 				b.WriteString(": " + d)
 			}
