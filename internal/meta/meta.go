@@ -100,8 +100,8 @@ type GroupInfo struct {
 // ToolInfo describes a newly visible wire tool, so a client that never
 // refreshes its list can still call it through call_tool.
 type ToolInfo struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
 	// InputSchema is left out when the answer has no room for it; Call
 	// still says how to call the tool.
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
