@@ -152,7 +152,10 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 		limit = search.DefaultLimit
 	}
 	limit = min(limit, maxFindLimit)
-	hits, groups := d.index.FindPhrasings(phrasings, &search.SearchOptions{Limit: limit, Group: args.Group})
+	// Groups with no tools of their own are dropped below: ask for more,
+	// so that as many groups as tools remain.
+	hits, groups := d.index.FindPhrasings(phrasings, &search.SearchOptions{Limit: limit + extraGroups, Group: args.Group})
+	hits = hits[:min(len(hits), limit)]
 	// One phrasing is ranked on the index's own scale, several are fused
 	// on 0-1, each phrasing relative to its best hit: dividing one
 	// phrasing's scores by its best puts both on the fused scale.
@@ -185,6 +188,9 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 		if !ok || len(g.Tools) == 0 || gh.Score < minGroupScore*groupTop {
 			continue
 		}
+		if len(res.Groups) == limit {
+			break
+		}
 		res.Groups = append(res.Groups, FoundGroup{Name: gh.Name, Description: firstLine(g.Description), Tools: len(g.Tools), Enabled: s.Enabled.Has(g.Index), Score: round(gh.Score / groupTop)})
 	}
 	res.Next = d.next(len(res.Tools) > 0)
@@ -215,6 +221,10 @@ func (d *Discovery) next(found bool) string {
 		"If none of these fits, search again in the tool's likely words, within one of the groups above ({\"query\": ..., \"group\": \"<group>\"}), or browse with %s {\"topic\": \"groups\"}.",
 		n.Call, n.Describe, n.Guidance)
 }
+
+// extraGroups is how many more groups than wanted a search ranks, to
+// make up for the empty parents left out.
+const extraGroups = 10
 
 // minGroupScore is the least share of the best group's score a group hit
 // needs: below it a group matched one stray word, and listing it costs the
