@@ -147,10 +147,10 @@ func TestSharedCatalogFigures(t *testing.T) {
 	a0 := groupRecall(t, before, true)
 	a1 := groupRecall(t, after, true)
 	t.Logf("with the agent's phrasings as queries: per server %.3f; derived groups %.3f (any ancestor %.3f)", a0.exact, a1.exact, a1.ancestor)
-	// The floor sits just under what derivation reaches today (0.872);
+	// The floor sits just under what derivation reaches today (0.894);
 	// raise it as names and descriptions improve, never lower it.
-	if g1.exact < 0.86 {
-		t.Errorf("group@5 at the level of derived groups fell to %.3f, below the floor 0.86", g1.exact)
+	if g1.exact < 0.88 {
+		t.Errorf("group@5 at the level of derived groups fell to %.3f, below the floor 0.88", g1.exact)
 	}
 }
 

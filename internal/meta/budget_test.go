@@ -3,6 +3,9 @@ package meta_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,4 +132,80 @@ func TestAnswersKeepToTheBudget(t *testing.T) {
 		}
 	}
 	t.Logf("largest answer: %d tokens (%s)", largest, largestWhat)
+}
+
+// TestGeneratedDescriptionsKeepRecall: find_tools over the shared catalogs
+// as served (server summaries and derived groups' descriptions) ranks the
+// search evaluation sets at least as well as over the same tools whose
+// groups say nothing but their names, which is how internal/search's
+// TestRecallGoals measures them: the words toolfold writes about groups
+// must not cost any set recall.
+func TestGeneratedDescriptionsKeepRecall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ranks four evaluation sets twice")
+	}
+	served := sharedDerived(t)
+	spec := catalog.Spec{}
+	for _, tl := range served.Tools() {
+		cp := *tl
+		spec.Tools = append(spec.Tools, &cp)
+	}
+	for _, g := range served.Groups() {
+		gs := catalog.GroupSpec{ID: g.ID, Derived: g.Derived}
+		if g.Parent != nil {
+			gs.Parent = g.Parent.ID
+		}
+		for _, tl := range g.Tools {
+			gs.Members.Tools = append(gs.Members.Tools, tl.ID)
+		}
+		spec.Groups = append(spec.Groups, gs)
+	}
+	plain := catalogtest.Build(t, spec)
+	recall := func(cat *catalog.Catalog, file string) (r1, r5 float64) {
+		space, err := view.NewSpace(cat, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := expose.Build(space, &expose.Options{Mode: expose.Search})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := meta.NewDiscovery(meta.DefaultNames(), e, nil)
+		raw, err := os.ReadFile(filepath.Join("..", "search", "testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var set []struct {
+			Query  string   `json:"query"`
+			Expect []string `json:"expect"`
+		}
+		if err := json.Unmarshal(raw, &set); err != nil {
+			t.Fatal(err)
+		}
+		var at1, at5 int
+		for _, c := range set {
+			res, err := d.Find(meta.FindArgs{Query: c.Query}, space.New().Snapshot())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, f := range res.Tools {
+				if slices.Contains(c.Expect, f.Name) {
+					if i == 0 {
+						at1++
+					}
+					at5++
+					break
+				}
+			}
+		}
+		return float64(at1) / float64(len(set)), float64(at5) / float64(len(set))
+	}
+	for _, file := range []string{"eval.json", "eval_holdout.json", "eval_holdout2.json", "eval_holdout3.json"} {
+		p1, p5 := recall(plain, file)
+		s1, s5 := recall(served, file)
+		t.Logf("%s: recall@1 %.3f → %.3f, recall@5 %.3f → %.3f (group names only → as served)", file, p1, s1, p5, s5)
+		if s1 < p1 || s5 < p5 {
+			t.Errorf("%s: the served descriptions lose recall: @1 %.3f < %.3f or @5 %.3f < %.3f", file, s1, p1, s5, p5)
+		}
+	}
 }

@@ -24,6 +24,8 @@ type Discovery struct {
 	toolsCost ToolsCost
 	costOnce  sync.Once
 	cost      []int // by group index: tokens its tools add when enabled
+
+	summary []string // by tool index: the sentence that tells it apart
 }
 
 // ToolsCost counts the tokens a list of tool definitions puts in a model's
@@ -64,7 +66,7 @@ func NewDiscovery(n Names, e *expose.Exposure, cost ToolsCost) *Discovery {
 		}
 		for _, g := range t.Groups {
 			for cur := g; cur != nil; cur = cur.Parent {
-				doc.Groups = append(doc.Groups, search.GroupInfo{Name: string(cur.ID), Description: cur.Description})
+				doc.Groups = append(doc.Groups, search.GroupInfo{Name: string(cur.ID), Description: indexText(cur)})
 			}
 		}
 		docs = append(docs, doc)
@@ -72,7 +74,69 @@ func NewDiscovery(n Names, e *expose.Exposure, cost ToolsCost) *Discovery {
 	if cost == nil {
 		cost = EstimateToolsCost
 	}
-	return &Discovery{names: n, expo: e, toolsCost: cost, index: search.New(docs, &search.Options{GroupParents: parents})}
+	return &Discovery{names: n, expo: e, toolsCost: cost, index: search.New(docs, &search.Options{GroupParents: parents}), summary: summaries(cat)}
+}
+
+// summaryLen bounds a tool's one-line summary in find_tools.
+const summaryLen = 140
+
+// summaries gives each tool the first sentence of its description that
+// tells it apart: a sentence that opens most descriptions of its source
+// ("This is the public Twilio REST API.") says nothing about the tool and
+// is skipped.
+func summaries(cat *catalog.Catalog) []string {
+	bySource := map[string][]*catalog.Tool{}
+	for _, t := range cat.Tools() {
+		bySource[t.Source] = append(bySource[t.Source], t)
+	}
+	out := make([]string, len(cat.Tools()))
+	for _, tools := range bySource {
+		rest := make([]string, len(tools))
+		for i, t := range tools {
+			rest[i] = strings.TrimSpace(t.Def.Description)
+		}
+		for range 2 {
+			opening := map[string]int{}
+			for _, r := range rest {
+				opening[expose.Summary(r, len(r))]++
+			}
+			stripped := false
+			for i, r := range rest {
+				first := expose.Summary(r, len(r))
+				if n := opening[first]; n >= 3 && 2*n >= len(tools) && len(first) < len(r) {
+					rest[i] = strings.TrimSpace(strings.TrimPrefix(r, first))
+					stripped = true
+				}
+			}
+			if !stripped {
+				break
+			}
+		}
+		for i, t := range tools {
+			out[t.Index] = expose.Summary(rest[i], summaryLen)
+		}
+	}
+	return out
+}
+
+// indexText is what search reads of a group: a description written by
+// hand (the config's, the upstream's), but none that toolfold made from the
+// tools (a derived group's, a server's summary): those only repeat the
+// words of the tools themselves, names of other tools among them, which
+// would make each tool of a server match all of them. The group's name is
+// indexed either way.
+func indexText(g *catalog.Group) string {
+	if g.Derived || generated(g.Description) {
+		return ""
+	}
+	return g.Description
+}
+
+// generated tells a server summary made from its tools ("Twilio (197
+// tools): ..."), which has no other mark on the group.
+func generated(desc string) bool {
+	head, _, ok := strings.Cut(desc, ": ")
+	return ok && strings.HasSuffix(head, " tools)") || strings.HasSuffix(head, " (1 tool)")
 }
 
 // prefixOf is the namespace part of a tool's ID ("github" for
@@ -174,7 +238,7 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 		if !ok || w.Target == nil {
 			continue
 		}
-		ft := FoundTool{Name: w.Name, Call: Signature(w), Description: expose.Summary(w.Target.Def.Description, 160), Score: round(h.Score / toolTop)}
+		ft := FoundTool{Name: w.Name, Call: Signature(w), Description: d.summary[w.Target.Index], Score: round(h.Score / toolTop)}
 		if len(w.Target.Groups) > 0 {
 			ft.Group = string(w.Target.Groups[0].ID)
 		}
@@ -214,11 +278,11 @@ func (d *Discovery) next(found bool) string {
 	// tool's author used different words, the model reading this can
 	// still find the tool by meaning, one group at a time.
 	if groupsMode {
-		return fmt.Sprintf("Call a tool with %s {\"name\": ..., \"arguments\": {...}} and the parameters shown, or add its group to your list with %s {\"groups\": [\"<group>\"]}. "+
-			"If none of these fits, search again in the tool's likely words, or within one of the groups above ({\"query\": ..., \"group\": \"<group>\"}).", n.Call, n.Enable)
+		return fmt.Sprintf("Call one: %s {\"name\": ..., \"arguments\": {...}}, or add its group to your list: %s {\"groups\": [...]}. "+
+			"None fits? Search in the tool's likely words, or within a group: {\"query\": ..., \"group\": ...}.", n.Call, n.Enable)
 	}
-	return fmt.Sprintf("Call a tool with %s {\"name\": ..., \"arguments\": {...}} and the parameters shown; %s {\"names\": [...]} gives a tool's full schema. "+
-		"If none of these fits, search again in the tool's likely words, within one of the groups above ({\"query\": ..., \"group\": \"<group>\"}), or browse with %s {\"topic\": \"groups\"}.",
+	return fmt.Sprintf("Call one: %s {\"name\": ..., \"arguments\": {...}}; full schema: %s {\"names\": [...]}. "+
+		"None fits? Search in the tool's likely words, within a group ({\"query\": ..., \"group\": ...}), or browse: %s {\"topic\": \"groups\"}.",
 		n.Call, n.Describe, n.Guidance)
 }
 

@@ -235,7 +235,7 @@ func TestFindNextStep(t *testing.T) {
 		query string
 		want  []string
 	}{
-		{"Branches", []string{`describe_tools {"names": [...]}`, `call_tool {"name"`, "parameters shown", `"group": "<group>"`, `guidance {"topic": "groups"}`}},
+		{"Branches", []string{`describe_tools {"names": [...]}`, `call_tool {"name"`, `"group": ...`, `guidance {"topic": "groups"}`}},
 		{"zzzz qqqq", []string{"Nothing matched", "as a tool would be named", `"merge pull request github"`, `"queries"`, `guidance {"topic": "groups"}`}},
 	}
 	for _, tt := range tests {

@@ -20,7 +20,7 @@ const AnswerBudget = 12000
 
 // signatureBudget bounds one call signature: past it, optional parameters
 // are counted instead of named.
-const signatureBudget = 160
+const signatureBudget = 110
 
 // Signature writes a compact call signature of a flat wire tool: its
 // required parameters, then its optional ones (marked "?") while the line
@@ -170,6 +170,10 @@ func clip(s string, n int) string {
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
+// textGroups is how many group hits find_tools' text shows; the data
+// keeps them all.
+const textGroups = 3
+
 // Text renders find_tools' answer for a model: one line per tool with the
 // signature to call it by, a short description under it, then the groups
 // and the next step.
@@ -188,14 +192,15 @@ func (r *FindResult) Text() string {
 		}
 		l.add("   %s", desc)
 	}
+	// A few groups, briefly: in them a narrower search can go on.
 	if len(r.Groups) > 0 {
 		l.add("Groups:")
-		for _, g := range r.Groups {
+		for _, g := range r.Groups[:min(len(r.Groups), textGroups)] {
 			state := ""
 			if g.Enabled {
 				state = ", enabled"
 			}
-			l.add("- %s (%s%s) score %.2f: %s", g.Name, count(g.Tools, "tool"), state, g.Score, clip(g.Description, 160))
+			l.add("- %s (%s%s) score %.2f: %s", g.Name, count(g.Tools, "tool"), state, g.Score, clip(g.Description, 100))
 		}
 	}
 	if l.dropped > 0 {
