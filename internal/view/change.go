@@ -81,16 +81,17 @@ func (v *View) Enable(groups []string) *Change {
 	return ch
 }
 
-// UnfoldTools is the most tools enabling a group with no tools of its own
-// brings in by enabling the groups inside it too: a server split into a
-// few small groups is then one call away from all its tools, while a big
-// one still unfolds a level at a time.
-const UnfoldTools = 30
+// UnfoldBytes is the most the definitions of a group's subtree may weigh
+// (as JSON; about 4,000 tokens) for enabling the group, when it has no
+// tools of its own, to enable the groups inside it too: a parent of a few
+// small groups is then one call away from all its tools, while a big
+// server still unfolds a level at a time rather than flood the list.
+const UnfoldBytes = 16000
 
 // unfold enables the groups inside g, parents first, when g holds no
-// tools of its own (enabling it alone would add nothing) and its whole
-// subtree holds at most UnfoldTools tools within the limit. The caller
-// holds v.mu.
+// tools of its own (enabling it alone would add nothing) and the tools of
+// its whole subtree weigh at most UnfoldBytes and fit the limit. The
+// caller holds v.mu.
 func (v *View) unfold(g *catalog.Group) []*catalog.Group {
 	if len(g.Tools) > 0 || len(g.Children) == 0 {
 		return nil
@@ -107,7 +108,9 @@ func (v *View) unfold(g *catalog.Group) []*catalog.Group {
 	g.Walk(func(d *catalog.Group) {
 		v.space.groupTools[d.Index].Each(func(i int) { all.Add(i) })
 	})
-	if all.Len() > UnfoldTools {
+	weight := 0
+	all.Each(func(i int) { weight += v.space.toolBytes[i] })
+	if weight > UnfoldBytes {
 		return nil
 	}
 	visible, grouped := v.toolsFor(next)

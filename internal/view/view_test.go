@@ -247,12 +247,14 @@ func TestSet(t *testing.T) {
 }
 
 // TestEnableUnfoldsAnEmptyParent: a group with no tools of its own whose
-// groups inside hold few tools is enabled with them in one call; a big
+// groups inside hold small tools is enabled with them in one call; a big
 // one, or one over the limit, unfolds a level at a time.
 func TestEnableUnfoldsAnEmptyParent(t *testing.T) {
 	tools := []*catalog.Tool{}
 	var ids []catalog.ToolID
-	for i := range view.UnfoldTools + 1 {
+	// Each test tool's definition is about 106 bytes: together they weigh
+	// more than UnfoldBytes.
+	for i := range view.UnfoldBytes/90 + 1 {
 		tl := catalogtest.Tool(string(rune('a'+i%26)) + strings.Repeat("x", i/26))
 		tools = append(tools, tl)
 		ids = append(ids, tl.ID)

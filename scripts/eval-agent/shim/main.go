@@ -158,7 +158,8 @@ func (c *client) session() (string, error) {
 	}
 	caps := map[string]any{}
 	if c.ext {
-		caps["extensions"] = map[string]any{"io.modelcontextprotocol/grouping": map[string]any{}}
+		// The draft's name, and the earlier one older servers read.
+		caps["extensions"] = map[string]any{"io.modelcontextprotocol/grouping": map[string]any{}, "io.modelcontextprotocol/groups": map[string]any{}}
 	}
 	init := map[string]any{"protocolVersion": "2025-11-25", "capabilities": caps,
 		"clientInfo": map[string]any{"name": "eval-agent", "version": "1"}}
