@@ -104,7 +104,7 @@ func commonPrefix(ids []string) string {
 }
 
 // summaryBudget bounds a server group's summary.
-const summaryBudget = 300
+const summaryBudget = 200
 
 // summarize describes a whole group (a server) by what its tools do: its
 // name as the descriptions spell it, the first sentence of its own
