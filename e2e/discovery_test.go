@@ -12,7 +12,7 @@ const searchList = "about,call_tool,describe_tools,find_tools,guidance"
 // discover runs the flow of a client that never refreshes its list: find a
 // tool by what it does, read its schema, call it, all in three calls.
 func discover(t *testing.T, s *session) {
-	text := s.mustCall("find_tools", map[string]any{"query": "remember a fact so I can look it up later"})
+	text := s.mustData("find_tools", map[string]any{"query": "remember a fact so I can look it up later"})
 	var found struct {
 		Tools []struct{ Name, Group string }
 	}
@@ -26,7 +26,7 @@ func discover(t *testing.T, s *session) {
 	if !slices.Contains(names, "put_note") {
 		t.Fatalf("find_tools did not find put_note in %v", names)
 	}
-	text = s.mustCall("describe_tools", map[string]any{"names": []string{"put_note"}})
+	text = s.mustData("describe_tools", map[string]any{"names": []string{"put_note"}})
 	if !strings.Contains(text, `"inputSchema"`) || !strings.Contains(text, `"key"`) {
 		t.Errorf("describe_tools = %s", text)
 	}
@@ -56,7 +56,7 @@ func TestGroupsModeThroughCallTool(t *testing.T) {
 	// A groups-mode client that ignores list_changed still reaches every
 	// tool: find it, then call it through call_tool without enabling.
 	s := stdioSession(t, "e2e-go", "--mode", "groups")
-	text := s.mustCall("find_tools", map[string]any{"query": "convert miles to kilometres"})
+	text := s.mustData("find_tools", map[string]any{"query": "convert miles to kilometres"})
 	if !strings.Contains(text, `"name":"convert_units"`) {
 		t.Fatalf("find_tools = %s", text)
 	}

@@ -133,6 +133,21 @@ func (s *session) mustCall(name string, args any) string {
 	return text
 }
 
+// mustData calls a meta-tool that must succeed and returns its data, the
+// structuredContent as JSON: its text block is prose for a model.
+func (s *session) mustData(name string, args any) string {
+	s.t.Helper()
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil || res.IsError {
+		s.t.Fatalf("%s failed: %v %s", name, err, resultText(res))
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return string(b)
+}
+
 func (s *session) waitChanged() {
 	s.t.Helper()
 	select {
@@ -176,7 +191,7 @@ func unfold(t *testing.T, s *session) {
 	}
 	s.quiet()
 
-	text = s.mustCall("enable_tools", map[string]any{"groups": []string{"notes"}})
+	text = s.mustData("enable_tools", map[string]any{"groups": []string{"notes"}})
 	var res struct {
 		Enabled      []string          `json:"enabled"`
 		Instructions map[string]string `json:"instructions"`

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -103,9 +102,10 @@ func TestGoldenGuidance(t *testing.T) {
 	}
 }
 
-// TestGoldenFindAnswers snapshots what find_tools tells a model when
-// nothing matched, when a call has no query and when it brings more
-// phrasings than it ranks: each teaches the query that works.
+// TestGoldenFindAnswers snapshots what find_tools tells a model when tools
+// matched (a signature per tool), when nothing matched, when a call has no
+// query and when it brings more phrasings than it ranks: each teaches the
+// query that works.
 func TestGoldenFindAnswers(t *testing.T) {
 	cs := inProcess(t, toolfold.Options{Mode: toolfold.ModeSearch}, "golden")
 	tests := []struct {
@@ -113,7 +113,9 @@ func TestGoldenFindAnswers(t *testing.T) {
 		args    map[string]any
 		isError bool
 	}{
-		{"find-nothing-matched.json", map[string]any{"query": "zzzz qqqq"}, false},
+		{"find-nothing-matched.txt", map[string]any{"query": "zzzz qqqq"}, false},
+		{"find-store-note.txt", map[string]any{"query": "store note", "queries": []string{"remember a fact"}}, false},
+		{"find-convert-units.txt", map[string]any{"query": "convert miles to kilometres"}, false},
 		{"find-no-query.txt", map[string]any{"query": " ", "queries": []string{""}}, true},
 		{"find-too-many-phrasings.txt", map[string]any{"query": "store note", "queries": []string{"save note", "remember fact", "keep text"}}, true},
 	}
@@ -123,14 +125,9 @@ func TestGoldenFindAnswers(t *testing.T) {
 			if err != nil || res.IsError != tt.isError {
 				t.Fatalf("find_tools: %v %+v, want isError %v", err, res, tt.isError)
 			}
+			// The text block is what a model reads: prose, with each
+			// tool's signature to call it by.
 			text := res.Content[0].(*mcp.TextContent).Text
-			if !tt.isError {
-				var pretty bytes.Buffer
-				if err := json.Indent(&pretty, []byte(text), "", "  "); err != nil {
-					t.Fatal(err)
-				}
-				text = pretty.String()
-			}
 			golden(t, "find/"+tt.file, []byte(fmt.Sprintln(text)))
 		})
 	}

@@ -163,7 +163,7 @@ func TestProtocol2026ListNeverVaries(t *testing.T) {
 			if got := one.names(); got != groupsStateless {
 				t.Fatalf("initial list = %q, want %q", got, groupsStateless)
 			}
-			text := one.mustCall("enable_tools", map[string]any{"groups": []string{"notes"}})
+			text := one.mustData("enable_tools", map[string]any{"groups": []string{"notes"}})
 			if !strings.Contains(text, `"name":"put_note"`) || !strings.Contains(text, `"inputSchema"`) {
 				t.Errorf("enable_tools describes no tools: %s", text)
 			}

@@ -34,13 +34,13 @@ func foundTools(t *testing.T, text string) (names, groups []string) {
 func TestFindSeveralPhrasings(t *testing.T) {
 	s := stdioSession(t, "some-agent", "--mode", "search")
 
-	names, _ := foundTools(t, s.mustCall("find_tools", map[string]any{"query": "store note", "queries": []string{"remember a fact"}}))
+	names, _ := foundTools(t, s.mustData("find_tools", map[string]any{"query": "store note", "queries": []string{"remember a fact"}}))
 	if len(names) == 0 || names[0] != "put_note" {
 		t.Errorf("two phrasings found %v, want put_note first", names)
 	}
 
 	// Within files: the files tools and those of files.search inside it.
-	names, groups := foundTools(t, s.mustCall("find_tools", map[string]any{
+	names, groups := foundTools(t, s.mustData("find_tools", map[string]any{
 		"query": "find files by content", "queries": []string{"grep text in files", "delete note"}, "group": "files", "limit": 10}))
 	inChild := false
 	for i, g := range groups {
@@ -58,7 +58,8 @@ func TestFindSeveralPhrasings(t *testing.T) {
 	if err != nil || res.IsError || len(res.Content) != 2 {
 		t.Fatalf("queries as one string: %v %+v", err, res)
 	}
-	if names, _ = foundTools(t, res.Content[0].(*mcp.TextContent).Text); len(names) == 0 || names[0] != "put_note" {
+	data, _ := json.Marshal(res.StructuredContent)
+	if names, _ = foundTools(t, string(data)); len(names) == 0 || names[0] != "put_note" {
 		t.Errorf("queries as one string found %v, want put_note first", names)
 	}
 	if note := res.Content[1].(*mcp.TextContent).Text; !strings.Contains(note, `"queries" takes a list of phrasings; the single value "remember a fact" was read as ["remember a fact"]`) {
@@ -98,7 +99,8 @@ func TestTokensSearchWithSeveralPhrasings(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("token %s: find_tools: %v %+v", token, err, res)
 		}
-		names, _ := foundTools(t, res.Content[0].(*mcp.TextContent).Text)
+		data, _ := json.Marshal(res.StructuredContent)
+		names, _ := foundTools(t, string(data))
 		return names
 	}
 	tests := []struct {

@@ -154,7 +154,7 @@ func TestUpstreamGroupsInGroupsMode(t *testing.T) {
 // with find_tools and calls it through call_tool.
 func TestUpstreamGroupsInSearchMode(t *testing.T) {
 	s := stdioSession2025(t, "e2e-go", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", groupsFixtureConfig(t, "grouping"), "--mode", "search")
-	text := s.mustCall("find_tools", map[string]any{"query": "add a label to an issue"})
+	text := s.mustData("find_tools", map[string]any{"query": "add a label to an issue"})
 	var found struct {
 		Tools []struct{ Name, Group string }
 	}
@@ -238,7 +238,7 @@ func servedOn(t *testing.T, base, protocol, cfg string) {
 	if got := plain.names(); strings.Contains(got, "fx__") || !strings.Contains(got, "find_tools") {
 		t.Errorf("a client without the extension got %q, want the search list", got)
 	}
-	text := plain.mustCall("find_tools", map[string]any{"query": "add a label to an issue"})
+	text := plain.mustData("find_tools", map[string]any{"query": "add a label to an issue"})
 	if !strings.Contains(text, `"name":"fx__add_label"`) {
 		t.Errorf("find_tools = %s", text)
 	}

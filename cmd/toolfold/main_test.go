@@ -56,7 +56,8 @@ func TestCommandLine(t *testing.T) {
 	writeFile(t, valid, "toolfold.yaml", "commands:\n  echo:\n    command: echo\n    description: Print words\n    actions:\n      say:\n        params:\n          words: {type: array, items: {type: string}, positional: true}\n        readOnly: true\n      shout:\n        argv: [\"-e\"]\n        destructive: true\n")
 	big := t.TempDir()
 	var actions []string
-	for _, res := range []string{"branch", "tag", "remote"} {
+	// 20 actions: more than a group stays whole with.
+	for _, res := range []string{"branch", "tag", "remote", "stash"} {
 		for _, verb := range []string{"create", "delete", "list", "show", "rename"} {
 			actions = append(actions, fmt.Sprintf(`%q: {"description": "%s a %s"}`, verb+"_"+res, verb, res))
 		}
@@ -100,7 +101,7 @@ func TestCommandLine(t *testing.T) {
 		{name: "read-only hides destructive actions", dir: valid, args: []string{"tools", "--read-only"}, code: 0, stdout: []string{"echo__say"}, notStdout: []string{"echo__shout"}},
 		{name: "destructive actions are marked", dir: valid, args: []string{"tools"}, code: 0, stdout: []string{"echo__shout", "destructive"}},
 		{name: "call a program", dir: valid, args: []string{"call", "echo__say", `{"words": ["hello", "; rm -rf /"]}`}, code: 0, stdout: []string{"hello ; rm -rf /"}},
-		{name: "derived groups are marked", dir: big, args: []string{"groups"}, code: 0, stdout: []string{"  vcs.branch  5", "[derived] Branch: create_branch"}},
+		{name: "derived groups are marked", dir: big, args: []string{"groups"}, code: 0, stdout: []string{"  vcs.branch  5", "[derived] Branch: vcs__create_branch"}},
 		{name: "explicit missing config", args: []string{"tools", "--config", "/nonexistent/toolfold.json"}, code: 1, stderr: []string{"/nonexistent/toolfold.json"}},
 	}
 	for _, tt := range tests {

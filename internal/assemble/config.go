@@ -2,7 +2,6 @@ package assemble
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -116,7 +115,7 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 			}
 			gs.Members.Sources = append(gs.Members.Sources, key)
 			if gs.Description == "" {
-				gs.Description = fmt.Sprintf("Tools of the %s MCP server", key)
+				gs.Description = autogroup.ServerDescription(key)
 			}
 		}
 	}

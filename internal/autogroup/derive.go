@@ -38,6 +38,9 @@ type Options struct {
 	// Taken reports local names already used by children of the group
 	// (declared ones), which derived children must not reuse.
 	Taken func(local string) bool
+	// Name and Instructions are the group's own, for the summary of the
+	// root (Node.Description); Name defaults to the first Ignore word.
+	Name, Instructions string
 }
 
 // Node is one group of a derived tree. The root is the group that was
@@ -45,7 +48,8 @@ type Options struct {
 type Node struct {
 	// Name is the local name ("queue"); the root's is "".
 	Name string
-	// Description is one line that tells a model what the group holds.
+	// Description is one line that tells a model what the group holds;
+	// the root's summarizes the whole group by what its tools do.
 	Description string
 	// Tools are the IDs of the group's direct tools, sorted.
 	Tools []string
@@ -119,14 +123,29 @@ func Derive(tools []Tool, opts Options) *Node {
 			ignore[singular(x)] = true
 		}
 	}
+	name := opts.Name
+	if name == "" && len(opts.Ignore) > 0 {
+		name = opts.Ignore[0]
+	}
+	summary := summarize(name, opts.Instructions, items)
+	if len(items) <= size+size/2 {
+		// Just over the target size, a split puts a step before every
+		// tool and saves a few hundred tokens: a 14-tool server stays
+		// whole.
+		return &Node{Tools: ids(items), Description: summary}
+	}
 	d := &deriver{size: size, taken: opts.Taken, ignore: ignore}
 	root := d.split(items, map[string]bool{}, nil, nil)
 	root.Name = ""
+	root.Description = summary
 	if 2*len(root.Tools) > len(items) {
 		// The words found structure for less than half the tools: a split
 		// would add a step to reach most of them and save little, so the
 		// group stays whole (everything's 13 unrelated demo tools).
-		return &Node{Tools: ids(items)}
+		return &Node{Tools: ids(items), Description: summary}
+	}
+	if len(root.Children) > 0 && len(root.Tools) > 0 {
+		d.rehome(root, items)
 	}
 	if len(root.Children) > 0 && len(root.Tools) >= minCluster {
 		// Enabling the big group should cost a model only the list of its
@@ -149,6 +168,87 @@ func Derive(tools []Tool, opts Options) *Node {
 		slices.SortFunc(root.Children, func(a, b *Node) int { return cmp.Compare(a.Name, b.Name) })
 	}
 	return root
+}
+
+// rehome moves tools no derived group took into the group whose resource
+// their name or description names ("create_branch" beside a branch group,
+// "find" whose description says "collection" beside a collection group),
+// where that group has room: a bucket of leftovers is the last place an
+// agent looks. Only leaf groups made from names take tools in.
+func (d *deriver) rehome(root *Node, items []*item) {
+	byID := make(map[string]*item, len(items))
+	support := map[string]int{}
+	for _, it := range items {
+		byID[it.tool.ID] = it
+		for _, w := range it.desc {
+			support[w]++
+		}
+	}
+	// A description word most of the group shares ("account" in every
+	// Twilio path) names no home.
+	common := map[string]bool{}
+	for w, n := range support {
+		if 2*n > len(items) {
+			common[w] = true
+		}
+	}
+	var kept []string
+	moved := map[*Node]bool{}
+	for _, id := range root.Tools {
+		it := byID[id]
+		var best *Node
+		bestAt := -1
+		for _, c := range root.Children {
+			if c.Basis != "name" || len(c.Children) > 0 || len(c.Tools) >= d.size {
+				continue
+			}
+			at := homeScore(it, strings.Split(c.Name, "_"), common)
+			if at >= 0 && (bestAt < 0 || at < bestAt) {
+				best, bestAt = c, at
+			}
+		}
+		if best == nil {
+			kept = append(kept, id)
+			continue
+		}
+		best.Tools = append(best.Tools, id)
+		slices.Sort(best.Tools)
+		moved[best] = true
+	}
+	root.Tools = kept
+	for _, c := range root.Children {
+		if !moved[c] {
+			continue
+		}
+		var own []*item
+		for _, id := range c.Tools {
+			own = append(own, byID[id])
+		}
+		c.Description = describe(c, own, strings.Split(c.Name, "_"))
+	}
+}
+
+// homeScore is where a group's name words first occur among a tool's
+// words, name before description (lower is stronger), or -1 when they do
+// not.
+func homeScore(it *item, words []string, common map[string]bool) int {
+	for i, w := range words {
+		words[i] = singular(w)
+	}
+	for i, w := range it.name {
+		if slices.Contains(words, w) {
+			return i
+		}
+	}
+	for i, w := range it.desc {
+		if i >= 12 {
+			break // the opening of a description says what it acts on
+		}
+		if !common[w] && slices.Contains(words, w) {
+			return 100 + i
+		}
+	}
+	return -1
 }
 
 type deriver struct {

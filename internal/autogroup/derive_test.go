@@ -224,3 +224,29 @@ func BenchmarkDeriveShared(b *testing.B) {
 		}
 	}
 }
+
+// TestDeriveRehomesLeftovers: a tool no resource of the names took goes to
+// the group its description names, not to a bucket of leftovers; a
+// server just over the target size stays whole.
+func TestDeriveRehomesLeftovers(t *testing.T) {
+	var ts []Tool
+	for _, res := range []string{"issue", "release", "tag", "webhook"} {
+		for _, verb := range []string{"create", "get", "list", "update", "delete"} {
+			name := verb + "_" + res
+			ts = append(ts, Tool{ID: "s__" + name, Name: name, Description: verb + " a " + res})
+		}
+	}
+	ts = append(ts, Tool{ID: "s__add_label", Name: "add_label", Description: "Add a label to an issue"},
+		Tool{ID: "s__search_code", Name: "search_code", Description: "Search code"})
+	at := placed(Derive(ts, Options{}))
+	if at["s__add_label"] != "issue" {
+		t.Errorf("add_label sits in %q, want issue: %v", at["s__add_label"], at)
+	}
+	if at["s__search_code"] != "" {
+		t.Errorf("search_code sits in %q, want the top", at["s__search_code"])
+	}
+	small := Derive(ts[:DefaultSize+2], Options{})
+	if len(small.Children) != 0 || small.Description == "" {
+		t.Errorf("a group of %d tools was split: %+v", DefaultSize+2, small)
+	}
+}

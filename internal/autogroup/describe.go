@@ -2,17 +2,21 @@ package autogroup
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode"
 )
 
-// listed is how many tool or group names a description spells out.
-const listed = 8
+// nameBudget bounds the member names a derived group's description
+// spells out; past it, the names left out are counted, never hidden
+// behind an ellipsis.
+const nameBudget = 320
 
 // describe writes a derived group's one-line description: what it is
-// about, then the tools (or child groups) it holds by the names a model
-// will see, so the line alone tells a model whether to enable it.
+// about, then the groups inside it and the tools it holds by the names a
+// model calls them by, so the line alone tells a model whether to enable
+// it and what it will find.
 func describe(n *Node, items []*item, topic []string) string {
 	var head string
 	switch n.Basis {
@@ -26,7 +30,11 @@ func describe(n *Node, items []*item, topic []string) string {
 			head += " (" + humanize(topic, items) + ")"
 		}
 	case "rest":
+		// What nothing else took, named by what its tools act on.
 		head = "Other tools"
+		if res, _ := coverage(items); len(res) > 0 {
+			head += " (" + strings.Join(res[:min(len(res), 6)], ", ") + ")"
+		}
 	case "description":
 		about := humanize(strings.Split(n.Name, "_"), items)
 		head = "Tools about " + about
@@ -38,44 +46,202 @@ func describe(n *Node, items []*item, topic []string) string {
 	}
 	var parts []string
 	for _, c := range n.Children {
-		parts = append(parts, c.Name)
+		parts = append(parts, fmt.Sprintf("%s (%d tools)", c.Name, c.Size()))
 	}
-	short := shortNames(items)
+	own := make([]string, 0, len(n.Tools))
 	for _, id := range n.Tools {
-		parts = append(parts, short[id])
+		own = append(own, id)
 	}
-	if len(parts) > listed {
-		parts = append(parts[:listed], "…")
+	if len(parts) > 0 && len(own) > 0 {
+		return head + ": groups " + strings.Join(parts, ", ") + "; tools " + callableNames(own, nameBudget)
 	}
-	return head + ": " + strings.Join(parts, ", ")
+	if len(parts) > 0 {
+		return head + ": groups " + strings.Join(parts, ", ")
+	}
+	return head + ": " + callableNames(own, nameBudget)
 }
 
-// shortNames maps each tool to its own name without the namespace the
-// tools share ("TwilioApiV2010--CreateQueue" → "CreateQueue").
-func shortNames(items []*item) map[string]string {
-	prefix := ""
-	for i, it := range items {
-		if i == 0 {
-			prefix = it.tool.Name
-			continue
+// callableNames spells out tool names as they are called, within budget
+// bytes: whole when they fit, else with their shared start written once
+// ("twilio__Api--{CreateCall, FetchCall}"), then as many as fit and the
+// count of the rest.
+func callableNames(ids []string, budget int) string {
+	if whole := strings.Join(ids, ", "); len(whole) <= budget || len(ids) == 1 {
+		return whole
+	}
+	prefix := commonPrefix(ids)
+	rest := make([]string, len(ids))
+	for i, id := range ids {
+		rest[i] = strings.TrimPrefix(id, prefix)
+	}
+	var b strings.Builder
+	b.WriteString(prefix + "{")
+	for i, r := range rest {
+		if i > 0 && b.Len()+len(r)+2 > budget {
+			fmt.Fprintf(&b, "} and %d more", len(rest)-i)
+			return b.String()
 		}
-		for !strings.HasPrefix(it.tool.Name, prefix) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(r)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// commonPrefix is the start all ids share, cut back to a separator so
+// that no word is split.
+func commonPrefix(ids []string) string {
+	prefix := ids[0]
+	for _, id := range ids[1:] {
+		for !strings.HasPrefix(id, prefix) {
 			prefix = prefix[:len(prefix)-1]
 		}
 	}
-	// Cut back to a separator so that no word is split ("kv_get", "kv_put"
-	// share "kv_", never "kv_p").
 	cut := strings.LastIndexFunc(prefix, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	prefix = prefix[:cut+1]
-	out := make(map[string]string, len(items))
-	for _, it := range items {
-		name := strings.TrimPrefix(it.tool.Name, prefix)
-		if name == "" || len(items) == 1 {
-			name = it.tool.Name
-		}
-		out[it.tool.ID] = name
+	return prefix[:cut+1]
+}
+
+// summaryBudget bounds a server group's summary.
+const summaryBudget = 200
+
+// summarize describes a whole group (a server) by what its tools do: its
+// name as the descriptions spell it, the first sentence of its own
+// instructions when it has them, then the resources its tools act on,
+// most used first, and the operations they perform. A model picks a
+// server by this line, so it says what is inside rather than whose it is.
+func summarize(name, instructions string, items []*item) string {
+	title := capitalize(humanize(splitWords(name), items))
+	if title == "" {
+		title = name
 	}
-	return out
+	var b strings.Builder
+	b.WriteString(title)
+	if len(items) == 1 {
+		b.WriteString(" (1 tool)")
+	} else {
+		fmt.Fprintf(&b, " (%d tools)", len(items))
+	}
+	if lead := firstSentence(instructions); lead != "" {
+		b.WriteString(": " + lead)
+		if !strings.HasSuffix(lead, ".") {
+			b.WriteString(".")
+		}
+		b.WriteString(" Covers")
+	}
+	resources, verbs := coverage(items)
+	sep := ": "
+	if b.Len() > len(title)+12 {
+		sep = " "
+	}
+	if len(resources) > 0 {
+		b.WriteString(sep)
+		sep = "; "
+		for i, r := range resources {
+			if i > 0 && b.Len()+len(r)+2 > summaryBudget-60 {
+				fmt.Fprintf(&b, " and %d more", len(resources)-i)
+				break
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(r)
+		}
+	}
+	if len(verbs) > 0 {
+		b.WriteString(sep)
+		for i, v := range verbs {
+			if i > 0 && b.Len()+len(v)+2 > summaryBudget {
+				break
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(v)
+		}
+	}
+	return b.String()
+}
+
+// coverage lists the resources a group's tools act on (the first word of
+// each name after its verb, with the next word when every such name has
+// the same one: "phone number") and their verbs, each most used first.
+func coverage(items []*item) (resources, verbs []string) {
+	type res struct {
+		next  string
+		mixed bool
+		n     int
+		forms map[string]int
+	}
+	byKey := map[string]*res{}
+	verbN := map[string]int{}
+	for _, it := range items {
+		if it.verb != "" {
+			verbN[it.verb]++
+		}
+		if len(it.name) == 0 {
+			continue
+		}
+		k := it.name[0]
+		r := byKey[k]
+		if r == nil {
+			r = &res{forms: map[string]int{}}
+			byKey[k] = r
+			if len(it.name) > 1 {
+				r.next = it.name[1]
+			}
+		} else if len(it.name) < 2 || it.name[1] != r.next {
+			r.mixed = true
+		}
+		r.n++
+		r.forms[it.surface[0]]++
+	}
+	keys := make([]string, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if c := cmp.Compare(byKey[b].n, byKey[a].n); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	for _, k := range keys {
+		r := byKey[k]
+		phrase := spelling(k, items)
+		if !r.mixed && r.next != "" && r.n > 1 {
+			phrase += " " + spelling(r.next, items)
+		}
+		resources = append(resources, phrase)
+	}
+	vs := make([]string, 0, len(verbN))
+	for v := range verbN {
+		vs = append(vs, v)
+	}
+	slices.SortFunc(vs, func(a, b string) int {
+		if c := cmp.Compare(verbN[b], verbN[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return resources, vs
+}
+
+// firstSentence is the opening sentence of s, at most 200 bytes.
+func firstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	if len(s) > 200 {
+		cut := strings.LastIndexByte(s[:200], ' ')
+		if cut < 0 {
+			cut = 200
+		}
+		s = s[:cut] + "…"
+	}
+	return s
 }
 
 // humanize joins words into a phrase, each spelled as the tools'

@@ -3,6 +3,7 @@ package autogroup_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,7 +84,9 @@ func TestSharedCatalogFigures(t *testing.T) {
 		}
 	}
 	for _, tl := range after.Tools() {
-		if len(home(t, tl).Tools) <= size {
+		// A server just over the target size is left whole on purpose:
+		// a split would put a step before each of its tools.
+		if h := home(t, tl); len(h.Tools) <= size || (h.Parent == nil && len(h.Tools) <= size+size/2) {
 			within++
 		}
 	}
@@ -95,6 +98,9 @@ func TestSharedCatalogFigures(t *testing.T) {
 	for _, g := range after.Groups() {
 		if len(g.Tools) > size {
 			t.Logf("left whole: %s with %d tools", g.ID, len(g.Tools))
+			if g.Parent == nil && len(g.Tools) <= size+size/2 {
+				continue
+			}
 			if slices.ContainsFunc(g.Children, func(c *catalog.Group) bool { return c.Derived }) {
 				t.Errorf("%s was split but still holds %d tools directly", g.ID, len(g.Tools))
 			}
@@ -141,10 +147,10 @@ func TestSharedCatalogFigures(t *testing.T) {
 	a0 := groupRecall(t, before, true)
 	a1 := groupRecall(t, after, true)
 	t.Logf("with the agent's phrasings as queries: per server %.3f; derived groups %.3f (any ancestor %.3f)", a0.exact, a1.exact, a1.ancestor)
-	// The floor sits just under what derivation reaches today (0.851);
+	// The floor sits just under what derivation reaches today (0.894);
 	// raise it as names and descriptions improve, never lower it.
-	if g1.exact < 0.84 {
-		t.Errorf("group@5 at the level of derived groups fell to %.3f, below the floor 0.84", g1.exact)
+	if g1.exact < 0.88 {
+		t.Errorf("group@5 at the level of derived groups fell to %.3f, below the floor 0.88", g1.exact)
 	}
 }
 
@@ -184,10 +190,21 @@ func reachCost(t *testing.T, gw *gateway.Gateway, g *catalog.Group) int {
 	slices.Reverse(path)
 	path = append(path, g)
 	total := 0
+	enabled := map[string]bool{}
 	for _, step := range path {
+		if enabled[string(step.ID)] {
+			continue // enabling its parent enabled it too
+		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "enable_tools", Arguments: map[string]any{"groups": []string{string(step.ID)}}})
 		if err != nil || res.IsError {
 			t.Fatalf("enable %s: %v %v", step.ID, err, res)
+		}
+		if data, ok := res.StructuredContent.(map[string]any); ok {
+			if names, ok := data["enabled"].([]any); ok {
+				for _, n := range names {
+					enabled[fmt.Sprint(n)] = true
+				}
+			}
 		}
 		for _, c := range res.Content {
 			if tc, ok := c.(*mcp.TextContent); ok {

@@ -64,7 +64,7 @@ func Refine(spec catalog.Spec, cat *catalog.Catalog, s Settings) (catalog.Spec, 
 				tools = append(tools, Tool{ID: string(t.ID), Name: t.Name, Description: t.Def.Description, ReadOnly: t.ReadOnly()})
 			}
 		}
-		if len(tools) <= size {
+		if len(tools) == 0 {
 			continue
 		}
 		taken := func(local string) bool {
@@ -72,7 +72,13 @@ func Refine(spec catalog.Spec, cat *catalog.Catalog, s Settings) (catalog.Spec, 
 			i, ok := at[id]
 			return ok && !(emptyRules(out.Groups[i].Members) && groupEmpty(cat, id))
 		}
-		root := Derive(tools, Options{Size: size, Taken: taken, Ignore: []string{g.LocalName()}})
+		root := Derive(tools, Options{Size: size, Taken: taken, Ignore: []string{g.LocalName()}, Instructions: g.Instructions})
+		if i, ok := at[g.ID]; ok && isPlaceholder(out.Groups[i].Description) && len(g.Children) == 0 {
+			// The server's group said only whose tools they are: say
+			// what they do (a server with groups of its own is left to
+			// them: its summary would cover only the tools they leave).
+			out.Groups[i].Description = root.Description
+		}
 		states := map[catalog.GroupID]catalog.State{g.ID: g.Default}
 		// Each derived group's ID extends its parent's, as assigned: a name
 		// a declared group with rules already holds gets a suffix.
@@ -196,6 +202,16 @@ func merge(spec *catalog.Spec, at map[catalog.GroupID]int, derived map[catalog.G
 		spec.Groups = slices.DeleteFunc(spec.Groups, func(g catalog.GroupSpec) bool { return drop[g.ID] })
 	}
 	return warnings
+}
+
+// ServerDescription is the description a server's group gets when the
+// config gives none; Refine replaces it with a summary of the tools.
+func ServerDescription(server string) string {
+	return fmt.Sprintf("Tools of the %s MCP server", server)
+}
+
+func isPlaceholder(desc string) bool {
+	return strings.HasPrefix(desc, "Tools of the ") && strings.HasSuffix(desc, " MCP server")
 }
 
 func emptyRules(m catalog.Members) bool {

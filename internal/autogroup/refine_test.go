@@ -10,10 +10,11 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 )
 
-// vcsSpec is one server group of 15 tools over three resources.
+// vcsSpec is one server group of 20 tools over four resources: more than
+// a server stays whole with.
 func vcsSpec() catalog.Spec {
 	var spec catalog.Spec
-	for _, res := range []string{"branch", "tag", "remote"} {
+	for _, res := range []string{"branch", "tag", "remote", "stash"} {
 		for _, verb := range []string{"create", "delete", "list", "show", "rename"} {
 			name := verb + "_" + res
 			spec.Tools = append(spec.Tools, &catalog.Tool{ID: catalog.ToolID("vcs__" + name), Name: name, Source: "vcs",

@@ -50,7 +50,7 @@ func loadShared(tb testing.TB) []sharedServer {
 // basis and description, then its direct tools.
 func renderTree(server string, root *Node) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%d tools, %d direct)\n", server, root.Size(), len(root.Tools))
+	fmt.Fprintf(&b, "%s (%d tools, %d direct): %s\n", server, root.Size(), len(root.Tools), root.Description)
 	root.Walk(func(path []string, n *Node) {
 		indent := strings.Repeat("  ", len(path))
 		if len(path) > 0 {
@@ -85,5 +85,36 @@ func TestSharedTreesGolden(t *testing.T) {
 		if got != string(want) {
 			t.Errorf("%s: derived tree differs from %s (review, then -update):\n%s", s.name, path, got)
 		}
+	}
+}
+
+// TestDescriptionsNameWhatTheyHold: over the shared catalogs, a derived
+// group's description spells every tool it holds by its callable name, or
+// counts the ones it leaves out (never an ellipsis that hides names), and
+// the whole server is summarized by what its tools act on.
+func TestDescriptionsNameWhatTheyHold(t *testing.T) {
+	for _, s := range loadShared(t) {
+		root := Derive(s.tools, Options{Ignore: []string{s.name}})
+		if !strings.Contains(root.Description, fmt.Sprintf("(%d tool", len(s.tools))) || len(root.Description) > summaryBudget+40 {
+			t.Errorf("%s: summary %q", s.name, root.Description)
+		}
+		root.Walk(func(path []string, n *Node) {
+			if len(path) == 0 {
+				return
+			}
+			if strings.Contains(n.Description, "…") {
+				t.Errorf("%s.%s hides names: %s", s.name, strings.Join(path, "."), n.Description)
+			}
+			missing := 0
+			for _, id := range n.Tools {
+				prefix := commonPrefix(n.Tools)
+				if !strings.Contains(n.Description, id) && !strings.Contains(n.Description, strings.TrimPrefix(id, prefix)) {
+					missing++
+				}
+			}
+			if missing > 0 && !strings.Contains(n.Description, fmt.Sprintf("and %d more", missing)) {
+				t.Errorf("%s.%s leaves out %d names without counting them: %s", s.name, strings.Join(path, "."), missing, n.Description)
+			}
+		})
 	}
 }

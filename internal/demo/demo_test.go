@@ -391,7 +391,10 @@ func TestFoldedModes(t *testing.T) {
 			t.Fatalf("groups mode starts with %v", before)
 		}
 		c.callErr("calculate", map[string]any{"expression": "1+1"}, "enable_tools")
-		callOK[map[string]any](c, "enable_tools", map[string]any{"groups": []string{"math"}})
+		// A meta-tool: its text is prose, its data structuredContent.
+		if res := c.call("enable_tools", map[string]any{"groups": []string{"math"}}); res.IsError || res.StructuredContent == nil {
+			t.Fatalf("enable_tools: %s", resultText(res))
+		}
 		if got := callOK[calculateOutput](c, "calculate", map[string]any{"expression": "1+1"}); got.Value != 2 {
 			t.Errorf("calculate after enabling math = %+v", got)
 		}

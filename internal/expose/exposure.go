@@ -150,7 +150,10 @@ func Build(space *view.Space, opts *Options) (*Exposure, error) {
 		case o.Mode == Groups && exposition(g, o.Exposition) == catalog.Grouped:
 			w = e.groupedWire(g, infos, false, o.AnnotateDescriptions)
 		}
-		if w != nil {
+		// A group whose tools all sit in groups inside it (a split
+		// server in the groups mode) has nothing to act on: offering a
+		// tool whose "action" admits no value would only mislead.
+		if w != nil && len(w.Actions) > 0 {
 			e.grouped[g.Index] = w
 			claim(w.Name, fmt.Sprintf("the group %q", g.ID), w)
 		}
@@ -231,7 +234,9 @@ func (e *Exposure) Listed(s view.Snapshot) []*Wire {
 			}
 		}
 		for _, g := range e.cat.Roots() {
-			out = append(out, e.grouped[g.Index])
+			if w := e.grouped[g.Index]; w != nil {
+				out = append(out, w)
+			}
 		}
 	case Groups:
 		seen := view.NewSet(len(e.flat))
@@ -340,10 +345,6 @@ func groupedDescription(g *catalog.Group, actions []*Action, withInstructions, a
 	if withInstructions && g.Instructions != "" {
 		b.WriteString("\n\n")
 		b.WriteString(strings.TrimSpace(g.Instructions))
-	}
-	if len(actions) == 0 {
-		b.WriteString("\n\nThis group has no actions.")
-		return b.String()
 	}
 	b.WriteString("\n\nSet \"action\" to one of these and pass that action's parameters beside it:")
 	for _, a := range actions {

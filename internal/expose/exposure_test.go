@@ -281,3 +281,34 @@ func TestSchemasWithoutTypeBecomeObjects(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestNoGroupedToolWithoutActions: a group whose tools all sit in groups
+// inside it is never offered as a grouped tool (its "action" would admit
+// nothing); the groups inside it are, once enabled, and in the grouped
+// mode its subtree's tools are its actions.
+func TestNoGroupedToolWithoutActions(t *testing.T) {
+	cat := catalogtest.Build(t, catalog.Spec{
+		Tools: []*catalog.Tool{catalogtest.Tool("a"), catalogtest.Tool("b"), catalogtest.Tool("c")},
+		Groups: []catalog.GroupSpec{
+			{ID: "srv", Description: "Server"},
+			{ID: "srv.x", Parent: "srv", Members: catalog.Members{Tools: []catalog.ToolID{"a", "b"}}},
+			{ID: "empty", Description: "Nothing at all"},
+			{ID: "other", Members: catalog.Members{Tools: []catalog.ToolID{"c"}}},
+		},
+	})
+	e, space := build(t, cat, expose.Options{Mode: expose.Groups, Exposition: catalog.Grouped})
+	v := space.New()
+	v.Enable([]string{"srv", "srv.x", "empty"})
+	if got := names(e.Listed(v.Snapshot())); got != "srv_x" {
+		t.Errorf("groups mode, grouped exposition lists %q, want only srv_x", got)
+	}
+	g, _ := build(t, cat, expose.Options{Mode: expose.Grouped})
+	if got := names(g.Listed(space.New().Snapshot())); got != "other,srv" {
+		t.Errorf("grouped mode lists %q, want other,srv", got)
+	}
+	for _, w := range g.Listed(space.New().Snapshot()) {
+		if len(w.Actions) == 0 {
+			t.Errorf("%s is offered without actions", w.Name)
+		}
+	}
+}

@@ -48,11 +48,7 @@ func TestMetaToolArgumentErrorsAreWorded(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %v: %v", tt.tool, tt.args, err)
 		}
-		var text []string
-		for _, c := range res.Content {
-			text = append(text, c.(*mcp.TextContent).Text)
-		}
-		all := strings.Join(text, "\n")
+		all := answer(res)
 		if res.IsError != tt.isError {
 			t.Errorf("%s %v: isError = %v, want %v: %s", tt.tool, tt.args, res.IsError, tt.isError, all)
 		}

@@ -198,7 +198,7 @@ func TestProtocol2026ListsDoNotVaryPerConnection(t *testing.T) {
 					Instructions map[string]string `json:"instructions"`
 					Tools        []struct{ Name string }
 				}
-				if res.IsError || json.Unmarshal([]byte(text), &out) != nil {
+				if res.IsError || json.Unmarshal(structured(res), &out) != nil {
 					t.Fatalf("enable_tools: %s", text)
 				}
 				if len(out.Tools) != 2 || out.Tools[0].Name != "c" || out.Instructions["code.repos"] == "" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -110,13 +109,30 @@ func (c *client) call(t *testing.T, name string, args any) (*mcp.CallToolResult,
 	if err != nil {
 		t.Fatalf("call %s: %v", name, err)
 	}
+	return res, answer(res)
+}
+
+// structured is a result's structuredContent as JSON.
+func structured(res *mcp.CallToolResult) []byte {
+	b, _ := json.Marshal(res.StructuredContent)
+	return b
+}
+
+// answer is what tests read of a result: a meta-tool's data, its
+// structuredContent as JSON (keys sorted, as the client decoded it; the
+// text block is prose for a model), then every text block.
+func answer(res *mcp.CallToolResult) string {
 	var text []string
+	if res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		text = append(text, string(b))
+	}
 	for _, ct := range res.Content {
 		if tc, ok := ct.(*mcp.TextContent); ok {
 			text = append(text, tc.Text)
 		}
 	}
-	return res, strings.Join(text, "\n")
+	return strings.Join(text, "\n")
 }
 
 // The gateway writes a list_changed before the result of the call that
@@ -172,13 +188,12 @@ func TestGroupsModeUnfoldsPerClient(t *testing.T) {
 		} `json:"tools"`
 		AvailableGroups []struct{ Name string } `json:"available_groups"`
 	}
-	if err := json.Unmarshal([]byte(text), &er); err != nil {
-		t.Fatalf("result is not the JSON of structuredContent: %v\n%s", err, text)
+	if err := json.Unmarshal(structured(res), &er); err != nil {
+		t.Fatalf("structuredContent does not decode: %v\n%s", err, text)
 	}
-	var fromText any
-	_ = json.Unmarshal([]byte(text), &fromText)
-	if !reflect.DeepEqual(res.StructuredContent, fromText) {
-		t.Errorf("structuredContent %v differs from the text %s", res.StructuredContent, text)
+	// The text block is for a model: prose, not the JSON again.
+	if prose := res.Content[0].(*mcp.TextContent).Text; json.Valid([]byte(prose)) || !strings.Contains(prose, "Enabled: code, code.repos.") {
+		t.Errorf("the text block is not the readable answer: %s", prose)
 	}
 	if strings.Join(er.Enabled, ",") != "code,code.repos" || er.Instructions["code.repos"] != "Mind the default branch." || len(er.Tools) != 4 {
 		t.Errorf("enable result = %+v", er)
@@ -276,7 +291,7 @@ func TestMaxToolsInDescriptionAndErrors(t *testing.T) {
 		}
 	}
 	_, text := c.call(t, "enable_tools", map[string]any{"groups": []string{"code", "code.repos"}})
-	if !strings.Contains(text, `"reason":"over_limit"`) || !strings.Contains(text, `"count":4,"limit":3`) {
+	if !strings.Contains(text, `"reason":"over_limit"`) || !strings.Contains(text, `"count":4,"group":"code.repos","limit":3`) {
 		t.Errorf("over limit: %s", text)
 	}
 }
@@ -370,14 +385,14 @@ func TestSearchModeFindDescribeCall(t *testing.T) {
 		} `json:"tools"`
 		Groups []struct{ Name string } `json:"groups"`
 	}
-	if err := json.Unmarshal([]byte(text), &found); err != nil {
+	if err := json.Unmarshal(structured(res), &found); err != nil {
 		t.Fatal(err)
 	}
 	if len(found.Tools) == 0 || found.Tools[0].Name != "e" || found.Tools[0].Group != "code.repos.br" {
 		t.Fatalf("find result = %s", text)
 	}
 	_, text = c.call(t, "describe_tools", map[string]any{"names": []string{"e", "nope"}})
-	if !strings.Contains(text, `"name":"e"`) || !strings.Contains(text, `"inputSchema":{"type":"object"`) || !strings.Contains(text, `there is no tool \"nope\"`) {
+	if !strings.Contains(text, `"name":"e"`) || !strings.Contains(text, `"inputSchema":{"properties":{"x":{"type":"string"}},"type":"object"}`) || !strings.Contains(text, `there is no tool \"nope\"`) {
 		t.Errorf("describe = %s", text)
 	}
 	res, text = c.call(t, "call_tool", map[string]any{"name": "e", "arguments": map[string]any{"x": "1"}})
@@ -402,7 +417,7 @@ func TestGuidanceTopics(t *testing.T) {
 		want []string
 		err  bool
 	}{
-		{args: map[string]any{}, want: []string{"# Tools available", "6 tools in 4 groups, plus 1 always available", "- **code** (2 tools, 1 group inside): Code"}},
+		{args: map[string]any{}, want: []string{"# Tools available", "6 tools in 4 groups, plus 1 always available", "- **code** (2 tools), 1 group inside: Code"}},
 		{args: map[string]any{"topic": "groups"}, want: []string{"| group | state | tools | context tokens | description |", "|     code.repos.br | available | 1 |"}},
 		{args: map[string]any{"topic": "code.repos"}, want: []string{"# Group code.repos", "## Instructions\n\nMind the default branch.", "| c | Tool c |", "- **code.repos.br** (1 tool): Branches"}},
 		{args: map[string]any{"topic": "tool", "tool_name": "a"}, want: []string{"# a", "| x | string | no |", "In group code, docs."}},
@@ -575,15 +590,9 @@ func TestLimitedHandlerServesOnlyWhatTheLimitReaches(t *testing.T) {
 		if err != nil {
 			return err.Error()
 		}
-		var text []string
-		for _, c := range res.Content {
-			if tc, ok := c.(*mcp.TextContent); ok {
-				text = append(text, tc.Text)
-			}
-		}
-		return strings.Join(text, "\n")
+		return answer(res)
 	}
-	if got := call("enable_tools", map[string]any{"groups": []string{"code"}}); !strings.Contains(got, `"reason":"unknown_group"`) || !strings.Contains(got, `"available_groups":[{"name":"docs"`) {
+	if got := call("enable_tools", map[string]any{"groups": []string{"code"}}); !strings.Contains(got, `"reason":"unknown_group"`) || !strings.Contains(got, `"available_groups":[{"description":"Documents","name":"docs"`) {
 		t.Errorf("enabling a group outside the limit: %s", got)
 	}
 	if got := call("call_tool", map[string]any{"name": "b", "arguments": map[string]any{}}); !strings.HasPrefix(got, `there is no tool "b"`) {

@@ -77,13 +77,7 @@ func goCall(cs *mcp.ClientSession, name string, args any) <-chan outcome {
 			out <- outcome{err: err}
 			return
 		}
-		var text []string
-		for _, c := range res.Content {
-			if tc, ok := c.(*mcp.TextContent); ok {
-				text = append(text, tc.Text)
-			}
-		}
-		out <- outcome{text: strings.Join(text, "\n")}
+		out <- outcome{text: answer(res)}
 	}()
 	return out
 }

@@ -257,7 +257,7 @@ func (s *session) desired() map[string]*mcp.Tool {
 	case expose.Search:
 		want[n.Find] = meta.FindTool(n)
 		want[n.Describe] = meta.DescribeTool(n)
-		want[n.Call] = meta.CallTool(n)
+		want[n.Call] = meta.CallToolFor(n, expose.Search)
 		want[n.Guidance] = meta.GuidanceTool(n)
 	}
 	return want

@@ -25,6 +25,8 @@ type Discovery struct {
 	toolsCost ToolsCost
 	costOnce  sync.Once
 	cost      []int // by group index: tokens its tools add when enabled
+
+	summary []string // by tool index: the sentence that tells it apart
 }
 
 // ToolsCost counts the tokens a list of tool definitions puts in a model's
@@ -65,7 +67,7 @@ func NewDiscovery(n Names, e *expose.Exposure, cost ToolsCost) *Discovery {
 		}
 		for _, g := range t.Groups {
 			for cur := g; cur != nil; cur = cur.Parent {
-				doc.Groups = append(doc.Groups, search.GroupInfo{Name: string(cur.ID), Description: cur.Description})
+				doc.Groups = append(doc.Groups, search.GroupInfo{Name: string(cur.ID), Description: indexText(cur)})
 			}
 		}
 		docs = append(docs, doc)
@@ -73,7 +75,69 @@ func NewDiscovery(n Names, e *expose.Exposure, cost ToolsCost) *Discovery {
 	if cost == nil {
 		cost = EstimateToolsCost
 	}
-	return &Discovery{names: n, expo: e, toolsCost: cost, index: search.New(docs, &search.Options{GroupParents: parents})}
+	return &Discovery{names: n, expo: e, toolsCost: cost, index: search.New(docs, &search.Options{GroupParents: parents}), summary: summaries(cat)}
+}
+
+// summaryLen bounds a tool's one-line summary in find_tools.
+const summaryLen = 140
+
+// summaries gives each tool the first sentence of its description that
+// tells it apart: a sentence that opens most descriptions of its source
+// ("This is the public Twilio REST API.") says nothing about the tool and
+// is skipped.
+func summaries(cat *catalog.Catalog) []string {
+	bySource := map[string][]*catalog.Tool{}
+	for _, t := range cat.Tools() {
+		bySource[t.Source] = append(bySource[t.Source], t)
+	}
+	out := make([]string, len(cat.Tools()))
+	for _, tools := range bySource {
+		rest := make([]string, len(tools))
+		for i, t := range tools {
+			rest[i] = strings.TrimSpace(t.Def.Description)
+		}
+		for range 2 {
+			opening := map[string]int{}
+			for _, r := range rest {
+				opening[expose.Summary(r, len(r))]++
+			}
+			stripped := false
+			for i, r := range rest {
+				first := expose.Summary(r, len(r))
+				if n := opening[first]; n >= 3 && 2*n >= len(tools) && len(first) < len(r) {
+					rest[i] = strings.TrimSpace(strings.TrimPrefix(r, first))
+					stripped = true
+				}
+			}
+			if !stripped {
+				break
+			}
+		}
+		for i, t := range tools {
+			out[t.Index] = expose.Summary(rest[i], summaryLen)
+		}
+	}
+	return out
+}
+
+// indexText is what search reads of a group: a description written by
+// hand (the config's, the upstream's), but none that toolfold made from the
+// tools (a derived group's, a server's summary): those only repeat the
+// words of the tools themselves, names of other tools among them, which
+// would make each tool of a server match all of them. The group's name is
+// indexed either way.
+func indexText(g *catalog.Group) string {
+	if g.Derived || generated(g.Description) {
+		return ""
+	}
+	return g.Description
+}
+
+// generated tells a server summary made from its tools ("Twilio (197
+// tools): ..."), which has no other mark on the group.
+func generated(desc string) bool {
+	head, _, ok := strings.Cut(desc, ": ")
+	return ok && strings.HasSuffix(head, " tools)") || strings.HasSuffix(head, " (1 tool)")
 }
 
 // prefixOf is the namespace part of a tool's ID ("github" for
@@ -104,8 +168,11 @@ func (a FindArgs) phrasings() []string {
 
 // FoundTool is one ranked tool.
 type FoundTool struct {
-	Name        string  `json:"name"`
-	Group       string  `json:"group,omitempty"`
+	Name  string `json:"name"`
+	Group string `json:"group,omitempty"`
+	// Call is the tool's call signature (Signature), so that a model can
+	// call it without describing it first.
+	Call        string  `json:"call"`
 	Description string  `json:"description"`
 	Score       float64 `json:"score"`
 }
@@ -153,14 +220,29 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 		limit = search.DefaultLimit
 	}
 	limit = min(limit, maxFindLimit)
-	hits, groups := d.index.FindPhrasings(phrasings, &search.SearchOptions{Limit: limit, Group: args.Group})
+	// Groups with no tools of their own are dropped below: ask for more,
+	// so that as many groups as tools remain.
+	hits, groups := d.index.FindPhrasings(phrasings, &search.SearchOptions{Limit: limit + extraGroups, Group: args.Group})
+	hits = hits[:min(len(hits), limit)]
+	// One phrasing is ranked on the index's own scale, several are fused
+	// on 0-1, each phrasing relative to its best hit: dividing one
+	// phrasing's scores by its best puts both on the fused scale.
+	toolTop, groupTop := 1.0, 1.0
+	if len(phrasings) == 1 {
+		if len(hits) > 0 && hits[0].Score > 0 {
+			toolTop = hits[0].Score
+		}
+		if len(groups) > 0 && groups[0].Score > 0 {
+			groupTop = groups[0].Score
+		}
+	}
 	res := &FindResult{Tools: []FoundTool{}, Groups: []FoundGroup{}, Unavailable: unavailableNotes(cat, args.Group, time.Now())}
 	for _, h := range hits {
 		w, ok := d.expo.Route(h.ID)
 		if !ok || w.Target == nil {
 			continue
 		}
-		ft := FoundTool{Name: w.Name, Description: expose.Summary(w.Target.Def.Description, 160), Score: round(h.Score)}
+		ft := FoundTool{Name: w.Name, Call: Signature(w), Description: d.summary[w.Target.Index], Score: round(h.Score / toolTop)}
 		if len(w.Target.Groups) > 0 {
 			ft.Group = string(w.Target.Groups[0].ID)
 		}
@@ -168,24 +250,54 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 	}
 	for _, gh := range groups {
 		g, ok := cat.Group(catalog.GroupID(gh.Name))
-		if !ok {
+		// A group with no tools of its own (a server split into derived
+		// groups) offers nothing to enable or search that its children do
+		// not: its children are the hits worth reading.
+		if !ok || len(g.Tools) == 0 || gh.Score < minGroupScore*groupTop {
 			continue
 		}
-		res.Groups = append(res.Groups, FoundGroup{Name: gh.Name, Description: firstLine(g.Description), Tools: len(g.Tools), Enabled: s.Enabled.Has(g.Index), Score: round(gh.Score)})
+		if len(res.Groups) == limit {
+			break
+		}
+		res.Groups = append(res.Groups, FoundGroup{Name: gh.Name, Description: firstLine(g.Description), Tools: len(g.Tools), Enabled: s.Enabled.Has(g.Index), Score: round(gh.Score / groupTop)})
 	}
-	switch {
-	case len(res.Tools) == 0:
-		res.Next = fmt.Sprintf("Nothing matched. Search again as a tool would be named: the operation and the thing it acts on, the product if known (\"merge pull request github\"), with another wording in \"queries\"; or browse with %s {\"topic\": \"groups\"}.", d.names.Guidance)
-	default:
-		// The ranking matches words, not meaning: when the request and
-		// the tool's author used different words, the model reading this
-		// can still find the tool by meaning, one group at a time.
-		res.Next = fmt.Sprintf("Call %s {\"names\": [...]} for a tool's parameters, then %s {\"name\": ..., \"arguments\": {...}}. "+
-			"If none of these fits, search again in the tool's likely words, within one of the groups above ({\"query\": ..., \"group\": \"<group>\"}), or browse with %s {\"topic\": \"groups\"}.",
-			d.names.Describe, d.names.Call, d.names.Guidance)
-	}
+	res.Next = d.next(len(res.Tools) > 0)
 	return res, nil
 }
+
+// next is find_tools' next step, in the words of the client's mode: the
+// search mode has describe_tools and guidance, the groups mode
+// enable_tools instead.
+func (d *Discovery) next(found bool) string {
+	n := d.names
+	groupsMode := d.expo.Mode() == expose.Groups
+	if !found {
+		browse := fmt.Sprintf("or browse with %s {\"topic\": \"groups\"}", n.Guidance)
+		if groupsMode {
+			browse = fmt.Sprintf("or pick a group from the %s description", n.Enable)
+		}
+		return fmt.Sprintf("Nothing matched. Search again as a tool would be named: the operation and the thing it acts on, the product if known (\"merge pull request github\"), with another wording in \"queries\"; %s.", browse)
+	}
+	// The ranking matches words, not meaning: when the request and the
+	// tool's author used different words, the model reading this can
+	// still find the tool by meaning, one group at a time.
+	if groupsMode {
+		return fmt.Sprintf("Call one: %s {\"name\": ..., \"arguments\": {...}}, or add its group to your list: %s {\"groups\": [...]}. "+
+			"None fits? Search in the tool's likely words, or within a group: {\"query\": ..., \"group\": ...}.", n.Call, n.Enable)
+	}
+	return fmt.Sprintf("Call one: %s {\"name\": ..., \"arguments\": {...}}; full schema: %s {\"names\": [...]}. "+
+		"None fits? Search in the tool's likely words, within a group ({\"query\": ..., \"group\": ...}), or browse: %s {\"topic\": \"groups\"}.",
+		n.Call, n.Describe, n.Guidance)
+}
+
+// extraGroups is how many more groups than wanted a search ranks, to
+// make up for the empty parents left out.
+const extraGroups = 10
+
+// minGroupScore is the least share of the best group's score a group hit
+// needs: below it a group matched one stray word, and listing it costs the
+// model a line for nothing.
+const minGroupScore = 0.1
 
 func round(f float64) float64 { return math.Round(f*100) / 100 }
 
@@ -261,7 +373,7 @@ var guidanceSchema = json.RawMessage(`{"type":"object","properties":{"topic":{"t
 // FindTool is find_tools' definition.
 func FindTool(n Names) *mcp.Tool {
 	return &mcp.Tool{Name: n.Find, InputSchema: findSchema, Annotations: readOnly(true),
-		Description: fmt.Sprintf("Search every tool by what it does, including tools not in your list; returns names for %s and %s. Query as tools are named: \"merge pull request github\" for \"land PR #42\"; other wordings go in queries.", n.Describe, n.Call)}
+		Description: fmt.Sprintf("Search every tool by what it does, including tools not in your list; returns each tool's name and parameters, to call it with %s. Query as tools are named: \"merge pull request github\" for \"land PR #42\"; other wordings go in queries.", n.Call)}
 }
 
 // DescribeTool is describe_tools' definition.

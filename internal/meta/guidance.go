@@ -79,13 +79,9 @@ func (d *Discovery) overview(s view.Snapshot) string {
 	}
 	b.WriteString("\n## Groups\n\n")
 	for _, g := range cat.Roots() {
-		fmt.Fprintf(&b, "- **%s** (%s", g.ID, count(len(g.Tools), "tool"))
-		if len(g.Children) > 0 {
-			fmt.Fprintf(&b, ", %s inside", count(len(g.Children), "group"))
-		}
-		fmt.Fprintf(&b, "%s)", stateNote(g, s))
+		fmt.Fprintf(&b, "- **%s** %s%s", g.ID, sizeNote(g), stateNote(g, s))
 		if desc := firstLine(g.Description); desc != "" {
-			b.WriteString(": " + desc)
+			b.WriteString(": " + clip(desc, 200))
 		}
 		b.WriteString("\n")
 	}
@@ -109,98 +105,151 @@ func findStep(n Names) string {
 
 func stateNote(g *catalog.Group, s view.Snapshot) string {
 	if s.Enabled.Has(g.Index) {
-		return ", enabled"
+		return " (enabled)"
 	}
 	return ""
 }
 
+// groupsTable lists every group when that fits AnswerBudget; otherwise
+// the top-level groups only, each with what it holds, and the way to open
+// one: a catalog split into hundreds of derived groups would else answer
+// tens of kilobytes.
 func (d *Discovery) groupsTable(s view.Snapshot) string {
 	cat := d.expo.Catalog()
-	var b strings.Builder
-	b.WriteString("# Groups\n\n| group | state | tools | context tokens | description |\n| --- | --- | --: | --: | --- |\n")
-	for _, g := range cat.Groups() {
+	if md, ok := d.groupRows(cat.Groups(), s, true); ok {
+		return md
+	}
+	md, _ := d.groupRows(cat.Roots(), s, false)
+	return md
+}
+
+func (d *Discovery) groupRows(groups []*catalog.Group, s view.Snapshot, nested bool) (string, bool) {
+	cat := d.expo.Catalog()
+	l := newLines()
+	l.add("# Groups\n")
+	if !nested {
+		l.add("Top-level groups; `%s {\"topic\": \"<group>\"}` shows a group's tools and the groups inside it.\n", d.names.Guidance)
+	}
+	l.add("| group | state | tools | context tokens | description |\n| --- | --- | --: | --: | --- |")
+	for _, g := range groups {
 		state := "available"
 		if s.Enabled.Has(g.Index) {
 			state = "enabled"
 		}
-		name := strings.Repeat("  ", g.Depth) + string(g.ID)
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s |\n", name, state, len(g.Tools), d.groupCost(g), cell(firstLine(g.Description)))
+		name := string(g.ID)
+		tools := fmt.Sprint(len(g.Tools))
+		if nested {
+			name = strings.Repeat("  ", g.Depth) + name
+		} else if len(g.Children) > 0 {
+			tools = fmt.Sprintf("%d in %s", subtreeTools(g), count(len(g.Children), "group"))
+		}
+		l.add("| %s | %s | %s | %d | %s |", name, state, tools, d.subtreeCost(g, nested), cell(clip(firstLine(g.Description), 200)))
 	}
 	if n := len(cat.Ungrouped()); n > 0 {
-		fmt.Fprintf(&b, "| (ungrouped) | always | %d | | always in your list |\n", n)
+		l.add("| (ungrouped) | always | %d | | always in your list |", n)
 	}
-	return b.String()
+	if nested && l.dropped > 0 {
+		return "", false
+	}
+	if l.dropped > 0 {
+		l.always("\n%d more groups not shown: search with %s {\"query\": ...}.", l.dropped, d.names.Find)
+	}
+	return l.String() + "\n", true
+}
+
+// subtreeTools counts the tools in g and the groups inside it.
+func subtreeTools(g *catalog.Group) int {
+	n := 0
+	g.Walk(func(c *catalog.Group) { n += len(c.Tools) })
+	return n
+}
+
+// subtreeCost is what g's own tools cost, or with nested false what its
+// whole subtree's do, which is what enabling it path by path can reach.
+func (d *Discovery) subtreeCost(g *catalog.Group, nested bool) int {
+	if nested {
+		return d.groupCost(g)
+	}
+	n := 0
+	g.Walk(func(c *catalog.Group) { n += d.groupCost(c) })
+	return n
 }
 
 func (d *Discovery) groupPage(g *catalog.Group, s view.Snapshot) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Group %s\n\n", g.ID)
+	l := newLines()
+	l.add("# Group %s\n", g.ID)
 	if g.Description != "" {
-		b.WriteString(strings.TrimSpace(g.Description) + "\n\n")
+		l.add("%s\n", strings.TrimSpace(g.Description))
 	}
 	state := "not enabled"
 	if s.Enabled.Has(g.Index) {
 		state = "enabled"
 	}
-	fmt.Fprintf(&b, "State: %s. %s, about %d tokens of context.\n", state, count(len(g.Tools), "tool"), d.groupCost(g))
+	l.add("State: %s. %s, about %d tokens of context.", state, count(len(g.Tools), "tool"), d.groupCost(g))
 	if g.Parent != nil {
-		fmt.Fprintf(&b, "Inside group %s.\n", g.Parent.ID)
+		l.add("Inside group %s.", g.Parent.ID)
 	}
 	if g.Instructions != "" {
-		fmt.Fprintf(&b, "\n## Instructions\n\n%s\n", strings.TrimSpace(g.Instructions))
+		l.add("\n## Instructions\n\n%s", strings.TrimSpace(g.Instructions))
+	}
+	// The groups inside come first: they are few and lead to the rest.
+	if len(g.Children) > 0 {
+		l.add("\n## Groups inside\n")
+		for _, c := range g.Children {
+			l.add("- **%s** (%s): %s", c.ID, count(subtreeTools(c), "tool"), clip(firstLine(c.Description), 300))
+		}
 	}
 	if len(g.Tools) > 0 {
-		b.WriteString("\n## Tools\n\n| tool | does | notes |\n| --- | --- | --- |\n")
+		l.add("\n## Tools\n\n| tool | does | notes |\n| --- | --- | --- |")
 		for _, t := range g.Tools {
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", d.expo.FlatWire(t).Name, cell(expose.Summary(t.Def.Description, 140)), annotationNote(t))
+			l.add("| %s | %s | %s |", d.expo.FlatWire(t).Name, cell(expose.Summary(t.Def.Description, 140)), annotationNote(t))
 		}
 	}
-	if len(g.Children) > 0 {
-		b.WriteString("\n## Groups inside\n\n")
-		for _, c := range g.Children {
-			fmt.Fprintf(&b, "- **%s** (%s): %s\n", c.ID, count(len(c.Tools), "tool"), firstLine(c.Description))
-		}
+	if l.dropped > 0 {
+		l.always("\n%d more lines not shown: %s {\"query\": ..., \"group\": %q} searches this group.", l.dropped, d.names.Find, g.ID)
 	}
-	return b.String()
+	return l.String() + "\n"
 }
 
 func (d *Discovery) toolPage(w *expose.Wire) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n%s\n", w.Name, strings.TrimSpace(w.Tool.Description))
+	l := newLines()
+	l.add("# %s\n\n%s", w.Name, clip(strings.TrimSpace(w.Tool.Description), AnswerBudget/3))
 	if w.Group != nil {
-		fmt.Fprintf(&b, "\nA grouped tool: set `action` to one of %s, with that action's parameters.\n", strings.Join(w.ActionNames(), ", "))
+		l.add("\nA grouped tool: set `action` to one of %s, with that action's parameters.", strings.Join(w.ActionNames(), ", "))
 		for _, a := range w.Actions {
-			fmt.Fprintf(&b, "\n## action %s\n\n", a.Name)
-			b.WriteString(paramTable(d.expo.FlatWire(a.Tool).Params()))
+			l.add("\n## action %s\n", a.Name)
+			paramRows(l, d.expo.FlatWire(a.Tool).Params())
 		}
-		return b.String()
-	}
-	b.WriteString("\n## Parameters\n\n")
-	b.WriteString(paramTable(w.Params()))
-	if len(w.Target.Groups) > 0 {
-		var gs []string
-		for _, g := range w.Target.Groups {
-			gs = append(gs, string(g.ID))
+	} else {
+		l.add("\n## Parameters\n")
+		paramRows(l, w.Params())
+		if len(w.Target.Groups) > 0 {
+			var gs []string
+			for _, g := range w.Target.Groups {
+				gs = append(gs, string(g.ID))
+			}
+			l.add("\nIn group %s. Call it with `%s {\"name\": %q, \"arguments\": {...}}`.", strings.Join(gs, ", "), d.names.Call, w.Name)
 		}
-		fmt.Fprintf(&b, "\nIn group %s. Call it with `%s {\"name\": %q, \"arguments\": {...}}`.\n", strings.Join(gs, ", "), d.names.Call, w.Name)
 	}
-	return b.String()
+	if l.dropped > 0 {
+		l.always("\n%d more lines not shown: %s {\"names\": [%q]} gives the whole schema.", l.dropped, d.names.Describe, w.Name)
+	}
+	return l.String() + "\n"
 }
 
-func paramTable(ps []expose.Param) string {
+func paramRows(l *lines, ps []expose.Param) {
 	if len(ps) == 0 {
-		return "No parameters.\n"
+		l.add("No parameters.")
+		return
 	}
-	var b strings.Builder
-	b.WriteString("| parameter | type | required | description |\n| --- | --- | --- | --- |\n")
+	l.add("| parameter | type | required | description |\n| --- | --- | --- | --- |")
 	for _, p := range ps {
 		req := "no"
 		if p.Required {
 			req = "yes"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", p.Name, cell(p.Type), req, cell(p.Description))
+		l.add("| %s | %s | %s | %s |", p.Name, cell(p.Type), req, cell(clip(p.Description, 400)))
 	}
-	return b.String()
 }
 
 func annotationNote(t *catalog.Tool) string {

@@ -92,15 +92,47 @@ func (n Names) Kind(name string) Kind {
 type GroupInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
-	Tools       int    `json:"tools"`
+	// Tools counts the group's tools and those of the groups inside it.
+	Tools int `json:"tools"`
+	// Groups counts the groups right inside it.
+	Groups int `json:"groups,omitempty"`
 }
 
 // ToolInfo describes a newly visible wire tool, so a client that never
 // refreshes its list can still call it through call_tool.
 type ToolInfo struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"inputSchema"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// InputSchema is left out when the answer has no room for it; Call
+	// still says how to call the tool.
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	// Call is the tool's compact call signature (Signature).
+	Call string `json:"call"`
+}
+
+// toolInfo describes w for a result.
+func toolInfo(w *expose.Wire) ToolInfo {
+	return ToolInfo{Name: w.Name, Description: w.Tool.Description, InputSchema: w.InputSchema(), Call: Signature(w)}
+}
+
+// boundTools keeps an answer within AnswerBudget: every tool keeps its
+// name and call signature, its input schema while the schemas fit a
+// quarter of the budget; past a third, tools are only counted.
+func boundTools(tools []ToolInfo) ([]ToolInfo, int) {
+	schemas, all := 0, 0
+	for i := range tools {
+		t := &tools[i]
+		t.Description = expose.Summary(t.Description, 200)
+		all += len(t.Name) + len(t.Call) + len(t.Description) + 40
+		if all > AnswerBudget/3 && i > 0 {
+			return tools[:i], len(tools) - i
+		}
+		schemas += len(t.InputSchema)
+		if schemas > AnswerBudget/4 {
+			t.InputSchema = nil
+		}
+	}
+	return tools, 0
 }
 
 // EnableResult is what enable_tools returns.
@@ -112,7 +144,12 @@ type EnableResult struct {
 	Errors          []view.GroupError `json:"errors"`
 	Instructions    map[string]string `json:"instructions,omitempty"`
 	Tools           []ToolInfo        `json:"tools"`
-	Note            string            `json:"note,omitempty"`
+	// More counts newly available tools left out of Tools, MoreGroups
+	// groups left out of AvailableGroups, to keep the answer within
+	// AnswerBudget.
+	More       int    `json:"more_tools,omitempty"`
+	MoreGroups int    `json:"more_groups,omitempty"`
+	Note       string `json:"note,omitempty"`
 }
 
 // DisableResult is what disable_tools returns.
@@ -132,6 +169,7 @@ type ResetResult struct {
 	Errors         []view.GroupError `json:"errors"`
 	Instructions   map[string]string `json:"instructions,omitempty"`
 	Tools          []ToolInfo        `json:"tools"`
+	More           int               `json:"more_tools,omitempty"`
 }
 
 // GroupsArgs are the arguments of enable_tools and disable_tools.
@@ -146,12 +184,13 @@ func DoEnable(v *view.View, e *expose.Exposure, args GroupsArgs) (*EnableResult,
 		Enabled:         groupNames(ch.Enabled),
 		EnabledGroups:   enabledNames(e.Catalog(), ch.After),
 		AvailableTools:  wireNames(e.Listed(ch.After)),
-		AvailableGroups: groupInfos(e, v.Enableable()),
+		AvailableGroups: groupInfos(e, insideFirst(v.Enableable(), ch.Enabled)),
 		Errors:          nonNil(ch.Errors),
 		Instructions:    instructions(ch.Enabled),
-		Tools:           newlyListed(e, ch),
 	}
 	res.Errors = append(res.Errors, unavailableErrors(e.Catalog(), args.Groups, time.Now())...)
+	res.Tools, res.More = boundTools(newlyListed(e, ch))
+	res.AvailableGroups, res.MoreGroups = boundGroups(res.AvailableGroups)
 	if len(args.Groups) == 0 {
 		res.Note = "No groups given: pass {\"groups\": [\"<name>\"]} with names from available_groups."
 	}
@@ -193,16 +232,18 @@ func DoDescribeGroups(n Names, v *view.View, e *expose.Exposure, args GroupsArgs
 		}
 		ch.Enabled = append(ch.Enabled, g)
 		for _, c := range g.Children {
-			res.AvailableGroups = append(res.AvailableGroups, GroupInfo{Name: string(c.ID), Description: c.Description, Tools: len(c.Tools)})
+			res.AvailableGroups = append(res.AvailableGroups, groupInfo(c))
 		}
 		for _, w := range e.GroupWires(g) {
 			if seenTool[w.Name] || listed[w.Name] {
 				continue
 			}
 			seenTool[w.Name] = true
-			res.Tools = append(res.Tools, ToolInfo{Name: w.Name, Description: w.Tool.Description, InputSchema: w.InputSchema()})
+			res.Tools = append(res.Tools, toolInfo(w))
 		}
 	}
+	res.Tools, res.More = boundTools(res.Tools)
+	res.AvailableGroups, res.MoreGroups = boundGroups(res.AvailableGroups)
 	res.Enabled = groupNames(ch.Enabled)
 	res.Errors = append(nonNil(ch.Errors), unavailableErrors(e.Catalog(), args.Groups, time.Now())...)
 	res.Instructions = instructions(ch.Enabled)
@@ -235,15 +276,16 @@ func DoDisable(v *view.View, e *expose.Exposure, args GroupsArgs) (*DisableResul
 // DoReset runs reset_tools on v: args maps group names to their final state.
 func DoReset(v *view.View, e *expose.Exposure, args map[string]bool) (*ResetResult, *view.Change) {
 	ch := v.Reset(args)
-	return &ResetResult{
+	res := &ResetResult{
 		Enabled:        groupNames(ch.Enabled),
 		Disabled:       groupNames(ch.Disabled),
 		EnabledGroups:  enabledNames(e.Catalog(), ch.After),
 		AvailableTools: wireNames(e.Listed(ch.After)),
 		Errors:         nonNil(ch.Errors),
 		Instructions:   instructions(ch.Enabled),
-		Tools:          newlyListed(e, ch),
-	}, ch
+	}
+	res.Tools, res.More = boundTools(newlyListed(e, ch))
+	return res, ch
 }
 
 // HiddenToolMessage explains why a tool in a disabled group cannot be
@@ -314,7 +356,7 @@ func newlyListed(e *expose.Exposure, ch *view.Change) []ToolInfo {
 	out := []ToolInfo{}
 	for _, w := range e.Listed(ch.After) {
 		if !before[w.Name] {
-			out = append(out, ToolInfo{Name: w.Name, Description: w.Tool.Description, InputSchema: w.InputSchema()})
+			out = append(out, toolInfo(w))
 		}
 	}
 	return out
@@ -358,9 +400,44 @@ func wireNames(ws []*expose.Wire) []string {
 func groupInfos(e *expose.Exposure, gs []*catalog.Group) []GroupInfo {
 	out := make([]GroupInfo, len(gs))
 	for i, g := range gs {
-		out[i] = GroupInfo{Name: string(g.ID), Description: g.Description, Tools: len(g.Tools)}
+		out[i] = groupInfo(g)
 	}
 	return out
+}
+
+// insideFirst puts the groups inside those just enabled first: they are
+// what the agent came for, and a bounded answer keeps the first.
+func insideFirst(gs, enabled []*catalog.Group) []*catalog.Group {
+	out := make([]*catalog.Group, 0, len(gs))
+	for _, g := range gs {
+		if g.Parent != nil && slices.Contains(enabled, g.Parent) {
+			out = append(out, g)
+		}
+	}
+	for _, g := range gs {
+		if g.Parent == nil || !slices.Contains(enabled, g.Parent) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func groupInfo(g *catalog.Group) GroupInfo {
+	return GroupInfo{Name: string(g.ID), Description: clip(firstLine(g.Description), 160), Tools: subtreeTools(g), Groups: len(g.Children)}
+}
+
+// boundGroups keeps the groups whose entries fit a quarter of
+// AnswerBudget, and counts the others (the enable_tools description lists
+// them all).
+func boundGroups(gs []GroupInfo) ([]GroupInfo, int) {
+	used := 0
+	for i, g := range gs {
+		used += len(g.Name) + len(g.Description) + 40
+		if used > AnswerBudget/4 && i > 0 {
+			return gs[:i], len(gs) - i
+		}
+	}
+	return gs, 0
 }
 
 func nonNil[T any](s []T) []T {
@@ -370,15 +447,24 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// Result wraps a value as a tool result: structuredContent and the same
-// JSON as text, as every meta-tool's result does (docs/design.md#meta-tools).
+// texter is a result that reads better as text than as its JSON.
+type texter interface{ Text() string }
+
+// Result wraps a value as a tool result: the data as structuredContent for
+// programs, and for the model a text block it reads once: the value's own
+// text when it has one (not the same JSON again, which a model would read
+// twice, escaped), else the JSON.
 func Result(v any, isError bool) *mcp.CallToolResult {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return ErrorResult("encoding the result failed: " + err.Error())
 	}
+	text := string(b)
+	if t, ok := v.(texter); ok {
+		text = t.Text()
+	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: json.RawMessage(b),
 		IsError:           isError,
 	}

@@ -65,12 +65,163 @@ func TestEnableWithoutGroupsExplainsTheCall(t *testing.T) {
 	}
 }
 
-func TestResultCarriesTheSameJSONTwice(t *testing.T) {
+// TestResultTextIsReadOnce: a result with its own text carries that text
+// for the model and the data as structuredContent, never the JSON twice;
+// one without keeps its JSON as text.
+func TestResultTextIsReadOnce(t *testing.T) {
 	r := meta.Result(map[string]int{"x": 1}, false)
 	text := r.Content[0].(*mcp.TextContent).Text
 	structured, ok := r.StructuredContent.(json.RawMessage)
 	if !ok || string(structured) != `{"x":1}` || text != string(structured) || r.IsError {
 		t.Errorf("text %q, structured %v", text, r.StructuredContent)
+	}
+	e, v := setup(t, expose.Groups)
+	res, _ := meta.DoEnable(v, e, meta.GroupsArgs{Groups: []string{"code.repos", "code"}})
+	r = meta.Result(res, false)
+	text = r.Content[0].(*mcp.TextContent).Text
+	if json.Valid([]byte(text)) || strings.Contains(text, `"inputSchema"`) {
+		t.Errorf("the text is JSON again:\n%s", text)
+	}
+	for _, want := range []string{"Enabled: code.", "Error: ", "- a(x?: string): Tool a", "tools in your list now", "code.repos (3)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the text lacks %q:\n%s", want, text)
+		}
+	}
+	var data meta.EnableResult
+	if err := json.Unmarshal(r.StructuredContent.(json.RawMessage), &data); err != nil || len(data.Tools) != 2 || data.Tools[0].Call != "a(x?: string)" {
+		t.Errorf("structuredContent = %s (%v)", r.StructuredContent, err)
+	}
+}
+
+// TestSignature checks the call signatures find_tools gives: required
+// parameters first and always, optional ones marked, types as code, and a
+// count of the optional ones a long signature leaves out.
+func TestSignature(t *testing.T) {
+	tool := func(schema string) *catalog.Tool {
+		tl := catalogtest.Tool("send")
+		tl.Def.InputSchema = json.RawMessage(schema)
+		return tl
+	}
+	long := `{"type":"object","properties":{`
+	for i := range 30 {
+		long += fmt.Sprintf(`"OptionalParameterNumber%02d":{"type":"string"},`, i)
+	}
+	long += `"To":{"type":"string"}},"required":["To"]}`
+	tests := []struct{ schema, want string }{
+		{`{"type":"object","properties":{"Body":{"type":"string"},"To":{"type":"string"},"MediaUrl":{"type":"array","items":{"type":"string"}}},"required":["To"]}`,
+			"send(To: string, Body?: string, MediaUrl?: string[])"},
+		{`{"type":"object","properties":{"order":{"type":"string","enum":["asc","desc"]},"n":{"type":["integer","null"]}}}`, `send(order?: "asc"|"desc", n?: integer)`},
+		{`{"type":"object"}`, "send()"},
+		{long, "send(To: string, OptionalParameterNumber00?: string, "},
+	}
+	for _, tt := range tests {
+		cat := catalogtest.Build(t, catalog.Spec{Tools: []*catalog.Tool{tool(tt.schema)}})
+		space, err := view.NewSpace(cat, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := expose.Build(space, &expose.Options{Mode: expose.Search})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, _ := e.Route("send")
+		got := meta.Signature(w)
+		if !strings.HasPrefix(got, tt.want) {
+			t.Errorf("Signature = %q, want it to start %q", got, tt.want)
+		}
+		if tt.schema == long && (!strings.HasSuffix(got, " optional)") || len(got) > 200) {
+			t.Errorf("a long signature is %d bytes and does not count what it left out: %q", len(got), got)
+		}
+	}
+}
+
+// TestFindScoresOnOneScale: one phrasing or several, every score runs from
+// 0 to 1, so that a model can compare them across calls.
+func TestFindScoresOnOneScale(t *testing.T) {
+	d, v := phrasingsCatalog(t)
+	for _, args := range []meta.FindArgs{{Query: "merge pull request"}, {Query: "merge pull request", Queries: []string{"land PR"}}} {
+		res, err := d.Find(args, v.Snapshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Tools) == 0 {
+			t.Fatalf("%+v found nothing", args)
+		}
+		for _, f := range res.Tools {
+			if f.Score < 0 || f.Score > 1 {
+				t.Errorf("%+v: %s scores %v", args, f.Name, f.Score)
+			}
+		}
+		for _, g := range res.Groups {
+			if g.Score < 0 || g.Score > 1 {
+				t.Errorf("%+v: group %s scores %v", args, g.Name, g.Score)
+			}
+		}
+		if res.Tools[0].Call == "" {
+			t.Errorf("%+v: no call signature", args)
+		}
+	}
+}
+
+// TestFindListsNoEmptyGroups: a group with no tools of its own (a parent
+// split into children) is never a hit: its children are.
+func TestFindListsNoEmptyGroups(t *testing.T) {
+	tool := func(id, desc string) *catalog.Tool {
+		tl := catalogtest.Tool(id)
+		tl.Def.Description = desc
+		return tl
+	}
+	cat := catalogtest.Build(t, catalog.Spec{
+		Tools: []*catalog.Tool{tool("send_sms", "Send an SMS message"), tool("list_sms", "List SMS messages")},
+		Groups: []catalog.GroupSpec{
+			{ID: "sms", Description: "SMS messages"},
+			{ID: "sms.message", Parent: "sms", Description: "SMS messages: send and list", Members: catalog.Members{Tools: []catalog.ToolID{"send_sms", "list_sms"}}},
+		},
+	})
+	space, err := view.NewSpace(cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := expose.Build(space, &expose.Options{Mode: expose.Search})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := meta.NewDiscovery(meta.DefaultNames(), e, nil).Find(meta.FindArgs{Query: "sms messages"}, space.New().Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range res.Groups {
+		names = append(names, g.Name)
+	}
+	if !slices.Contains(names, "sms.message") || slices.Contains(names, "sms") {
+		t.Errorf("groups found = %v, want sms.message and not its empty parent", names)
+	}
+}
+
+// TestMetaWordsMatchTheMode: what call_tool and find_tools say names only
+// meta-tools the client's mode offers.
+func TestMetaWordsMatchTheMode(t *testing.T) {
+	n := meta.DefaultNames()
+	search := meta.CallToolFor(n, expose.Search)
+	schema, _ := json.Marshal(search.InputSchema)
+	if strings.Contains(search.Description+string(schema), n.Enable) {
+		t.Errorf("call_tool in the search mode mentions %s: %s %s", n.Enable, search.Description, schema)
+	}
+	groups := meta.CallToolFor(n, expose.Groups)
+	if schema, _ := json.Marshal(groups.InputSchema); !strings.Contains(string(schema), n.Enable) || strings.Contains(groups.Description, n.Describe) {
+		t.Errorf("call_tool in the groups mode: %s %s", groups.Description, schema)
+	}
+	if d := meta.FindTool(n).Description; strings.Contains(d, n.Describe) || strings.Contains(d, n.Enable) {
+		t.Errorf("find_tools, offered in both modes, names a meta-tool one of them lacks: %s", d)
+	}
+	e, v := setup(t, expose.Groups)
+	res, err := meta.NewDiscovery(n, e, nil).Find(meta.FindArgs{Query: "Branches"}, v.Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Next, n.Describe) || strings.Contains(res.Next, n.Guidance) || !strings.Contains(res.Next, n.Enable) {
+		t.Errorf("find_tools' next step in the groups mode: %s", res.Next)
 	}
 }
 
@@ -84,7 +235,7 @@ func TestFindNextStep(t *testing.T) {
 		query string
 		want  []string
 	}{
-		{"Branches", []string{`describe_tools {"names": [...]}`, `call_tool {"name"`, `"group": "<group>"`, `guidance {"topic": "groups"}`}},
+		{"Branches", []string{`describe_tools {"names": [...]}`, `call_tool {"name"`, `"group": ...`, `guidance {"topic": "groups"}`}},
 		{"zzzz qqqq", []string{"Nothing matched", "as a tool would be named", `"merge pull request github"`, `"queries"`, `guidance {"topic": "groups"}`}},
 	}
 	for _, tt := range tests {

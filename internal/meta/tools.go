@@ -7,12 +7,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/view"
 )
 
 var groupsSchema = json.RawMessage(`{"type":"object","properties":{"groups":{"type":"array","items":{"type":"string"},"description":"Group names, parents before their children."}},"required":["groups"]}`)
-
-var callSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The tool's name as find_tools or enable_tools gave it."},"arguments":{"type":"object","description":"The tool's own arguments; for a grouped tool include \"action\"."}},"required":["name"]}`)
 
 func readOnly(idempotent bool) *mcp.ToolAnnotations {
 	no := false
@@ -32,10 +31,7 @@ func EnableTool(n Names, v *view.View) *mcp.Tool {
 	} else {
 		b.WriteString("\n\nGroups you can enable now:")
 		for _, g := range groups {
-			fmt.Fprintf(&b, "\n- %s (%s)", g.ID, count(len(g.Tools), "tool"))
-			if len(g.Children) > 0 {
-				fmt.Fprintf(&b, ", %s inside", count(len(g.Children), "group"))
-			}
+			fmt.Fprintf(&b, "\n- %s %s", g.ID, sizeNote(g))
 			if d := firstLine(g.Description); d != "" {
 				b.WriteString(": " + d)
 			}
@@ -74,10 +70,34 @@ func ResetTool(n Names, cat *catalog.Catalog) *mcp.Tool {
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, OpenWorldHint: new(bool)}}
 }
 
-// CallTool is call_tool's definition.
-func CallTool(n Names) *mcp.Tool {
-	return &mcp.Tool{Name: n.Call, InputSchema: callSchema,
-		Description: "Call any tool by name, including tools of groups that are not enabled and tools missing from your list. Returns the tool's own result unchanged."}
+// CallTool is call_tool's definition in the groups mode.
+func CallTool(n Names) *mcp.Tool { return CallToolFor(n, expose.Groups) }
+
+// CallToolFor is call_tool's definition in mode: its words name only the
+// meta-tools that mode offers (the search mode has no enable_tools).
+func CallToolFor(n Names, mode expose.Mode) *mcp.Tool {
+	from := n.Find + " or " + n.Enable
+	desc := "Call any tool by name, including tools of groups that are not enabled and tools missing from your list. Returns the tool's own result unchanged."
+	if mode == expose.Search {
+		from = n.Find
+		desc = fmt.Sprintf("Call any tool by the name %s gave, with the parameters it showed (%s gives the full schema). Returns the tool's own result unchanged.", n.Find, n.Describe)
+	}
+	name, _ := json.Marshal("The tool's name as " + from + " gave it.")
+	schema := fmt.Sprintf(`{"type":"object","properties":{"name":{"type":"string","description":%s},"arguments":{"type":"object","description":"The tool's own arguments; for a grouped tool include \"action\"."}},"required":["name"]}`, name)
+	return &mcp.Tool{Name: n.Call, InputSchema: json.RawMessage(schema), Description: desc}
+}
+
+// sizeNote says what a group holds: "(5 tools)", "(5 tools), 2 groups
+// inside", or for a group whose tools all sit in groups inside it "(197
+// tools in 40 groups)": never "0 tools" for a group that leads to many.
+func sizeNote(g *catalog.Group) string {
+	switch {
+	case len(g.Children) == 0:
+		return "(" + count(len(g.Tools), "tool") + ")"
+	case len(g.Tools) == 0:
+		return fmt.Sprintf("(%s in %s)", count(subtreeTools(g), "tool"), count(len(g.Children), "group"))
+	}
+	return fmt.Sprintf("(%s), %s inside", count(len(g.Tools), "tool"), count(len(g.Children), "group"))
 }
 
 func count(n int, noun string) string {
@@ -107,10 +127,7 @@ func StatelessEnableTool(n Names, v *view.View) *mcp.Tool {
 	if len(groups) > 0 {
 		b.WriteString("\n\nGroups:")
 		for _, g := range groups {
-			fmt.Fprintf(&b, "\n- %s (%s)", g.ID, count(len(g.Tools), "tool"))
-			if len(g.Children) > 0 {
-				fmt.Fprintf(&b, ", %s inside", count(len(g.Children), "group"))
-			}
+			fmt.Fprintf(&b, "\n- %s %s", g.ID, sizeNote(g))
 			if d := firstLine(g.Description); d != "" {
 				b.WriteString(": " + d)
 			}

@@ -57,6 +57,7 @@ func (v *View) Enable(groups []string) *Change {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	ch := &Change{Before: v.snapshotLocked()}
+	var unfolded []*catalog.Group
 	for _, name := range groups {
 		g, err := v.lookup(name)
 		if err != nil {
@@ -64,13 +65,60 @@ func (v *View) Enable(groups []string) *Change {
 			continue
 		}
 		if err := v.enableOne(g); err != nil {
-			ch.Errors = append(ch.Errors, *err)
+			// A child named after its parent that this call unfolded
+			// is done, not an error.
+			if err.Reason != AlreadyEnabled || !slices.Contains(unfolded, g) {
+				ch.Errors = append(ch.Errors, *err)
+			}
 			continue
 		}
+		inside := v.unfold(g)
+		unfolded = append(unfolded, inside...)
 		ch.Enabled = append(ch.Enabled, g)
+		ch.Enabled = append(ch.Enabled, inside...)
 	}
 	v.finish(ch)
 	return ch
+}
+
+// UnfoldBytes is the most the definitions of a group's subtree may weigh
+// (as JSON; about 4,000 tokens) for enabling the group, when it has no
+// tools of its own, to enable the groups inside it too: a parent of a few
+// small groups is then one call away from all its tools, while a big
+// server still unfolds a level at a time rather than flood the list.
+const UnfoldBytes = 16000
+
+// unfold enables the groups inside g, parents first, when g holds no
+// tools of its own (enabling it alone would add nothing) and the tools of
+// its whole subtree weigh at most UnfoldBytes and fit the limit. The
+// caller holds v.mu.
+func (v *View) unfold(g *catalog.Group) []*catalog.Group {
+	if len(g.Tools) > 0 || len(g.Children) == 0 {
+		return nil
+	}
+	next := v.enabled.Clone()
+	var inside []*catalog.Group
+	g.Walk(func(d *catalog.Group) {
+		if d != g && !next.Has(d.Index) {
+			next.Add(d.Index)
+			inside = append(inside, d)
+		}
+	})
+	all := NewSet(len(v.space.cat.Tools()))
+	g.Walk(func(d *catalog.Group) {
+		v.space.groupTools[d.Index].Each(func(i int) { all.Add(i) })
+	})
+	weight := 0
+	all.Each(func(i int) { weight += v.space.toolBytes[i] })
+	if weight > UnfoldBytes {
+		return nil
+	}
+	visible, grouped := v.toolsFor(next)
+	if limit := v.space.opts.MaxTools; limit > 0 && grouped > limit {
+		return nil
+	}
+	v.enabled, v.visible, v.grouped = next, visible, grouped
+	return inside
 }
 
 // Disable disables groups and, with each, its enabled descendants.

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ type Space struct {
 	cat        *catalog.Catalog
 	opts       Options
 	groupTools []Set // by group index: the group's direct tools
+	toolBytes  []int // by tool index: the size of its definition as JSON
 	ungrouped  Set
 	initial    Set // groups enabled in a new view
 }
@@ -44,6 +46,12 @@ func NewSpace(cat *catalog.Catalog, opts *Options) (*Space, error) {
 			set.Add(t.Index)
 		}
 		s.groupTools[g.Index] = set
+	}
+	s.toolBytes = make([]int, n)
+	for _, t := range cat.Tools() {
+		if b, err := json.Marshal(t.Def); err == nil {
+			s.toolBytes[t.Index] = len(b)
+		}
 	}
 	s.ungrouped = NewSet(n)
 	for _, t := range cat.Ungrouped() {

@@ -245,3 +245,47 @@ func TestSet(t *testing.T) {
 		t.Fatal("empty sets of different capacity must be equal")
 	}
 }
+
+// TestEnableUnfoldsAnEmptyParent: a group with no tools of its own whose
+// groups inside hold small tools is enabled with them in one call; a big
+// one, or one over the limit, unfolds a level at a time.
+func TestEnableUnfoldsAnEmptyParent(t *testing.T) {
+	tools := []*catalog.Tool{}
+	var ids []catalog.ToolID
+	// Each test tool's definition is about 106 bytes: together they weigh
+	// more than UnfoldBytes.
+	for i := range view.UnfoldBytes/90 + 1 {
+		tl := catalogtest.Tool(string(rune('a'+i%26)) + strings.Repeat("x", i/26))
+		tools = append(tools, tl)
+		ids = append(ids, tl.ID)
+	}
+	cat := catalogtest.Build(t, catalog.Spec{Tools: tools, Groups: []catalog.GroupSpec{
+		{ID: "small"},
+		{ID: "small.one", Parent: "small", Members: catalog.Members{Tools: ids[:2]}},
+		{ID: "small.two", Parent: "small", Members: catalog.Members{Tools: ids[2:4]}},
+		{ID: "small.two.deep", Parent: "small.two", Members: catalog.Members{Tools: ids[4:5]}},
+		{ID: "big"},
+		{ID: "big.all", Parent: "big", Members: catalog.Members{Tools: ids}},
+	}})
+	tests := []struct {
+		opts    view.Options
+		enable  []string
+		enabled string
+		errors  string
+	}{
+		{enable: []string{"small"}, enabled: "small,small.one,small.two,small.two.deep"},
+		{enable: []string{"small", "small.one"}, enabled: "small,small.one,small.two,small.two.deep"},
+		{enable: []string{"big"}, enabled: "big"},
+		{opts: view.Options{MaxTools: 4}, enable: []string{"small"}, enabled: "small"},
+	}
+	for _, tt := range tests {
+		space, err := view.NewSpace(cat, &tt.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := space.New().Enable(tt.enable)
+		if got := groupIDs(ch.Enabled); got != tt.enabled || reasons(ch.Errors) != tt.errors {
+			t.Errorf("%+v enable %v: enabled %s, errors %s; want %s, errors %q", tt.opts, tt.enable, got, reasons(ch.Errors), tt.enabled, tt.errors)
+		}
+	}
+}
