@@ -13,7 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestConfigNamesDerivedGroups: the filesystem server's 14 tools split into
+// TestConfigNamesDerivedGroups: the filesystem server's 14 tools split (at a
+// group size of 8) into
 // derived groups (files.directory, files.file), which a config names in
 // initialGroups and in a token's groups without declaring them. Through
 // the binary: check finds a misspelled one in the cached tool lists, and
@@ -25,7 +26,7 @@ func TestConfigNamesDerivedGroups(t *testing.T) {
 	config := func(tokenGroup string) string {
 		return writeConfig(t, map[string]any{
 			"mcpServers": map[string]any{"files": map[string]any{"command": nodeServer(t, "mcp-server-filesystem"), "args": []string{files}}},
-			"disclosure": map[string]any{"initialGroups": []string{"files.file"}},
+			"disclosure": map[string]any{"initialGroups": []string{"files.file"}, "autoGroups": map[string]any{"size": 8}},
 			"http": map[string]any{"auth": map[string]any{"tokens": []any{
 				map[string]any{"token": "full-secret"},
 				map[string]any{"token": "dir-secret", "groups": []string{tokenGroup}},
@@ -103,7 +104,7 @@ func TestConfigNamesDerivedGroups(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		return res.IsError, resultText(res)
+		return res.IsError, resultData(res)
 	}
 	if _, text := call(limited, "enable_tools", map[string]any{"groups": []string{"files.file"}}); !strings.Contains(text, `"reason":"unknown_group"`) {
 		t.Errorf("the limited token enabled files.file: %s", text)

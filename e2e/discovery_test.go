@@ -97,10 +97,10 @@ func TestTypeScriptClientSearchMode(t *testing.T) {
 	if got := strings.Join(s[0].Tools, ","); got != searchList {
 		t.Errorf("list = %q", got)
 	}
-	if !strings.Contains(s[1].Text, `"name":"current_time"`) {
-		t.Errorf("find_tools = %s", s[1].Text)
+	if !strings.Contains(string(s[1].Structured), `"name":"current_time"`) || !strings.Contains(s[1].Text, "current_time(") {
+		t.Errorf("find_tools = %s\n%s", s[1].Text, s[1].Structured)
 	}
-	if !strings.Contains(s[2].Text, `"time_zone"`) {
+	if !strings.Contains(s[2].Text, "time_zone") {
 		t.Errorf("describe_tools = %s", s[2].Text)
 	}
 	if s[3].IsError || !strings.Contains(s[3].Text, "+09:00") {
@@ -109,7 +109,7 @@ func TestTypeScriptClientSearchMode(t *testing.T) {
 	if !strings.Contains(s[4].Text, "| notes | available | 5 |") {
 		t.Errorf("guidance = %s", s[4].Text)
 	}
-	if s[5].IsError || !strings.Contains(s[5].Text, `"name":"convert_time_zone"`) {
-		t.Errorf("find_tools with two phrasings = %s", s[5].Text)
+	if s[5].IsError || !strings.Contains(string(s[5].Structured), `"name":"convert_time_zone"`) {
+		t.Errorf("find_tools with two phrasings = %s", s[5].Structured)
 	}
 }

@@ -113,6 +113,30 @@ func (s *session) call(name string, args any) (bool, string) {
 	return res.IsError, resultText(res)
 }
 
+// callData is call with the result's data: its structuredContent as JSON
+// (a meta-tool's), else its text.
+func (s *session) callData(name string, args any) (bool, string) {
+	s.t.Helper()
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		s.t.Fatalf("tools/call %s: %v", name, err)
+	}
+	return res.IsError, resultData(res)
+}
+
+// resultData is a result's structuredContent as JSON, or its text when it
+// has none: what a program reads of a meta-tool's answer.
+func resultData(res *mcp.CallToolResult) string {
+	if res.StructuredContent == nil {
+		return resultText(res)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return resultText(res)
+	}
+	return string(b)
+}
+
 // resultText is a result's text content, joined with newlines.
 func resultText(res *mcp.CallToolResult) string {
 	var text []string

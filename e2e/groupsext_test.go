@@ -187,7 +187,7 @@ func TestProtocol2026ListNeverVaries(t *testing.T) {
 	if a, b := strings.Join(rep.Steps[0].Tools, ","), strings.Join(rep.Steps[2].Tools, ","); a != groupsStateless || b != a {
 		t.Errorf("typescript: lists %q then %q", a, b)
 	}
-	if !strings.Contains(rep.Steps[1].Text, `"name":"calculate"`) {
-		t.Errorf("typescript: enable_tools = %s", rep.Steps[1].Text)
+	if !strings.Contains(string(rep.Steps[1].Structured), `"name":"calculate"`) {
+		t.Errorf("typescript: enable_tools = %s", rep.Steps[1].Structured)
 	}
 }

@@ -409,7 +409,7 @@ func TestOAuthNegativeMatrix(t *testing.T) {
 			if has("describe_tools") {
 				out = append(out, func() (string, bool) {
 					_, text := callText(ctx, cs, "describe_tools", map[string]any{"names": []string{"printf__format", "everything__echo"}})
-					return who + " describe_tools: " + text, strings.Contains(text, "inputSchema")
+					return who + " describe_tools: " + text, strings.Contains(text, "Input schema")
 				})
 			}
 			if has("guidance") {
