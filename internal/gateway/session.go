@@ -234,10 +234,11 @@ func (s *session) desired() map[string]*mcp.Tool {
 	switch s.mode {
 	case expose.Flat:
 		if s.pres.groupMeta {
-			// Clients without groups of their own learn each tool's
-			// groups from its _meta (the earlier draft's key).
+			// Clients that search their own list learn each tool's groups
+			// from its _meta (the grouping draft's key), and read the
+			// search hints they honour (hints.go).
 			for _, w := range expo.Listed(snap) {
-				want[w.Name] = withGroups(w.Tool, s.st.ext.memberships(w))
+				want[w.Name] = withSearchHints(withGroups(w.Tool, s.st.ext.memberships(w)), w)
 			}
 		}
 	case expose.Groups:
