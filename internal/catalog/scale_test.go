@@ -2,7 +2,10 @@ package catalog_test
 
 import (
 	"fmt"
+	"path"
 	"runtime"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -48,3 +51,63 @@ func cpuTime(tb testing.TB) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestRulesMatchAsAScanWould checks the indexed membership rules against a
+// scan of every tool, on a catalog of many servers, with patterns that start
+// with a wildcard, a class or an escape, and a tool in many groups.
+func TestRulesMatchAsAScanWould(t *testing.T) {
+	spec := catalogtest.Scaled(t, 2000)
+	globs := []string{"*__get_*", "git[hl]*__*", "github-2__list_*", `sla\ck__*`, "s?ripe__*", "*", "zz*"}
+	prefixes := []string{"github__", "g", "notion-2__", "", "qq"}
+	for i, g := range globs {
+		spec.Groups = append(spec.Groups, catalog.GroupSpec{ID: catalog.GroupID(fmt.Sprintf("glob%d", i)), Members: catalog.Members{Globs: []string{g}}})
+	}
+	for i, p := range prefixes {
+		spec.Groups = append(spec.Groups, catalog.GroupSpec{ID: catalog.GroupID(fmt.Sprintf("prefix%d", i)), Members: catalog.Members{Prefixes: []string{p}}})
+	}
+	res, err := catalog.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := res.Catalog
+	check := func(id string, match func(string) bool) {
+		t.Helper()
+		g, ok := cat.Group(catalog.GroupID(id))
+		if !ok {
+			t.Fatalf("group %q missing", id)
+		}
+		var want, got []string
+		for _, tl := range cat.Tools() {
+			if match(string(tl.ID)) {
+				want = append(want, string(tl.ID))
+			}
+		}
+		for _, tl := range g.Tools {
+			got = append(got, string(tl.ID))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("group %q has %d tools, a scan finds %d (first difference near %v / %v)", id, len(got), len(want), head(got), head(want))
+		}
+	}
+	for i, g := range globs {
+		check(fmt.Sprintf("glob%d", i), func(id string) bool { ok, _ := path.Match(g, id); return ok })
+	}
+	for i, p := range prefixes {
+		check(fmt.Sprintf("prefix%d", i), func(id string) bool { return strings.HasPrefix(id, p) })
+	}
+	for _, tl := range cat.Tools() {
+		if !slices.IsSortedFunc(tl.Groups, func(a, b *catalog.Group) int { return a.Index - b.Index }) {
+			t.Fatalf("tool %q lists its groups out of catalog order", tl.ID)
+		}
+		for _, g := range tl.Groups {
+			if !slices.Contains(g.Tools, tl) {
+				t.Fatalf("tool %q names group %q, which does not hold it", tl.ID, g.ID)
+			}
+		}
+	}
+	if !slices.IsSortedFunc(cat.Tools(), func(a, b *catalog.Tool) int { return strings.Compare(string(a.ID), string(b.ID)) }) {
+		t.Error("the catalog's tools are not sorted by ID")
+	}
+}
+
+func head(s []string) []string { return s[:min(3, len(s))] }
