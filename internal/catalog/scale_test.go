@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
 	"runtime"
@@ -111,3 +112,63 @@ func TestRulesMatchAsAScanWould(t *testing.T) {
 }
 
 func head(s []string) []string { return s[:min(3, len(s))] }
+
+// BenchmarkMemory reports the live heap per tool at each scale, after a
+// GC, in three parts: the tools' definitions as an MCP client decodes them
+// (def-B/tool), of which their schemas decoded into generic maps
+// (schema-B/tool), and what a built catalog adds (catalog-B/tool). For
+// comparison, schema-json-B/tool is the size of the same schemas as JSON:
+// what keeping them raw would hold. Each iteration decodes and builds
+// afresh; the figures are the last one's.
+//
+// Where the heap goes, by allocation site:
+//
+//	go test -run '^$' -bench 'Memory/tools=20000' -benchtime 1x -memprofile /tmp/mem.pprof -memprofilerate 4096 ./internal/catalog/
+//	go tool pprof -sample_index=inuse_space -top /tmp/mem.pprof
+func BenchmarkMemory(b *testing.B) {
+	for _, n := range scales {
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			var def, schema, cat, raw uint64
+			for b.Loop() {
+				base := liveHeap()
+				spec := catalogtest.Scaled(b, n)
+				withDefs := liveHeap()
+				res, err := catalog.Build(spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				built := liveHeap()
+				raw = 0
+				for _, t := range spec.Tools {
+					for _, sch := range []any{t.Def.InputSchema, t.Def.OutputSchema} {
+						if sch != nil {
+							js, err := json.Marshal(sch)
+							if err != nil {
+								b.Fatal(err)
+							}
+							raw += uint64(len(js))
+						}
+					}
+				}
+				for _, t := range spec.Tools {
+					t.Def.InputSchema, t.Def.OutputSchema = nil, nil
+				}
+				withoutSchemas := liveHeap()
+				runtime.KeepAlive(res)
+				def, cat, schema = withDefs-base, built-withDefs, built-withoutSchemas
+			}
+			b.ReportMetric(float64(def)/float64(n), "def-B/tool")
+			b.ReportMetric(float64(schema)/float64(n), "schema-B/tool")
+			b.ReportMetric(float64(cat)/float64(n), "catalog-B/tool")
+			b.ReportMetric(float64(raw)/float64(n), "schema-json-B/tool")
+		})
+	}
+}
+
+// liveHeap is the heap in use after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
