@@ -35,7 +35,7 @@ func TestBenchmarkHarness(t *testing.T) {
 			Callers: 4, Duration: 400 * time.Millisecond, Rounds: 2},
 		Startup:     StartupParams{Servers: servers, Runs: 2, Settle: 100 * time.Millisecond},
 		Memory:      MemoryParams{Sessions: 10, Concurrency: 4, Servers: servers, Modes: []string{"groups", "search"}, Protocol: "2025-11-25", Settle: 100 * time.Millisecond},
-		Scale:       ScaleParams{Tools: []int{30, 90}, Batch: 2, Mode: "search"},
+		Scale:       ScaleParams{Tools: []int{30, 90}, Batch: 2, Mode: "search", ProfileTime: time.Second},
 		Profile:     t.TempDir(),
 		ProfileTime: time.Second,
 	}
@@ -136,8 +136,10 @@ func TestBenchmarkHarness(t *testing.T) {
 		if sr.Spawned != 0 {
 			t.Errorf("the cached start of %d tools spawned %d stand-ins; it should answer from the cache alone", sr.Tools, sr.Spawned)
 		}
-		if info, err := os.Stat(sr.HeapProfile); err != nil || info.Size() == 0 {
-			t.Errorf("heap profile %q is missing or empty: %v", sr.HeapProfile, err)
+		for _, f := range []string{sr.HeapProfile, sr.CPUProfile} {
+			if info, err := os.Stat(f); err != nil || info.Size() == 0 {
+				t.Errorf("profile %q is missing or empty: %v", f, err)
+			}
 		}
 	}
 	if cpu, tools, ok := r.Scale.Growth(); !ok || tools != 3 || math.IsNaN(cpu) {

@@ -169,6 +169,7 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	scaleTools := fs.String("scale-tools", "1000,5000,20000", "scale: comma-separated catalog sizes, synthesised from testdata/catalogs")
 	fs.IntVar(&p.Scale.Batch, "scale-batch", 40, "scale: stand-in servers run at once while the cache is filled")
 	fs.StringVar(&p.Scale.Mode, "scale-mode", "search", "scale: the mode of the measured start")
+	fs.DurationVar(&p.Scale.ProfileTime, "scale-profile-time", 15*time.Second, "scale: with -profile, how long each size's start is CPU-profiled from launch")
 	if err := fs.Parse(args); err != nil {
 		return p, false, 0, err
 	}
@@ -205,8 +206,8 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 			return p, false, 0, fmt.Errorf("%s must be at least 1, not %d", name, v)
 		}
 	}
-	if p.Calls.Warmup < 0 || p.Calls.Duration <= 0 || p.ProfileTime < time.Second || len(p.Memory.Modes) == 0 || len(p.Calls.Transports) == 0 {
-		return p, false, 0, fmt.Errorf("-warmup must not be negative, -throughput-time must be positive, -profile-time at least 1s, and -memory-modes and -transports must name one at least")
+	if p.Calls.Warmup < 0 || p.Calls.Duration <= 0 || p.ProfileTime < time.Second || p.Scale.ProfileTime < time.Second || len(p.Memory.Modes) == 0 || len(p.Calls.Transports) == 0 {
+		return p, false, 0, fmt.Errorf("-warmup must not be negative, -throughput-time must be positive, -profile-time and -scale-profile-time at least 1s, and -memory-modes and -transports must name one at least")
 	}
 	return p, asJSON, timeout, nil
 }

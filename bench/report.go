@@ -97,6 +97,9 @@ func printTable(w io.Writer, r *Report) {
 			if sr.HeapProfile != "" {
 				fmt.Fprintf(w, "   heap profile: %s\n", sr.HeapProfile)
 			}
+			if sr.CPUProfile != "" {
+				fmt.Fprintf(w, "   CPU profile of a second start: %s\n", sr.CPUProfile)
+			}
 		}
 	}
 	fmt.Fprintf(w, "\ntotal %.1f s. Numbers from a shared or busy machine are noisy; compare the ratios, and rerun before trusting a change.\n", r.Seconds)

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -24,9 +26,12 @@ type ScaleParams struct {
 	Batch int `json:"fill_batch"`
 	// Mode is the presentation of the measured start.
 	Mode string `json:"mode"`
-	// Profile is a directory for each start's heap profile; empty takes
-	// none.
+	// Profile is a directory for each size's heap profile, and the CPU
+	// profile of a second, untimed start; empty takes none.
 	Profile string `json:"-"`
+	// ProfileTime is how long that CPU profile runs from the launch: long
+	// enough for the start to end inside it.
+	ProfileTime time.Duration `json:"-"`
 }
 
 // ScaleRun is one catalog size's cached start.
@@ -54,6 +59,7 @@ type ScaleRun struct {
 	// expected, every list being cached.
 	Spawned     int    `json:"spawned"`
 	HeapProfile string `json:"heap_profile,omitempty"`
+	CPUProfile  string `json:"cpu_profile,omitempty"`
 }
 
 // ScaleResult is the sweep.
@@ -105,6 +111,14 @@ func measureScale(ctx context.Context, h *harness, params ScaleParams, progress 
 		}
 		if err := startScaled(ctx, h, config, cache, log, params, &run); err != nil {
 			return nil, fmt.Errorf("scale, %d tools: cached start: %w", n, err)
+		}
+		if params.Profile != "" {
+			progress("scale: %d tools: a second start, profiled for %v…", n, params.ProfileTime)
+			file := filepath.Join(params.Profile, fmt.Sprintf("toolfold-scale-%d-start-cpu.pprof", n))
+			if err := profileStart(ctx, h, config, cache, params, file); err != nil {
+				return nil, fmt.Errorf("scale, %d tools: profiled start: %w", n, err)
+			}
+			run.CPUProfile = file
 		}
 		r.Runs = append(r.Runs, run)
 	}
@@ -266,5 +280,53 @@ func startScaled(ctx context.Context, h *harness, config, cache, log string, par
 		return err
 	}
 	run.Spawned = len(after) - len(before)
+	return nil
+}
+
+// profileStart launches toolfold as startScaled does, with no client:
+// serve builds its catalog before it reads a request. It records the CPU
+// profile from as soon as the profiler answers until ProfileTime is up.
+func profileStart(ctx context.Context, h *harness, config, cache string, params ScaleParams, file string) error {
+	addr, err := freeLoopbackAddr()
+	if err != nil {
+		return err
+	}
+	cmd := h.command(h.toolfold, "serve", "--config", config, "--mode", params.Mode, "--log-level", "warn", "--pprof", addr)
+	cmd.Env = toolfoldEnv(cache)
+	stdin, err := cmd.StdinPipe() // held open: serve ends when stdin does
+	if err != nil {
+		return err
+	}
+	stderr := &tailBuffer{max: 4 << 10}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		h.forget(cmd)
+		return err
+	}
+	defer func() {
+		stdin.Close()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		h.forget(cmd)
+	}()
+	// The profiler listens before the catalog is built: poll for it.
+	base := "http://" + addr
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		resp, err := http.Get(base + "/debug/pprof/")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if err := sleep(ctx, 5*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, int(params.ProfileTime.Seconds()))
+	if err := saveProfile(ctx, url, file); err != nil {
+		return fmt.Errorf("%w%s", err, stderr.suffix())
+	}
 	return nil
 }
