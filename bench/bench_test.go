@@ -35,6 +35,7 @@ func TestBenchmarkHarness(t *testing.T) {
 			Callers: 4, Duration: 400 * time.Millisecond, Rounds: 2},
 		Startup:     StartupParams{Servers: servers, Runs: 2, Settle: 100 * time.Millisecond},
 		Memory:      MemoryParams{Sessions: 10, Concurrency: 4, Servers: servers, Modes: []string{"groups", "search"}, Protocol: "2025-11-25", Settle: 100 * time.Millisecond},
+		Scale:       ScaleParams{Tools: []int{30, 90}, Batch: 2, Mode: "search", ProfileTime: time.Second},
 		Profile:     t.TempDir(),
 		ProfileTime: time.Second,
 	}
@@ -124,13 +125,34 @@ func TestBenchmarkHarness(t *testing.T) {
 		}
 	}
 
+	if r.Scale == nil || len(r.Scale.Runs) != len(params.Scale.Tools) {
+		t.Fatalf("the scale sweep has no run per size: %+v", r.Scale)
+	}
+	for i, sr := range r.Scale.Runs {
+		// Search mode lists its meta-tools, not the catalog's.
+		if sr.Tools != params.Scale.Tools[i] || sr.Servers < 1 || sr.Listed < 1 || sr.CPUSeconds < 0 || sr.RSS <= 0 || sr.Heap == 0 || sr.ListMS < sr.InitializeMS {
+			t.Errorf("scale run %d is not sane: %+v", i, sr)
+		}
+		if sr.Spawned != 0 {
+			t.Errorf("the cached start of %d tools spawned %d stand-ins; it should answer from the cache alone", sr.Tools, sr.Spawned)
+		}
+		for _, f := range []string{sr.HeapProfile, sr.CPUProfile} {
+			if info, err := os.Stat(f); err != nil || info.Size() == 0 {
+				t.Errorf("profile %q is missing or empty: %v", f, err)
+			}
+		}
+	}
+	if cpu, tools, ok := r.Scale.Growth(); !ok || tools != 3 || math.IsNaN(cpu) {
+		t.Errorf("scale growth = %v× CPU for %v× tools (ok %v), want a figure for 3× the tools", cpu, tools, ok)
+	}
+
 	// Both outputs render: JSON has no NaN or infinity to choke on.
 	if _, err := json.Marshal(r); err != nil {
 		t.Errorf("the report does not encode as JSON: %v", err)
 	}
 	var table bytes.Buffer
 	printTable(&table, r)
-	for _, want := range []string{"1. tools/call over stdio", "2. tools/call over http", "3. start to first tools/list", "4. RSS"} {
+	for _, want := range []string{"1. tools/call over stdio", "2. tools/call over http", "3. start to first tools/list", "4. RSS", "5. scale"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())
 		}
@@ -170,7 +192,7 @@ func fixturesAlive(t *testing.T, fixture string) []string {
 }
 
 func TestParseFlagsRefusesNonsense(t *testing.T) {
-	for _, args := range [][]string{{"-calls", "0"}, {"-only", "speed"}, {"extra"}, {"-memory-modes", ""}, {"-transports", "pigeon"}, {"-transports", ""}} {
+	for _, args := range [][]string{{"-calls", "0"}, {"-only", "speed"}, {"extra"}, {"-memory-modes", ""}, {"-transports", "pigeon"}, {"-transports", ""}, {"-scale-tools", "1k"}, {"-scale-batch", "0"}} {
 		if _, _, _, err := parseFlags(args); err == nil {
 			t.Errorf("parseFlags(%q) accepted it", args)
 		}

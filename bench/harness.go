@@ -30,6 +30,8 @@ type harness struct {
 	// source names what was built: the commit, and whether the working
 	// tree had uncommitted changes, which the binaries include.
 	source string
+	// root is the checkout's root, where testdata/catalogs is.
+	root string
 
 	mu sync.Mutex
 	// procs are the processes started directly, each the leader of its own
@@ -64,6 +66,7 @@ func newHarness(ctx context.Context) (*harness, error) {
 		toolfold: filepath.Join(dir, "toolfold"),
 		fixture:  filepath.Join(dir, "fixture"),
 		source:   describeSource(ctx, root),
+		root:     root,
 		procs:    map[*exec.Cmd]bool{},
 	}
 	// Both builds at once: on a busy machine the link steps overlap usefully.

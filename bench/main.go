@@ -13,7 +13,11 @@
 //  2. time from start to the first tools/list answer with 20 servers
 //     configured, with a cached catalog versus none, and how many servers
 //     each start spawned;
-//  3. resident memory of `toolfold serve --http` holding 1,000 sessions.
+//  3. resident memory of `toolfold serve --http` holding 1,000 sessions;
+//  4. the scale sweep: catalogs of 1k, 5k and 20k tools made by repeating the
+//     recorded catalogs (testdata/catalogs) under new names, served by Go
+//     stand-ins (bench/fixture -catalog), cached: toolfold's CPU-seconds to
+//     the first tools/list, RSS and heap per tool.
 //
 // With -profile DIR it also profiles toolfold under the same concurrent
 // load (CPU, and allocations as a before/after pair for pprof -base).
@@ -43,6 +47,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -53,6 +58,7 @@ type Params struct {
 	Calls   CallsParams   `json:"calls"`
 	Startup StartupParams `json:"startup"`
 	Memory  MemoryParams  `json:"memory"`
+	Scale   ScaleParams   `json:"scale"`
 	// Only names the measurements to run; empty runs them all.
 	Only []string `json:"only,omitempty"`
 	// Profile is a directory to write toolfold's profiles under load to;
@@ -62,7 +68,7 @@ type Params struct {
 }
 
 // measurements, in the order they run and print.
-var measurements = []string{"calls", "startup", "memory"}
+var measurements = []string{"calls", "startup", "memory", "scale"}
 
 func (p Params) runs(name string) bool { return len(p.Only) == 0 || slices.Contains(p.Only, name) }
 
@@ -91,6 +97,7 @@ type Report struct {
 	Profiles []string       `json:"profiles,omitempty"`
 	Startup  *StartupResult `json:"startup,omitempty"`
 	Memory   []MemoryResult `json:"memory,omitempty"`
+	Scale    *ScaleResult   `json:"scale,omitempty"`
 }
 
 func main() {
@@ -159,6 +166,10 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	fs.StringVar(&p.Memory.Protocol, "memory-protocol", "2025-11-25", "memory: the protocol version the clients ask for (2026-07-28 clients hold no session)")
 	fs.BoolVar(&p.Memory.NoStream, "memory-no-stream", false, "memory: clients open no standalone SSE stream (the Go SDK client opens one by default)")
 	fs.DurationVar(&p.Memory.Settle, "memory-settle", time.Second, "memory: pause before each RSS reading")
+	scaleTools := fs.String("scale-tools", "1000,5000,20000", "scale: comma-separated catalog sizes, synthesised from testdata/catalogs")
+	fs.IntVar(&p.Scale.Batch, "scale-batch", 40, "scale: stand-in servers run at once while the cache is filled")
+	fs.StringVar(&p.Scale.Mode, "scale-mode", "search", "scale: the mode of the measured start")
+	fs.DurationVar(&p.Scale.ProfileTime, "scale-profile-time", 15*time.Second, "scale: with -profile, how long each size's start is CPU-profiled from launch")
 	if err := fs.Parse(args); err != nil {
 		return p, false, 0, err
 	}
@@ -166,6 +177,13 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 		return p, false, 0, fmt.Errorf("unexpected argument %q; every setting is a flag (see -h)", fs.Arg(0))
 	}
 	p.Memory.Modes = splitComma(*modes)
+	for _, v := range splitComma(*scaleTools) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return p, false, 0, fmt.Errorf("-scale-tools %q: %q is not a positive number of tools", *scaleTools, v)
+		}
+		p.Scale.Tools = append(p.Scale.Tools, n)
+	}
 	p.Only = splitComma(*only)
 	p.Calls.Transports = splitComma(*trans)
 	for _, t := range p.Calls.Transports {
@@ -181,15 +199,15 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	positive := map[string]int{
 		"-calls": p.Calls.Calls, "-block": p.Calls.Block, "-callers": p.Calls.Callers, "-rounds": p.Calls.Rounds,
 		"-servers": p.Startup.Servers, "-start-runs": p.Startup.Runs, "-sessions": p.Memory.Sessions,
-		"-session-concurrency": p.Memory.Concurrency, "-memory-servers": p.Memory.Servers,
+		"-session-concurrency": p.Memory.Concurrency, "-memory-servers": p.Memory.Servers, "-scale-batch": p.Scale.Batch,
 	}
 	for name, v := range positive {
 		if v <= 0 {
 			return p, false, 0, fmt.Errorf("%s must be at least 1, not %d", name, v)
 		}
 	}
-	if p.Calls.Warmup < 0 || p.Calls.Duration <= 0 || p.ProfileTime < time.Second || len(p.Memory.Modes) == 0 || len(p.Calls.Transports) == 0 {
-		return p, false, 0, fmt.Errorf("-warmup must not be negative, -throughput-time must be positive, -profile-time at least 1s, and -memory-modes and -transports must name one at least")
+	if p.Calls.Warmup < 0 || p.Calls.Duration <= 0 || p.ProfileTime < time.Second || p.Scale.ProfileTime < time.Second || len(p.Memory.Modes) == 0 || len(p.Calls.Transports) == 0 {
+		return p, false, 0, fmt.Errorf("-warmup must not be negative, -throughput-time must be positive, -profile-time and -scale-profile-time at least 1s, and -memory-modes and -transports must name one at least")
 	}
 	return p, asJSON, timeout, nil
 }
@@ -256,6 +274,13 @@ func run(ctx context.Context, h *harness, p Params, log io.Writer) (*Report, err
 		var err error
 		p.Memory.Profile = p.Profile
 		if r.Memory, err = measureMemory(ctx, h, p.Memory); err != nil {
+			return nil, err
+		}
+	}
+	if p.runs("scale") && len(p.Scale.Tools) > 0 {
+		var err error
+		p.Scale.Profile = p.Profile
+		if r.Scale, err = measureScale(ctx, h, p.Scale, progress); err != nil {
 			return nil, err
 		}
 	}

@@ -78,6 +78,30 @@ func printTable(w io.Writer, r *Report) {
 		}
 		tw.Flush()
 	}
+	if sc := r.Scale; sc != nil {
+		fmt.Fprintf(w, "\n%d. scale: one cached start of toolfold serve over stdio in %s mode per catalog size, the catalogs the recorded ones\n"+
+			"   (testdata/catalogs) repeated under new names, served by stand-ins (bench/fixture -catalog); CPU = toolfold's user + system\n"+
+			"   time from launch to the first tools/list answer; RSS then; heap in use after a collection\n", n+3, sc.Params.Mode)
+		tw := newTab(w)
+		fmt.Fprintln(tw, "\ttools\tservers\tCPU to first list\tinitialize\tfirst list\tlisted\tRSS\tRSS/tool\theap\theap/tool\tspawned\tcache filled in\t")
+		for _, sr := range sc.Runs {
+			fmt.Fprintf(tw, "\t%d\t%d\t%.2f s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%.0f s\t\n", sr.Tools, sr.Servers, sr.CPUSeconds,
+				ms(sr.InitializeMS), ms(sr.ListMS), sr.Listed, mib(float64(sr.RSS)), kib(sr.RSSPerTool), mib(float64(sr.Heap)),
+				kib(sr.HeapPerTool), sr.Spawned, sr.FillSeconds)
+		}
+		tw.Flush()
+		if cpu, tools, ok := sc.Growth(); ok {
+			fmt.Fprintf(w, "   growth of CPU to first list, last two sizes: %s for %s the tools (linear: the same)\n", times(cpu), times(tools))
+		}
+		for _, sr := range sc.Runs {
+			if sr.HeapProfile != "" {
+				fmt.Fprintf(w, "   heap profile: %s\n", sr.HeapProfile)
+			}
+			if sr.CPUProfile != "" {
+				fmt.Fprintf(w, "   CPU profile of a second start: %s\n", sr.CPUProfile)
+			}
+		}
+	}
 	fmt.Fprintf(w, "\ntotal %.1f s. Numbers from a shared or busy machine are noisy; compare the ratios, and rerun before trusting a change.\n", r.Seconds)
 }
 

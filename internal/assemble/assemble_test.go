@@ -101,6 +101,10 @@ func TestServable(t *testing.T) {
 		{map[string]any{"properties": map[string]any{}}, ""},
 		{nil, ""},
 		{map[string]any{"type": "string"}, "has type string"},
+		{map[string]any{"type": []any{"object", "null"}}, "has type [object null]"},
+		{map[string]any{"type": nil}, ""},
+		{json.RawMessage(`{"type":"array"}`), "has type array"},
+		{json.RawMessage(`{"type":"object"}`), ""},
 		{[]int{1}, "not a JSON object"},
 	}
 	for _, tt := range tests {

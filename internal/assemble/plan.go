@@ -43,6 +43,9 @@ type Plan struct {
 	// refs are the groups it names that each catalog must have.
 	cfg  *config.Config
 	refs []groupRef
+	// buildHook, when set, builds catalogs in place of catalog.Build: tests
+	// count the builds through it.
+	buildHook func(catalog.Spec) (*catalog.Result, error)
 	// WarnMissingGroups makes Build warn about the groups the config
 	// names that the catalog lacks instead of refusing: for the commands
 	// that show a catalog, which must show it to help fix the names.
@@ -50,11 +53,14 @@ type Plan struct {
 }
 
 // spec is the plan's tools and groups with the upstream tools known now,
-// and warnings about upstream tools that had to be left out.
-func (p *Plan) spec() (catalog.Spec, []string) {
+// the upstreams' generation they are from, and warnings about upstream
+// tools that had to be left out.
+func (p *Plan) spec() (catalog.Spec, uint64, []string) {
 	spec := p.Spec
 	var warnings []string
+	var gen uint64
 	if p.Upstreams != nil {
+		gen = p.Upstreams.currentGeneration() // before the tools: see there
 		var tools []*catalog.Tool
 		tools, warnings = p.Upstreams.tools()
 		spec.Tools = append(append([]*catalog.Tool(nil), p.Spec.Tools...), tools...)
@@ -64,7 +70,7 @@ func (p *Plan) spec() (catalog.Spec, []string) {
 		spec.UnavailableRetry = p.Upstreams.retries(spec.UnavailableSources)
 		spec.SourcePrefixes = p.Upstreams.prefixes()
 	}
-	return spec, warnings
+	return spec, gen, warnings
 }
 
 // Built is a plan made real.
@@ -74,6 +80,8 @@ type Built struct {
 	Gateway *gateway.Gateway
 	// Warnings are the plan's and the catalog's.
 	Warnings []string
+	// generation is the upstreams' generation the catalog is from.
+	generation uint64
 }
 
 // Build validates the plan and builds the catalog, the view space and the
@@ -84,7 +92,7 @@ type Built struct {
 // lacks is an error, a *config.Error, unless a source still starting may
 // bring it: then it is checked when the source's tools arrive (Follow).
 func (p *Plan) Build() (*Built, error) {
-	space, warnings, err := p.space(!p.WarnMissingGroups)
+	space, gen, warnings, err := p.space(!p.WarnMissingGroups)
 	if err != nil {
 		return nil, err
 	}
@@ -95,16 +103,17 @@ func (p *Plan) Build() (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s cannot be presented: %w", p.origin(), err)
 	}
-	b := &Built{Catalog: space.Catalog(), Space: space, Gateway: gw}
+	b := &Built{Catalog: space.Catalog(), Space: space, Gateway: gw, generation: gen}
 	b.Warnings = append(append(b.Warnings, p.Warnings...), warnings...)
 	return b, nil
 }
 
 // space builds the catalog of what is known now and the views' space over
-// it, with the warnings of both steps. Groups the config names that the
-// catalog cannot have are an error when strict, else warnings.
-func (p *Plan) space(strict bool) (*view.Space, []string, error) {
-	spec, warnings := p.spec()
+// it, with the upstreams' generation it is from and the warnings of both
+// steps. Groups the config names that the catalog cannot have are an error
+// when strict, else warnings.
+func (p *Plan) space(strict bool) (*view.Space, uint64, []string, error) {
+	spec, gen, warnings := p.spec()
 	first := spec
 	if p.AutoGroups != nil {
 		// The catalog of the declared groups is only read to derive from:
@@ -118,17 +127,17 @@ func (p *Plan) space(strict bool) (*view.Space, []string, error) {
 			}
 		}
 	}
-	res, err := catalog.Build(first)
+	res, err := p.build(first)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the tools and groups of %s do not fit together: %w", p.origin(), err)
+		return nil, 0, nil, fmt.Errorf("the tools and groups of %s do not fit together: %w", p.origin(), err)
 	}
 	if p.AutoGroups != nil {
 		// Derived groups depend on the tools known now, so they are made
 		// on every build, from the catalog of the declared groups.
 		refined, derivedWarnings := autogroup.Refine(spec, res.Catalog, *p.AutoGroups)
-		again, err := catalog.Build(refined)
+		again, err := p.build(refined)
 		if err != nil {
-			return nil, nil, fmt.Errorf("the derived groups of %s do not fit its declared ones (set disclosure.autoGroups.enabled to false to go without): %w", p.origin(), err)
+			return nil, 0, nil, fmt.Errorf("the derived groups of %s do not fit its declared ones (set disclosure.autoGroups.enabled to false to go without): %w", p.origin(), err)
 		}
 		res = again
 		warnings = append(warnings, derivedWarnings...)
@@ -140,7 +149,7 @@ func (p *Plan) space(strict bool) (*view.Space, []string, error) {
 		}
 		problems := p.refProblems(res.Catalog, sev)
 		if problems.HasErrors() {
-			return nil, nil, &config.Error{Problems: problems}
+			return nil, 0, nil, &config.Error{Problems: problems}
 		}
 		for _, pr := range problems {
 			// Whoever tells the warnings says they are warnings.
@@ -156,9 +165,17 @@ func (p *Plan) space(strict bool) (*view.Space, []string, error) {
 	}
 	space, err := view.NewSpace(res.Catalog, &opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, nil, err
 	}
-	return space, append(warnings, res.Warnings...), nil
+	return space, gen, append(warnings, res.Warnings...), nil
+}
+
+// build builds a catalog, through the plan's hook if a test set one.
+func (p *Plan) build(spec catalog.Spec) (*catalog.Result, error) {
+	if p.buildHook != nil {
+		return p.buildHook(spec)
+	}
+	return catalog.Build(spec)
 }
 
 // LogWarnings sends the warnings to a logger.

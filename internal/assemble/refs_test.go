@@ -188,7 +188,7 @@ func TestNamesUnderAStartingServerAreCheckedWhenItsToolsArrive(t *testing.T) {
 			break
 		}
 	}
-	space, warnings, err := p.space(false)
+	space, _, warnings, err := p.space(false)
 	if err != nil {
 		t.Fatal(err)
 	}

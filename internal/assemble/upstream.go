@@ -28,8 +28,11 @@ type Upstreams struct {
 
 	mu        sync.Mutex
 	onChanged func()
-	onLog     func(context.Context, *mcp.LoggingMessageParams)
-	onUpdated func(context.Context, *mcp.ResourceUpdatedNotificationParams)
+	// generation counts the changes of what the servers offer (under mu):
+	// a catalog built at one generation is current while it holds.
+	generation uint64
+	onLog      func(context.Context, *mcp.LoggingMessageParams)
+	onUpdated  func(context.Context, *mcp.ResourceUpdatedNotificationParams)
 	// onPrompts and onResources tell the gateway its pass-through lists
 	// changed.
 	onPrompts, onResources func()
@@ -159,13 +162,6 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 	return u
 }
 
-// OnChanged sets what runs after any server's tool list changed.
-func (u *Upstreams) OnChanged(fn func()) {
-	u.mu.Lock()
-	u.onChanged = fn
-	u.mu.Unlock()
-}
-
 func (u *Upstreams) log(msg *mcp.LoggingMessageParams) {
 	u.mu.Lock()
 	fn := u.onLog
@@ -175,7 +171,37 @@ func (u *Upstreams) log(msg *mcp.LoggingMessageParams) {
 	}
 }
 
-func (u *Upstreams) changed() { u.notify(func() func() { return u.onChanged }) }
+// changed counts a change and tells the callback follow set, in one step
+// with reading it: whoever sets the callback and then reads the generation
+// either sees this change counted or has the callback called.
+func (u *Upstreams) changed() {
+	u.mu.Lock()
+	u.generation++
+	fn := u.onChanged
+	u.mu.Unlock()
+	if fn != nil {
+		fn()
+	}
+}
+
+// currentGeneration is the number of changes so far. Read before the
+// servers' tools, it dates a catalog built from them: a change counted
+// after it may or may not be in that catalog, so it calls for a rebuild.
+func (u *Upstreams) currentGeneration() uint64 {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.generation
+}
+
+// follow sets what runs after any server's tool list changed, and reports
+// whether a change was counted after generation since: one the callback
+// will not hear of.
+func (u *Upstreams) follow(since uint64, fn func()) (missed bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.onChanged = fn
+	return u.generation != since
+}
 
 // notify calls the callback get reads under u.mu, if it is set.
 func (u *Upstreams) notify(get func() func()) {
@@ -331,6 +357,15 @@ func (u *Upstreams) tools() (out []*catalog.Tool, warnings []string) {
 func servable(t *mcp.Tool) string {
 	if t.Name == "" {
 		return "it has no name"
+	}
+	// A list read from a server or the cache holds its schema decoded
+	// into a map: its type is read there, without encoding every schema
+	// of the catalog again at each build.
+	if m, ok := t.InputSchema.(map[string]any); ok {
+		if typ, ok := m["type"]; ok && typ != nil && typ != "object" {
+			return fmt.Sprintf("its input schema has type %v, but tool arguments are always an object", typ)
+		}
+		return ""
 	}
 	raw, err := json.Marshal(t.InputSchema)
 	if err != nil {
@@ -592,7 +627,7 @@ func (p *Plan) Follow(b *Built) {
 	rebuild := func(logWarnings bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		space, warnings, err := p.space(false)
+		space, _, warnings, err := p.space(false)
 		if err != nil {
 			p.logf("the catalog could not be rebuilt after an upstream change; serving the previous one: %v", err)
 			return
@@ -607,11 +642,14 @@ func (p *Plan) Follow(b *Built) {
 			p.logf("the gateway could not take the new catalog; serving the previous one: %v", err)
 		}
 	}
-	p.Upstreams.OnChanged(func() { rebuild(true) })
-	// A server that settled after b was built and before OnChanged was set
-	// told nobody: catch up once. (Clients hear list_changed only if their
-	// list changed; the warnings were told when b was built.)
-	rebuild(false)
+	// A server that settled after b was built and before the callback was
+	// set told nobody: catch up once then. Otherwise b is current, and
+	// building it again would only double the start's work, which grows
+	// with the catalog. (Clients hear list_changed only if their list
+	// changed; the warnings were told when b was built.)
+	if p.Upstreams.follow(b.generation, func() { rebuild(true) }) {
+		rebuild(false)
+	}
 	// Pending servers must be on their way for requests to wait for them.
 	p.Upstreams.startDiscovery()
 }

@@ -46,13 +46,6 @@ type Spec struct {
 	SourcePrefixes map[string]string
 }
 
-// unknown reports a source whose tools are not known: pending or
-// unavailable.
-func (s *Spec) unknown(src string) bool {
-	_, failed := s.UnavailableSources[src]
-	return failed || slices.Contains(s.PendingSources, src)
-}
-
 // GroupSpec describes one group.
 type GroupSpec struct {
 	ID           GroupID
@@ -98,7 +91,10 @@ type Result struct {
 // the catalog meaningless (unknown parents, cycles, duplicate or empty names)
 // are returned together as one error; rules that match nothing are warnings.
 func Build(spec Spec) (*Result, error) {
-	b := &builder{spec: spec}
+	b := &builder{spec: spec, pendingSet: make(map[string]bool, len(spec.PendingSources))}
+	for _, src := range spec.PendingSources {
+		b.pendingSet[src] = true
+	}
 	b.checkNames()
 	b.addDeclaredGroups()
 	b.linkParents()
@@ -116,12 +112,28 @@ type builder struct {
 	errs     []error
 	warnings []string
 
-	groups     map[GroupID]*Group
-	specOf     map[GroupID]*GroupSpec
-	tools      map[ToolID]*Tool
-	toolOrder  []*Tool
-	members    map[GroupID]map[ToolID]bool
+	groups    map[GroupID]*Group
+	specOf    map[GroupID]*GroupSpec
+	tools     map[ToolID]*Tool
+	toolOrder []*Tool
+	// toolNames are the tool IDs in order, made once for the suggestions
+	// of warnings about names no tool has.
+	toolNames []string
+	// members are each group's direct members, keyed by the tool itself:
+	// a pointer hashes without reading the ID's bytes.
+	members    map[GroupID]map[*Tool]struct{}
+	dropped    map[*Tool]bool
 	exclusions []ExcludedGroup
+	// pendingSet holds the spec's pending sources: groups ask about them
+	// one source at a time, which a list would make groups × sources.
+	pendingSet map[string]bool
+}
+
+// unknown reports a source whose tools are not known: pending or
+// unavailable.
+func (b *builder) unknown(src string) bool {
+	_, failed := b.spec.UnavailableSources[src]
+	return failed || b.pendingSet[src]
 }
 
 func (b *builder) errorf(format string, args ...any) {
@@ -152,7 +164,43 @@ func (b *builder) checkNames() {
 		b.tools[t.ID] = t
 		b.toolOrder = append(b.toolOrder, t)
 	}
-	slices.SortFunc(b.toolOrder, func(a, c *Tool) int { return cmp.Compare(a.ID, c.ID) })
+	b.toolOrder = sortByID(b.toolOrder)
+}
+
+// sortByID sorts tools by ID. Sources list their tools grouped, so the
+// order is often sorted already. Otherwise it sorts (ID, tool) pairs whose
+// IDs are copied side by side first: the comparisons then read one compact
+// block instead of strings scattered over the heap, which at tens of
+// thousands of tools is most of a sort's cost.
+func sortByID(tools []*Tool) []*Tool {
+	if slices.IsSortedFunc(tools, func(a, c *Tool) int { return cmp.Compare(a.ID, c.ID) }) {
+		return tools
+	}
+	size := 0
+	for _, t := range tools {
+		size += len(t.ID)
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	for _, t := range tools {
+		sb.WriteString(string(t.ID))
+	}
+	ids := sb.String()
+	type keyed struct {
+		id string
+		t  *Tool
+	}
+	pairs := make([]keyed, len(tools))
+	at := 0
+	for i, t := range tools {
+		pairs[i] = keyed{ids[at : at+len(t.ID)], t}
+		at += len(t.ID)
+	}
+	slices.SortFunc(pairs, func(a, c keyed) int { return strings.Compare(a.id, c.id) })
+	for i, p := range pairs {
+		tools[i] = p.t
+	}
+	return tools
 }
 
 func (b *builder) addDeclaredGroups() {
@@ -251,21 +299,31 @@ func (b *builder) excludedSpec(id GroupID) bool {
 }
 
 func (b *builder) assignMembers() {
-	b.members = make(map[GroupID]map[ToolID]bool, len(b.groups))
-	add := func(g GroupID, t ToolID) {
-		if b.members[g] == nil {
-			b.members[g] = map[ToolID]bool{}
+	b.members = make(map[GroupID]map[*Tool]struct{}, len(b.groups))
+	add := func(g GroupID, t *Tool) {
+		set := b.members[g]
+		if set == nil {
+			set = map[*Tool]struct{}{}
+			b.members[g] = set
 		}
-		b.members[g][t] = true
+		set[t] = struct{}{}
 	}
+	// Rules look tools up by source, tag or ID range instead of scanning
+	// every tool per rule: a catalog of many servers has a group each.
+	bySource := map[string][]*Tool{}
+	for _, t := range b.toolOrder {
+		bySource[t.Source] = append(bySource[t.Source], t)
+	}
+	var byTag map[string][]*Tool
 	for _, id := range sortedKeys(b.specOf) {
 		m := b.specOf[id].Members
 		for _, tid := range m.Tools {
-			if _, ok := b.tools[tid]; !ok {
-				b.warnings = append(b.warnings, fmt.Sprintf("group %q lists tool %q, which no source offers%s", id, tid, didYouMean(string(tid), mapKeys(b.tools))))
+			t, ok := b.tools[tid]
+			if !ok {
+				b.warnings = append(b.warnings, fmt.Sprintf("group %q lists tool %q, which no source offers%s", id, tid, didYouMean(string(tid), b.names())))
 				continue
 			}
-			add(id, tid)
+			add(id, t)
 		}
 		for _, glob := range m.Globs {
 			if _, err := path.Match(glob, ""); err != nil {
@@ -273,9 +331,10 @@ func (b *builder) assignMembers() {
 				continue
 			}
 			n := 0
-			for _, t := range b.toolOrder {
+			// Only IDs that start with the pattern's literal part can match.
+			for _, t := range b.withPrefix(literalPrefix(glob)) {
 				if ok, _ := path.Match(glob, string(t.ID)); ok {
-					add(id, t.ID)
+					add(id, t)
 					n++
 				}
 			}
@@ -284,43 +343,42 @@ func (b *builder) assignMembers() {
 			}
 		}
 		for _, prefix := range m.Prefixes {
-			n := 0
-			for _, t := range b.toolOrder {
-				if strings.HasPrefix(string(t.ID), prefix) {
-					add(id, t.ID)
-					n++
-				}
+			matched := b.withPrefix(prefix)
+			for _, t := range matched {
+				add(id, t)
 			}
-			if n == 0 {
+			if len(matched) == 0 {
 				b.warnings = append(b.warnings, fmt.Sprintf("group %q: prefix %q matches no tool", id, prefix))
 			}
 		}
 		for _, src := range m.Sources {
-			n := 0
-			for _, t := range b.toolOrder {
-				if t.Source == src {
-					add(id, t.ID)
-					n++
-				}
+			for _, t := range bySource[src] {
+				add(id, t)
 			}
 			// An excluded group's servers are never started: that they
 			// offer nothing is no news.
-			if n == 0 && !b.spec.unknown(src) && !b.excludedSpec(id) {
+			if len(bySource[src]) == 0 && !b.unknown(src) && !b.excludedSpec(id) {
 				b.warnings = append(b.warnings, fmt.Sprintf("group %q: server %q offers no tool", id, src))
 			}
 		}
-		for _, tag := range m.Tags {
+		if len(m.Tags) > 0 && byTag == nil {
+			byTag = map[string][]*Tool{}
 			for _, t := range b.toolOrder {
-				if slices.Contains(toolTags(t), tag) {
-					add(id, t.ID)
+				for _, tag := range toolTags(t) {
+					byTag[tag] = append(byTag[tag], t) // a repeat is added once
 				}
+			}
+		}
+		for _, tag := range m.Tags {
+			for _, t := range byTag[tag] {
+				add(id, t)
 			}
 		}
 	}
 	for _, t := range b.toolOrder {
 		for _, name := range metaStrings(t.Def.Meta, MetaGroupsKey) {
 			if name != "" {
-				add(t.metaGroup(name), t.ID)
+				add(t.metaGroup(name), t)
 			}
 		}
 	}
@@ -330,12 +388,43 @@ func (b *builder) assignMembers() {
 		if !b.specOf[id].Derived {
 			continue
 		}
-		for tid := range b.members[id] {
+		for t := range b.members[id] {
 			for p := b.groups[id].Parent; p != nil; p = p.Parent {
-				delete(b.members[p.ID], tid)
+				delete(b.members[p.ID], t)
 			}
 		}
 	}
+}
+
+// withPrefix returns the tools whose IDs start with prefix, in ID order:
+// a range of the sorted tools.
+func (b *builder) withPrefix(prefix string) []*Tool {
+	lo, _ := slices.BinarySearchFunc(b.toolOrder, prefix, func(t *Tool, p string) int { return cmp.Compare(string(t.ID), p) })
+	hi := lo
+	for hi < len(b.toolOrder) && strings.HasPrefix(string(b.toolOrder[hi].ID), prefix) {
+		hi++
+	}
+	return b.toolOrder[lo:hi]
+}
+
+// names are the tool IDs in order, for suggestions.
+func (b *builder) names() []string {
+	if b.toolNames == nil {
+		b.toolNames = make([]string, len(b.toolOrder))
+		for i, t := range b.toolOrder {
+			b.toolNames[i] = string(t.ID)
+		}
+	}
+	return b.toolNames
+}
+
+// literalPrefix is the part of a path.Match pattern before its first
+// special character: every name the pattern matches starts with it.
+func literalPrefix(glob string) string {
+	if i := strings.IndexAny(glob, `*?[\`); i >= 0 {
+		return glob[:i]
+	}
+	return glob
 }
 
 // dropExcludedAndWritable removes excluded groups with their subtrees and
@@ -343,7 +432,7 @@ func (b *builder) assignMembers() {
 // dropped even where another group also holds it: exclusion is how operators
 // make sure something cannot be reached.
 func (b *builder) dropExcludedAndWritable() {
-	drop := map[ToolID]bool{}
+	drop := map[*Tool]bool{}
 	var excludedRoots []*Group
 	for _, id := range sortedKeys(b.groups) {
 		g := b.groups[id]
@@ -359,8 +448,8 @@ func (b *builder) dropExcludedAndWritable() {
 		root.Walk(func(g *Group) {
 			removed[g.ID] = true
 			n := 0
-			for tid := range b.members[g.ID] {
-				drop[tid] = true
+			for t := range b.members[g.ID] {
+				drop[t] = true
 				n++
 			}
 			b.excluded(g, n)
@@ -379,22 +468,23 @@ func (b *builder) dropExcludedAndWritable() {
 	if b.spec.ReadOnly {
 		for _, t := range b.toolOrder {
 			if !t.ReadOnly() {
-				drop[t.ID] = true
+				drop[t] = true
 			}
 		}
 	}
 	if len(drop) > 0 {
-		b.toolOrder = slices.DeleteFunc(b.toolOrder, func(t *Tool) bool { return drop[t.ID] })
-		for tid := range drop {
-			delete(b.tools, tid)
+		b.toolOrder = slices.DeleteFunc(b.toolOrder, func(t *Tool) bool { return drop[t] })
+		for t := range drop {
+			delete(b.tools, t.ID)
 		}
+		b.dropped = drop
 	}
 }
 
 // pending reports whether a group draws on a source whose tools are not
 // known, so that its emptiness says nothing.
 func (b *builder) pending(id GroupID) bool {
-	return b.drawsOn(id, b.spec.unknown)
+	return b.drawsOn(id, b.unknown)
 }
 
 // drawsOn reports whether a group's rules name a source that matches.
@@ -442,12 +532,17 @@ func (b *builder) finish() *Catalog {
 		t.Index = i
 		t.Groups = nil
 	}
+	// Each group's members in catalog order, and each tool's groups in
+	// catalog order by visiting the groups in order: linear in memberships.
 	for _, g := range c.groups {
-		for _, t := range c.tools {
-			if b.members[g.ID][t.ID] {
+		for t := range b.members[g.ID] {
+			if !b.dropped[t] {
 				g.Tools = append(g.Tools, t)
-				t.Groups = append(t.Groups, g)
 			}
+		}
+		slices.SortFunc(g.Tools, func(a, c *Tool) int { return cmp.Compare(a.Index, c.Index) })
+		for _, t := range g.Tools {
+			t.Groups = append(t.Groups, g)
 		}
 	}
 	for _, t := range c.tools {
@@ -455,13 +550,13 @@ func (b *builder) finish() *Catalog {
 			c.ungrouped = append(c.ungrouped, t)
 		}
 	}
-	pendingSource := func(src string) bool { return slices.Contains(c.pending, src) }
+	pendingSource := func(src string) bool { return b.pendingSet[src] }
 	takenWhole := map[string]bool{}
 	for _, g := range c.groups {
 		if gs := b.specOf[g.ID]; gs != nil {
 			for _, src := range gs.Members.Sources {
 				takenWhole[src] = true
-				if b.spec.unknown(src) && !slices.Contains(c.unknownFor[g.ID], src) {
+				if b.unknown(src) && !slices.Contains(c.unknownFor[g.ID], src) {
 					if c.unknownFor == nil {
 						c.unknownFor = map[GroupID][]string{}
 					}

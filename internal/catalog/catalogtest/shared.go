@@ -100,3 +100,42 @@ func Shared(t testing.TB) *catalog.Catalog {
 	}
 	return Build(t, spec)
 }
+
+// Scaled is a spec of n tools made by repeating the shared servers under new
+// names ("github", "github-2", "github-3", …) until there are n, the last
+// copy cut short, each copy with its group as the gateway makes by default.
+// Every tool is decoded on its own, schema into generic values as an MCP
+// client decodes a tools/list, so that a catalog of the spec holds what a
+// gateway in front of that many servers would. The catalogs are read once per
+// call; decoding is the caller's cost, outside any benchmark timer it stops.
+func Scaled(t testing.TB, n int) catalog.Spec {
+	t.Helper()
+	servers := SharedServers(t)
+	var spec catalog.Spec
+	for copyNo := 1; len(spec.Tools) < n; copyNo++ {
+		for _, s := range servers {
+			if len(spec.Tools) >= n {
+				break
+			}
+			name := s.Name
+			if copyNo > 1 {
+				name = fmt.Sprintf("%s-%d", s.Name, copyNo)
+			}
+			for _, raw := range s.Tools {
+				if len(spec.Tools) >= n {
+					break
+				}
+				tl := new(mcp.Tool)
+				if err := json.Unmarshal(raw, tl); err != nil {
+					t.Fatalf("%s: %v", s.Name, err)
+				}
+				spec.Tools = append(spec.Tools, &catalog.Tool{ID: catalog.ToolID(name + "__" + tl.Name), Name: tl.Name, Source: name, Def: tl, Handler: Echo})
+			}
+			spec.Groups = append(spec.Groups, catalog.GroupSpec{
+				ID: catalog.GroupID(name), Description: fmt.Sprintf("Tools of the %s MCP server", name),
+				Members: catalog.Members{Sources: []string{name}},
+			})
+		}
+	}
+	return spec
+}
