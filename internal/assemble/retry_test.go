@@ -19,7 +19,7 @@ func TestFailedServerIsUnavailableWithItsRetry(t *testing.T) {
 	if errs := p.Upstreams.Discover(context.Background(), 0); errs["bad"] == nil {
 		t.Fatalf("the start must fail: %v", errs)
 	}
-	spec, _ := p.spec()
+	spec, _, _ := p.spec()
 	if why := spec.UnavailableSources["bad"]; !strings.Contains(why, `upstream "bad" exited at start (exit status 1)`) {
 		t.Errorf("why: %q", why)
 	}
