@@ -10,16 +10,19 @@ import (
 	"net/http/pprof"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/assemble"
+	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/httpapi"
 	"github.com/toolfold/toolfold/internal/metrics"
 	"github.com/toolfold/toolfold/internal/oauth"
+	"github.com/toolfold/toolfold/internal/tokens"
 )
 
 func runServe(ctx context.Context, e env, args []string) error {
@@ -76,7 +79,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 		}
 		var out []metrics.Source
 		for _, s := range report() {
-			out = append(out, metrics.Source{Name: s.Name, Kind: s.Kind, State: s.State, Tools: s.Tools, IdleStops: s.IdleStops})
+			out = append(out, metrics.Source{Name: s.Name, Kind: s.Kind, State: s.State, Tools: s.Tools, IdleStops: s.IdleStops, Restarts: s.Restarts})
 		}
 		return out
 	})
@@ -90,11 +93,39 @@ func runServe(ctx context.Context, e env, args []string) error {
 	defer p.Upstreams.Close()
 	p.Follow(b)
 	report = func() []httpapi.SourceStatus { return sources(p, b) }
+	m.Read(metrics.Gauges{OpenSessions: b.Gateway.OpenSessions, InitialTokens: initialTokens(b.Gateway, logger)})
 	if ln == nil {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
 	}
 	return serveHTTP(ctx, p, b, ln, *stateless, limits, m.Handler(), activity, logger)
+}
+
+// initialTokens measures each mode's first tools/list for the metrics, once
+// per catalog: the tokenizer is too slow to run at every scrape.
+func initialTokens(gw *gateway.Gateway, logger *slog.Logger) func() map[string]int {
+	var mu sync.Mutex
+	var cat *catalog.Catalog
+	var last map[string]int
+	return func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		if now := gw.Catalog(); now != cat || last == nil {
+			cat, last = now, map[string]int{}
+			for _, m := range []expose.Mode{expose.Flat, expose.Groups, expose.Grouped, expose.Search} {
+				tools, err := gw.InitialTools(m)
+				if err == nil {
+					var n int
+					if n, err = tokens.ToolsCost(tools); err == nil {
+						last[string(m)] = n
+						continue
+					}
+				}
+				logger.Warn("could not measure a mode's first tool list for the metrics", "mode", m, "err", err)
+			}
+		}
+		return last
+	}
 }
 
 // listen takes the address to serve HTTP at, saying what to do when it

@@ -182,6 +182,9 @@ type Gateway struct {
 	// httpSessions counts the HTTP sessions of this gateway and of the
 	// endpoints made from it (made by the first HTTPHandler).
 	httpSessions *sessionTable
+	// endpoint names this gateway's endpoint in metrics: "main", or a
+	// part's (groupKey.endpoint).
+	endpoint string
 }
 
 // state is one catalog rendered for every mode the gateway serves.
@@ -197,7 +200,7 @@ type state struct {
 // New prepares a gateway over space. It builds the exposures the mode can
 // need up front, so naming problems surface before any client connects.
 func New(space *view.Space, opts *Options) (*Gateway, error) {
-	g := &Gateway{shared: map[expose.Mode]*session{}, updated: make(chan struct{})}
+	g := &Gateway{shared: map[expose.Mode]*session{}, updated: make(chan struct{}), endpoint: "main"}
 	if opts != nil {
 		g.opts = *opts
 	}

@@ -77,7 +77,7 @@ func (g *Gateway) relayHTTP(w http.ResponseWriter, r *http.Request, ticket *call
 	call := &rawcall.Call{Arguments: args, Capabilities: ev.caps, Downstream: down}
 	call.Done = func(res json.RawMessage, err error) {
 		msg, outcome := fastAnswer(id, wire, ev, res, err)
-		answered <- answer{msg, outcome, errorStatus(err)}
+		answered <- answer{msg, rawOutcome(outcome, call), errorStatus(err)}
 	}
 	cancel, ok := ticket.forward(wire, call)
 	if !ok {

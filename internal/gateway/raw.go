@@ -336,7 +336,7 @@ func (e *rawEdge) call(line []byte) bool {
 		e.mu.Lock()
 		delete(e.inflight, id)
 		e.mu.Unlock()
-		e.answer(id, key, w, ev, res, err, ticket)
+		e.answer(id, key, w, ev, res, err, call, ticket)
 	}
 	cancel, ok := ticket.forward(w, call)
 	if !ok {
@@ -416,8 +416,9 @@ func cancelledRequest(msg []byte) ([]byte, bool) {
 
 // answer writes a fast-path call's response, as the typed path would have
 // written it.
-func (e *rawEdge) answer(id, key string, w *expose.Wire, ev era, res json.RawMessage, err error, ticket *callTicket) {
+func (e *rawEdge) answer(id, key string, w *expose.Wire, ev era, res json.RawMessage, err error, call *rawcall.Call, ticket *callTicket) {
 	msg, outcome := fastAnswer(id, w, ev, res, err)
+	outcome = rawOutcome(outcome, call)
 	msg = append(msg, '\n')
 	// Accounted for before the client can see the answer, as on the
 	// typed path.

@@ -15,6 +15,7 @@ import (
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/groupsext"
 	"github.com/toolfold/toolfold/internal/meta"
+	"github.com/toolfold/toolfold/internal/rawcall"
 	"github.com/toolfold/toolfold/internal/view"
 )
 
@@ -357,7 +358,7 @@ func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.C
 	} else {
 		res, err = s.callTool(ctx, r)
 	}
-	result := outcome(res, err, note.reached)
+	result := outcome(res, err, note)
 	// A call through call_tool counts under the tool it reached, with the
 	// meta-tool apart as via.
 	tool, via := s.metricName(r.Params.Name), ""
@@ -537,6 +538,9 @@ type callNote struct {
 	reached bool
 	source  string
 	tool    string
+	// failed classifies what kept the source from answering (see
+	// NoteFailure); empty when it answered.
+	failed string
 }
 
 type callNoteKey struct{}
@@ -558,13 +562,49 @@ func noteSource(ctx context.Context, source string) {
 	}
 }
 
-// outcome classifies a call for metrics.
-func outcome(res *mcp.CallToolResult, err error, reached bool) string {
+// NoteFailure tells the gateway why the source of the call in ctx could
+// not answer it, when the source turns that into a tool error of its own:
+// the metrics then count a crash or a timeout apart from a tool's failure.
+// err classifies itself with an Outcome() string method (package upstream's
+// errors do); any other error changes nothing.
+func NoteFailure(ctx context.Context, err error) {
+	if n, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
+		n.failed = failureOutcome(err)
+	}
+}
+
+// failureOutcome is the outcome of a call its source could not answer:
+// "crash", "timeout" or "unavailable" as the error says, else "".
+func failureOutcome(err error) string {
+	var c interface{ Outcome() string }
+	if err != nil && errors.As(err, &c) {
+		return c.Outcome()
+	}
+	return ""
+}
+
+// outcome classifies a call for metrics: ok, tool_error, refused, or how
+// its source failed to answer (crash, timeout, unavailable).
+func outcome(res *mcp.CallToolResult, err error, note *callNote) string {
 	switch {
-	case err != nil || !reached:
+	case err != nil || !note.reached:
 		return "refused"
+	case note.failed != "":
+		return note.failed
 	case res != nil && res.IsError:
 		return "tool_error"
 	}
 	return "ok"
+}
+
+// rawOutcome is outcome for the byte paths: fastAnswer's judgement, unless
+// the source ended the call with an error that says how it failed.
+func rawOutcome(answered string, call *rawcall.Call) string {
+	if answered == "refused" {
+		return answered
+	}
+	if f := failureOutcome(call.Err); f != "" {
+		return f
+	}
+	return answered
 }

@@ -36,11 +36,16 @@ type Call struct {
 	// into what Done gets (a result that reports it, or the error to pass
 	// on). A forwarder that sets it wraps nothing per call.
 	MapError func(err error) (json.RawMessage, error)
+	// Err is the error the source ended the call with, before MapError
+	// turned it into an answer: the gateway's metrics tell a crash from
+	// a timeout by it. Set by Finish.
+	Err error
 }
 
 // Finish ends the call: Done gets result, or err as MapError maps it.
 // Sources end calls with Finish, not Done.
 func (c *Call) Finish(result json.RawMessage, err error) {
+	c.Err = err
 	if err != nil && c.MapError != nil {
 		result, err = c.MapError(err)
 	}
