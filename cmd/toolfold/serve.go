@@ -17,12 +17,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/assemble"
 	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/httpapi"
 	"github.com/toolfold/toolfold/internal/metrics"
 	"github.com/toolfold/toolfold/internal/oauth"
+	"github.com/toolfold/toolfold/internal/telemetry"
 	"github.com/toolfold/toolfold/internal/tokens"
+	"go.opentelemetry.io/otel/trace"
 )
 
 func runServe(ctx context.Context, e env, args []string) error {
@@ -86,6 +89,30 @@ func runServe(ctx context.Context, e env, args []string) error {
 	// The dashboard's recent calls per tool hear what the metrics hear.
 	activity := httpapi.NewActivity(nil)
 	d.observer = gateway.Observers{m, activity}
+	// Traces, when the config or OTEL_* ask for them; shut down (spans
+	// flushed) after serving ends.
+	var tracing *telemetry.Tracing
+	d.tracing = func(cfg config.TelemetryConfig) (trace.TracerProvider, bool, error) {
+		var err error
+		if tracing, err = telemetry.New(ctx, cfg, version(), getenv(e)); err != nil {
+			return nil, false, err
+		}
+		if tracing.Provider == nil {
+			return nil, false, nil
+		}
+		logger.Info("exporting traces over OTLP", "protocol", tracing.Protocol, "endpoint", tracing.Endpoint)
+		return tracing.Provider, tracing.RecordArguments, nil
+	}
+	defer func() {
+		if tracing == nil {
+			return
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := tracing.Shutdown(sctx); err != nil {
+			logger.Warn("could not export the last spans", "err", err)
+		}
+	}()
 	p, b, err := build(ctx, e, d, logger, serveWait)
 	if err != nil {
 		return err
@@ -99,6 +126,14 @@ func runServe(ctx context.Context, e env, args []string) error {
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
 	}
 	return serveHTTP(ctx, p, b, ln, *stateless, limits, m.Handler(), activity, logger)
+}
+
+// getenv reads a variable of e's environment, "" when unset.
+func getenv(e env) func(string) string {
+	return func(key string) string {
+		v, _ := e.lookupEnv(key)
+		return v
+	}
 }
 
 // initialTokens measures each mode's first tools/list for the metrics, once

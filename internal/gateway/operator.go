@@ -140,7 +140,17 @@ func (obs Observers) SessionStarted(mode string) {
 	}
 }
 
+// CallFailed tells the observers that hear trace ids.
+func (obs Observers) CallFailed(tool, outcome, traceID string) {
+	for _, o := range obs {
+		if t, ok := o.(TraceObserver); ok {
+			t.CallFailed(tool, outcome, traceID)
+		}
+	}
+}
+
 var _ Observer = Observers(nil)
+var _ TraceObserver = Observers(nil)
 
 // findIndex is the search index built on demand for Find when the gateway
 // serves no mode that has one.

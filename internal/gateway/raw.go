@@ -262,8 +262,8 @@ func plainInfo(info []byte) bool {
 }
 
 // metaMembers reads a request's _meta, or reports false when it carries
-// anything beyond the per-hop keys (a progress token, a log level, a
-// tool's own keys), which the typed path must see.
+// anything beyond the per-hop keys and the trace context (a progress
+// token, a log level, a tool's own keys), which the typed path must see.
 func metaMembers(metaObj []byte) (version, caps, info []byte, ok bool) {
 	ok = true
 	if metaObj == nil {
@@ -277,6 +277,8 @@ func metaMembers(metaObj []byte) (version, caps, info []byte, ok bool) {
 			caps = v
 		case mcp.MetaKeyClientInfo:
 			info = v
+		case keyTraceparent, keyTracestate, keyBaggage:
+			// The trace context: carried on to the source (traceBytes).
 		default:
 			ok = false
 		}
@@ -332,6 +334,7 @@ func (e *rawEdge) call(line []byte) bool {
 	}
 	ticket := e.g.admitCall(e.ctx, pathStdioBytes, nil)
 	call := &rawcall.Call{Arguments: req.args, Capabilities: ev.caps, Downstream: down}
+	ticket.traceBytes(e.ctx, req.meta, nil, w, req.id, "", call)
 	call.Done = func(res json.RawMessage, err error) {
 		e.mu.Lock()
 		delete(e.inflight, id)

@@ -17,6 +17,9 @@ import (
 	"github.com/toolfold/toolfold/internal/meta"
 	"github.com/toolfold/toolfold/internal/rawcall"
 	"github.com/toolfold/toolfold/internal/view"
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // session is what a server knows of the clients it serves: for the groups
@@ -310,6 +313,18 @@ func (s *session) unreachable(ctx context.Context, req *mcp.CallToolRequest) (*m
 }
 
 func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	serve := s.serveMethod(next)
+	if s.g.tr == nil {
+		return serve
+	}
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		return s.traceMethod(ctx, method, req, serve)
+	}
+}
+
+// serveMethod answers what the gateway answers itself and hands the rest to
+// next.
+func (s *session) serveMethod(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if s.mode == perRequestMode {
 			if res, err, ok := s.perRequestMiddleware(ctx, method, req); ok {
@@ -346,6 +361,13 @@ func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.C
 		info = r.Extra.TokenInfo
 	}
 	ticket := s.g.admitCall(ctx, pathTyped, info)
+	if s.g.tr != nil {
+		attrs := []attribute.KeyValue{semconv.McpProtocolVersionKey.String(r.ProtocolVersion())}
+		if r.Session != nil && r.Session.ID() != "" {
+			attrs = append(attrs, semconv.McpSessionIDKey.String(r.Session.ID()))
+		}
+		ctx = ticket.traceCall(withClientContext(ctx, r.Params.Meta, headerOf(r.Extra)), attrs...)
+	}
 	ctx, note := withCallNote(ctx)
 	var res *mcp.CallToolResult
 	var err error
@@ -431,7 +453,18 @@ func (s *session) run(ctx context.Context, req *mcp.CallToolRequest, w *expose.W
 		Extra:   req.Extra,
 		Params:  &mcp.CallToolParamsRaw{Meta: req.Params.Meta, Name: tool.Name, Arguments: toolArgs},
 	}
+	if tr := s.g.tr; tr != nil {
+		// The source's request joins the trace as the child of a client
+		// span, in its _meta (and, for a remote source, its headers).
+		var span trace.Span
+		ctx, span = tr.clientSpan(ctx, tool.Name, tool.Source)
+		inner.Params.Meta = injectMeta(ctx, req.Params.Meta)
+		defer func() { endCall(span, s.sourceOutcome(ctx)) }()
+	}
 	res, err := tool.Handler(ctx, inner)
+	if note, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
+		note.res, note.err = res, err
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -541,6 +574,29 @@ type callNote struct {
 	// failed classifies what kept the source from answering (see
 	// NoteFailure); empty when it answered.
 	failed string
+	// res and err are what the source's handler returned, for the client
+	// span's outcome.
+	res *mcp.CallToolResult
+	err error
+}
+
+// sourceOutcome is how the source's handler ended, for its client span.
+func (s *session) sourceOutcome(ctx context.Context) string {
+	n, ok := ctx.Value(callNoteKey{}).(*callNote)
+	switch {
+	case !ok:
+		return "ok"
+	case n.err != nil:
+		if ctx.Err() != nil {
+			return "cancelled"
+		}
+		return "error"
+	case n.failed != "":
+		return n.failed
+	case n.res != nil && n.res.IsError:
+		return "tool_error"
+	}
+	return "ok"
 }
 
 type callNoteKey struct{}
@@ -576,8 +632,11 @@ func NoteFailure(ctx context.Context, err error) {
 // failureOutcome is the outcome of a call its source could not answer:
 // "crash", "timeout" or "unavailable" as the error says, else "".
 func failureOutcome(err error) string {
+	if err == nil {
+		return "" // before c: its allocation would cost every answered call
+	}
 	var c interface{ Outcome() string }
-	if err != nil && errors.As(err, &c) {
+	if errors.As(err, &c) {
 		return c.Outcome()
 	}
 	return ""

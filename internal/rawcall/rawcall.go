@@ -21,6 +21,11 @@ type Call struct {
 	// none (the source sends {}). They are valid only until the Forwarder
 	// returns: a forwarder that needs them later keeps a copy.
 	Arguments json.RawMessage
+	// Meta are members to add to the _meta of the request the source sends,
+	// as JSON members without braces (`"traceparent":"00-…"`): the trace
+	// context the call carries on. Empty: none. Valid, like Arguments,
+	// only until the Forwarder returns.
+	Meta []byte
 	// Capabilities are what the calling client declared it can answer.
 	Capabilities Capabilities
 	// Downstream answers the requests the source sends back while serving
