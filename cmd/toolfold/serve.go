@@ -218,7 +218,8 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 		Sessions: func() []httpapi.SessionInfo {
 			var out []httpapi.SessionInfo
 			for _, s := range b.Gateway.Sessions() {
-				out = append(out, httpapi.SessionInfo{ID: s.ID, Client: s.Client, ClientVersion: s.ClientVersion, Protocol: s.Protocol, Mode: s.Mode, Enabled: s.Enabled})
+				out = append(out, httpapi.SessionInfo{ID: s.ID, Client: s.Client, ClientVersion: s.ClientVersion, Protocol: s.Protocol, Mode: s.Mode, Enabled: s.Enabled,
+					LastSeen: s.LastSeen, Idle: s.Idle})
 			}
 			return out
 		},
