@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // requireJaeger returns the Jaeger binary scripts/jaeger.sh built (named by
@@ -187,7 +190,10 @@ func (j *jaeger) trace(t *testing.T, traceID string, done func([]jaegerSpan) boo
 	}
 }
 
-var sawTraceparent = regexp.MustCompile(`traceparent=(00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2})`)
+var (
+	sawTraceparent = regexp.MustCompile(`traceparent=(00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2})`)
+	sawHeader      = regexp.MustCompile(`header=(00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2})`)
+)
 
 // TestTracesReachTheCollector: calls that carry a client's trace context
 // (in _meta, or in the HTTP headers) through toolfold reach a fixture
@@ -205,9 +211,41 @@ func TestTracesReachTheCollector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A remote server, which should find the trace context in its
+	// headers as well as in _meta.
+	remoteServer := mcp.NewServer(&mcp.Implementation{Name: "remote-trace", Version: "1"}, nil)
+	mcp.AddTool(remoteServer, &mcp.Tool{Name: "echo", Description: "Says which trace context the call brought."},
+		func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			tp, _ := req.Params.Meta["traceparent"].(string)
+			var header string
+			if req.Extra != nil {
+				header = req.Extra.Header.Get("traceparent")
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "traceparent=" + tp + " header=" + header}}}, nil, nil
+		})
+	remote := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return remoteServer }, nil))
+	t.Cleanup(remote.Close)
+	for i, protocol := range []string{"http/protobuf", "grpc"} {
+		t.Run(strings.ReplaceAll(protocol, "/", "-"), func(t *testing.T) {
+			tracesThrough(t, j, protocol, byte('0'+i), node, script, remote.URL)
+		})
+	}
+}
+
+// tracesThrough is TestTracesReachTheCollector's calls, with spans
+// exported over protocol; salt ends every trace id, so that each
+// protocol's traces are its own in the one collector.
+func tracesThrough(t *testing.T, j *jaeger, protocol string, salt byte, node, script, remoteURL string) {
+	endpoint := "http://" + j.otlpHTTP
+	if protocol == "grpc" {
+		endpoint = "http://" + j.otlpGRPC
+	}
 	path := writeConfig(t, map[string]any{
-		"mcpServers": map[string]any{"trace": map[string]any{"command": node, "args": []string{script}}},
-		"telemetry":  map[string]any{"tracing": true, "endpoint": "http://" + j.otlpHTTP, "serviceName": "toolfold-e2e"},
+		"mcpServers": map[string]any{
+			"trace":  map[string]any{"command": node, "args": []string{script}},
+			"remote": map[string]any{"url": remoteURL},
+		},
+		"telemetry": map[string]any{"tracing": true, "endpoint": endpoint, "protocol": protocol, "serviceName": "toolfold-e2e"},
 	})
 	t.Setenv("TOOLFOLD_CACHE_DIR", t.TempDir())
 	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50") // export within 50 ms, not 5 s
@@ -244,29 +282,35 @@ func TestTracesReachTheCollector(t *testing.T) {
 		return path
 	}
 	calls := []struct {
-		name, path, traceID, parent string
-		body                        func(traceparent string) string
-		header                      func(traceparent string) map[string]string
+		name, tool, path, traceID, parent string
+		body                              func(traceparent string) string
+		header                            func(traceparent string) map[string]string
 	}{
-		{"a call with a progress token (typed)", "typed", "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331",
+		{"a call with a progress token (typed)", "trace__echo", "typed", "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331",
 			func(tp string) string {
 				return `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"trace__echo","arguments":{},"_meta":{"progressToken":"p1","traceparent":"` + tp + `"}}}`
 			},
 			func(string) map[string]string { return session }},
-		{"an HTTP session's call (bytes)", typed("http-session-bytes"), "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7",
+		{"an HTTP session's call (bytes)", "trace__echo", typed("http-session-bytes"), "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7",
 			func(tp string) string {
 				return `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"trace__echo","arguments":{},"_meta":{"traceparent":"` + tp + `"}}}`
 			},
 			func(string) map[string]string { return session }},
-		{"a 2026-07-28 request with the context in its headers (bytes)", typed("http-request-bytes"), "5c1d7b0e9f2a4c3b8d6e0f1a2b3c4d5e", "1a2b3c4d5e6f7081",
+		{"a 2026-07-28 request with the context in its headers (bytes)", "trace__echo", typed("http-request-bytes"), "5c1d7b0e9f2a4c3b8d6e0f1a2b3c4d5e", "1a2b3c4d5e6f7081",
 			func(string) string {
 				return `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"trace__echo","arguments":{},"_meta":{` + modernMeta + `}}}`
 			},
 			func(tp string) map[string]string {
 				return map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "trace__echo", "traceparent": tp}
 			}},
+		{"a remote server's call (typed: its _meta and its headers)", "remote__echo", "typed", "6e0c63257de34c926f9efcd03927272e", "2b3c4d5e6f708192",
+			func(tp string) string {
+				return `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remote__echo","arguments":{},"_meta":{"traceparent":"` + tp + `"}}}`
+			},
+			func(string) map[string]string { return session }},
 	}
 	for _, c := range calls {
+		c.traceID = c.traceID[:31] + string(salt)
 		tp := "00-" + c.traceID + "-" + c.parent + "-01"
 		code, body, _ := post(c.body(tp), c.header(tp))
 		m := sawTraceparent.FindStringSubmatch(body)
@@ -275,6 +319,11 @@ func TestTracesReachTheCollector(t *testing.T) {
 			continue
 		}
 		upstreamParent := strings.Split(m[1], "-")[2]
+		if c.tool == "remote__echo" {
+			if h := sawHeader.FindStringSubmatch(body); h == nil || h[1] != m[1] {
+				t.Errorf("%s: the remote server's traceparent header is not the one in its _meta (%s): %s", c.name, m[1], body)
+			}
+		}
 		if got := strings.Split(m[1], "-")[1]; got != c.traceID {
 			t.Errorf("%s: the upstream got trace %s, want the client's %s", c.name, got, c.traceID)
 			continue
@@ -283,7 +332,7 @@ func TestTracesReachTheCollector(t *testing.T) {
 		j.trace(t, c.traceID, func(spans []jaegerSpan) bool {
 			for _, s := range spans {
 				switch {
-				case s.tag("span.kind") == "server" && s.OperationName == "tools/call trace__echo":
+				case s.tag("span.kind") == "server" && s.OperationName == "tools/call "+c.tool:
 					server = s
 				case s.tag("span.kind") == "client" && s.OperationName == "tools/call echo":
 					client = s
@@ -300,7 +349,7 @@ func TestTracesReachTheCollector(t *testing.T) {
 		if upstreamParent != client.SpanID {
 			t.Errorf("%s: the upstream's parent span is %s, want toolfold's client span %s", c.name, upstreamParent, client.SpanID)
 		}
-		for key, want := range map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": "trace__echo", "toolfold.outcome": "ok", "toolfold.path": c.path} {
+		for key, want := range map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": c.tool, "toolfold.outcome": "ok", "toolfold.path": c.path} {
 			if got := server.tag(key); got != want {
 				t.Errorf("%s: server span's %s = %q, want %q", c.name, key, got, want)
 			}
