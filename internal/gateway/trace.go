@@ -182,7 +182,7 @@ func (s *session) traceMethod(ctx context.Context, method string, req mcp.Reques
 	}
 	ctx, span := s.g.tr.serverSpan(withClientContext(ctx, m, headerOf(req.GetExtra())), method, attrs...)
 	switch r := req.(type) {
-	case *mcp.InitializeRequest:
+	case *mcp.ServerRequest[*mcp.InitializeParams]:
 		var c ClientInfo
 		if r.Params != nil && r.Params.ClientInfo != nil {
 			c = ClientInfo{Name: r.Params.ClientInfo.Name, ProtocolVersion: r.Params.ProtocolVersion}

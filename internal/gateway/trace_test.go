@@ -162,3 +162,42 @@ func TestTracingOffCarriesTheClientsContextOn(t *testing.T) {
 		t.Errorf("a call without trace context brought the source traceparent %q", got)
 	}
 }
+
+// TestMetaToolSpans: call_tool carries the client's trace to the source
+// like a direct call; find_tools and the disclosure decision get spans of
+// their own, which hold what a client sent only when the operator opts in.
+func TestMetaToolSpans(t *testing.T) {
+	for _, optIn := range []bool{false, true} {
+		exp := tracetest.NewInMemoryExporter()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+		src := &metaSource{}
+		g := specGateway(t, catalog.Spec{Tools: src.tools()}, &gateway.Options{Mode: expose.Search, Tracer: tp, TraceArguments: optIn})
+		w := serveWire(t, g)
+		w.initialize("2025-11-25")
+		w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"call_tool","arguments":{"name":"echo","arguments":{}},"_meta":{"traceparent":%q}}}`, traceparent)
+		if got := w.recv(); !strings.Contains(got, "typed") {
+			t.Fatalf("call_tool answered %s", got)
+		}
+		if got := src.last(t); !strings.HasPrefix(got, "00-"+clientTrace+"-") || strings.Contains(got, clientParent) {
+			t.Errorf("through call_tool the source saw traceparent %q, want one of the client's trace under toolfold's span", got)
+		}
+		w.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"find_tools","arguments":{"query":"hunter2 echo"}}}`)
+		w.recv()
+		w.close()
+		server := spanNamed(t, exp, "tools/call echo", trace.SpanKindServer)
+		if got := attr(server, "toolfold.via"); got != "call_tool" {
+			t.Errorf("the call_tool call's server span has toolfold.via %q", got)
+		}
+		find := spanNamed(t, exp, "toolfold.find_tools", trace.SpanKindInternal)
+		if attr(find, "toolfold.find.hits") == "" {
+			t.Error("find_tools' span does not say how many tools it found")
+		}
+		if got := attr(find, "toolfold.find.query"); (got == "hunter2 echo") != optIn {
+			t.Errorf("recordArguments %v: find_tools' span has the query %q", optIn, got)
+		}
+		disclose := spanNamed(t, exp, "toolfold.disclose", trace.SpanKindInternal)
+		if attr(disclose, "toolfold.mode") != "search" || attr(disclose, "toolfold.client.class") != "other" {
+			t.Errorf("the disclosure span says mode %q, class %q", attr(disclose, "toolfold.mode"), attr(disclose, "toolfold.client.class"))
+		}
+	}
+}
