@@ -152,6 +152,15 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	}
 	// Added last, so it is outermost: it sees every handler's error.
 	s.server.AddReceivingMiddleware(withErrorCodes)
+	if g.tr != nil {
+		// Outside even that: a request's span covers every handler
+		// (prompts and resources included) and records its final error.
+		s.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				return s.traceMethod(ctx, method, req, next)
+			}
+		})
+	}
 	if m == perRequestMode {
 		s.serveGroupsExtension()
 		s.fingerprint, s.roots = st.fingerprint(), st.ext.fingerprint()
@@ -313,18 +322,6 @@ func (s *session) unreachable(ctx context.Context, req *mcp.CallToolRequest) (*m
 }
 
 func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
-	serve := s.serveMethod(next)
-	if s.g.tr == nil {
-		return serve
-	}
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		return s.traceMethod(ctx, method, req, serve)
-	}
-}
-
-// serveMethod answers what the gateway answers itself and hands the rest to
-// next.
-func (s *session) serveMethod(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if s.mode == perRequestMode {
 			if res, err, ok := s.perRequestMiddleware(ctx, method, req); ok {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -172,8 +173,9 @@ func (s *session) traceMethod(ctx context.Context, method string, req mcp.Reques
 	if method == "tools/call" || strings.HasPrefix(method, "notifications/") {
 		return serve(ctx, method, req)
 	}
+	p := paramsOf(req)
 	var m mcp.Meta
-	if p := req.GetParams(); p != nil {
+	if p != nil {
 		m = p.GetMeta()
 	}
 	attrs := []attribute.KeyValue{semconv.McpMethodNameKey.String(method), transportOf(ctx)}
@@ -193,6 +195,11 @@ func (s *session) traceMethod(ctx context.Context, method string, req mcp.Reques
 			s.g.traceDisclosure(ctx, requestClient(r))
 		}
 	}
+	if p != nil && forwarded(method) {
+		// A source answers it: its request joins the trace under this
+		// span, through _meta (and a remote server's headers, from ctx).
+		p.SetMeta(injectMeta(ctx, m))
+	}
 	res, err := serve(ctx, method, req)
 	if err != nil {
 		span.SetAttributes(semconv.ErrorTypeKey.String("jsonrpc_error"))
@@ -200,6 +207,29 @@ func (s *session) traceMethod(ctx context.Context, method string, req mcp.Reques
 	}
 	span.End()
 	return res, err
+}
+
+// forwarded reports the requests other than tools/call that a source
+// answers, with the _meta they came with.
+func forwarded(method string) bool {
+	switch method {
+	case "prompts/get", "resources/read", "completion/complete":
+		return true
+	}
+	return false
+}
+
+// paramsOf is a request's params, nil when it has none: the SDK leaves a
+// request without params holding a nil pointer, whose GetMeta would panic.
+func paramsOf(req mcp.Request) mcp.Params {
+	p := req.GetParams()
+	if p == nil {
+		return nil
+	}
+	if v := reflect.ValueOf(p); v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil
+	}
+	return p
 }
 
 // traceDisclosure records, as a span of its own, what the gateway decided

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -183,6 +184,13 @@ func TestMetaToolSpans(t *testing.T) {
 		}
 		w.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"find_tools","arguments":{"query":"hunter2 echo"}}}`)
 		w.recv()
+		// Requests without params are traced too.
+		for i, method := range []string{"tools/list", "ping", "prompts/list"} {
+			w.send(`{"jsonrpc":"2.0","id":%d,"method":%q}`, 10+i, method)
+			if got := w.recv(); !strings.Contains(got, fmt.Sprintf(`"id":%d,`, 10+i)) {
+				t.Errorf("%s without params answered %s", method, got)
+			}
+		}
 		w.close()
 		server := spanNamed(t, exp, "tools/call echo", trace.SpanKindServer)
 		if got := attr(server, "toolfold.via"); got != "call_tool" {
@@ -199,5 +207,33 @@ func TestMetaToolSpans(t *testing.T) {
 		if attr(disclose, "toolfold.mode") != "search" || attr(disclose, "toolfold.client.class") != "other" {
 			t.Errorf("the disclosure span says mode %q, class %q", attr(disclose, "toolfold.mode"), attr(disclose, "toolfold.client.class"))
 		}
+	}
+}
+
+// metaExtras are prompts whose source reports the traceparent it got.
+type metaExtras struct{ fakeExtras }
+
+func (x *metaExtras) GetPrompt(_ context.Context, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+	tp, _ := p.Meta["traceparent"].(string)
+	return &mcp.GetPromptResult{Description: "traceparent=" + tp}, nil
+}
+
+// TestPromptsJoinTheTrace: a prompts/get is served in a span under the
+// client's, and its source gets that span's context.
+func TestPromptsJoinTheTrace(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	g := specGateway(t, catalog.Spec{Tools: (&metaSource{}).tools()}, &gateway.Options{Mode: expose.Flat, Tracer: tp, Extras: &metaExtras{}})
+	w := serveWire(t, g)
+	w.initialize("2025-11-25")
+	w.send(`{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"p","_meta":{"traceparent":%q}}}`, traceparent)
+	got := w.recv()
+	w.close()
+	span := spanNamed(t, exp, "prompts/get", trace.SpanKindServer)
+	if span.Parent.SpanID().String() != clientParent {
+		t.Errorf("prompts/get's span has parent %s, want the client's %s", span.Parent.SpanID(), clientParent)
+	}
+	if want := "traceparent=00-" + clientTrace + "-" + span.SpanContext.SpanID().String() + "-01"; !strings.Contains(got, want) {
+		t.Errorf("prompts/get answered %s; want the source to have got %s", got, want)
 	}
 }
