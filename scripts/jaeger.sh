@@ -23,7 +23,11 @@ start=$(date +%s)
 (
   cd "$work"
   go mod init toolfold-jaeger-build > /dev/null 2>&1
-  GOFLAGS=-mod=mod go get -tool "github.com/jaegertracing/jaeger/cmd/jaeger@$JAEGER_VERSION"
+  # go get names each of its few hundred modules: shown only if it fails.
+  if ! GOFLAGS=-mod=mod go get -tool "github.com/jaegertracing/jaeger/cmd/jaeger@$JAEGER_VERSION" > get.log 2>&1; then
+    cat get.log
+    exit 1
+  fi
   go build -o "$bin.tmp" github.com/jaegertracing/jaeger/cmd/jaeger
 ) >&2
 mv "$bin.tmp" "$bin"
