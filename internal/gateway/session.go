@@ -457,6 +457,10 @@ func (s *session) run(ctx context.Context, req *mcp.CallToolRequest, w *expose.W
 		ctx, span = tr.clientSpan(ctx, tool.Name, tool.Source)
 		inner.Params.Meta = injectMeta(ctx, req.Params.Meta)
 		defer func() { endCall(span, s.sourceOutcome(ctx)) }()
+	} else {
+		// Untraced, the client's trace still reaches the source: its
+		// _meta goes as it came, and a context sent in HTTP headers joins it.
+		inner.Params.Meta = headerMeta(req.Params.Meta, headerOf(req.Extra))
 	}
 	res, err := tool.Handler(ctx, inner)
 	if note, ok := ctx.Value(callNoteKey{}).(*callNote); ok {

@@ -28,8 +28,8 @@ import (
 // there) or, over HTTP, from the request's headers; _meta wins.
 //
 // Off (Options.Tracer nil), g.tr is nil and every path skips all of it:
-// the byte paths only carry a client's trace context on to the source,
-// and only when the client sent one.
+// tools/call only carries a client's trace context (from _meta, else the
+// HTTP headers) on to the source, and only when the client sent one.
 //
 // No attribute holds a tool's arguments; meta-tool arguments (a
 // find_tools query, enable_tools groups) only with Options.TraceArguments.
@@ -284,6 +284,8 @@ func (t *callTicket) traceBytes(ctx context.Context, metaObj []byte, h http.Head
 	if tr == nil {
 		if hasTrace(metaObj) {
 			call.Meta = traceMembers(metaObj)
+		} else if h != nil && h.Get(keyTraceparent) != "" {
+			call.Meta = headerMembers(h)
 		}
 		return
 	}
@@ -314,6 +316,46 @@ func (t *callTicket) traceBytes(ctx context.Context, metaObj []byte, h http.Head
 		}
 	}
 	call.Meta = b
+}
+
+// headerMembers are the trace context of HTTP headers as _meta members,
+// joined as JSON members without braces.
+func headerMembers(h http.Header) []byte {
+	var b []byte
+	for _, k := range []string{keyTraceparent, keyTracestate, keyBaggage} {
+		if v := h.Get(k); v != "" {
+			if len(b) > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '"')
+			b = append(b, k...)
+			b = append(b, `":`...)
+			q, _ := json.Marshal(v)
+			b = append(b, q...)
+		}
+	}
+	return b
+}
+
+// headerMeta is m (copied, nil: a new one) with the trace context of HTTP
+// headers when m has none and h has one; else m as it is.
+func headerMeta(m mcp.Meta, h http.Header) mcp.Meta {
+	if h == nil || h.Get(keyTraceparent) == "" {
+		return m
+	}
+	if _, ok := m[keyTraceparent]; ok {
+		return m
+	}
+	out := make(mcp.Meta, len(m)+3)
+	for k, v := range m {
+		out[k] = v
+	}
+	for _, k := range []string{keyTraceparent, keyTracestate, keyBaggage} {
+		if v := h.Get(k); v != "" {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // traceMembers are the trace context members of a request's _meta, as

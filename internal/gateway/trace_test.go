@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -235,5 +236,34 @@ func TestPromptsJoinTheTrace(t *testing.T) {
 	}
 	if want := "traceparent=00-" + clientTrace + "-" + span.SpanContext.SpanID().String() + "-01"; !strings.Contains(got, want) {
 		t.Errorf("prompts/get answered %s; want the source to have got %s", got, want)
+	}
+}
+
+// TestTracingOffCarriesHeaderContextOn: untraced, a trace context a
+// 2026-07-28 client sent in its HTTP headers reaches the source in _meta,
+// on the byte path and the typed path.
+func TestTracingOffCarriesHeaderContextOn(t *testing.T) {
+	src := &metaSource{}
+	h, err := specGateway(t, catalog.Spec{Tools: src.tools()}, &gateway.Options{Mode: expose.Flat}).HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	for _, path := range []struct{ name, extraMeta, answer string }{
+		{"bytes", ``, "bytes"},
+		{"typed", `,"progressToken":"p"`, "typed"},
+	} {
+		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{` +
+			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"h","version":"1"},` +
+			`"io.modelcontextprotocol/clientCapabilities":{}` + path.extraMeta + `}}}`
+		_, _, got, _ := postMCP(t, srv.URL, body, map[string]string{
+			"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "echo", "traceparent": traceparent}, nil)
+		if !strings.Contains(got, path.answer) {
+			t.Fatalf("%s: answered %s", path.name, got)
+		}
+		if got := src.last(t); got != traceparent {
+			t.Errorf("%s: the source saw traceparent %q, want the client's header %q", path.name, got, traceparent)
+		}
 	}
 }
