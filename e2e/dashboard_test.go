@@ -49,10 +49,14 @@ func chromium(t *testing.T, bin string, args ...string) string {
 // TestDashboardInChromium loads the dashboard of `toolfold serve --http`
 // in a real browser while an MCP client is connected and has called a tool
 // through call_tool: the page lists the session, the call and the per-mode
-// context, and its query box ranks tools for one or several phrasings. A screenshot is kept under
-// e2e/artifacts for review.
+// context, when the session was last seen, and the trace id of a call
+// that failed (tracing on, its collector unreachable: spans are dropped,
+// ids are still made), and its query box ranks tools for one or several
+// phrasings. A screenshot is kept under e2e/artifacts for review.
 func TestDashboardInChromium(t *testing.T) {
 	bin := requireChromium(t)
+	t.Setenv("OTEL_TRACES_EXPORTER", "otlp")
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+freeAddr(t))
 	base := startHTTP(t)
 	ctx := context.Background()
 	// A session to list: the stateful protocol's (a 2026-07-28 client has
@@ -67,10 +71,17 @@ func TestDashboardInChromium(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("call_tool: %v %+v", err, res)
 	}
+	const traceID = "0af7651916cd43dd8448eb211c80319c"
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "call_tool", Arguments: map[string]any{"name": "calculate", "arguments": map[string]any{"expression": "6*"}},
+		Meta: mcp.Meta{"traceparent": "00-" + traceID + "-b7ad6b7169203331-01"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("a call that fails: %v %+v", err, res)
+	}
 
 	dom := chromium(t, bin, "--dump-dom", base+"/")
 	for _, want := range []string{
-		`<section id="sessions">`, "dashboard-e2e", "9.9", "search",
+		`<section id="sessions">`, "dashboard-e2e", "9.9", "search", "<th>last seen</th>", "s ago</td>",
+		`<section id="failures">`, `<code class="trace">` + traceID + `</code>`,
 		`<section id="activity">`, "<code>calculate</code>",
 		`<section id="modes">`, "<td>grouped</td>",
 		`<form class="query" method="get" action="/">`,

@@ -73,7 +73,10 @@ func TestAdminSide(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, body = get(t, base+"/metrics", nil)
-	for _, want := range []string{`toolfold_tool_calls_total{outcome="ok",source="toolfold-demo",tool="calculate",via="call_tool"} 1`, `toolfold_sessions_total{mode="search"}`, `toolfold_source_up{kind="library",source="toolfold-demo",state="ready"} 1`} {
+	for _, want := range []string{`toolfold_tool_calls_total{outcome="ok",source="toolfold-demo",tool="calculate",via="call_tool"} 1`, `toolfold_sessions_total{mode="search"}`, `toolfold_source_up{kind="library",source="toolfold-demo",state="ready"} 1`,
+		`toolfold_tool_call_duration_seconds_count{source="toolfold-demo",tool="calculate"} 1`,
+		`toolfold_sessions_open{endpoint="main"} 1`,
+		`toolfold_initial_list_tokens{mode="search"} `, `toolfold_initial_list_tokens{mode="flat"} `} {
 		if code != 200 || !strings.Contains(body, want) {
 			t.Errorf("/metrics (%d) lacks %s", code, want)
 		}

@@ -34,6 +34,13 @@ if ! command -v haproxy > /dev/null; then
 fi
 export TOOLFOLD_REQUIRE_HAPROXY=1
 
+# The trace test sends spans to a real collector and reads them back: Jaeger,
+# built from the Go module proxy once (about 10 to 17 minutes on two cores)
+# and cached beside Go's build cache (scripts/jaeger.sh).
+log "Jaeger for the trace test"
+TOOLFOLD_JAEGER="$(scripts/jaeger.sh)"
+export TOOLFOLD_JAEGER TOOLFOLD_REQUIRE_JAEGER=1
+
 # Tests that need an outside program (node, chromium) skip when it is
 # missing on a developer's machine; here every part is installed, so a skip
 # would hide a broken setup: make those tests fail instead. (The real tool

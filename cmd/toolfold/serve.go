@@ -10,16 +10,22 @@ import (
 	"net/http/pprof"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/assemble"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/httpapi"
 	"github.com/toolfold/toolfold/internal/metrics"
 	"github.com/toolfold/toolfold/internal/oauth"
+	"github.com/toolfold/toolfold/internal/telemetry"
+	"github.com/toolfold/toolfold/internal/tokens"
+	"go.opentelemetry.io/otel/trace"
 )
 
 func runServe(ctx context.Context, e env, args []string) error {
@@ -80,13 +86,37 @@ func runServe(ctx context.Context, e env, args []string) error {
 		}
 		var out []metrics.Source
 		for _, s := range report() {
-			out = append(out, metrics.Source{Name: s.Name, Kind: s.Kind, State: s.State, Tools: s.Tools, IdleStops: s.IdleStops})
+			out = append(out, metrics.Source{Name: s.Name, Kind: s.Kind, State: s.State, Tools: s.Tools, IdleStops: s.IdleStops, Restarts: s.Restarts})
 		}
 		return out
 	})
 	// The dashboard's recent calls per tool hear what the metrics hear.
 	activity := httpapi.NewActivity(nil)
 	d.observer = gateway.Observers{m, activity}
+	// Traces, when the config or OTEL_* ask for them; shut down (spans
+	// flushed) after serving ends.
+	var tracing *telemetry.Tracing
+	d.tracing = func(cfg config.TelemetryConfig) (trace.TracerProvider, bool, error) {
+		var err error
+		if tracing, err = telemetry.New(ctx, cfg, version(), getenv(e)); err != nil {
+			return nil, false, err
+		}
+		if tracing.Provider == nil {
+			return nil, false, nil
+		}
+		logger.Info("exporting traces over OTLP", "protocol", tracing.Protocol, "endpoint", tracing.Endpoint)
+		return tracing.Provider, tracing.RecordArguments, nil
+	}
+	defer func() {
+		if tracing == nil {
+			return
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := tracing.Shutdown(sctx); err != nil {
+			logger.Warn("could not export the last spans", "err", err)
+		}
+	}()
 	p, b, err := build(ctx, e, d, logger, serveWait)
 	if err != nil {
 		return err
@@ -94,11 +124,47 @@ func runServe(ctx context.Context, e env, args []string) error {
 	defer p.Upstreams.Close()
 	p.Follow(b)
 	report = func() []httpapi.SourceStatus { return sources(p, b) }
+	m.Read(metrics.Gauges{OpenSessions: b.Gateway.OpenSessions, InitialTokens: initialTokens(b.Gateway, logger)})
 	if ln == nil {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
 	}
 	return serveHTTP(ctx, p, b, ln, *stateless, limits, *drainTimeout, m.Handler(), activity, logger)
+}
+
+// getenv reads a variable of e's environment, "" when unset.
+func getenv(e env) func(string) string {
+	return func(key string) string {
+		v, _ := e.lookupEnv(key)
+		return v
+	}
+}
+
+// initialTokens measures each mode's first tools/list for the metrics, once
+// per catalog: the tokenizer is too slow to run at every scrape.
+func initialTokens(gw *gateway.Gateway, logger *slog.Logger) func() map[string]int {
+	var mu sync.Mutex
+	var cat *catalog.Catalog
+	var last map[string]int
+	return func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		if now := gw.Catalog(); now != cat || last == nil {
+			cat, last = now, map[string]int{}
+			for _, m := range []expose.Mode{expose.Flat, expose.Groups, expose.Grouped, expose.Search} {
+				tools, err := gw.InitialTools(m)
+				if err == nil {
+					var n int
+					if n, err = tokens.ToolsCost(tools); err == nil {
+						last[string(m)] = n
+						continue
+					}
+				}
+				logger.Warn("could not measure a mode's first tool list for the metrics", "mode", m, "err", err)
+			}
+		}
+		return last
+	}
 }
 
 // listen takes the address to serve HTTP at, saying what to do when it
@@ -161,7 +227,8 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 		Sessions: func() []httpapi.SessionInfo {
 			var out []httpapi.SessionInfo
 			for _, s := range b.Gateway.Sessions() {
-				out = append(out, httpapi.SessionInfo{ID: s.ID, Client: s.Client, ClientVersion: s.ClientVersion, Protocol: s.Protocol, Mode: s.Mode, Enabled: s.Enabled})
+				out = append(out, httpapi.SessionInfo{ID: s.ID, Client: s.Client, ClientVersion: s.ClientVersion, Protocol: s.Protocol, Mode: s.Mode, Enabled: s.Enabled,
+					LastSeen: s.LastSeen, Idle: s.Idle})
 			}
 			return out
 		},

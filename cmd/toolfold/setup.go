@@ -15,6 +15,7 @@ import (
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/libspec"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // deployment are the switches shared by the commands that read a catalog.
@@ -30,6 +31,9 @@ type deployment struct {
 	demo bool
 	// observer hears calls and sessions (serve's metrics); not a flag.
 	observer gateway.Observer
+	// tracing, when set, builds the tracer the gateway traces with from
+	// the plan's telemetry block (serve only); not a flag.
+	tracing func(config.TelemetryConfig) (trace.TracerProvider, bool, error)
 	// beforeStart, when set, checks the plan before any server starts
 	// (serve refuses an exposed address there); not a flag.
 	beforeStart func(*assemble.Plan) error
@@ -164,6 +168,14 @@ func build(ctx context.Context, e env, d deployment, logger *slog.Logger, wait t
 	}
 	if d.observer != nil {
 		p.Gateway.Observer = d.observer
+	}
+	if d.tracing != nil {
+		tp, args, err := d.tracing(p.Telemetry)
+		if err != nil {
+			p.Upstreams.Close()
+			return nil, nil, err
+		}
+		p.Gateway.Tracer, p.Gateway.TraceArguments = tp, args
 	}
 	p.WarnMissingGroups = d.inspecting
 	if d.beforeStart != nil {

@@ -47,7 +47,7 @@ type Options struct {
 
 // FromConfig plans what a loaded config serves.
 func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Options) (*Plan, error) {
-	p := &Plan{Origin: cfg.File, HTTP: cfg.HTTP, cfg: cfg, refs: groupRefs(cfg)}
+	p := &Plan{Origin: cfg.File, HTTP: cfg.HTTP, Telemetry: cfg.Telemetry, cfg: cfg, refs: groupRefs(cfg)}
 	if p.Origin == "" {
 		p.Origin = "the config"
 	}

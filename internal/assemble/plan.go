@@ -32,6 +32,8 @@ type Plan struct {
 	// HTTP holds the config's HTTP settings: auth tokens and allowed
 	// origins.
 	HTTP config.HTTPConfig
+	// Telemetry holds the config's telemetry settings (trace export).
+	Telemetry config.TelemetryConfig
 	// Upstreams are the plan's MCP servers, nil if it has none. Their tools
 	// join Spec's whenever the catalog is built.
 	Upstreams *Upstreams

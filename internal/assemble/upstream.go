@@ -505,6 +505,7 @@ func (u *Upstreams) forward(server, tool string) mcp.ToolHandler {
 				// act on, with its code and data, as from the server itself.
 				return nil, rpcErr
 			}
+			gateway.NoteFailure(ctx, err) // a crash or a timeout, for the metrics
 			return toolError(err.Error()), nil
 		}
 		return res, nil

@@ -71,10 +71,39 @@ type Config struct {
 	// through the typed path. Both keep the same checks. Default true;
 	// TOOLFOLD_BYTE_FORWARDING=off and --no-byte-forwarding also turn it off.
 	ByteForwarding *bool `json:"byteForwarding,omitempty"`
+	// Telemetry exports traces over OTLP; off by default. The standard
+	// OTEL_* environment variables set what it leaves out.
+	Telemetry TelemetryConfig `json:"telemetry"`
 
 	// positions maps key paths to lines, so problems found after loading can still
 	// point into the file.
 	positions map[string]int
+}
+
+// TelemetryConfig exports OpenTelemetry traces over OTLP: a span per
+// request toolfold serves and per request it sends upstream, joined to the
+// trace the client sent (traceparent in _meta or in the HTTP headers).
+// Keys left empty are read from the standard OTEL_* variables.
+type TelemetryConfig struct {
+	// Tracing turns trace export on; OTEL_TRACES_EXPORTER=otlp does too.
+	// OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none keep it off.
+	Tracing bool `json:"tracing,omitempty"`
+	// Endpoint is the collector's OTLP address as a URL, such as
+	// "http://127.0.0.1:4318" (HTTP) or "http://127.0.0.1:4317" (gRPC).
+	// Empty: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT,
+	// else the exporter's default (localhost, 4318 or 4317).
+	Endpoint string `json:"endpoint,omitempty"`
+	// Protocol is "http/protobuf" or "grpc". Empty:
+	// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL, else
+	// "http/protobuf".
+	Protocol string `json:"protocol,omitempty"`
+	// ServiceName names toolfold in the traces. Empty: OTEL_SERVICE_NAME,
+	// else "toolfold".
+	ServiceName string `json:"serviceName,omitempty"`
+	// RecordArguments puts what clients sent to meta-tools (find_tools
+	// queries, enable_tools groups) in span attributes. Off by default:
+	// a query may quote a secret. Tool arguments are never recorded.
+	RecordArguments bool `json:"recordArguments,omitempty"`
 }
 
 // Transport is how toolfold talks to an upstream MCP server.

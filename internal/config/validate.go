@@ -24,6 +24,7 @@ func (c *Config) Validate() Diagnostics {
 	v.disclosure()
 	v.exposition()
 	v.http()
+	v.telemetry()
 	v.metaToolCollisions()
 	return v.diags
 }
@@ -557,6 +558,22 @@ func (v *checker) exposition() {
 	v.enum("exposition.default", string(e.Default), "an exposition", expositions...)
 	if e.Separator == "" || !wireChars.MatchString(e.Separator) {
 		v.errorf("exposition.separator", "%q cannot join names on the wire; use one or more of letters, digits, _ and -, such as \"__\"", e.Separator)
+	}
+}
+
+// OTLPProtocols are the telemetry.protocol values.
+var OTLPProtocols = []string{"http/protobuf", "grpc"}
+
+func (v *checker) telemetry() {
+	t := v.cfg.Telemetry
+	if t.Protocol != "" {
+		v.enum("telemetry.protocol", t.Protocol, "an OTLP protocol toolfold exports with", OTLPProtocols...)
+	}
+	if t.Endpoint != "" && !isServerURL(t.Endpoint) {
+		v.errorf("telemetry.endpoint", "%q is not an http(s) URL with a host; write the collector's OTLP address like \"http://127.0.0.1:4318\" (or :4317 for grpc)", redactURL(t.Endpoint))
+	}
+	if !t.Tracing && (t.Endpoint != "" || t.Protocol != "" || t.RecordArguments) {
+		v.warnf("telemetry", "telemetry.tracing is off, so the other telemetry keys do nothing; set \"tracing\": true to export traces")
 	}
 }
 

@@ -17,11 +17,14 @@ func (t *callTicket) audit(ctx context.Context, tool, via, source, outcome strin
 	if !t.g.log.Enabled(ctx, slog.LevelInfo) {
 		return // building the line costs allocations on the byte paths
 	}
-	attrs := make([]any, 0, 14)
+	attrs := make([]any, 0, 16)
 	attrs = append(attrs, "caller", t.caller.name, "tool", tool)
 	if via != "" {
 		attrs = append(attrs, "via", via)
 	}
 	attrs = append(attrs, "source", source, "outcome", outcome, "path", t.path, "took", took)
+	if t.spans != nil {
+		attrs = append(attrs, "trace_id", t.spans.server.SpanContext().TraceID().String())
+	}
 	t.g.log.InfoContext(ctx, "tool call", attrs...)
 }

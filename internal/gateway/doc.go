@@ -127,6 +127,17 @@
 // one. The SDK behaviours the edges work around are pinned, one test each,
 // in sdk_pins_test.go.
 //
+// # Traces
+//
+// With Options.Tracer (trace.go), the ticket is also the call's server
+// span, the child of the client's trace context (its _meta, else its HTTP
+// headers), and each request to a source gets a client span whose context
+// goes in that request's _meta: on the typed path through the handler's
+// request, on the byte paths as members spliced into the bytes
+// (rawcall.Call.Meta), since nothing there is decoded. Without a tracer
+// nothing is started; a client's own trace members are still passed on,
+// and a byte-path call without them costs nothing more than before.
+//
 // # Locks
 //
 // The order, where two are held at once (a lock not named here is held

@@ -8,6 +8,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/rawcall"
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // The gate: where a tools/call is judged, whatever path then carries it.
@@ -96,6 +99,9 @@ type callTicket struct {
 	path   string
 	start  time.Time
 	done   atomic.Bool
+	// spans are the call's; nil when tracing is off (a pointer, so that the
+	// byte paths' ticket stays as small as it was without tracing).
+	spans *callSpans
 }
 
 // admitCall admits a tools/call on path, by the caller info names (nil:
@@ -104,6 +110,30 @@ type callTicket struct {
 // ticket guarantees is that the call is accounted for.
 func (g *Gateway) admitCall(ctx context.Context, path string, info *auth.TokenInfo) *callTicket {
 	return &callTicket{g: g, caller: callerOf(ctx, info), path: path, start: time.Now()}
+}
+
+// callSpans are a traced call's server span, and on a byte path the client
+// span of its request to the source (nil on the typed path, which ends its
+// own in session.run).
+type callSpans struct {
+	server, client trace.Span
+}
+
+// traceCall starts the call's server span, the child of the trace context
+// in ctx (the client's, from _meta or the HTTP headers), and returns ctx
+// with it; finish ends it. Tracing off, it returns ctx as it is.
+func (t *callTicket) traceCall(ctx context.Context, attrs ...attribute.KeyValue) context.Context {
+	tr := t.g.tr
+	if tr == nil {
+		return ctx
+	}
+	// Named for the tool in finish, once the tool is known to exist: a
+	// name a client made up must not name spans.
+	t.spans = &callSpans{}
+	ctx, t.spans.server = tr.serverSpan(ctx, "tools/call", append(attrs,
+		semconv.McpMethodNameKey.String("tools/call"), transportOf(ctx),
+		attribute.String("toolfold.path", t.path), attribute.String("toolfold.caller", t.caller.name))...)
+	return ctx
 }
 
 // forward sends the call to the wire's source as bytes; it is the only
@@ -128,5 +158,25 @@ func (t *callTicket) finish(ctx context.Context, tool, via, source, outcome stri
 	if obs := t.g.opts.Observer; obs != nil {
 		obs.ToolCalled(tool, via, source, outcome, took)
 	}
+	if sp := t.spans; sp != nil {
+		if sp.client != nil {
+			endCall(sp.client, outcome)
+		}
+		sp.server.SetName("tools/call " + tool)
+		sp.server.SetAttributes(semconv.GenAIToolNameKey.String(tool), semconv.GenAIOperationNameExecuteTool, attribute.String("toolfold.source", source))
+		if via != "" {
+			sp.server.SetAttributes(attribute.String("toolfold.via", via))
+		}
+		if obs, ok := t.g.opts.Observer.(TraceObserver); ok && outcome != "ok" {
+			obs.CallFailed(tool, outcome, sp.server.SpanContext().TraceID().String())
+		}
+		endCall(sp.server, outcome)
+	}
 	t.audit(ctx, tool, via, source, outcome, took)
+}
+
+// TraceObserver is an Observer that also hears the trace id of each call
+// that did not end ok, when tracing is on: the dashboard lists them.
+type TraceObserver interface {
+	CallFailed(tool, outcome, traceID string)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/meta"
 	"github.com/toolfold/toolfold/internal/view"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultRefreshingClients are the clientInfo.name values of clients known
@@ -112,6 +113,14 @@ type Options struct {
 	// estimates it (meta.EstimateToolsCost), which keeps a tokenizer out of
 	// library servers.
 	ToolsCost meta.ToolsCost
+	// Tracer traces the requests the gateway serves and the calls it sends
+	// sources (trace.go); nil traces nothing, at no cost. A client's trace
+	// context is carried on to the source either way.
+	Tracer trace.TracerProvider
+	// TraceArguments lets what clients send to meta-tools (a find_tools
+	// query, enable_tools groups) into span attributes; tool arguments
+	// never go there.
+	TraceArguments bool
 }
 
 // Observer hears what the gateway does, for metrics.
@@ -119,8 +128,8 @@ type Observer interface {
 	// ToolCalled reports one tools/call: the wire tool, the meta-tool it
 	// was called through (via: "call_tool", or "" when called directly),
 	// the source that served it ("toolfold" for meta-tools, "" when refused
-	// before reaching one), the outcome (ok, tool_error or refused) and how
-	// long it took.
+	// before reaching one), the outcome (ok, tool_error, crash, timeout,
+	// unavailable, cancelled or refused) and how long it took.
 	ToolCalled(tool, via, source, outcome string, took time.Duration)
 	// SessionStarted reports a new session: a stdio connection or an HTTP
 	// session. A request that carries no session (a 2026-07-28 client's,
@@ -182,6 +191,11 @@ type Gateway struct {
 	// httpSessions counts the HTTP sessions of this gateway and of the
 	// endpoints made from it (made by the first HTTPHandler).
 	httpSessions *sessionTable
+	// tr traces requests; nil when tracing is off.
+	tr *tracer
+	// endpoint names this gateway's endpoint in metrics: "main", or a
+	// part's (groupKey.endpoint).
+	endpoint string
 }
 
 // state is one catalog rendered for every mode the gateway serves.
@@ -197,7 +211,7 @@ type state struct {
 // New prepares a gateway over space. It builds the exposures the mode can
 // need up front, so naming problems surface before any client connects.
 func New(space *view.Space, opts *Options) (*Gateway, error) {
-	g := &Gateway{shared: map[expose.Mode]*session{}, updated: make(chan struct{})}
+	g := &Gateway{shared: map[expose.Mode]*session{}, updated: make(chan struct{}), endpoint: "main"}
 	if opts != nil {
 		g.opts = *opts
 	}
@@ -208,6 +222,7 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 		g.opts.Name = "toolfold"
 	}
 	g.names = g.opts.Meta.WithDefaults()
+	g.tr = newTracer(&g.opts)
 	g.inputs = newInputBroker(g.opts.InputWait)
 	g.lists.delay = listChangedDelay
 	g.log = g.opts.Logger

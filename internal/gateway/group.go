@@ -85,6 +85,7 @@ func (g *Gateway) partHandler(key groupKey, opts *HTTPOptions) (http.Handler, er
 	// One count of each resource's clients across every endpoint: the
 	// source behind them is the same.
 	sub.subs = g.subs
+	sub.endpoint = key.endpoint()
 	// A part waits for sources still starting as its gateway does.
 	sub.waitHook, sub.maxListWait = g.waitHook, g.maxListWait
 	// One cap on the sessions of every endpoint.
@@ -134,6 +135,20 @@ func (g *Gateway) groupSpace(key groupKey) (*view.Space, error) {
 		return nil, err
 	}
 	return view.NewSpace(sub, nil)
+}
+
+// endpoint names the endpoint in metrics: "group:<id>" (":ro" added for
+// read-only tools), or "limited" for every limited view of the main
+// endpoint (one label for them all: their groups are the tokens' choice).
+func (k groupKey) endpoint() string {
+	name := "limited"
+	if !k.limited {
+		name = "group:" + string(k.id)
+	}
+	if k.readOnly {
+		name += ":ro"
+	}
+	return name
 }
 
 // String names the endpoint in messages.

@@ -101,6 +101,18 @@ func (g *Gateway) sessionTable(o HTTPOptions) *sessionTable {
 	return g.httpSessions
 }
 
+// OpenSessions counts the HTTP sessions open now by endpoint: "main", or
+// the group endpoint's or limited view's name (see groupKey.endpoint).
+func (g *Gateway) OpenSessions() map[string]int {
+	g.mu.Lock()
+	t := g.httpSessions
+	g.mu.Unlock()
+	if t == nil {
+		return map[string]int{}
+	}
+	return t.byEndpoint()
+}
+
 // HTTPSessions reports the HTTP sessions open now, over every endpoint.
 func (g *Gateway) HTTPSessions() int {
 	g.mu.Lock()

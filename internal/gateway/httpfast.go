@@ -57,7 +57,7 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, body []byte)
 		return false
 	}
 	ticket := g.admitCall(r.Context(), pathHTTPRequest, nil)
-	return g.relayHTTP(w, r, ticket, string(req.id), wire, ev, refusingDownstream{}, req.args, nil, nil)
+	return g.relayHTTP(w, r, ticket, req, wire, ev, refusingDownstream{}, nil, nil)
 }
 
 // relayHTTP forwards a call on the fast path and writes its answer as a
@@ -66,18 +66,20 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, body []byte)
 // hears how to withdraw the call once the source has taken it; a call
 // withdrawn is answered at once with an error (the client asked for it to
 // be cancelled and will not read the answer, but the request must end).
-func (g *Gateway) relayHTTP(w http.ResponseWriter, r *http.Request, ticket *callTicket, id string, wire *expose.Wire, ev era,
-	down rawcall.Downstream, args json.RawMessage, withdrawn <-chan struct{}, forwarded func(cancel func())) bool {
+func (g *Gateway) relayHTTP(w http.ResponseWriter, r *http.Request, ticket *callTicket, req rawRequest, wire *expose.Wire, ev era,
+	down rawcall.Downstream, withdrawn <-chan struct{}, forwarded func(cancel func())) bool {
+	id := string(req.id)
 	type answer struct {
 		msg     []byte
 		outcome string
 		status  int
 	}
 	answered := make(chan answer, 1)
-	call := &rawcall.Call{Arguments: args, Capabilities: ev.caps, Downstream: down}
+	call := &rawcall.Call{Arguments: req.args, Capabilities: ev.caps, Downstream: down}
+	ticket.traceBytes(r.Context(), req.meta, r.Header, wire, req.id, r.Header.Get("Mcp-Session-Id"), call)
 	call.Done = func(res json.RawMessage, err error) {
 		msg, outcome := fastAnswer(id, wire, ev, res, err)
-		answered <- answer{msg, outcome, errorStatus(err)}
+		answered <- answer{msg, rawOutcome(outcome, call), errorStatus(err)}
 	}
 	cancel, ok := ticket.forward(wire, call)
 	if !ok {
@@ -202,8 +204,9 @@ func (fs *sessionFast) call(w http.ResponseWriter, r *http.Request, body []byte)
 	if !ok {
 		return false
 	}
-	// A session's requests say nothing per request: any _meta member (a
-	// progress token, a tool's own key) is for the typed path.
+	// A session's requests say nothing per request: any _meta member but
+	// the trace context (a progress token, a tool's own key) is for the
+	// typed path.
 	if version, caps, info, ok := metaMembers(req.meta); !ok || version != nil || caps != nil || info != nil {
 		return false
 	}
@@ -231,7 +234,7 @@ func (fs *sessionFast) call(w http.ResponseWriter, r *http.Request, body []byte)
 		fs.mu.Unlock()
 	}()
 	ticket := fs.front.g.admitCall(r.Context(), pathHTTPSession, nil)
-	return fs.front.g.relayHTTP(w, r, ticket, id, wire, era{caps: fs.caps}, sessionDownstream{fs: fs}, req.args, c.withdrawn, func(cancel func()) {
+	return fs.front.g.relayHTTP(w, r, ticket, req, wire, era{caps: fs.caps}, sessionDownstream{fs: fs}, c.withdrawn, func(cancel func()) {
 		fs.mu.Lock()
 		open := fs.inflight[id] == c
 		if open {

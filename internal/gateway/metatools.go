@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/meta"
 	"github.com/toolfold/toolfold/internal/view"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // The meta-tools, one handler each. callMeta decodes nothing itself: it
@@ -98,6 +99,16 @@ func (s *session) changeGroups(ctx context.Context, req *mcp.CallToolRequest, ra
 		result, ch = meta.DoDisable(v, expo, args)
 	}
 	s.changing.Unlock()
+	if tr := s.g.tr; tr != nil {
+		attrs := []attribute.KeyValue{
+			attribute.Int("toolfold.groups.asked", len(args.Groups)), attribute.Int("toolfold.groups.changed", len(ch.Enabled)+len(ch.Disabled)),
+			attribute.Int("toolfold.groups.errors", len(ch.Errors))}
+		if tr.args {
+			attrs = append(attrs, attribute.StringSlice("toolfold.groups", args.Groups))
+		}
+		_, span := tr.internalSpan(ctx, "toolfold."+req.Params.Name, attrs...)
+		span.End()
+	}
 	s.afterChange(ctx, req.Session, ch)
 	return withNotes(meta.Result(result, len(ch.Errors) > 0 && len(ch.Enabled)+len(ch.Disabled) == 0), notes), nil
 }
@@ -188,6 +199,14 @@ func (s *session) findTools(ctx context.Context, req *mcp.CallToolRequest, raw j
 	res, err := s.disc().Find(args, v.Snapshot())
 	if err != nil {
 		return meta.ErrorResult(err.Error()), nil
+	}
+	if tr := s.g.tr; tr != nil {
+		attrs := []attribute.KeyValue{attribute.Int("toolfold.find.hits", len(res.Tools)), attribute.Int("toolfold.find.queries", 1+len(args.Queries))}
+		if tr.args {
+			attrs = append(attrs, attribute.String("toolfold.find.query", args.Query), attribute.StringSlice("toolfold.find.queries.more", args.Queries))
+		}
+		_, span := tr.internalSpan(ctx, "toolfold.find_tools", attrs...)
+		span.End()
 	}
 	return withNotes(meta.Result(res, false), notes), nil
 }

@@ -24,15 +24,34 @@ type SessionInfo struct {
 	// Enabled lists the groups the client has enabled (groups mode), or
 	// nil when its view never changes.
 	Enabled []string
+	// LastSeen is when an HTTP session's last request began or ended;
+	// zero over stdio. Idle marks one with no request in flight (not even
+	// an open event stream) for over IdleAfter: its client may have gone
+	// without closing it, and the session timeout will close it.
+	LastSeen time.Time
+	Idle     bool
 }
+
+// IdleAfter is how long an HTTP session without a request in flight goes
+// before Sessions marks it idle.
+const IdleAfter = time.Minute
 
 // Sessions lists the sessions connected now: every client of a static
 // mode's shared server, and every groups-mode client with its view.
 func (g *Gateway) Sessions() []SessionInfo {
 	var out []SessionInfo
+	g.mu.Lock()
+	table := g.httpSessions
+	g.mu.Unlock()
+	now := time.Now()
 	add := func(s *session, enabled []string) {
 		for ss := range s.server.Sessions() {
 			info := SessionInfo{ID: ss.ID(), Mode: string(s.mode), Enabled: enabled}
+			if table != nil && info.ID != "" {
+				if seen, busy, ok := table.activity(info.ID); ok {
+					info.LastSeen, info.Idle = seen, !busy && now.Sub(seen) > IdleAfter
+				}
+			}
 			if p := ss.InitializeParams(); p != nil {
 				info.Protocol = p.ProtocolVersion
 				if p.ClientInfo != nil {
@@ -121,7 +140,17 @@ func (obs Observers) SessionStarted(mode string) {
 	}
 }
 
+// CallFailed tells the observers that hear trace ids.
+func (obs Observers) CallFailed(tool, outcome, traceID string) {
+	for _, o := range obs {
+		if t, ok := o.(TraceObserver); ok {
+			t.CallFailed(tool, outcome, traceID)
+		}
+	}
+}
+
 var _ Observer = Observers(nil)
+var _ TraceObserver = Observers(nil)
 
 // findIndex is the search index built on demand for Find when the gateway
 // serves no mode that has one.

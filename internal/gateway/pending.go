@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/expose"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // DefaultStartWait bounds how long a request waits for sources that are
@@ -75,6 +76,7 @@ func (s *session) await(ctx context.Context, ready func(*expose.Exposure) bool) 
 // awaitAtMost is await with a wait of its own.
 func (s *session) awaitAtMost(ctx context.Context, wait time.Duration, ready func(*expose.Exposure) bool) *expose.Exposure {
 	var deadline <-chan time.Time
+	var ended string // how a traced wait ended
 	for {
 		updated := s.g.updates()
 		expo, _ := s.current()
@@ -91,12 +93,19 @@ func (s *session) awaitAtMost(ctx context.Context, wait time.Duration, ready fun
 			t := time.NewTimer(wait)
 			defer t.Stop()
 			deadline = t.C
+			if tr := s.g.tr; tr != nil {
+				_, span := tr.internalSpan(ctx, "toolfold.wait_pending", attribute.StringSlice("toolfold.pending", expo.Catalog().Pending()))
+				defer func() { span.SetAttributes(attribute.String("toolfold.wait.ended", ended)); span.End() }()
+			}
 		}
 		select {
 		case <-updated:
+			ended = "ready"
 		case <-deadline:
+			ended = "timeout"
 			return expo
 		case <-ctx.Done():
+			ended = "cancelled"
 			return expo
 		}
 	}

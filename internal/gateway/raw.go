@@ -262,8 +262,8 @@ func plainInfo(info []byte) bool {
 }
 
 // metaMembers reads a request's _meta, or reports false when it carries
-// anything beyond the per-hop keys (a progress token, a log level, a
-// tool's own keys), which the typed path must see.
+// anything beyond the per-hop keys and the trace context (a progress
+// token, a log level, a tool's own keys), which the typed path must see.
 func metaMembers(metaObj []byte) (version, caps, info []byte, ok bool) {
 	ok = true
 	if metaObj == nil {
@@ -277,6 +277,8 @@ func metaMembers(metaObj []byte) (version, caps, info []byte, ok bool) {
 			caps = v
 		case mcp.MetaKeyClientInfo:
 			info = v
+		case keyTraceparent, keyTracestate, keyBaggage:
+			// The trace context: carried on to the source (traceBytes).
 		default:
 			ok = false
 		}
@@ -332,11 +334,12 @@ func (e *rawEdge) call(line []byte) bool {
 	}
 	ticket := e.g.admitCall(e.ctx, pathStdioBytes, nil)
 	call := &rawcall.Call{Arguments: req.args, Capabilities: ev.caps, Downstream: down}
+	ticket.traceBytes(e.ctx, req.meta, nil, w, req.id, "", call)
 	call.Done = func(res json.RawMessage, err error) {
 		e.mu.Lock()
 		delete(e.inflight, id)
 		e.mu.Unlock()
-		e.answer(id, key, w, ev, res, err, ticket)
+		e.answer(id, key, w, ev, res, err, call, ticket)
 	}
 	cancel, ok := ticket.forward(w, call)
 	if !ok {
@@ -416,8 +419,9 @@ func cancelledRequest(msg []byte) ([]byte, bool) {
 
 // answer writes a fast-path call's response, as the typed path would have
 // written it.
-func (e *rawEdge) answer(id, key string, w *expose.Wire, ev era, res json.RawMessage, err error, ticket *callTicket) {
+func (e *rawEdge) answer(id, key string, w *expose.Wire, ev era, res json.RawMessage, err error, call *rawcall.Call, ticket *callTicket) {
 	msg, outcome := fastAnswer(id, w, ev, res, err)
+	outcome = rawOutcome(outcome, call)
 	msg = append(msg, '\n')
 	// Accounted for before the client can see the answer, as on the
 	// typed path.

@@ -12,6 +12,9 @@ import (
 	"github.com/toolfold/toolfold/internal/racetest"
 	"github.com/toolfold/toolfold/internal/rawcall"
 	"github.com/toolfold/toolfold/internal/view"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // BenchmarkStdioFastPath is the gateway's share of one forwarded tools/call
@@ -23,6 +26,26 @@ import (
 //	go test -run '^$' -bench StdioFastPath -benchmem ./internal/gateway/
 func BenchmarkStdioFastPath(b *testing.B) {
 	edge, line, out := benchEdge(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if !edge.take(line) {
+			b.Fatal("the fast path left the call to the SDK")
+		}
+	}
+	if out.messages != b.N {
+		b.Fatalf("%d answers written for %d calls", out.messages, b.N)
+	}
+}
+
+// BenchmarkStdioFastPathTraced is BenchmarkStdioFastPath with tracing on
+// and a client that sends a traceparent: the server span, the client span,
+// the trace context spliced into the source's _meta, and the spans handed
+// to a batching exporter that drops them. The difference per call is what
+// tracing costs the byte path.
+func BenchmarkStdioFastPathTraced(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	defer tp.Shutdown(context.Background())
+	edge, line, out := benchEdgeWith(b, tp, `"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",`)
 	b.ReportAllocs()
 	for b.Loop() {
 		if !edge.take(line) {
@@ -59,6 +82,12 @@ func TestStdioFastPathAllocations(t *testing.T) {
 // benchEdge is a stdio fast path in front of a source that answers at once,
 // and a tools/call line it takes.
 func benchEdge(tb testing.TB) (*rawEdge, []byte, *countingWriter) {
+	return benchEdgeWith(tb, nil, "")
+}
+
+// benchEdgeWith is benchEdge with a tracer (nil: none), and meta members
+// added to the call's _meta (with their trailing comma).
+func benchEdgeWith(tb testing.TB, tp trace.TracerProvider, meta string) (*rawEdge, []byte, *countingWriter) {
 	answer := json.RawMessage(`{"content":[{"type":"text","text":"hello"}]}`)
 	tool := catalogtest.Tool("s01__echo")
 	tool.ChecksArguments = true
@@ -70,12 +99,12 @@ func benchEdge(tb testing.TB) (*rawEdge, []byte, *countingWriter) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	g, err := New(space, &Options{Mode: expose.Flat})
+	g, err := New(space, &Options{Mode: expose.Flat, Tracer: tp})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	line := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"s01__echo","arguments":{"text":"hello"},` +
-		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},` +
+		`"_meta":{` + meta + `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},` +
 		`"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}}}}`) // the screen hands lines on without their newline
 	out := &countingWriter{}
 	screen := newStdioScreen(strings.NewReader(""), out, g.log)

@@ -129,15 +129,22 @@ type wire struct {
 	t     *testing.T
 	in    *io.PipeWriter
 	lines chan string
+	// served is closed once ServeStdio has returned.
+	served chan struct{}
 }
 
 func serveWire(t *testing.T, g *gateway.Gateway) *wire {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	w := &wire{t: t, in: inW, lines: make(chan string, 16)}
+	w := &wire{t: t, in: inW, lines: make(chan string, 16), served: make(chan struct{})}
 	done := make(chan error, 1)
-	go func() { done <- g.ServeStdio(context.Background(), inR, outW); outW.Close() }()
+	go func() {
+		err := g.ServeStdio(context.Background(), inR, outW)
+		close(w.served)
+		done <- err
+		outW.Close()
+	}()
 	go func() {
 		sc := bufio.NewScanner(outR)
 		for sc.Scan() {
@@ -154,12 +161,11 @@ func serveWire(t *testing.T, g *gateway.Gateway) *wire {
 	return w
 }
 
-// close ends the client's stdin and waits until toolfold has ended the
-// session (its output closes after ServeStdio returns).
+// close ends the client's stdin and waits until ServeStdio has returned
+// (the SDK may close the output before that).
 func (w *wire) close() {
 	w.in.Close()
-	for range w.lines {
-	}
+	<-w.served
 }
 
 func (w *wire) send(format string, args ...any) {

@@ -15,7 +15,11 @@ import (
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/groupsext"
 	"github.com/toolfold/toolfold/internal/meta"
+	"github.com/toolfold/toolfold/internal/rawcall"
 	"github.com/toolfold/toolfold/internal/view"
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // session is what a server knows of the clients it serves: for the groups
@@ -157,6 +161,15 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	s.serveSkills()
 	// Added last, so it is outermost: it sees every handler's error.
 	s.server.AddReceivingMiddleware(withErrorCodes)
+	if g.tr != nil {
+		// Outside even that: a request's span covers every handler
+		// (prompts and resources included) and records its final error.
+		s.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				return s.traceMethod(ctx, method, req, next)
+			}
+		})
+	}
 	if m == perRequestMode {
 		s.serveGroupsExtension()
 		s.fingerprint, s.roots = st.fingerprint(), st.ext.fingerprint()
@@ -356,6 +369,13 @@ func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.C
 		info = r.Extra.TokenInfo
 	}
 	ticket := s.g.admitCall(ctx, pathTyped, info)
+	if s.g.tr != nil {
+		attrs := []attribute.KeyValue{semconv.McpProtocolVersionKey.String(r.ProtocolVersion())}
+		if r.Session != nil && r.Session.ID() != "" {
+			attrs = append(attrs, semconv.McpSessionIDKey.String(r.Session.ID()))
+		}
+		ctx = ticket.traceCall(withClientContext(ctx, r.Params.Meta, headerOf(r.Extra)), attrs...)
+	}
 	ctx, note := withCallNote(ctx)
 	var res *mcp.CallToolResult
 	var err error
@@ -368,7 +388,7 @@ func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.C
 	} else {
 		res, err = s.callTool(ctx, r)
 	}
-	result := outcome(res, err, note.reached)
+	result := outcome(res, err, note)
 	// A call through call_tool counts under the tool it reached, with the
 	// meta-tool apart as via.
 	tool, via := s.metricName(r.Params.Name), ""
@@ -441,7 +461,22 @@ func (s *session) run(ctx context.Context, req *mcp.CallToolRequest, w *expose.W
 		Extra:   req.Extra,
 		Params:  &mcp.CallToolParamsRaw{Meta: req.Params.Meta, Name: tool.Name, Arguments: toolArgs},
 	}
+	if tr := s.g.tr; tr != nil {
+		// The source's request joins the trace as the child of a client
+		// span, in its _meta (and, for a remote source, its headers).
+		var span trace.Span
+		ctx, span = tr.clientSpan(ctx, tool.Name, tool.Source)
+		inner.Params.Meta = injectMeta(ctx, req.Params.Meta)
+		defer func() { endCall(span, s.sourceOutcome(ctx)) }()
+	} else {
+		// Untraced, the client's trace still reaches the source: its
+		// _meta goes as it came, and a context sent in HTTP headers joins it.
+		inner.Params.Meta = headerMeta(req.Params.Meta, headerOf(req.Extra))
+	}
 	res, err := tool.Handler(ctx, inner)
+	if note, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
+		note.res, note.err = res, err
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -548,6 +583,32 @@ type callNote struct {
 	reached bool
 	source  string
 	tool    string
+	// failed classifies what kept the source from answering (see
+	// NoteFailure); empty when it answered.
+	failed string
+	// res and err are what the source's handler returned, for the client
+	// span's outcome.
+	res *mcp.CallToolResult
+	err error
+}
+
+// sourceOutcome is how the source's handler ended, for its client span.
+func (s *session) sourceOutcome(ctx context.Context) string {
+	n, ok := ctx.Value(callNoteKey{}).(*callNote)
+	switch {
+	case !ok:
+		return "ok"
+	case n.err != nil:
+		if ctx.Err() != nil {
+			return "cancelled"
+		}
+		return "error"
+	case n.failed != "":
+		return n.failed
+	case n.res != nil && n.res.IsError:
+		return "tool_error"
+	}
+	return "ok"
 }
 
 type callNoteKey struct{}
@@ -569,13 +630,52 @@ func noteSource(ctx context.Context, source string) {
 	}
 }
 
-// outcome classifies a call for metrics.
-func outcome(res *mcp.CallToolResult, err error, reached bool) string {
+// NoteFailure tells the gateway why the source of the call in ctx could
+// not answer it, when the source turns that into a tool error of its own:
+// the metrics then count a crash or a timeout apart from a tool's failure.
+// err classifies itself with an Outcome() string method (package upstream's
+// errors do); any other error changes nothing.
+func NoteFailure(ctx context.Context, err error) {
+	if n, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
+		n.failed = failureOutcome(err)
+	}
+}
+
+// failureOutcome is the outcome of a call its source could not answer:
+// "crash", "timeout" or "unavailable" as the error says, else "".
+func failureOutcome(err error) string {
+	if err == nil {
+		return "" // before c: its allocation would cost every answered call
+	}
+	var c interface{ Outcome() string }
+	if errors.As(err, &c) {
+		return c.Outcome()
+	}
+	return ""
+}
+
+// outcome classifies a call for metrics: ok, tool_error, refused, or how
+// its source failed to answer (crash, timeout, unavailable).
+func outcome(res *mcp.CallToolResult, err error, note *callNote) string {
 	switch {
-	case err != nil || !reached:
+	case err != nil || !note.reached:
 		return "refused"
+	case note.failed != "":
+		return note.failed
 	case res != nil && res.IsError:
 		return "tool_error"
 	}
 	return "ok"
+}
+
+// rawOutcome is outcome for the byte paths: fastAnswer's judgement, unless
+// the source ended the call with an error that says how it failed.
+func rawOutcome(answered string, call *rawcall.Call) string {
+	if answered == "refused" {
+		return answered
+	}
+	if f := failureOutcome(call.Err); f != "" {
+		return f
+	}
+	return answered
 }

@@ -38,6 +38,9 @@ type liveSession struct {
 	busy  int
 	idle  time.Duration
 	timer *time.Timer
+	// seen is when the session's last request began or ended: a client
+	// that vanished without DELETE shows as long unseen.
+	seen time.Time
 	// fast is what the fast path of tools/call needs to serve the session
 	// (httpfast.go), nil when its calls always take the SDK's path.
 	fast *sessionFast
@@ -72,7 +75,7 @@ func (t *sessionTable) add(id string, front *httpFront, owner string, idle time.
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.reserved--
-	s := &liveSession{front: front, owner: owner, fast: fast, ended: ended, idle: idle}
+	s := &liveSession{front: front, owner: owner, fast: fast, ended: ended, idle: idle, seen: time.Now()}
 	s.timer = time.AfterFunc(idle, func() {
 		t.mu.Lock()
 		if t.live[id] != s || s.busy > 0 {
@@ -128,6 +131,7 @@ func (t *sessionTable) begin(id string, front *httpFront, caller string) (*sessi
 		return nil, sessionNotYours
 	}
 	s.busy++
+	s.seen = time.Now()
 	s.timer.Stop()
 	return s.fast, sessionAdmitted
 }
@@ -142,6 +146,7 @@ func (t *sessionTable) finish(id string, gone bool) {
 		return
 	}
 	s.busy--
+	s.seen = time.Now()
 	if gone {
 		s.timer.Stop()
 		delete(t.live, id)
@@ -161,4 +166,28 @@ func (t *sessionTable) open() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.live)
+}
+
+// byEndpoint counts the open sessions by their endpoint's name.
+func (t *sessionTable) byEndpoint() map[string]int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := map[string]int{}
+	for _, s := range t.live {
+		out[s.front.g.endpoint]++
+	}
+	return out
+}
+
+// activity says when session id was last seen and whether a request of it
+// (an open event stream included) is in flight; ok is false for a session
+// the table does not hold.
+func (t *sessionTable) activity(id string) (seen time.Time, busy, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.live[id]
+	if !ok {
+		return time.Time{}, false, false
+	}
+	return s.seen, s.busy > 0, true
 }

@@ -18,6 +18,21 @@ type Activity struct {
 
 	mu    sync.Mutex
 	tools map[string]*toolActivity
+	// failures are the last maxFailures calls that did not end ok and were
+	// traced, oldest first.
+	failures []CallFailure
+}
+
+// maxFailures is how many failed calls the dashboard lists.
+const maxFailures = 20
+
+// CallFailure is a call that did not end ok, with the trace that shows
+// where it failed.
+type CallFailure struct {
+	At      time.Time `json:"at"`
+	Tool    string    `json:"tool"`
+	Outcome string    `json:"outcome"`
+	TraceID string    `json:"traceId"`
 }
 
 // toolActivity is one tool's counts in a ring of minutes.
@@ -36,7 +51,8 @@ func NewActivity(now func() time.Time) *Activity {
 	return &Activity{now: now, tools: map[string]*toolActivity{}}
 }
 
-// ToolCalled counts one call of tool; outcome is ok, tool_error or refused.
+// ToolCalled counts one call of tool; any outcome but ok (tool_error,
+// crash, timeout, refused…) counts as an error.
 func (a *Activity) ToolCalled(tool, via, _ string, outcome string, _ time.Duration) {
 	m := a.now().Unix() / 60
 	a.mu.Lock()
@@ -57,6 +73,29 @@ func (a *Activity) ToolCalled(tool, via, _ string, outcome string, _ time.Durati
 	if via != "" {
 		t.via[i]++
 	}
+}
+
+// CallFailed keeps a traced call that did not end ok, for the dashboard to
+// name its trace.
+func (a *Activity) CallFailed(tool, outcome, traceID string) {
+	f := CallFailure{At: a.now(), Tool: tool, Outcome: outcome, TraceID: traceID}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.failures) == maxFailures {
+		a.failures = append(a.failures[:0], a.failures[1:]...)
+	}
+	a.failures = append(a.failures, f)
+}
+
+// Failures are the recent traced calls that did not end ok, newest first.
+func (a *Activity) Failures() []CallFailure {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]CallFailure, len(a.failures))
+	for i, f := range a.failures {
+		out[len(out)-1-i] = f
+	}
+	return out
 }
 
 // SessionStarted is part of the observer; sessions are listed live instead.

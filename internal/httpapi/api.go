@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -77,6 +78,11 @@ type SessionInfo struct {
 	// Enabled lists the groups the client enabled; nil when its list never
 	// changes (every mode but groups).
 	Enabled []string
+	// LastSeen is when an HTTP session's last request began or ended (zero
+	// over stdio); Idle marks one with no request in flight for a while,
+	// whose client may have gone without closing it.
+	LastSeen time.Time
+	Idle     bool
 }
 
 // FoundTool is one ranked tool of the dashboard's query box.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -40,7 +41,11 @@ var dashboardTemplate = template.Must(template.New("dashboard").Funcs(template.F
 		}
 		return b.String()
 	},
-	"inc":    func(i int) int { return i + 1 },
+	"inc": func(i int) int { return i + 1 },
+	"ago": func(t time.Time) string { // how long ago, to the second
+		return time.Since(t).Round(time.Second).String() + " ago"
+	},
+	"clock":  func(t time.Time) string { return t.UTC().Format("15:04:05") + " UTC" },
 	"failed": func(s SourceStatus) bool { return s.State == "failed" || s.Error != "" },
 }).Parse(dashboardSource))
 
@@ -55,6 +60,8 @@ type dashboardData struct {
 	Operator bool
 	Sessions []SessionInfo
 	Activity []ToolActivity
+	// Failures are recent traced calls that did not end ok.
+	Failures []CallFailure
 	Modes    []ModeCost
 	ModesErr string
 	// Queries are the query box's phrasings; Boxes what its inputs show
@@ -144,6 +151,7 @@ func (a *API) operatorView(r *http.Request, cat *catalog.Catalog, d *dashboardDa
 	}
 	if a.opts.Activity != nil {
 		d.Activity = a.opts.Activity.Recent()
+		d.Failures = a.opts.Activity.Failures()
 	}
 	if a.opts.InitialTools != nil && cat != nil {
 		d.Modes, d.ModesErr = a.modeCosts.get(cat, a.opts.InitialTools)

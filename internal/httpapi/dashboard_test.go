@@ -18,7 +18,8 @@ func operatorFixture(t *testing.T, clock *time.Time, adjust func(*Options)) *fix
 		o.Activity = activity
 		o.Sessions = func() []SessionInfo {
 			return []SessionInfo{
-				{ID: "S1", Client: "claude-code", ClientVersion: "2.1", Protocol: "2025-11-25", Mode: "groups", Enabled: []string{"code", "code.repos"}},
+				{ID: "S1", Client: "claude-code", ClientVersion: "2.1", Protocol: "2025-11-25", Mode: "groups", Enabled: []string{"code", "code.repos"}, LastSeen: time.Now()},
+				{ID: "S2", Client: "inspector", Protocol: "2025-11-25", Mode: "search", LastSeen: time.Now().Add(-time.Hour), Idle: true},
 				{Client: "cursor", Protocol: "2025-06-18", Mode: "search"},
 				{Client: "old-ide", Protocol: "2025-03-26", Mode: "flat"},
 			}
@@ -52,6 +53,7 @@ func TestDashboardIsTheOperatorsPage(t *testing.T) {
 	act := f.api.opts.Activity
 	act.ToolCalled("create_issue", "", "github", "ok", time.Millisecond)
 	act.ToolCalled("create_issue", "call_tool", "github", "tool_error", time.Millisecond)
+	act.CallFailed("create_issue", "crash", "4bf92f3577b34da6a3ce929d0e0e4736")
 	clock = clock.Add(10 * time.Minute)
 	act.ToolCalled("create_issue", "", "github", "ok", time.Millisecond)
 	act.ToolCalled("old_tool", "", "github", "ok", time.Millisecond)
@@ -70,6 +72,10 @@ func TestDashboardIsTheOperatorsPage(t *testing.T) {
 		`<td>search</td><td class="num">1</td>`,
 		// the query box
 		`<form class="query" method="get" action="/">`,
+		// when each HTTP session was last seen; a long-idle one marked
+		"<th>last seen</th>", "1h0m0s ago", `<span class="idle"`,
+		// the trace of a failed call
+		`<section id="failures">`, `<td class="err">crash</td>`, `<code class="trace">4bf92f3577b34da6a3ce929d0e0e4736</code>`,
 		// it reloads itself while no query is shown
 		`<meta http-equiv="refresh" content="10">`,
 	} {
@@ -77,9 +83,12 @@ func TestDashboardIsTheOperatorsPage(t *testing.T) {
 			t.Errorf("the dashboard lacks %q", want)
 		}
 	}
-	// Only the search session has call_tool.
-	if n := strings.Count(page, "all reachable through call_tool"); n != 1 {
-		t.Errorf("%d sessions are said to reach tools through call_tool, want the search one only", n)
+	// Only the search sessions have call_tool.
+	if n := strings.Count(page, "all reachable through call_tool"); n != 2 {
+		t.Errorf("%d sessions are said to reach tools through call_tool, want the two search ones only", n)
+	}
+	if n := strings.Count(page, `<span class="idle"`); n != 1 {
+		t.Errorf("%d sessions are marked idle, want the one", n)
 	}
 	// Only create_issue's last call (8 minutes old) is in the window.
 	if !strings.Contains(page, "<code>create_issue</code>") {

@@ -1,6 +1,7 @@
 // Package metrics exposes what the gateway does as Prometheus metrics:
 // tool calls by tool, source and outcome, their duration, the sessions by
-// mode, and the state of every source. It is the one package that knows the
+// mode and those open by endpoint, the state and restarts of every source,
+// and the tokens of each mode's first tool list. It is the one package that knows the
 // Prometheus client; the gateway only sees a small observer interface.
 package metrics
 
@@ -20,6 +21,18 @@ type Source struct {
 	// IdleStops counts the times an upstream server was stopped for
 	// idleness (its state is then "idle" until the next request).
 	IdleStops int
+	// Restarts counts an upstream server's start attempts after the
+	// first (after a crash, a failed start or an idle stop).
+	Restarts int
+}
+
+// Gauges are read at every scrape; a nil func is left out.
+type Gauges struct {
+	// OpenSessions counts the HTTP sessions open now, by endpoint.
+	OpenSessions func() map[string]int
+	// InitialTokens is what a new client's first tools/list costs in
+	// tokens, by the mode it is served: the context the folding saves.
+	InitialTokens func() map[string]int
 }
 
 // Metrics records the gateway's activity. The zero value is not usable;
@@ -38,13 +51,13 @@ func New(sources func() []Source) *Metrics {
 		registry: prometheus.NewRegistry(),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolfold_tool_calls_total",
-			Help: "Tool calls answered, by wire tool, the meta-tool they came through (via: call_tool, or empty), source and outcome (ok, tool_error, refused).",
+			Help: "Tool calls answered, by wire tool, the meta-tool they came through (via: call_tool, or empty), source and outcome (ok; tool_error: the tool said it failed; crash: its server exited during the call; timeout: no answer within the server's timeout; unavailable: the server could not be started; refused: never reached a tool).",
 		}, []string{"tool", "via", "source", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "toolfold_tool_call_duration_seconds",
-			Help:    "Time from a tools/call reaching toolfold to its answer, by source.",
+			Help:    "Time from a tools/call reaching toolfold to its answer, by wire tool and source.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10), // 0.5 ms .. ~2 min
-		}, []string{"source"}),
+		}, []string{"tool", "source"}),
 		sessions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolfold_sessions_total",
 			Help: "Client sessions started, by the mode they were served.",
@@ -65,8 +78,14 @@ func New(sources func() []Source) *Metrics {
 func (m *Metrics) ToolCalled(tool, via, source, outcome string, took time.Duration) {
 	m.calls.WithLabelValues(tool, via, source, outcome).Inc()
 	if source != "" {
-		m.duration.WithLabelValues(source).Observe(took.Seconds())
+		m.duration.WithLabelValues(tool, source).Observe(took.Seconds())
 	}
+}
+
+// Read registers gauges read at every scrape. Call it once, before the
+// first scrape.
+func (m *Metrics) Read(g Gauges) {
+	m.registry.MustRegister(&gaugeCollector{g: g})
 }
 
 // SessionStarted records a new client session in a mode.
@@ -84,7 +103,36 @@ var (
 		"Tools known from a source.", []string{"source", "kind"}, nil)
 	sourceIdleStops = prometheus.NewDesc("toolfold_source_idle_stops_total",
 		"Times a source was stopped after its idle timeout; it starts again on the next request.", []string{"source", "kind"}, nil)
+	sourceRestarts = prometheus.NewDesc("toolfold_source_restarts_total",
+		"Start attempts of a source after its first: after a crash, a failed start or an idle stop.", []string{"source", "kind"}, nil)
+	openSessions = prometheus.NewDesc("toolfold_sessions_open",
+		"HTTP sessions open now, by endpoint (main, group:<id>, limited).", []string{"endpoint"}, nil)
+	initialTokens = prometheus.NewDesc("toolfold_initial_list_tokens",
+		"Tokens of the first tools/list a new client gets, by the mode it is served.", []string{"mode"}, nil)
 )
+
+// gaugeCollector reads Gauges when scraped.
+type gaugeCollector struct{ g Gauges }
+
+var _ prometheus.Collector = (*gaugeCollector)(nil)
+
+func (c *gaugeCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- openSessions
+	ch <- initialTokens
+}
+
+func (c *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
+	if c.g.OpenSessions != nil {
+		for ep, n := range c.g.OpenSessions() {
+			ch <- prometheus.MustNewConstMetric(openSessions, prometheus.GaugeValue, float64(n), ep)
+		}
+	}
+	if c.g.InitialTokens != nil {
+		for mode, n := range c.g.InitialTokens() {
+			ch <- prometheus.MustNewConstMetric(initialTokens, prometheus.GaugeValue, float64(n), mode)
+		}
+	}
+}
 
 // sourceCollector reads the sources' states when scraped, so the numbers
 // are never stale.
@@ -96,6 +144,7 @@ func (c *sourceCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- sourceUp
 	ch <- sourceTools
 	ch <- sourceIdleStops
+	ch <- sourceRestarts
 }
 
 func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
@@ -108,6 +157,7 @@ func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(sourceTools, prometheus.GaugeValue, float64(s.Tools), s.Name, s.Kind)
 		if s.Kind == "mcp" { // only MCP servers have a process to stop
 			ch <- prometheus.MustNewConstMetric(sourceIdleStops, prometheus.CounterValue, float64(s.IdleStops), s.Name, s.Kind)
+			ch <- prometheus.MustNewConstMetric(sourceRestarts, prometheus.CounterValue, float64(s.Restarts), s.Name, s.Kind)
 		}
 	}
 }

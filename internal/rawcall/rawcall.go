@@ -21,6 +21,11 @@ type Call struct {
 	// none (the source sends {}). They are valid only until the Forwarder
 	// returns: a forwarder that needs them later keeps a copy.
 	Arguments json.RawMessage
+	// Meta are members to add to the _meta of the request the source sends,
+	// as JSON members without braces (`"traceparent":"00-…"`): the trace
+	// context the call carries on. Empty: none. Valid, like Arguments,
+	// only until the Forwarder returns.
+	Meta []byte
 	// Capabilities are what the calling client declared it can answer.
 	Capabilities Capabilities
 	// Downstream answers the requests the source sends back while serving
@@ -36,11 +41,16 @@ type Call struct {
 	// into what Done gets (a result that reports it, or the error to pass
 	// on). A forwarder that sets it wraps nothing per call.
 	MapError func(err error) (json.RawMessage, error)
+	// Err is the error the source ended the call with, before MapError
+	// turned it into an answer: the gateway's metrics tell a crash from
+	// a timeout by it. Set by Finish.
+	Err error
 }
 
 // Finish ends the call: Done gets result, or err as MapError maps it.
 // Sources end calls with Finish, not Done.
 func (c *Call) Finish(result json.RawMessage, err error) {
+	c.Err = err
 	if err != nil && c.MapError != nil {
 		result, err = c.MapError(err)
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // errCallTimeout is the cause of a call context that hit the server's timeout,
@@ -78,6 +80,7 @@ func (m *Manager) CallTool(ctx context.Context, server string, params *mcp.CallT
 		// expired it) and refused the call without running it: the
 		// connection is over, and the next connect makes a new session.
 		s.log.Info("upstream forgot the session; re-initializing and retrying the call once", "tool", params.Name)
+		trace.SpanFromContext(ctx).AddEvent("retry", trace.WithAttributes(attribute.String("toolfold.retry.reason", "session lost")))
 		res, err = s.callTool(ctx, params, o)
 	}
 	return res, err
@@ -161,6 +164,8 @@ func withInput[R any](ctx, callCtx context.Context, s *server, c *connection, wh
 			if busy > maxBusyRetries {
 				return zero, fmt.Errorf("upstream %q is too busy to answer %s; try again later", s.name, what)
 			}
+			// The caller's trace shows each retry (a no-op when untraced).
+			trace.SpanFromContext(ctx).AddEvent("retry", trace.WithAttributes(attribute.String("toolfold.retry.reason", "busy"), attribute.Int("toolfold.retry.attempt", busy)))
 			if err := sleep(callCtx, time.Duration(busy)*busyRetryPadding); err != nil {
 				return zero, s.requestError(ctx, callCtx, c, what, err)
 			}

@@ -50,6 +50,20 @@ func (e *upstreamError) Is(target error) bool { return e.kind != nil && target =
 
 func (e *upstreamError) Unwrap() error { return e.cause }
 
+// Outcome classifies the failure for the gateway's metrics and traces:
+// "crash", "timeout", "unavailable", or "" for the rest.
+func (e *upstreamError) Outcome() string {
+	switch e.kind {
+	case ErrExited:
+		return "crash"
+	case ErrTimeout:
+		return "timeout"
+	case ErrStartFailed:
+		return "unavailable"
+	}
+	return ""
+}
+
 // newError words an error. URLs in it lose their userinfo and query (Go's
 // url.Error quotes the URL it failed on, secrets and all): the message may
 // reach a model, /healthz and the logs. An error about one server is made

@@ -488,7 +488,7 @@ func (p *rawPending) askAndRetry(first *mcp.CallToolResult) {
 // included.
 func rawRequest(id, tool string, call *rawcall.Call) []byte {
 	args := bytes.TrimSpace(call.Arguments)
-	b := make([]byte, 0, len(args)+len(tool)+len(id)+192)
+	b := make([]byte, 0, len(args)+len(tool)+len(id)+len(call.Meta)+192)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = appendString(b, id)
 	b = append(b, `,"method":"tools/call","params":`...)
@@ -498,8 +498,8 @@ func rawRequest(id, tool string, call *rawcall.Call) []byte {
 
 // appendParams appends the params of a fast-path call: the server's own
 // tool name, the client's arguments as they came ({} for none: servers
-// refuse null), and the client's capabilities as _meta, as the typed path
-// sends them (see the gateway's assembly: they say what this client can
+// refuse null), and the client's capabilities and the call's trace context
+// (call.Meta) as _meta, as the typed path sends them (see the gateway's assembly: they say what this client can
 // answer, which the connection's own capabilities cannot).
 func appendParams(b []byte, tool string, call *rawcall.Call) []byte {
 	args := bytes.TrimSpace(call.Arguments)
@@ -510,6 +510,10 @@ func appendParams(b []byte, tool string, call *rawcall.Call) []byte {
 	b = append(b, mcp.MetaKeyClientCapabilities...)
 	b = append(b, `":`...)
 	b = appendCapabilities(b, call.Capabilities)
+	if len(call.Meta) > 0 { // the trace context, from the gateway
+		b = append(b, ',')
+		b = append(b, call.Meta...)
+	}
 	b = append(b, `},"name":`...)
 	b = appendString(b, tool)
 	b = append(b, `,"arguments":`...)

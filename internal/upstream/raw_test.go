@@ -199,6 +199,11 @@ func TestRawRequest(t *testing.T) {
 	if got := string(rawRequest("toolfold-raw-1", "pid", &rawcall.Call{Arguments: json.RawMessage(`null`)})); !strings.HasSuffix(got, `"name":"pid","arguments":{}}}`+"\n") || !json.Valid([]byte(got)) {
 		t.Errorf("null arguments: %s", got)
 	}
+	tp := `"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"`
+	got = string(appendParams(nil, "pid", &rawcall.Call{Meta: []byte(tp)}))
+	if want := `{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},` + tp + `},"name":"pid","arguments":{}}`; got != want {
+		t.Errorf("with a trace context, appendParams =\n%s\nwant\n%s", got, want)
+	}
 }
 
 // A result far larger than one read of stdout is taken off whole.

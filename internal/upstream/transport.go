@@ -18,6 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/redact"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // inheritedEnv names the variables of toolfold's own environment that a stdio
@@ -101,6 +103,10 @@ func (h *headerTransport) watchGroupsChanged(fn func()) { h.groupsChanged.Store(
 
 var _ http.RoundTripper = (*headerTransport)(nil)
 
+// traceHeaders writes traceparent, tracestate and baggage; it holds no
+// state.
+var traceHeaders = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+
 // errorBodySnippet bounds how much of an error response's body is kept.
 const errorBodySnippet = 300
 
@@ -108,6 +114,12 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	for k, v := range h.headers {
 		req.Header.Set(k, v)
+	}
+	if trace.SpanContextFromContext(req.Context()).IsValid() {
+		// The gateway traces this request (its client span is in the
+		// context): say so in the headers too, for servers and proxies
+		// that read trace context there rather than in _meta.
+		traceHeaders.Inject(req.Context(), propagation.HeaderCarrier(req.Header))
 	}
 	resp, err := h.base.RoundTrip(req)
 	if err != nil {
