@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,15 +21,20 @@ import (
 )
 
 // lockedBuffer is stderr for a server running in the test's process: its
-// goroutines log while the test reads.
+// goroutines log while the test reads, and a test can wait for a line.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu   sync.Mutex
+	b    bytes.Buffer
+	grew chan struct{} // closed by the next write
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.grew != nil {
+		close(l.grew)
+		l.grew = nil
+	}
 	return l.b.Write(p)
 }
 
@@ -36,6 +42,17 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// next returns what was written so far and a channel closed by the next
+// write.
+func (l *lockedBuffer) next() (string, <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.grew == nil {
+		l.grew = make(chan struct{})
+	}
+	return l.b.String(), l.grew
 }
 
 // drainConfig serves cat: a call reading a named pipe runs until the test
@@ -89,16 +106,18 @@ func TestStopDrainsRequestsInFlight(t *testing.T) {
 			t.Logf("serve printed:\n%s", stderr)
 		}
 	}()
-	waitDialable(t, addr, exited)
+	waitDialable(t, stderr, addr, exited)
 
 	url := "http://" + addr + "/mcp"
 	// A 2025-11-25 session holds a notification stream (GET) open.
+	// The test opens that stream itself, to see it end.
 	session, err := mcp.NewClient(&mcp.Implementation{Name: "listener", Version: "1"}, nil).Connect(ctx,
-		&mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		&mcp.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("connecting a session: %v", err)
 	}
 	defer session.Close()
+	streamEnded := openStream(t, url, session.ID())
 	caller, err := mcp.NewClient(&mcp.Implementation{Name: "caller", Version: "1"}, nil).Connect(ctx,
 		&mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 	if err != nil {
@@ -123,18 +142,19 @@ func TestStopDrainsRequestsInFlight(t *testing.T) {
 	}
 
 	stop() // what SIGTERM does
-	// New connections are refused once the listener is closed; the loop
-	// ends on that, bounded for a server that never stops listening.
-	for i := 0; ; i++ {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			break
-		}
+	// Shutdown closes the listener before it ends the streams, so once the
+	// stream has ended a new connection must be refused. The call in flight
+	// still holds serve, so this happens while it drains.
+	select {
+	case <-streamEnded:
+	case code := <-exited:
+		t.Fatalf("serve exited (%d) with a call in flight", code)
+	case <-time.After(time.Minute): // a hang guard
+		t.Fatal("the notification stream still runs a minute after serve was told to stop")
+	}
+	if c, err := net.Dial("tcp", addr); err == nil {
 		c.Close()
-		if i == 3000 {
-			t.Fatal("serve still accepts connections after being told to stop")
-		}
-		time.Sleep(10 * time.Millisecond)
+		t.Fatal("serve still accepts connections after being told to stop")
 	}
 	select {
 	case a := <-answered:
@@ -168,23 +188,51 @@ func TestStopDrainsRequestsInFlight(t *testing.T) {
 	}
 }
 
-// waitDialable waits until addr accepts connections, failing if serve
-// exits first, or after a minute without a listener (a hang guard).
-func waitDialable(t *testing.T, addr string, exited chan int) {
+// waitDialable waits until serve says it serves at addr (its listener is
+// open before then), failing if serve exits first, or after a minute
+// without a word (a hang guard).
+func waitDialable(t *testing.T, stderr *lockedBuffer, addr string, exited chan int) {
 	t.Helper()
-	for i := 0; ; i++ {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
+	guard := time.After(time.Minute)
+	for {
+		text, grew := stderr.next()
+		if strings.Contains(text, "serving streamable HTTP") && strings.Contains(text, addr) {
 			return
 		}
 		select {
+		case <-grew:
 		case code := <-exited:
 			t.Fatalf("serve exited with %d before it listened", code)
-		default:
-		}
-		if i == 6000 {
+		case <-guard:
 			t.Fatal("serve did not listen within a minute")
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// openStream opens session's notification stream (GET) at url and returns
+// a channel closed when serve ends it.
+func openStream(t *testing.T, url, session string) <-chan struct{} {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("opening the notification stream: %v", err)
+	}
+	if res.StatusCode != http.StatusOK {
+		res.Body.Close()
+		t.Fatalf("opening the notification stream: %s", res.Status)
+	}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		defer res.Body.Close()
+		_, _ = io.Copy(io.Discard, res.Body)
+	}()
+	return ended
 }

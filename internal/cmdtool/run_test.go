@@ -177,24 +177,6 @@ func waitGone(t *testing.T, pidFile string) {
 	waitPidGone(t, pid)
 }
 
-// waitPidGone waits until process pid has died.
-func waitPidGone(t *testing.T, pid int) {
-	t.Helper()
-	// A SIGKILL takes effect when the kernel next schedules the process, and
-	// a process that is not our child sends no portable word when it dies, so
-	// this polls its state. Once the group is killed the wait ends at the
-	// next poll whatever the load; the deadline only stops a test whose group
-	// was not killed from waiting out the child's 300 s sleep.
-	deadline := time.Now().Add(30 * time.Second)
-	for !processGone(pid) {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("child process %d is still running: the process group was not killed", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 	p, dir := hostileProgram(t)
 	p.Timeout = 500 * time.Millisecond

@@ -2,9 +2,11 @@ package gateway_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -90,18 +92,28 @@ func connectListener(t *testing.T, g *gateway.Gateway, name, protocol string) *l
 }
 
 // hear waits until every client has had one notification on the channel
-// pick chooses, then checks that none had a second for the same burst of
-// changes.
+// pick chooses.
 func hear(t *testing.T, clients map[string]*listener, what string, pick func(*listener) chan struct{}) {
 	t.Helper()
 	for who, l := range clients {
 		select {
 		case <-pick(l):
-		case <-time.After(5 * time.Second):
-			t.Errorf("%s: no %s list_changed", who, what)
+		case <-time.After(5 * time.Second): // a hang guard; virtual in a bubble
+			t.Fatalf("%s: no %s list_changed", who, what)
 		}
 	}
-	time.Sleep(250 * time.Millisecond)
+}
+
+// hearOnce is hear inside a synctest bubble that then checks that none had
+// a second notification for the same burst of changes: the burst was made
+// before the first was sent, so any second one is due within the gateway's
+// delay and the SDK's debounce; a virtual second outlasts both, and
+// synctest.Wait lets whatever they set off be delivered.
+func hearOnce(t *testing.T, clients map[string]*listener, what string, pick func(*listener) chan struct{}) {
+	t.Helper()
+	hear(t, clients, what, pick)
+	time.Sleep(time.Second)
+	synctest.Wait()
 	for who, l := range clients {
 		select {
 		case <-pick(l):
@@ -163,52 +175,55 @@ func TestPromptAndResourceListChangesReachEveryClient(t *testing.T) {
 			name = string(tc.mode) + "/newest"
 		}
 		t.Run(name, func(t *testing.T) {
-			x := &fakeExtras{}
-			x.set([]string{"a"}, []string{"mem://a"})
-			g := newGateway(t, gateway.Options{Mode: tc.mode, Extras: x, ExtrasListChanged: true}, nil)
-			clients := map[string]*listener{
-				"claude-code": connectListener(t, g, "claude-code", tc.protocol),
-				"other":       connectListener(t, g, "other", tc.protocol),
-			}
-			for who, l := range clients {
-				caps := l.cs.InitializeResult().Capabilities
-				if caps.Prompts == nil || !caps.Prompts.ListChanged || caps.Resources == nil || !caps.Resources.ListChanged {
-					t.Fatalf("%s: capabilities %+v %+v, want listChanged for prompts and resources", who, caps.Prompts, caps.Resources)
+			// In a bubble: the transports are in memory and the waits are
+			// timers, so virtual time and synctest.Wait replace guesses.
+			synctest.Test(t, func(t *testing.T) {
+				x := &fakeExtras{}
+				x.set([]string{"a"}, []string{"mem://a"})
+				g := newGateway(t, gateway.Options{Mode: tc.mode, Extras: x, ExtrasListChanged: true}, nil)
+				clients := map[string]*listener{
+					"claude-code": connectListener(t, g, "claude-code", tc.protocol),
+					"other":       connectListener(t, g, "other", tc.protocol),
 				}
-				if got := promptNames(t, l.cs); got != "a" {
-					t.Fatalf("%s: prompts %q", who, got)
+				for who, l := range clients {
+					caps := l.cs.InitializeResult().Capabilities
+					if caps.Prompts == nil || !caps.Prompts.ListChanged || caps.Resources == nil || !caps.Resources.ListChanged {
+						t.Fatalf("%s: capabilities %+v %+v, want listChanged for prompts and resources", who, caps.Prompts, caps.Resources)
+					}
+					if got := promptNames(t, l.cs); got != "a" {
+						t.Fatalf("%s: prompts %q", who, got)
+					}
 				}
-			}
-			if tc.protocol == "" {
-				// The client opens its listen stream in the background.
-				time.Sleep(100 * time.Millisecond)
-			}
+				// A 2026-07-28 client opens its listen stream in the
+				// background: once the bubble is idle, it is open.
+				synctest.Wait()
 
-			x.set([]string{"a", "b"}, []string{"mem://a"})
-			g.PromptsChanged() // three upstreams at once
-			g.PromptsChanged()
-			g.PromptsChanged()
-			hear(t, clients, "prompts", prompts)
-			for who, l := range clients {
-				silent(t, who, "resources", l.resources)
-				if got := promptNames(t, l.cs); got != "a,b" {
-					t.Errorf("%s: prompts after the change %q, want a,b", who, got)
+				x.set([]string{"a", "b"}, []string{"mem://a"})
+				g.PromptsChanged() // three upstreams at once
+				g.PromptsChanged()
+				g.PromptsChanged()
+				hearOnce(t, clients, "prompts", prompts)
+				for who, l := range clients {
+					silent(t, who, "resources", l.resources)
+					if got := promptNames(t, l.cs); got != "a,b" {
+						t.Errorf("%s: prompts after the change %q, want a,b", who, got)
+					}
 				}
-			}
 
-			x.set([]string{"a", "b"}, []string{"mem://a", "mem://b"})
-			g.ResourcesChanged()
-			hear(t, clients, "resources", resources)
-			for who, l := range clients {
-				silent(t, who, "prompts", l.prompts)
-				if got := resourceURIs(t, l.cs); got != "mem://a,mem://b" {
-					t.Errorf("%s: resources after the change %q", who, got)
+				x.set([]string{"a", "b"}, []string{"mem://a", "mem://b"})
+				g.ResourcesChanged()
+				hearOnce(t, clients, "resources", resources)
+				for who, l := range clients {
+					silent(t, who, "prompts", l.prompts)
+					if got := resourceURIs(t, l.cs); got != "mem://a,mem://b" {
+						t.Errorf("%s: resources after the change %q", who, got)
+					}
+					// The placeholder that makes the SDK announce is never seen.
+					if _, err := l.cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "b"}); err != nil {
+						t.Errorf("%s: prompts/get: %v", who, err)
+					}
 				}
-				// The placeholder that makes the SDK announce is never seen.
-				if _, err := l.cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "b"}); err != nil {
-					t.Errorf("%s: prompts/get: %v", who, err)
-				}
-			}
+			})
 		})
 	}
 }
@@ -217,6 +232,10 @@ func TestPromptAndResourceListChangesReachEveryClient(t *testing.T) {
 // announcing what nobody will tell it: without ExtrasListChanged the lists
 // pass through as before, with no listChanged and no notifications.
 func TestListChangedIsDeclaredOnlyWhenPromised(t *testing.T) {
+	synctest.Test(t, listChangedIsDeclaredOnlyWhenPromised)
+}
+
+func listChangedIsDeclaredOnlyWhenPromised(t *testing.T) {
 	x := &fakeExtras{}
 	x.set([]string{"a"}, nil)
 	g := newGateway(t, gateway.Options{Mode: expose.Flat, Extras: x}, nil)
@@ -227,7 +246,10 @@ func TestListChangedIsDeclaredOnlyWhenPromised(t *testing.T) {
 	}
 	x.set([]string{"a", "b"}, nil)
 	g.PromptsChanged()
-	time.Sleep(300 * time.Millisecond)
+	// Virtual time: a second outlasts the gateway's delay and the SDK's
+	// debounce, and synctest.Wait lets anything they set off arrive.
+	time.Sleep(time.Second)
+	synctest.Wait()
 	silent(t, "x", "prompts", l.prompts)
 	if got := promptNames(t, l.cs); got != "a,b" {
 		t.Errorf("prompts %q, want a,b: the lists are never cached", got)
@@ -260,19 +282,40 @@ func TestListChangedOverHTTP(t *testing.T) {
 		l.cs = cs
 		return l
 	}
+	// A stateful client opens its standalone stream in the background, and
+	// a notification sent before that stream is claimed is lost. The SDK
+	// writes the stream's first bytes while it claims it, holding the lock
+	// that sending takes: the first write to a GET means it is claimed.
+	claimed := make(chan struct{})
+	var once sync.Once
+	gs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w = &firstWrite{ResponseWriter: w, seen: func() { once.Do(func() { close(claimed) }) }}
+		}
+		group.ServeHTTP(w, r)
+	}))
+	ss := httptest.NewServer(stateless)
 	// Closed after the clients (cleanups run last first): a server's Close
 	// waits for its connections.
-	gs, ss := httptest.NewServer(group), httptest.NewServer(stateless)
 	t.Cleanup(gs.Close)
 	t.Cleanup(ss.Close)
 	groupClient := dial(gs, "2025-11-25")
 	statelessClient := dial(ss, "2025-11-25")
-	// A stateful client opens its standalone stream in the background.
-	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-claimed:
+	case <-time.After(10 * time.Second): // a hang guard
+		t.Fatal("the group endpoint's client opened no standalone stream")
+	}
 
 	x.set([]string{"a", "b"}, nil)
 	g.PromptsChanged()
 	hear(t, map[string]*listener{"group endpoint": groupClient}, "prompts", prompts)
+	// A second announcement of this change would be on its way before the
+	// resources change below is even made, and both travel the one stream:
+	// hearing the resources change first proves there was none.
+	g.ResourcesChanged()
+	hear(t, map[string]*listener{"group endpoint": groupClient}, "resources", resources)
+	silent(t, "group endpoint", "prompts", groupClient.prompts)
 	silent(t, "stateless", "prompts", statelessClient.prompts)
 	for who, l := range map[string]*listener{"group endpoint": groupClient, "stateless": statelessClient} {
 		if got := promptNames(t, l.cs); got != "a,b" {
@@ -286,3 +329,20 @@ func TestListChangedOverHTTP(t *testing.T) {
 func (x *fakeExtras) PromptSource(context.Context, string) (string, bool)   { return "", true }
 func (x *fakeExtras) ResourceSource(context.Context, string) (string, bool) { return "", true }
 func (x *fakeExtras) TemplateSource(context.Context, string) (string, bool) { return "", true }
+
+// firstWrite calls seen when the response's first bytes are written.
+type firstWrite struct {
+	http.ResponseWriter
+	seen func()
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(p)
+	w.seen()
+	return n, err
+}
+
+// Flush is for the handlers that assert http.Flusher.
+func (w *firstWrite) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+
+func (w *firstWrite) Unwrap() http.ResponseWriter { return w.ResponseWriter }

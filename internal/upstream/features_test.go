@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -96,8 +95,8 @@ func TestServerToClientRequests(t *testing.T) {
 			name = "legacy " + proto
 		}
 		t.Run(name, func(t *testing.T) {
-			events := filepath.Join(t.TempDir(), "events")
-			m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events})},
+			events := newEventLog(t)
+			m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events.path})},
 				&Options{Forward: Forwarding{Elicitation: true, Roots: true}, ProtocolVersion: proto})
 			alice := &fakeDownstream{name: "alice", roots: []string{"file:///alice", "file:///shared"}}
 			res, err := m.CallTool(context.Background(), "fx", &mcp.CallToolParams{Name: "ask"}, &CallOptions{Downstream: alice})
@@ -130,7 +129,7 @@ func TestServerToClientRequests(t *testing.T) {
 				defer close(done)
 				m.CallTool(bobCtx, "fx", &mcp.CallToolParams{Name: "hang"}, &CallOptions{Downstream: bob})
 			}()
-			waitForFile(t, events, "started hang")
+			events.wait(t, "started hang")
 			res, err = m.CallTool(context.Background(), "fx", &mcp.CallToolParams{Name: "ask"}, &CallOptions{Downstream: alice})
 			endBob()
 			<-done

@@ -38,7 +38,8 @@ func TestMain(m *testing.M) {
 //	fail-start  print a reason on stderr (quoting FIXTURE_TOKEN if set) and
 //	            exit 3 before answering anything; with FIXTURE_FAIL_IF
 //	            set, only while that file exists (else serve)
-//	slow-start  sleep FIXTURE_DELAY (a Go duration), then serve
+//	slow-start  wait until the test opens the named pipe FIXTURE_RELEASE
+//	            to write, then serve
 //	banner      print lines that are not JSON on stdout, then serve
 //	refuse-init answer the handshake with an error quoting FIXTURE_TOKEN
 //	bulk        a hand-written server (no SDK, so it is fast even built
@@ -79,8 +80,11 @@ func runFixture(mode string) int {
 	case "bulk":
 		return runBulk()
 	case "slow-start":
-		d, _ := time.ParseDuration(os.Getenv("FIXTURE_DELAY"))
-		time.Sleep(d)
+		// Opening a named pipe to read waits for a writer: the test
+		// decides when the start ends, not a guess at the machine's speed.
+		if f, err := os.Open(os.Getenv("FIXTURE_RELEASE")); err == nil {
+			f.Close()
+		}
 	case "banner":
 		// What many servers print before they serve.
 		fmt.Println("Fixture MCP server v1.0 running on stdio")

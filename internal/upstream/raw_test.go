@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -106,8 +105,8 @@ func TestForwardRawTimeoutsShareOneTimer(t *testing.T) {
 }
 
 func TestForwardRawErrorsAreWordedLikeCallTool(t *testing.T) {
-	events := filepath.Join(t.TempDir(), "events")
-	fx := fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events})
+	events := newEventLog(t)
+	fx := fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events.path})
 	fx.Timeout = config.Duration(700 * time.Millisecond)
 	m := newTestManager(t, map[string]config.ServerConfig{"fx": fx}, nil)
 	mustCall(t, m, "fx", "pid", nil)
@@ -123,7 +122,7 @@ func TestForwardRawErrorsAreWordedLikeCallTool(t *testing.T) {
 	if want := `upstream "fx" did not answer tools/call "hang" within 700ms`; !errors.Is(o.err, ErrTimeout) || errorOf(o.err) != want {
 		t.Errorf("timeout: got %v, want %s", o.err, want)
 	}
-	waitForFile(t, events, "cancelled hang")
+	events.wait(t, "cancelled hang")
 
 	out, _ = forwardRaw(t, m, "fx", "crash", `{}`, rawcall.Capabilities{}, nil)
 	o = <-out
@@ -139,15 +138,15 @@ func TestForwardRawErrorsAreWordedLikeCallTool(t *testing.T) {
 }
 
 func TestForwardRawCancelReachesUpstream(t *testing.T) {
-	events := filepath.Join(t.TempDir(), "events")
-	m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events})}, nil)
+	events := newEventLog(t)
+	m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events.path})}, nil)
 	mustCall(t, m, "fx", "pid", nil)
 	out, cancel := forwardRaw(t, m, "fx", "hang", `{}`, rawcall.Capabilities{}, nil)
 	// A cancellation that overtakes its request is ignored by the server's
 	// SDK: cancel once the server is serving the call.
-	waitForFile(t, events, "started hang")
+	events.wait(t, "started hang")
 	cancel()
-	waitForFile(t, events, "cancelled hang")
+	events.wait(t, "cancelled hang")
 	// Done is not called for a withdrawn call; the connection goes on.
 	select {
 	case o := <-out:

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -107,9 +108,9 @@ func TestIncludeExclude(t *testing.T) {
 }
 
 func TestKilledMidCallIsRestarted(t *testing.T) {
-	events := filepath.Join(t.TempDir(), "events")
+	events := newEventLog(t)
 	m := newTestManager(t, map[string]config.ServerConfig{
-		"fx":    fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events}),
+		"fx":    fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events.path}),
 		"other": fixture(t, "serve", nil),
 	}, nil)
 	pid, err := strconv.Atoi(mustCall(t, m, "fx", "pid", nil))
@@ -124,7 +125,7 @@ func TestKilledMidCallIsRestarted(t *testing.T) {
 		_, err := call(t, m, "fx", "sleep", map[string]any{"ms": 20000})
 		errc <- err
 	}()
-	waitForFile(t, events, "started sleep") // the kill must find the call in flight
+	events.wait(t, "started sleep") // the kill must find the call in flight
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -191,8 +192,8 @@ func TestStartFailureSaysWhy(t *testing.T) {
 // startTimeout, and the error names the timeout, not how the stopped
 // process then exited.
 func TestStartTimeoutIsNamed(t *testing.T) {
-	events := filepath.Join(t.TempDir(), "events")
-	mute := fixture(t, "mute", map[string]string{"FIXTURE_EVENT_LOG": events})
+	events := newEventLog(t)
+	mute := fixture(t, "mute", map[string]string{"FIXTURE_EVENT_LOG": events.path})
 	mute.StartTimeout = config.Duration(5 * time.Second)
 	m, clk, _ := newIdleManager(t, map[string]config.ServerConfig{"mute": mute}, nil)
 	errs := make(chan error, 1)
@@ -200,14 +201,14 @@ func TestStartTimeoutIsNamed(t *testing.T) {
 		_, err := m.Tools(context.Background(), "mute")
 		errs <- err
 	}()
-	waitForFile(t, events, "read ") // the handshake began
+	events.wait(t, "read ") // the handshake began
 	clk.Advance(5 * time.Second)
 	err := <-errs
 	want := `upstream "mute" did not start within 5s (startTimeout); it was stopped`
 	if !errors.Is(err, ErrStartFailed) || !strings.HasPrefix(errorOf(err), want) {
 		t.Fatalf("got  %v\nwant %s", err, want)
 	}
-	waitForFile(t, events, "stdin closed")
+	events.wait(t, "stdin closed")
 	if st := statusOf(m, "mute"); st.State != StateFailed || !strings.HasPrefix(st.Error, want) {
 		t.Errorf("status: %+v", st)
 	}
@@ -224,8 +225,8 @@ func TestMissingCommand(t *testing.T) {
 
 // A server hung in a call holds up no other server's calls.
 func TestHungServerLeavesOthersAlone(t *testing.T) {
-	events := filepath.Join(t.TempDir(), "events")
-	stuck := fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events})
+	events := newEventLog(t)
+	stuck := fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events.path})
 	stuck.Timeout = config.Duration(time.Hour) // only the test ends the hang
 	m := newTestManager(t, map[string]config.ServerConfig{"stuck": stuck, "fast": fixture(t, "serve", nil)}, nil)
 	mustCall(t, m, "fast", "pid", nil)
@@ -237,7 +238,7 @@ func TestHungServerLeavesOthersAlone(t *testing.T) {
 		_, err := m.CallTool(ctx, "stuck", &mcp.CallToolParams{Name: "hang"}, nil)
 		hung <- err
 	}()
-	waitForFile(t, events, "started hang")
+	events.wait(t, "started hang")
 	if got := mustCall(t, m, "fast", "add", map[string]any{"a": 20, "b": 22}); got != "42" {
 		t.Errorf("fast add = %q", got)
 	}
@@ -255,8 +256,8 @@ func TestHungServerLeavesOthersAlone(t *testing.T) {
 // A call the server does not answer within its timeout fails with
 // ErrTimeout; the server hears of the cancellation and stays usable.
 func TestTimeoutCancelsTheCall(t *testing.T) {
-	events := filepath.Join(t.TempDir(), "events")
-	slow := fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events})
+	events := newEventLog(t)
+	slow := fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events.path})
 	slow.Timeout = config.Duration(700 * time.Millisecond)
 	m := newTestManager(t, map[string]config.ServerConfig{"slow": slow}, nil)
 	mustCall(t, m, "slow", "pid", nil)
@@ -266,14 +267,14 @@ func TestTimeoutCancelsTheCall(t *testing.T) {
 	if !errors.Is(err, ErrTimeout) || errorOf(err) != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
-	waitForFile(t, events, "cancelled hang")
+	events.wait(t, "cancelled hang")
 	// The server is still usable: only the call was abandoned.
 	mustCall(t, m, "slow", "pid", nil)
 }
 
 func TestCancellationReachesUpstream(t *testing.T) {
-	events := filepath.Join(t.TempDir(), "events")
-	m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events})}, nil)
+	events := newEventLog(t)
+	m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events.path})}, nil)
 	mustCall(t, m, "fx", "pid", nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -284,54 +285,115 @@ func TestCancellationReachesUpstream(t *testing.T) {
 	}()
 	// Cancelled before it reaches the server, the call would leave the
 	// server nothing to hear of.
-	waitForFile(t, events, "started sleep")
+	events.wait(t, "started sleep")
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) || !strings.Contains(errorOf(err), "cancelled by the caller") {
 		t.Fatalf("got %v", err)
 	}
-	waitForFile(t, events, "cancelled sleep")
+	events.wait(t, "cancelled sleep")
 }
 
-// waitForFile waits until the file at path (a fixture's event log) holds
-// want. The fixture is another process, so this polls; the deadline only
-// stops a broken test from hanging, nothing depends on how long it takes.
-func waitForFile(t *testing.T, path, want string) {
+// eventLog is where a fixture writes its FIXTURE_EVENT_LOG lines: a named
+// pipe the test holds open, so that it hears each event as it is written.
+// The fixture is another process and has no other way to tell.
+type eventLog struct {
+	path string
+	mu   sync.Mutex
+	text strings.Builder
+	grew chan struct{} // closed by the next event
+}
+
+func newEventLog(t *testing.T) *eventLog {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, _ := os.ReadFile(path); strings.Contains(string(b), want) {
+	l := &eventLog{path: filepath.Join(t.TempDir(), "events")}
+	if err := syscall.Mkfifo(l.path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Opened to read and write: the open waits for no writer, and reading
+	// never meets the end while fixtures come and go.
+	f, err := os.OpenFile(l.path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() }) // after the manager's, which stops the fixtures
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := f.Read(buf)
+			l.mu.Lock()
+			l.text.Write(buf[:n])
+			if l.grew != nil && n > 0 {
+				close(l.grew)
+				l.grew = nil
+			}
+			l.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return l
+}
+
+// wait waits until the fixture has logged want. The guard only stops a
+// broken test from hanging; nothing depends on how long it takes.
+func (l *eventLog) wait(t *testing.T, want string) {
+	t.Helper()
+	guard := time.After(30 * time.Second)
+	for {
+		l.mu.Lock()
+		text := l.text.String()
+		if l.grew == nil {
+			l.grew = make(chan struct{})
+		}
+		grew := l.grew
+		l.mu.Unlock()
+		if strings.Contains(text, want) {
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-grew:
+		case <-guard:
+			t.Fatalf("the fixture never logged %q (logged %q)", want, text)
+		}
 	}
-	b, _ := os.ReadFile(path)
-	t.Fatalf("%s never contained %q (has %q)", path, want, b)
 }
 
+// TestSlowStartDoesNotDelayDiscovery: the slow server's start ends only
+// when the test releases it, after both fast ones were reported, so the
+// order proves they did not wait for it, however loaded the machine.
 func TestSlowStartDoesNotDelayDiscovery(t *testing.T) {
-	slow := fixture(t, "slow-start", map[string]string{"FIXTURE_DELAY": "3s"})
+	release := filepath.Join(t.TempDir(), "release")
+	if err := syscall.Mkfifo(release, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	m := newTestManager(t, map[string]config.ServerConfig{
-		"a-slow": slow,
+		"a-slow": fixture(t, "slow-start", map[string]string{"FIXTURE_RELEASE": release}),
 		"b-fast": fixture(t, "serve", nil),
 		"c-fast": fixture(t, "serve", nil),
 	}, nil)
-	began := time.Now()
 	var order []string
 	for name, err := range m.Discover(context.Background()) {
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 		order = append(order, name)
-		if name != "a-slow" {
-			if took := time.Since(began); took > 2500*time.Millisecond {
-				t.Errorf("%s was reported after %v", name, took)
+		if name == "a-slow" {
+			continue
+		}
+		if _, ok := m.CachedTools(name); !ok {
+			t.Errorf("%s reported but its tools are not known", name)
+		}
+		if st := statusOf(m, "a-slow"); st.State != StateStarting {
+			t.Errorf("while %s is reported, the slow one is %q", name, st.State)
+		}
+		if len(order) == 2 {
+			// Opening to write waits for the fixture to open to read.
+			f, err := os.OpenFile(release, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if _, ok := m.CachedTools(name); !ok {
-				t.Errorf("%s reported but its tools are not known", name)
-			}
-			if st := statusOf(m, "a-slow"); st.State != StateStarting {
-				t.Errorf("while %s is reported, the slow one is %q", name, st.State)
-			}
+			f.Close()
 		}
 	}
 	if len(order) != 3 || order[2] != "a-slow" {
@@ -340,15 +402,15 @@ func TestSlowStartDoesNotDelayDiscovery(t *testing.T) {
 }
 
 func TestCloseFailsCallsInFlight(t *testing.T) {
-	events := filepath.Join(t.TempDir(), "events")
-	m := New(map[string]config.ServerConfig{"fx": fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events})}, &Options{DisableCache: true})
+	events := newEventLog(t)
+	m := New(map[string]config.ServerConfig{"fx": fixture(t, "serve", map[string]string{"FIXTURE_EVENT_LOG": events.path})}, &Options{DisableCache: true})
 	mustCall(t, m, "fx", "pid", nil)
 	errc := make(chan error, 1)
 	go func() {
 		_, err := call(t, m, "fx", "sleep", map[string]any{"ms": 20000})
 		errc <- err
 	}()
-	waitForFile(t, events, "started sleep") // Close must find the call in flight
+	events.wait(t, "started sleep") // Close must find the call in flight
 	m.Close()
 	if err := <-errc; !errors.Is(err, ErrClosed) && !errors.Is(err, mcp.ErrConnectionClosed) {
 		t.Errorf("call in flight at Close: %v", err)
