@@ -48,10 +48,7 @@ func describe(n *Node, items []*item, topic []string) string {
 	for _, c := range n.Children {
 		parts = append(parts, fmt.Sprintf("%s (%d tools)", c.Name, c.Size()))
 	}
-	own := make([]string, 0, len(n.Tools))
-	for _, id := range n.Tools {
-		own = append(own, id)
-	}
+	own := append(make([]string, 0, len(n.Tools)), n.Tools...)
 	if len(parts) > 0 && len(own) > 0 {
 		return head + ": groups " + strings.Join(parts, ", ") + "; tools " + callableNames(own, nameBudget)
 	}
