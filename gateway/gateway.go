@@ -252,7 +252,7 @@ func (g *Gateway) Handler(opts *toolfold.HTTPOptions) (http.Handler, error) {
 		g.mu.Unlock()
 	}
 	api, err := httpapi.New(&httpapi.Options{
-		MCP: limitedViews(mcpHandler, func(groups []string, readOnly bool) (http.Handler, error) {
+		MCP: httpapi.LimitedViews(mcpHandler, func(groups []string, readOnly bool) (http.Handler, error) {
 			return core.LimitedHandler(groups, readOnly, &o)
 		}, g.logger),
 		Catalog: core.Catalog,
@@ -271,27 +271,6 @@ func (g *Gateway) Handler(opts *toolfold.HTTPOptions) (http.Handler, error) {
 		}
 		api.ServeHTTP(w, r)
 	}), nil
-}
-
-// limitedViews serves a request whose token is limited to some groups or
-// to read-only tools from an endpoint that holds only those.
-func limitedViews(next http.Handler, limited func(groups []string, readOnly bool) (http.Handler, error), logger *slog.Logger) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		access, ok := httpapi.AccessFromContext(r.Context())
-		if !ok || !access.Limited() {
-			next.ServeHTTP(w, r)
-			return
-		}
-		h, err := limited(access.Groups, access.ReadOnly)
-		if err != nil {
-			// A token naming a group the catalog lacks: the config must
-			// change, not the client.
-			logger.Warn("cannot serve a limited token its view", "token", access.TokenName, "err", err)
-			http.Error(w, fmt.Sprintf("this token is limited to groups toolfold cannot serve: %v; fix the token's groups in the config's http.auth", err), http.StatusForbidden)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
 }
 
 // Close stops the MCP servers the gateway started, and what its handlers

@@ -214,7 +214,7 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 		logger.Info("accepting OAuth access tokens", "resource", o.Resource, "issuers", o.Issuers, "metadata", oauthServer.MetadataURL())
 	}
 	api, err := httpapi.New(&httpapi.Options{
-		MCP: limitedViews(mcpHandler, func(groups []string, readOnly bool) (http.Handler, error) {
+		MCP: httpapi.LimitedViews(mcpHandler, func(groups []string, readOnly bool) (http.Handler, error) {
 			return b.Gateway.LimitedHandler(groups, readOnly, httpOpts)
 		}, logger),
 		Catalog: b.Gateway.Catalog,
@@ -310,43 +310,6 @@ func endStreamsOnDrain(next http.Handler, draining context.Context) http.Handler
 		defer stop()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
-}
-
-// limitedViews serves /mcp to a token limited to some groups or to
-// read-only tools through a gateway over only what it may reach (same mode,
-// same meta-tools), and to every other request through next.
-func limitedViews(next http.Handler, limited func(groups []string, readOnly bool) (http.Handler, error), logger *slog.Logger) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		access, ok := httpapi.AccessFromContext(r.Context())
-		if !ok || !access.Limited() {
-			next.ServeHTTP(w, r)
-			return
-		}
-		h, err := limited(access.Groups, access.ReadOnly)
-		if err != nil {
-			// A token naming a group the catalog does not have (yet):
-			// the operator's config, not the client, must change.
-			logger.Warn("cannot serve a limited token its view", "token", access.TokenName, "err", err)
-			fix := "fix the token's groups in http.auth.tokens"
-			if access.Subject != "" {
-				fix = "fix the groups of http.auth.oauth.rules"
-			}
-			http.Error(w, fmt.Sprintf("this token is limited to %s, which toolfold cannot serve: %v; %s", describeLimit(access), err, fix), http.StatusForbidden)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-func describeLimit(a httpapi.Access) string {
-	what := "read-only tools"
-	if len(a.Groups) > 0 {
-		what = "the groups " + strings.Join(a.Groups, ", ")
-		if a.ReadOnly {
-			what += " (read-only tools)"
-		}
-	}
-	return what
 }
 
 // sources reports every source's state: the upstream servers', and the
