@@ -154,5 +154,10 @@ func TestLimitedListsArePrivate(t *testing.T) {
 		if tools.CacheScope != c.scope || prompts.CacheScope != c.scope {
 			t.Errorf("%s: tools/list cacheScope %q, prompts/list %q, want %q", c.name, tools.CacheScope, prompts.CacheScope, c.scope)
 		}
+		// A session's list changes with its calls and the catalog, and
+		// list_changed says so: a client must not keep it.
+		if c.protocol == "2025-11-25" && tools.TTLMs != 0 {
+			t.Errorf("%s: a session's tools/list says ttlMs %d, want 0", c.name, tools.TTLMs)
+		}
 	}
 }

@@ -214,7 +214,7 @@ func TestSDKMarksSessionListsPublic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.CacheScope != "public" {
-		t.Fatalf("the SDK's own tools/list says cacheScope %q; revisit the gateway's override", res.CacheScope)
+	if res.CacheScope != "public" || res.TTLMs != 0 {
+		t.Fatalf("the SDK's own tools/list says cacheScope %q, ttlMs %d; revisit the gateway's override", res.CacheScope, res.TTLMs)
 	}
 }

@@ -350,8 +350,10 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			res, err := next(ctx, method, req)
 			if list, ok := res.(*mcp.ListToolsResult); ok {
 				// The SDK marks every list public; say what this one
-				// depends on.
-				list.Cacheable = s.g.listCacheable()
+				// depends on. Its ttlMs stays 0, as the SDK sends it: a
+				// session's list changes with the client's own calls and
+				// with the catalog, and list_changed says when.
+				list.Cacheable.CacheScope = s.g.listCacheable().CacheScope
 				if s.mode == expose.Groups {
 					list.Cacheable.CacheScope = "private" // the client's own view
 				}
