@@ -137,7 +137,7 @@ func TestCommandLine(t *testing.T) {
 // after the tool's name.
 func TestFirstHourCommandLine(t *testing.T) {
 	empty := t.TempDir()
-	for _, cmd := range []string{"serve", "tools", "groups", "tokens", "check", "call"} {
+	for _, cmd := range []string{"serve", "demo", "tools", "groups", "tokens", "check", "call"} {
 		code, _, stderr := runCLI(t, empty, nil, cmd, "-h")
 		if code != 0 || strings.Count(stderr, "Usage: toolfold "+cmd) != 1 || strings.Count(stderr, "Flags:") != 1 || !strings.Contains(stderr, "-config") {
 			t.Errorf("%s -h: exit %d, want the usage once with its flags:\n%s", cmd, code, stderr)

@@ -29,9 +29,16 @@ import (
 )
 
 func runServe(ctx context.Context, e env, args []string) error {
-	fs := newFlags(e, "serve", "[--config F] [--http ADDR] [--mode M] [--groups a,b] [--exclude-groups c] [--read-only]")
+	return serveAs(ctx, e, "serve", "[--config F] [--http ADDR] [--mode M] [--groups a,b] [--exclude-groups c] [--read-only]", false, args)
+}
+
+// serveAs is serve under the command name that was typed (serve, or demo,
+// which serves the built-in demo catalog), so that its usage names it.
+func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args []string) error {
+	fs := newFlags(e, name, synopsis)
 	var d deployment
 	d.register(fs)
+	d.demo = d.demo || demo
 	addr := fs.String("http", "", "serve streamable HTTP at ADDR (path /mcp) instead of stdio, e.g. 127.0.0.1:8080; a bare port means 127.0.0.1 on that port")
 	stateless := fs.Bool("stateless", false, "with --http: serve every request on its own, without sessions (auto then serves search)")
 	var limits httpLimits

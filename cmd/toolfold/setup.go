@@ -139,7 +139,7 @@ func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assem
 
 // runDemo is `toolfold demo [serve flags]`: serve with --demo.
 func runDemo(ctx context.Context, e env, args []string) error {
-	return runServe(ctx, e, append([]string{"--demo"}, args...))
+	return serveAs(ctx, e, "demo", "[--http ADDR] [--mode M] [--groups a,b] [--exclude-groups c] [--read-only]", true, args)
 }
 
 // Waiting for upstream servers before the first catalog is built.
