@@ -3,13 +3,13 @@
 # tool lists, replayed by ./replay: every call answers which tool it
 # reached). Usage: serve.sh [MODE] [ADDR]   MODE: search (default), groups,
 # grouped, flat. The catalogs come from $TOOLFOLD_CATALOGS, else
-# ../shared/catalogs beside the repository; binaries and the config go to
+# testdata/catalogs in the repository; binaries and the config go to
 # $EVAL_DIR (default /tmp/toolfold-eval).
 set -eu
 cd "$(dirname "$0")/../.."
 mode=${1:-search}
 addr=${2:-127.0.0.1:8931}
-catalogs=$(cd "${TOOLFOLD_CATALOGS:-../shared/catalogs}" && pwd)
+catalogs=$(cd "${TOOLFOLD_CATALOGS:-testdata/catalogs}" && pwd)
 out=${EVAL_DIR:-/tmp/toolfold-eval}
 mkdir -p "$out"
 go build -o "$out/replay" ./scripts/eval-agent/replay
