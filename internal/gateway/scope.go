@@ -108,46 +108,44 @@ func (g *Gateway) sourcedExtras(req mcp.Request) (SourcedExtras, *extCatalog, bo
 // groups for a client of the grouping extension.
 func (g *Gateway) listPrompts(ctx context.Context, req mcp.Request) ([]*mcp.Prompt, error) {
 	prompts, err := g.opts.Extras.ListPrompts(ctx)
-	if sx, x, ok := g.sourcedExtras(req); ok {
-		for i, p := range prompts {
-			if src, ok := sx.PromptSource(ctx, p.Name); ok && len(x.bySource[src]) > 0 {
-				c := *p
-				c.Meta = withMetaGroups(p.Meta, x.bySource[src])
-				prompts[i] = &c
-			}
-		}
-	}
+	withMembership(ctx, g, req, prompts, SourcedExtras.PromptSource,
+		func(p *mcp.Prompt) string { return p.Name }, func(p *mcp.Prompt) *mcp.Meta { return &p.Meta })
 	return prompts, err
 }
 
 // listResources is listPrompts for resources/list.
 func (g *Gateway) listResources(ctx context.Context, req mcp.Request) ([]*mcp.Resource, error) {
 	resources, err := g.opts.Extras.ListResources(ctx)
-	if sx, x, ok := g.sourcedExtras(req); ok {
-		for i, r := range resources {
-			if src, ok := sx.ResourceSource(ctx, r.URI); ok && len(x.bySource[src]) > 0 {
-				c := *r
-				c.Meta = withMetaGroups(r.Meta, x.bySource[src])
-				resources[i] = &c
-			}
-		}
-	}
+	withMembership(ctx, g, req, resources, SourcedExtras.ResourceSource,
+		func(r *mcp.Resource) string { return r.URI }, func(r *mcp.Resource) *mcp.Meta { return &r.Meta })
 	return resources, err
 }
 
 // listTemplates is listPrompts for resources/templates/list.
 func (g *Gateway) listTemplates(ctx context.Context, req mcp.Request) ([]*mcp.ResourceTemplate, error) {
 	templates, err := g.opts.Extras.ListResourceTemplates(ctx)
-	if sx, x, ok := g.sourcedExtras(req); ok {
-		for i, t := range templates {
-			if src, ok := sx.TemplateSource(ctx, t.URITemplate); ok && len(x.bySource[src]) > 0 {
-				c := *t
-				c.Meta = withMetaGroups(t.Meta, x.bySource[src])
-				templates[i] = &c
-			}
+	withMembership(ctx, g, req, templates, SourcedExtras.TemplateSource,
+		func(t *mcp.ResourceTemplate) string { return t.URITemplate }, func(t *mcp.ResourceTemplate) *mcp.Meta { return &t.Meta })
+	return templates, err
+}
+
+// withMembership gives each listed item the groups of its source, for a
+// client of the grouping extension: items[i] is replaced by a copy (the
+// sources' own values are shared), with the groups in _meta. source tells
+// an item's source by its key.
+func withMembership[T any](ctx context.Context, g *Gateway, req mcp.Request, items []*T,
+	source func(SourcedExtras, context.Context, string) (string, bool), key func(*T) string, meta func(*T) *mcp.Meta) {
+	sx, x, ok := g.sourcedExtras(req)
+	if !ok {
+		return
+	}
+	for i, item := range items {
+		if src, ok := source(sx, ctx, key(item)); ok && len(x.bySource[src]) > 0 {
+			c := *item
+			*meta(&c) = withMetaGroups(*meta(item), x.bySource[src])
+			items[i] = &c
 		}
 	}
-	return templates, err
 }
 
 // announceMovedExtras tells the clients that the prompt and resource lists
