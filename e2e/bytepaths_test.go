@@ -99,28 +99,9 @@ func TestNoSecretOnTheBytePaths(t *testing.T) {
 	url := "http://" + addr + "/mcp"
 	post := func(body string, header map[string]string) (int, string, http.Header) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(raw), resp.Header
+		return postMCP(t, url, body, header)
 	}
-	code, body, header := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e-bytes","version":"1"}}}`, nil)
-	session := map[string]string{"Mcp-Session-Id": header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-11-25"}
-	if code != http.StatusOK || session["Mcp-Session-Id"] == "" {
-		t.Fatalf("initialize: %d %s", code, body)
-	}
-	if code, body, _ := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, session); code != http.StatusAccepted {
-		t.Fatalf("notifications/initialized: %d %s", code, body)
-	}
+	session := openRawSession(t, url, "e2e-bytes", nil)
 	modern := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "quoting__whoami"}
 	calls := []struct {
 		name, body string

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -59,33 +58,11 @@ func sessionMatrix(t *testing.T, base, bob string, riders map[string]string) {
 	t.Helper()
 	post := func(path, token, session, body string) (int, string, http.Header) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		req.Header.Set("Authorization", "Bearer "+token)
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		raw, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(raw), res.Header
+		return postMCP(t, base+path, body, map[string]string{"Authorization": "Bearer " + token, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"})
 	}
 	open := func(path, token string) string {
 		t.Helper()
-		code, body, header := post(path, token, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`)
-		id := header.Get("Mcp-Session-Id")
-		if code != http.StatusOK || id == "" {
-			t.Fatalf("initialize at %s: %d %s", path, code, body)
-		}
-		if code, body, _ := post(path, token, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); code != http.StatusAccepted {
-			t.Fatalf("notifications/initialized: %d %s", code, body)
-		}
-		return id
+		return openRawSession(t, base+path, "e2e", map[string]string{"Authorization": "Bearer " + token})["Mcp-Session-Id"]
 	}
 	echo := func(id int) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"everything__echo","arguments":{"message":"hi %d"}}}`, id, id)
