@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
 )
@@ -236,4 +240,62 @@ func readText(t *testing.T, c *client, uri string) string {
 		t.Fatalf("resources/read %s: %v", uri, err)
 	}
 	return read.Contents[0].Text
+}
+
+// TestSkillsOfALimitedViewAreItsOwn: skills are served from the caller's
+// own part of the catalog: a view limited to one group lists, gets and
+// reads that group's skill alone, and another group's SKILL.md is not
+// found there; the whole catalog serves both (the control).
+func TestSkillsOfALimitedViewAreItsOwn(t *testing.T) {
+	gh, mem := catalogtest.Tool("a"), catalogtest.Tool("b")
+	gh.Source, mem.Source = "gh", "mem"
+	g := specGateway(t, catalog.Spec{Tools: []*catalog.Tool{gh, mem}, Groups: []catalog.GroupSpec{
+		{ID: "code", Description: "Code", Members: catalog.Members{Sources: []string{"gh"}}},
+		{ID: "notes", Description: "Notes", Members: catalog.Members{Sources: []string{"mem"}}},
+	}}, &gateway.Options{Mode: expose.Flat})
+	limited, err := g.LimitedHandler([]string{"code"}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := g.HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skillsOf := func(h http.Handler) (*mcp.ClientSession, []string) {
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		c := mcp.NewClient(&mcp.Implementation{Name: "skills-client"}, &mcp.ClientOptions{
+			Capabilities: &mcp.ClientCapabilities{Extensions: map[string]any{"io.modelcontextprotocol/skills": map[string]any{}}}})
+		if err := mcp.AddSendingCustomMethod[*skillListParams, *skillListResult](c, "skills/list"); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		res, err := mcp.CallCustomMethod[*skillListParams, *skillListResult](context.Background(), cs, "skills/list", &skillListParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var uris []string
+		for _, s := range res.Skills {
+			uris = append(uris, s.URI)
+		}
+		slices.Sort(uris)
+		return cs, uris
+	}
+	if _, all := skillsOf(whole); strings.Join(all, ",") != "skill://code/SKILL.md,skill://notes/SKILL.md" {
+		t.Fatalf("the whole catalog's skills: %v", all)
+	}
+	cs, got := skillsOf(limited)
+	if strings.Join(got, ",") != "skill://code/SKILL.md" {
+		t.Errorf("a view limited to code lists skills %v, want code's alone", got)
+	}
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://notes/SKILL.md"}); err == nil {
+		t.Error("a view limited to code read notes' SKILL.md")
+	}
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://code/SKILL.md"}); err != nil {
+		t.Errorf("a view limited to code cannot read its own SKILL.md: %v", err)
+	}
 }
