@@ -65,8 +65,8 @@ go test -race -count=1 -timeout 30m ./...
 log "end-to-end and conformance tests again, with byte forwarding off"
 TOOLFOLD_BYTE_FORWARDING=off go test -race -count=1 -timeout 30m ./e2e/ ./conformance/
 
-log "allocation counts (without -race, which moves values to the heap)"
-go test -count=1 -run 'Allocations$' ./internal/...
+log "allocation counts and big lists (without -race, which moves values to the heap and reads megabytes ten times slower)"
+go test -count=1 -run 'Allocations$|^TestBigList' ./internal/...
 
 log "benchmarks (one short run each, so they stay runnable)"
 go test -run='^$' -bench=. -benchtime=1x -count=1 ./... > /dev/null

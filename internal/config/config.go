@@ -21,14 +21,17 @@ const (
 	DefaultCommandTimeout = 30 * time.Second
 	// DefaultMaxOutput caps the captured stdout (and, separately, stderr) of a program.
 	DefaultMaxOutput ByteSize = 256 * 1024
-	// DefaultMaxMessageBytes bounds one message from an MCP server, as the
-	// Go SDK bounds a stdio line: a larger one fails the request it
-	// answers instead of being held whole.
-	DefaultMaxMessageBytes ByteSize = 16 << 20
+	// DefaultMaxMessageBytes bounds one message from an MCP server: a
+	// larger one fails the request it answers instead of being held whole.
+	// The largest message a server sends is its tools/list when it does
+	// not page it: 20,000 tools of the recorded catalogs' size (about 1.5
+	// KB each) make 29 MB, past the Go SDK's own 16 MiB. 64 MiB lets such
+	// a server start while a runaway answer still cannot fill memory.
+	DefaultMaxMessageBytes ByteSize = 64 << 20
 	// DefaultMaxTools bounds how many tools toolfold keeps of one MCP
-	// server: generous, so a server of tens of thousands can be allowed
-	// with maxTools, while a runaway list cannot fill memory.
-	DefaultMaxTools = 10000
+	// server: enough for the largest servers seen (a 20,000-tool one
+	// serves with the defaults), while a runaway list cannot fill memory.
+	DefaultMaxTools = 40000
 	// DefaultSeparator joins a server's prefix and its tool name on the wire.
 	DefaultSeparator = "__"
 	// DefaultMaxSessions caps the HTTP sessions open at once.
@@ -181,7 +184,7 @@ type ServerConfig struct {
 	// servers (url) are never stopped for idleness: there is no process to
 	// reclaim, and closing their session would drop state they keep for it.
 	IdleTimeout *IdleTimeout `json:"idleTimeout,omitempty"`
-	// MaxMessageBytes bounds one message the server sends ("16MiB", or
+	// MaxMessageBytes bounds one message the server sends ("64MiB", or
 	// bytes); a larger one fails the request it answers, and the
 	// connection carries on. Zero means DefaultMaxMessageBytes. Use
 	// EffectiveMaxMessageBytes.

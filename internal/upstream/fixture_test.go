@@ -45,7 +45,9 @@ func TestMain(m *testing.M) {
 //	bulk        a hand-written server (no SDK, so it is fast even built
 //	            with -race) of two tools: pid, and big, whose result is a
 //	            text of n bytes written with "result" before "id", as
-//	            the TypeScript SDK writes it; it speaks 2025-11-25
+//	            the TypeScript SDK writes it; it speaks 2025-11-25;
+//	            with FIXTURE_TOOLS=n it lists n more tools, unpaged, each
+//	            described in FIXTURE_DESCRIPTION_BYTES bytes
 //	mute        read stdin and never answer; log "read <line>" for the
 //	            first line and "stdin closed" at its end, then exit 0
 //
@@ -140,7 +142,17 @@ func runBulk() int {
 		case req.Method == "initialize":
 			answer(req.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bulk","version":"1"}}`)
 		case req.Method == "tools/list":
-			answer(req.ID, `{"tools":[{"name":"pid","inputSchema":{"type":"object"}},{"name":"big","inputSchema":{"type":"object"}}]}`)
+			out.WriteString(`{"jsonrpc":"2.0","id":`)
+			out.Write(req.ID)
+			out.WriteString(`,"result":{"tools":[{"name":"pid","inputSchema":{"type":"object"}},{"name":"big","inputSchema":{"type":"object"}}`)
+			n, _ := strconv.Atoi(os.Getenv("FIXTURE_TOOLS"))
+			size, _ := strconv.Atoi(os.Getenv("FIXTURE_DESCRIPTION_BYTES"))
+			desc := strings.Repeat("d", size)
+			for i := range n {
+				fmt.Fprintf(out, `,{"name":"tool_%05d","description":"%s","inputSchema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}`, i, desc)
+			}
+			out.WriteString("]}}\n")
+			out.Flush()
 		case req.Method == "tools/call" && req.Params.Name == "pid":
 			answer(req.ID, fmt.Sprintf(`{"content":[{"type":"text","text":"%d"}]}`, os.Getpid()))
 		case req.Method == "tools/call" && req.Params.Name == "big":

@@ -8,14 +8,19 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/logtest"
+	"github.com/toolfold/toolfold/internal/racetest"
 	"github.com/toolfold/toolfold/internal/rawcall"
 )
 
@@ -110,6 +115,82 @@ func TestRawLinesRefusesOversizedLines(t *testing.T) {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// A server that does not page its list may send one larger than the Go
+// SDK's 16 MiB line (20,000 tools of the recorded catalogs' size make 29
+// MB): it starts with the default bounds, and every tool is kept. (Fewer,
+// longer tools than that keep the test quick; the bench's scale sweep
+// starts a real 20,000-tool server.) The race detector makes reading 17
+// MB take ten seconds here: the test runs in scripts/test.sh's tier
+// without it.
+func TestBigListPastSixteenMiBServes(t *testing.T) {
+	if racetest.Enabled {
+		t.Skip("runs without -race (scripts/test.sh): the race detector makes a 17 MB read take ten seconds")
+	}
+	const tools, descBytes = 2500, 7000
+	if listBytes := tools * descBytes; listBytes <= 16<<20 {
+		t.Fatalf("the list is %d bytes: the test must exceed the SDK's 16 MiB to mean anything", listBytes)
+	}
+	fx := fixture(t, "bulk", map[string]string{"FIXTURE_TOOLS": strconv.Itoa(tools), "FIXTURE_DESCRIPTION_BYTES": strconv.Itoa(descBytes)})
+	m := newTestManager(t, map[string]config.ServerConfig{"big": fx}, &Options{ProtocolVersion: "2025-11-25"})
+	got, err := m.Tools(t.Context(), "big")
+	if err != nil {
+		t.Fatalf("a server with a list of more than 16 MiB did not start with the default bounds: %v", err)
+	}
+	if len(got) != tools+2 || got[len(got)-1].Name != fmt.Sprintf("tool_%05d", tools-1) {
+		t.Fatalf("kept %d tools, want all %d", len(got), tools+2)
+	}
+}
+
+// A server that pages its list is followed to the last page.
+func TestPagedToolListIsFollowed(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "paged", Version: "1"}, &mcp.ServerOptions{PageSize: 7})
+	for i := range 30 {
+		srv.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%02d", i), InputSchema: objectSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult("ok"), nil
+		})
+	}
+	m := newTestManager(t, map[string]config.ServerConfig{"paged": {Command: "unused"}}, &Options{dial: inMemoryDialer(srv)})
+	tools, err := m.Tools(t.Context(), "paged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools) != 30 || tools[29].Name != "t29" {
+		t.Fatalf("kept %d tools (%v), want all 30 over five pages", len(tools), names(tools))
+	}
+}
+
+// A remote server's answer larger than its maxMessageBytes is not read
+// whole: the call fails naming the limit, in a plain JSON answer and in
+// an event stream alike, and the next call is served.
+func TestRemoteAnswerPastItsBoundFails(t *testing.T) {
+	newServer := func() *mcp.Server {
+		srv := newFixtureServer()
+		srv.AddTool(&mcp.Tool{Name: "big", InputSchema: objectSchema}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult(strings.Repeat("x", int(num(args(req), "n")))), nil
+		})
+		return srv
+	}
+	for _, jsonAnswers := range []bool{true, false} {
+		t.Run(map[bool]string{true: "json", false: "stream"}[jsonAnswers], func(t *testing.T) {
+			h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newServer() }, &mcp.StreamableHTTPOptions{JSONResponse: jsonAnswers})
+			ts := httptest.NewServer(h)
+			t.Cleanup(ts.Close)
+			cfg := config.ServerConfig{URL: ts.URL, Transport: config.TransportHTTP, Lazy: true, MaxMessageBytes: 64 << 10, Timeout: config.Duration(20 * time.Second)}
+			m := newTestManager(t, map[string]config.ServerConfig{"remote": cfg}, nil)
+			if got := mustCall(t, m, "remote", "big", map[string]any{"n": 1000}); len(got) != 1000 {
+				t.Fatalf("a small answer came back as %d bytes", len(got))
+			}
+			_, err := call(t, m, "remote", "big", map[string]any{"n": 1 << 20})
+			if err == nil || !strings.Contains(err.Error(), "maxMessageBytes") && !strings.Contains(err.Error(), "exceeded 65536 bytes") {
+				t.Fatalf("an answer of 1 MiB past a bound of 64 KiB: err = %v, want one naming the bound", err)
+			}
+			if got := mustCall(t, m, "remote", "add", map[string]any{"a": 40, "b": 2}); got != "42" {
+				t.Errorf("after the refused answer, add = %q", got)
+			}
+		})
+	}
+}
 
 // A server's tool list is kept within its maxTools and descriptions
 // within MaxDescriptionBytes, cut on a character boundary; each is

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"os"
 	"os/exec"
@@ -95,6 +97,10 @@ type headerTransport struct {
 	secrets       *redact.Secrets // masked in the kept error (a 401 body may echo the token)
 	lastError     atomic.Pointer[string]
 	groupsChanged atomic.Pointer[func()]
+	// maxMessage bounds a plain JSON response's body (maxMessageBytes);
+	// the SDK bounds each event of a stream with the same figure
+	// (MaxEventSize). Zero: no bound of toolfold's.
+	maxMessage int64
 }
 
 // watchGroupsChanged sets what runs when a response carries
@@ -126,6 +132,9 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	if resp.StatusCode < 400 {
+		if h.maxMessage > 0 && resp.Body != nil && isJSONBody(resp.Header) {
+			resp.Body = &boundedBody{ReadCloser: resp.Body, left: h.maxMessage, limit: config.ByteSize(h.maxMessage)}
+		}
 		if fn := h.groupsChanged.Load(); fn != nil && resp.Body != nil {
 			resp.Body = &messageWatcher{ReadCloser: resp.Body, needle: []byte(`"` + notificationGroupsChange + `"`), found: *fn}
 		}
@@ -232,12 +241,15 @@ func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig) (dialed
 	case cfg.URL != "":
 		// No overall client timeout: SSE streams stay open for the session's
 		// life; requests are bounded by their contexts instead.
-		ht := &headerTransport{base: http.DefaultTransport, headers: cfg.Headers, secrets: secretsOf(cfg)}
+		// maxMessageBytes bounds both kinds of answer: a JSON body here,
+		// each event of a stream in the SDK.
+		limit := cfg.EffectiveMaxMessageBytes()
+		ht := &headerTransport{base: http.DefaultTransport, headers: cfg.Headers, secrets: secretsOf(cfg), maxMessage: int64(limit)}
 		client := &http.Client{Transport: ht}
 		if cfg.Transport == config.TransportSSE {
-			return dialed{transport: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, http: ht}, nil
+			return dialed{transport: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit)}, http: ht}, nil
 		}
-		return dialed{transport: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}, http: ht}, nil
+		return dialed{transport: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit)}, http: ht}, nil
 	}
 	return dialed{}, errNoTransport
 }
@@ -269,5 +281,38 @@ func (w *messageWatcher) Read(p []byte) (int, error) {
 		keep := min(len(rest), len(w.needle)-1)
 		w.tail = append(w.tail[:0:0], rest[len(rest)-keep:]...)
 	}
+	return n, err
+}
+
+// isJSONBody tells a plain JSON answer from an event stream, whose
+// events the SDK bounds one by one.
+func isJSONBody(h http.Header) bool {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt == "application/json"
+}
+
+// boundedBody fails a read once more than limit bytes have come: a remote
+// server's answer larger than its maxMessageBytes fails the request it
+// answers, as on stdio, instead of being read into memory whole.
+type boundedBody struct {
+	io.ReadCloser
+	left  int64
+	limit config.ByteSize
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body of exactly limit bytes from a larger one.
+		var one [1]byte
+		if n, err := b.ReadCloser.Read(one[:]); n == 0 {
+			return 0, err
+		}
+		return 0, fmt.Errorf("%w: the server's answer is larger than %s (maxMessageBytes); raise the server's \"maxMessageBytes\" if that is expected", ErrTooLarge, b.limit)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
 	return n, err
 }
