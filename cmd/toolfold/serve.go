@@ -34,7 +34,7 @@ func runServe(ctx context.Context, e env, args []string) error {
 
 // serveAs is serve under the command name that was typed (serve, or demo,
 // which serves the built-in demo catalog), so that its usage names it.
-func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args []string) error {
+func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args []string) (err error) {
 	fs := newFlags(e, name, synopsis)
 	var d deployment
 	d.register(fs)
@@ -124,12 +124,35 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 			logger.Warn("could not export the last spans", "err", err)
 		}
 	}()
-	p, b, err := build(ctx, e, d, logger, serveWait)
+	p, b, err := build(ctx, e, d, logger, pendingStart)
 	if err != nil {
 		return err
 	}
 	defer p.Upstreams.Close()
 	p.Follow(b)
+	// Clients are answered from now on; the upstreams' tools follow. A
+	// config the full catalog refuses stops serving, as it would have
+	// stopped the start.
+	ctx, refuse := context.WithCancelCause(ctx)
+	completed := make(chan struct{})
+	go func() {
+		defer close(completed)
+		if err := complete(ctx, e, p, b, logger); err != nil {
+			refuse(&configRefused{err})
+		}
+	}()
+	defer func() {
+		// Before the upstreams close: a catalog built from closed
+		// servers would only say they failed.
+		refuse(nil)
+		<-completed
+	}()
+	defer func() {
+		var refused *configRefused
+		if errors.As(context.Cause(ctx), &refused) {
+			err = refused.err
+		}
+	}()
 	report = func() []httpapi.SourceStatus { return sources(p, b) }
 	m.Read(metrics.Gauges{OpenSessions: b.Gateway.OpenSessions, InitialTokens: initialTokens(b.Gateway, logger)})
 	if ln == nil {
@@ -138,6 +161,12 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	}
 	return serveHTTP(ctx, p, b, ln, *stateless, limits, *drainTimeout, m.Handler(), activity, logger)
 }
+
+// configRefused ends serving when the catalog a pending start completes
+// to is refused: err says why.
+type configRefused struct{ err error }
+
+func (c *configRefused) Error() string { return c.err.Error() }
 
 // getenv reads a variable of e's environment, "" when unset.
 func getenv(e env) func(string) string {

@@ -158,6 +158,11 @@ const (
 // noDiscovery makes build use cached tool lists only and start nothing.
 const noDiscovery = -1
 
+// pendingStart makes build answer at once: every upstream server's tools
+// are pending until complete brings them, so a client's initialize never
+// waits for the cache to be read or the catalog to be built.
+const pendingStart = -2
+
 // build plans and builds, and logs the warnings. Upstream servers with no
 // cached tool list are started and waited for, at most wait (noDiscovery:
 // none is started). The caller closes the plan's upstreams when done.
@@ -184,28 +189,65 @@ func build(ctx context.Context, e env, d deployment, logger *slog.Logger, wait t
 			return nil, nil, err
 		}
 	}
-	if p.Upstreams != nil && wait != noDiscovery {
-		for name, err := range p.Upstreams.Discover(ctx, wait) {
-			// With a logger, the upstream machinery has already logged
-			// the failure (at warn): one message per fact.
-			if err != nil && logger == nil {
-				fmt.Fprintf(e.stderr, "warning: MCP server %q is not available: %v\n", name, err)
-			}
-		}
+	var b *assemble.Built
+	if wait == pendingStart {
+		b, err = p.BuildPending()
+	} else {
+		discover(ctx, e, p, logger, wait)
+		b, err = p.Build()
 	}
-	b, err := p.Build()
 	if err != nil {
 		p.Upstreams.Close()
 		return nil, nil, err
 	}
+	tellWarnings(e, b.Warnings, nil)
+	return p, b, nil
+}
+
+// discover starts the upstream servers with no cached tool list and waits
+// for them, at most wait (noDiscovery: starts none).
+func discover(ctx context.Context, e env, p *assemble.Plan, logger *slog.Logger, wait time.Duration) {
+	if p.Upstreams == nil || wait == noDiscovery {
+		return
+	}
+	for name, err := range p.Upstreams.Discover(ctx, wait) {
+		// With a logger, the upstream machinery has already logged
+		// the failure (at warn): one message per fact.
+		if err != nil && logger == nil {
+			fmt.Fprintf(e.stderr, "warning: MCP server %q is not available: %v\n", name, err)
+		}
+	}
+}
+
+// complete brings the upstreams' tools to a gateway built by a pending
+// start (pendingStart): the servers with no cached list get serveWait to
+// start, then the catalog of what is known is built and served. An error
+// is one a start without pendingStart would have stopped at.
+func complete(ctx context.Context, e env, p *assemble.Plan, b *assemble.Built, logger *slog.Logger) error {
+	discover(ctx, e, p, logger, serveWait)
+	if ctx.Err() != nil {
+		return nil // serving ended first
+	}
+	warnings, err := p.Complete(b)
+	if err != nil {
+		return err
+	}
+	tellWarnings(e, warnings, b.Warnings)
+	return nil
+}
+
+// tellWarnings writes each warning once, leaving out those told before.
+func tellWarnings(e env, warnings, before []string) {
 	told := map[string]bool{} // once each, however many steps found it
-	for _, w := range b.Warnings {
+	for _, w := range before {
+		told[w] = true
+	}
+	for _, w := range warnings {
 		if !told[w] {
 			told[w] = true
 			fmt.Fprintln(e.stderr, "warning:", w)
 		}
 	}
-	return p, b, nil
 }
 
 // cacheDir is where discovered catalogs are kept between runs.

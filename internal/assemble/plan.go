@@ -84,6 +84,9 @@ type Built struct {
 	Warnings []string
 	// generation is the upstreams' generation the catalog is from.
 	generation uint64
+	// pending: built by BuildPending, every upstream's tools still to
+	// come; Complete brings them.
+	pending bool
 }
 
 // Build validates the plan and builds the catalog, the view space and the
@@ -110,12 +113,70 @@ func (p *Plan) Build() (*Built, error) {
 	return b, nil
 }
 
+// BuildPending is Build for a start that answers clients at once: its
+// catalog holds the plan's own tools (commands, in-process tools), and
+// every upstream server's tools are pending, as a server's are while it
+// starts, so a request that needs them waits for them. Nothing is read
+// from the upstreams' cache or started: Complete does that, and hands the
+// catalog of what it finds to the gateway. At 20,000 cached tools that is
+// seconds of work a client's initialize would otherwise wait for.
+func (p *Plan) BuildPending() (*Built, error) {
+	if p.Upstreams == nil {
+		return p.Build()
+	}
+	spec := p.Spec
+	spec.PendingSources = p.Upstreams.names()
+	spec.SourcePrefixes = p.Upstreams.prefixes()
+	space, _, warnings, err := p.spaceOf(spec, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	if p.Gateway.ToolsCost == nil {
+		p.Gateway.ToolsCost = exactToolsCost
+	}
+	gw, err := gateway.New(space, &p.Gateway)
+	if err != nil {
+		return nil, fmt.Errorf("%s cannot be presented: %w", p.origin(), err)
+	}
+	b := &Built{Catalog: space.Catalog(), Space: space, Gateway: gw, pending: true}
+	b.Warnings = append(append(b.Warnings, p.Warnings...), warnings...)
+	return b, nil
+}
+
+// Complete builds the catalog of the tools known now, after BuildPending,
+// hands it to b's gateway, and from then on follows the upstreams as
+// Follow does. It returns the warnings of the build, and the error Build
+// would have returned (a group the config names that the catalog lacks):
+// then the gateway keeps the pending catalog, and the caller should stop
+// serving, as a failed Build stops a start.
+func (p *Plan) Complete(b *Built) (warnings []string, err error) {
+	if !b.pending {
+		return nil, nil
+	}
+	space, gen, warnings, err := p.space(!p.WarnMissingGroups)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Gateway.Update(space); err != nil {
+		return nil, fmt.Errorf("%s cannot be presented: %w", p.origin(), err)
+	}
+	p.Upstreams.readOffers()
+	p.followChanges(b.Gateway, gen, warnings)
+	return warnings, nil
+}
+
 // space builds the catalog of what is known now and the views' space over
 // it, with the upstreams' generation it is from and the warnings of both
 // steps. Groups the config names that the catalog cannot have are an error
 // when strict, else warnings.
 func (p *Plan) space(strict bool) (*view.Space, uint64, []string, error) {
 	spec, gen, warnings := p.spec()
+	space, _, warnings, err := p.spaceOf(spec, warnings, strict)
+	return space, gen, warnings, err
+}
+
+// spaceOf is space over a given spec, with the warnings found making it.
+func (p *Plan) spaceOf(spec catalog.Spec, warnings []string, strict bool) (*view.Space, uint64, []string, error) {
 	first := spec
 	if p.AutoGroups != nil {
 		// The catalog of the declared groups is only read to derive from:
@@ -169,7 +230,7 @@ func (p *Plan) space(strict bool) (*view.Space, uint64, []string, error) {
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	return space, gen, append(warnings, res.Warnings...), nil
+	return space, 0, append(warnings, res.Warnings...), nil
 }
 
 // build builds a catalog, through the plan's hook if a test set one.

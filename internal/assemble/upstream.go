@@ -403,6 +403,15 @@ func (u *Upstreams) pending() []string {
 	return out
 }
 
+// names are the servers' names in mcpServers.
+func (u *Upstreams) names() []string {
+	out := make([]string, len(u.servers))
+	for i, s := range u.servers {
+		out[i] = s.key
+	}
+	return out
+}
+
 // prefixes maps each server that namespaces its tools to the start of
 // their names, separator included ("github__").
 func (u *Upstreams) prefixes() map[string]string {
@@ -613,16 +622,39 @@ func (p *Plan) Follow(b *Built) {
 	p.Upstreams.onResources = b.Gateway.ResourcesChanged
 	p.Upstreams.offered = map[string]offers{}
 	p.Upstreams.mu.Unlock()
-	for _, s := range p.Upstreams.servers {
-		o := p.Upstreams.offersOf(s.key) // reads the cache: outside u.mu
-		p.Upstreams.mu.Lock()
-		p.Upstreams.offered[s.key] = o
-		p.Upstreams.mu.Unlock()
+	if b.pending {
+		// Complete reads the cache, builds the first catalog of upstream
+		// tools and follows from there; pending servers are on their way.
+		p.Upstreams.startDiscovery()
+		return
 	}
+	p.Upstreams.readOffers()
+	p.followChanges(b.Gateway, b.generation, b.Warnings)
+}
+
+// readOffers notes what each server is known to offer beside tools, so
+// that a change of it can be told.
+func (u *Upstreams) readOffers() {
+	u.mu.Lock()
+	if u.offered == nil {
+		u.offered = map[string]offers{}
+	}
+	u.mu.Unlock()
+	for _, s := range u.servers {
+		o := u.offersOf(s.key) // reads the cache: outside u.mu
+		u.mu.Lock()
+		u.offered[s.key] = o
+		u.mu.Unlock()
+	}
+}
+
+// followChanges rebuilds the catalog of gw whenever an upstream's tools
+// change after generation; the warnings were told already.
+func (p *Plan) followChanges(gw *gateway.Gateway, generation uint64, warnings []string) {
 	var mu sync.Mutex // one rebuild at a time, in order
 	// Each warning is told once: every rebuild finds the ones before again.
 	told := map[string]bool{}
-	for _, w := range b.Warnings {
+	for _, w := range warnings {
 		told[w] = true
 	}
 	rebuild := func(logWarnings bool) {
@@ -639,7 +671,7 @@ func (p *Plan) Follow(b *Built) {
 				p.logf("%s", w)
 			}
 		}
-		if err := b.Gateway.Update(space); err != nil {
+		if err := gw.Update(space); err != nil {
 			p.logf("the gateway could not take the new catalog; serving the previous one: %v", err)
 		}
 	}
@@ -648,7 +680,7 @@ func (p *Plan) Follow(b *Built) {
 	// building it again would only double the start's work, which grows
 	// with the catalog. (Clients hear list_changed only if their list
 	// changed; the warnings were told when b was built.)
-	if p.Upstreams.follow(b.generation, func() { rebuild(true) }) {
+	if p.Upstreams.follow(generation, func() { rebuild(true) }) {
 		rebuild(false)
 	}
 	// Pending servers must be on their way for requests to wait for them.
