@@ -213,13 +213,20 @@ func TestServeSaysEachFactOnce(t *testing.T) {
 	go func() {
 		fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
 	}()
-	answer, err := bufio.NewReader(outR).ReadString('\n')
+	out := bufio.NewReader(outR)
+	answer, err := out.ReadString('\n')
 	if err != nil || !strings.Contains(answer, `"id":1`) {
 		t.Fatalf("no answer to initialize: %q %v\nstderr: %s", answer, err, errb.String())
 	}
 	fmt.Fprintln(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// initialize is answered at once; the list waits for the catalog, and
+	// so for the broken server's start to fail.
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if answer, err = out.ReadString('\n'); err != nil || !strings.Contains(answer, `"id":2`) {
+		t.Fatalf("no answer to tools/list: %q %v\nstderr: %s", answer, err, errb.String())
+	}
 	inW.Close()
-	go io.Copy(io.Discard, outR)
+	go io.Copy(io.Discard, out)
 	code := <-done
 	outW.Close()
 	stderr := errb.String()

@@ -134,7 +134,9 @@ func (p *Plan) BuildPending() (*Built, error) {
 	if p.Gateway.ToolsCost == nil {
 		p.Gateway.ToolsCost = exactToolsCost
 	}
-	gw, err := gateway.New(space, &p.Gateway)
+	opts := p.Gateway
+	opts.Building = true // requests wait for Complete's catalog
+	gw, err := gateway.New(space, &opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s cannot be presented: %w", p.origin(), err)
 	}

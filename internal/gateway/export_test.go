@@ -11,6 +11,10 @@ import (
 // CompleteResultForTest exposes completeResult to the external tests.
 func CompleteResultForTest(res *mcp.CallToolResult) *mcp.CallToolResult { return completeResult(res) }
 
+// BeforeTrack makes g call fn between making a session with a view and
+// tracking it.
+func BeforeTrack(g *Gateway, fn func()) { g.trackHook = fn }
+
 // OnPendingWait makes g call fn whenever a request starts waiting for
 // pending sources. Set it before any client connects.
 func OnPendingWait(g *Gateway, fn func()) { g.waitHook = fn }

@@ -101,6 +101,15 @@ type Options struct {
 	// Observer hears of tool calls and sessions, for metrics; nil hears
 	// nothing.
 	Observer Observer
+	// Building says the space given to New stands in for a catalog still
+	// being built (a start that answers clients at once): every request
+	// but initialize and ping waits for the first Update, at most as
+	// long as a first tools/list waits for sources still starting, so
+	// no client is answered from the stand-in while the real catalog is
+	// moments away. See pending.go.
+	Building bool
+	// building is the gate a part's gateway shares with its parent's.
+	building *buildGate
 	// StartWait bounds how long a request waits for sources still starting
 	// (the catalog's pending sources) when its answer depends on their
 	// tools; zero means DefaultStartWait. See pending.go.
@@ -144,6 +153,11 @@ type Gateway struct {
 	modes []expose.Mode // the concrete modes this gateway serves
 	log   *slog.Logger
 
+	// built, when New was given a stand-in (Options.Building), opens at
+	// the first Update; a part's gateway shares its parent's. See
+	// pending.go.
+	built *buildGate
+
 	// cur is the catalog being served. Update replaces it as a whole, so a
 	// request sees one consistent catalog from start to end.
 	cur atomic.Pointer[state]
@@ -179,6 +193,9 @@ type Gateway struct {
 	// waitHook, if set, hears each request that starts waiting for pending
 	// sources (tests wait on it instead of sleeping).
 	waitHook func()
+	// trackHook, set by tests, runs between a session's making and its
+	// tracking, where an Update can slip in.
+	trackHook func()
 	// maxListWait, if set, replaces MaxListWait (tests).
 	maxListWait time.Duration
 
@@ -243,6 +260,12 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 		// The groups exposure serves the groups extension in every mode.
 		g.modes = []expose.Mode{g.opts.Mode, expose.Groups}
 	}
+	if g.opts.Building {
+		if g.opts.building == nil {
+			g.opts.building = &buildGate{done: make(chan struct{})}
+		}
+		g.built = g.opts.building
+	}
 	st, err := g.render(space)
 	if err != nil {
 		return nil, err
@@ -291,15 +314,17 @@ func (g *Gateway) Update(space *view.Space) error {
 	if err != nil {
 		return err
 	}
+	quiet := g.quietUpdate()
 	prev := g.cur.Swap(st)
 	for _, s := range g.shared {
-		s.migrate(st)
+		s.migrate(st, quiet)
 	}
 	for _, s := range g.liveSessions() {
-		s.migrate(st)
+		s.migrate(st, quiet)
 	}
-	g.perRequest.migrate(st)
+	g.perRequest.migrate(st, quiet)
 	g.updateGroups()
+	g.built.open()
 	g.announceUpdate()
 	g.announceMovedExtras(prev, st)
 	return nil
@@ -468,7 +493,20 @@ func (g *Gateway) sessionFor(c ClientInfo, count bool) *session {
 		return s
 	}
 	s := g.newSession(p.mode, g.cur.Load().space.New())
+	if g.trackHook != nil {
+		g.trackHook()
+	}
 	g.track(s)
+	// An Update between the session's making and its tracking did not
+	// move it (a pending start's first catalog comes just as clients
+	// connect): move it now, quietly, since it has answered nothing.
+	st := g.cur.Load()
+	s.mu.Lock()
+	stale := s.st != st
+	s.mu.Unlock()
+	if stale {
+		s.migrate(st, true)
+	}
 	return s
 }
 

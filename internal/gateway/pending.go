@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,6 +25,67 @@ const DefaultStartWait = 60 * time.Second
 // depends on them waits, at most Options.StartWait, for a catalog that
 // holds them (or says the source failed) instead of answering without
 // them. Whoever feeds the gateway calls Update when a source settles.
+
+// A start that answers at once (Options.Building) serves a stand-in
+// catalog, its sources all pending, while the real one is built: that
+// takes moments (reading the cache, building the exposures), not a
+// server's start, so every request but the handshake waits for it rather
+// than being answered from the stand-in and told list_changed a moment
+// later. The first Update tells nobody unless some request gave up
+// waiting (after listWait) and was answered from the stand-in.
+
+// buildGate holds requests while the catalog is built.
+type buildGate struct {
+	done chan struct{}
+	once sync.Once
+	// answeredEarly: a request gave up waiting and was answered from the
+	// stand-in, so the first Update must tell clients.
+	answeredEarly atomic.Bool
+}
+
+// open lets every held request go, once; a nil gate is always open.
+func (b *buildGate) open() {
+	if b != nil {
+		b.once.Do(func() { close(b.done) })
+	}
+}
+
+func (b *buildGate) isOpen() bool {
+	if b == nil {
+		return true
+	}
+	select {
+	case <-b.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// awaitBuilt holds a request until the gateway serves its first real
+// catalog, at most listWait; initialize, ping and notifications pass.
+func (g *Gateway) awaitBuilt(ctx context.Context, method string) {
+	if g.built.isOpen() || method == "initialize" || method == "ping" || strings.HasPrefix(method, "notifications/") {
+		return
+	}
+	if g.waitHook != nil {
+		g.waitHook()
+	}
+	t := time.NewTimer(g.listWait())
+	defer t.Stop()
+	select {
+	case <-g.built.done:
+	case <-ctx.Done():
+	case <-t.C:
+		g.built.answeredEarly.Store(true)
+	}
+}
+
+// quietUpdate reports whether the Update about to happen replaces a
+// stand-in no request was answered from: then no client needs telling.
+func (g *Gateway) quietUpdate() bool {
+	return !g.built.isOpen() && !g.built.answeredEarly.Load()
+}
 
 // updates returns a channel closed by the next Update, after every session
 // has moved to the new catalog. Take it before looking at the catalog, so

@@ -2,8 +2,10 @@ package gateway_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -348,4 +350,108 @@ func TestLimitedViewWaitsForItsSources(t *testing.T) {
 	if got := await(t, "find_tools", find); !strings.Contains(got, `"slow_tool"`) {
 		t.Errorf("find_tools of a limited client = %s", got)
 	}
+}
+
+// A gateway that starts on a stand-in catalog (Options.Building) answers
+// initialize at once and holds every other request, even a refreshing
+// client's list, which a starting source would not hold, until the real
+// catalog comes; then nobody is told list_changed, since nobody was
+// answered from the stand-in.
+func TestBuildingGatewayHoldsAllButTheHandshake(t *testing.T) {
+	for _, mode := range []expose.Mode{expose.Flat, expose.Groups, expose.Search} {
+		t.Run(string(mode), func(t *testing.T) {
+			g, waits := pendingGateway(t, gateway.Options{Mode: mode, Building: true, RefreshingClients: []string{"refresher"}})
+			c := connect(t, g, "refresher") // initialize is answered
+			list := goList(c.ClientSession)
+			waiting(t, waits, 1)
+			if err := g.Update(slowSpace(t, []string{"slow_tool"}, "")); err != nil {
+				t.Fatal(err)
+			}
+			got := await(t, "tools/list", list)
+			if mode == expose.Flat && got != "slow_tool,u" {
+				t.Errorf("the list held for the catalog = %q, want slow_tool,u", got)
+			}
+			if got == "" {
+				t.Error("the held list came back empty")
+			}
+			c.quiet(t)
+			// From then on, changes are told as always.
+			if err := g.Update(slowSpace(t, []string{"slow_tool", "slow_two"}, "")); err != nil {
+				t.Fatal(err)
+			}
+			if mode != expose.Search {
+				c.waitChanged(t)
+			}
+		})
+	}
+}
+
+// A part of a building gateway (a token's limited view, a group's
+// endpoint) holds as the gateway does while the catalog is built, and
+// once it is, a part made then holds nothing.
+func TestBuildingGatewayPartsHoldOnlyWhileBuilding(t *testing.T) {
+	g, waits := pendingGateway(t, gateway.Options{Mode: expose.Flat, Building: true})
+	listVia := func(h http.Handler) <-chan outcome {
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "x"}, nil).Connect(context.Background(),
+			&mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return goList(cs)
+	}
+	early, err := g.LimitedHandler(nil, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := listVia(early)
+	waiting(t, waits, 1)
+	if err := g.Update(slowSpace(t, []string{"slow_tool"}, "")); err != nil {
+		t.Fatal(err)
+	}
+	if got := await(t, "the limited list held while building", held); got != "slow_tool,u" {
+		t.Errorf("the limited list held while building = %q, want slow_tool,u", got)
+	}
+	late, err := g.GroupHandler("slow", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := await(t, "a group endpoint's list after the build", listVia(late)); got != "slow_tool" {
+		t.Errorf("the group endpoint lists %q, want slow_tool", got)
+	}
+	if n := len(waits); n != 0 {
+		t.Errorf("%d requests waited for a catalog already built", n)
+	}
+}
+
+// A client whose session is made just as the catalog changes (a pending
+// start's first catalog comes as clients connect) is served the new one:
+// an Update between the session's making and its tracking does not leave
+// it on the old catalog.
+func TestSessionMadeDuringAnUpdateMovesToIt(t *testing.T) {
+	g, _ := pendingGateway(t, gateway.Options{Mode: expose.Groups, Building: true})
+	spec := catalog.Spec{Tools: []*catalog.Tool{catalogtest.Tool("u")},
+		Groups: []catalog.GroupSpec{{ID: "slow", Description: "Slow", Members: catalog.Members{Sources: []string{"slow"}}}}}
+	tool := catalogtest.Tool("slow_tool")
+	tool.Source = "slow"
+	spec.Tools = append(spec.Tools, tool)
+	built, err := view.NewSpace(catalogtest.Build(t, spec), &view.Options{InitialGroups: []catalog.GroupID{"slow"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	gateway.BeforeTrack(g, func() {
+		once.Do(func() {
+			if err := g.Update(built); err != nil {
+				t.Error(err)
+			}
+		})
+	})
+	c := connect(t, g, "other")
+	if got := c.names(t); !strings.Contains(got, "slow_tool") {
+		t.Errorf("the first list = %q, want the initial group's slow_tool from the catalog that came as the session was made", got)
+	}
+	c.quiet(t)
 }

@@ -209,12 +209,15 @@ func paginate[T any](items []T, key func(T) string, cursor string, size int) ([]
 // with the catalog, if they did: the SDK announces a change of its registry
 // to 2025-11-25 sessions and to 2026-07-28 listen streams, so a placeholder
 // tool is added and removed (as announce does for prompts).
-func (s *session) migrated(st *state) {
+func (s *session) migrated(st *state, quiet bool) {
 	fp, roots := st.fingerprint(), st.ext.fingerprint()
 	s.mu.Lock()
 	same, sameRoots := fp == s.fingerprint, roots == s.roots
 	s.fingerprint, s.roots = fp, roots
 	s.mu.Unlock()
+	if quiet {
+		return
+	}
 	if !sameRoots && s.groupsChanged != nil {
 		s.groupsChanged()
 	}

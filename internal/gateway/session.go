@@ -159,6 +159,15 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	}
 	s.server.AddReceivingMiddleware(g.skillsMiddleware) // it adds to resources/list
 	s.serveSkills()
+	if g.built != nil {
+		// Outside every handler that reads the catalog.
+		s.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				g.awaitBuilt(ctx, method)
+				return next(ctx, method, req)
+			}
+		})
+	}
 	// Added last, so it is outermost: it sees every handler's error.
 	s.server.AddReceivingMiddleware(withErrorCodes)
 	if g.tr != nil {
@@ -198,8 +207,9 @@ func (s *session) notifyToolsChanged(ctx context.Context, ss *mcp.ServerSession)
 }
 
 // migrate moves the session to a new catalog, keeping the groups it had
-// enabled that still exist, and reconciles its list.
-func (s *session) migrate(st *state) {
+// enabled that still exist, and reconciles its list. quiet tells no
+// client: none was answered from the catalog it replaces.
+func (s *session) migrate(st *state, quiet bool) {
 	s.changing.Lock()
 	s.mu.Lock()
 	old := s.view.Snapshot()
@@ -215,12 +225,12 @@ func (s *session) migrate(st *state) {
 	s.mu.Unlock()
 	s.changing.Unlock()
 	if s.mode == perRequestMode {
-		s.migrated(st)
+		s.migrated(st, quiet)
 		return
 	}
 	s.announcing.Lock()
 	defer s.announcing.Unlock()
-	if s.reconcile() && s.send != nil {
+	if s.reconcile() && s.send != nil && !quiet {
 		for ss := range s.server.Sessions() {
 			s.notifyToolsChanged(context.Background(), ss)
 		}
