@@ -196,6 +196,9 @@ type Gateway struct {
 	// endpoint names this gateway's endpoint in metrics: "main", or a
 	// part's (groupKey.endpoint).
 	endpoint string
+	// groupsMeta are the groups mode's meta-tool definitions for the
+	// newest state a session asked about (see metaTools).
+	groupsMeta atomic.Pointer[groupsMeta]
 }
 
 // state is one catalog rendered for every mode the gateway serves.

@@ -261,12 +261,17 @@ func (s *session) desired() map[string]*mcp.Tool {
 			want[n.Call] = meta.CallTool(n)
 			break
 		}
-		want[n.Enable] = meta.EnableTool(n, s.view)
-		want[n.Disable] = meta.DisableTool(n)
-		want[n.Find] = meta.FindTool(n)
-		want[n.Call] = meta.CallTool(n)
+		shared := s.g.metaTools(s.st)
+		want[n.Enable] = shared.enable
+		if snap.Version != 0 || s.view.Space() != s.st.space {
+			// Only a view in its initial state shares its description.
+			want[n.Enable] = meta.EnableTool(n, s.view)
+		}
+		want[n.Disable] = shared.disable
+		want[n.Find] = shared.find
+		want[n.Call] = shared.call
 		if s.g.opts.ResetTools {
-			want[n.Reset] = meta.ResetTool(n, expo.Catalog())
+			want[n.Reset] = shared.reset
 		}
 	case expose.Search:
 		want[n.Find] = meta.FindTool(n)
@@ -275,6 +280,36 @@ func (s *session) desired() map[string]*mcp.Tool {
 		want[n.Guidance] = meta.GuidanceTool(n)
 	}
 	return want
+}
+
+// groupsMeta are the groups mode's meta-tool definitions for one catalog
+// state. Every session of the mode lists them, and each definition is
+// kilobytes (enable_tools' describes every group): made once and shared,
+// they cost a session nothing. The SDK keeps the definitions it is given
+// as they are (TestSDKAddToolKeepsTheDefinitionAsGiven).
+type groupsMeta struct {
+	st *state
+	// enable is enable_tools' definition for a view in its initial state;
+	// a view that has changed describes itself.
+	enable, disable, find, call *mcp.Tool
+	// reset is nil unless Options.ResetTools.
+	reset *mcp.Tool
+}
+
+// metaTools returns the groups mode's meta-tools for st, made on the first
+// request for them. Two sessions asking at once may both make them; either
+// copy serves.
+func (g *Gateway) metaTools(st *state) *groupsMeta {
+	if m := g.groupsMeta.Load(); m != nil && m.st == st {
+		return m
+	}
+	n := g.names
+	m := &groupsMeta{st: st, enable: meta.EnableTool(n, st.space.New()), disable: meta.DisableTool(n), find: meta.FindTool(n), call: meta.CallTool(n)}
+	if g.opts.ResetTools {
+		m.reset = meta.ResetTool(n, st.expo[expose.Groups].Catalog())
+	}
+	g.groupsMeta.Store(m)
+	return m
 }
 
 // reconcile brings the server's tool list in line with the view, and
