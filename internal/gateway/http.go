@@ -79,7 +79,7 @@ func (g *Gateway) HTTPHandler(opts *HTTPOptions) (http.Handler, error) {
 	handler := func(stateless bool) *mcp.StreamableHTTPHandler {
 		return mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 			Stateless: stateless,
-			Logger:    sdkLogger(g.log),
+			Logger:    g.sdkLog,
 		})
 	}
 	front := &httpFront{g: g, opts: o, sdk: handler(o.Stateless), table: g.sessionTable(o)}

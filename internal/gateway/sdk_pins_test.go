@@ -19,6 +19,8 @@ package gateway_test
 //	a session keeps its initialize params           the HTTP front hands the SDK a compact copy
 //	                                                  (initialize.go)
 //	a session's tools/list is marked public         the middleware sets the list's cacheScope (session.go)
+//	a server copies ServerOptions.Capabilities       every session's server shares the gateway's
+//	  before adding to them                           (session.go serverCapabilities)
 //	AddTool keeps the definition it is given,       the groups mode's sessions share their meta-tools'
 //	  neither copied nor changed                      definitions (session.go metaTools)
 
@@ -251,5 +253,29 @@ func TestSDKAddToolKeepsTheDefinitionAsGiven(t *testing.T) {
 		if after, _ := json.Marshal(tool); string(after) != string(want) {
 			t.Fatalf("AddTool changed the definition it was given: %s, was %s", after, want)
 		}
+	}
+}
+
+// TestSDKCopiesTheServerCapabilities: a server adds what it serves (here a
+// prompt) to a copy of the capabilities it was given, so one value can be
+// given to every session's server.
+func TestSDKCopiesTheServerCapabilities(t *testing.T) {
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
+	caps.AddExtension("io.example/ext", map[string]any{})
+	want, _ := json.Marshal(caps)
+	withPrompt := mcp.NewServer(&mcp.Implementation{Name: "bare"}, &mcp.ServerOptions{Capabilities: caps})
+	withPrompt.AddPrompt(&mcp.Prompt{Name: "p"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{}, nil
+	})
+	cs, _ := bareServer(t, withPrompt, nil)
+	if cs.InitializeResult().Capabilities.Prompts == nil {
+		t.Fatal("the server with a prompt does not advertise prompts")
+	}
+	if after, _ := json.Marshal(caps); string(after) != string(want) {
+		t.Fatalf("the server changed the capabilities it was given: %s, was %s", after, want)
+	}
+	plain, _ := bareServer(t, mcp.NewServer(&mcp.Implementation{Name: "bare"}, &mcp.ServerOptions{Capabilities: caps}), nil)
+	if got := plain.InitializeResult().Capabilities; got.Prompts != nil || got.Extensions["io.example/ext"] == nil {
+		t.Fatalf("a server sharing the capabilities advertises %+v, want the extension and no prompts", got)
 	}
 }

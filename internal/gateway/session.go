@@ -101,15 +101,11 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	if s.view == nil {
 		s.view = st.space.New()
 	}
-	// Every mode may see its list change when the catalog does (an upstream
-	// finishing its start, or announcing new tools); only the groups mode
-	// also changes it per client.
-	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}}
-	so := &mcp.ServerOptions{Instructions: g.opts.Instructions, Logger: sdkLogger(g.log), Capabilities: caps}
-	if x := g.opts.Extras; x != nil {
-		caps.Prompts = &mcp.PromptCapabilities{ListChanged: g.opts.ExtrasListChanged}
-		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: g.opts.ExtrasListChanged}
-		caps.Completions = &mcp.CompletionCapabilities{}
+	so := &mcp.ServerOptions{Instructions: g.opts.Instructions, Logger: g.sdkLog, Capabilities: g.caps[0]}
+	if groupsChanged != nil {
+		so.Capabilities = g.caps[1]
+	}
+	if g.opts.Extras != nil {
 		so.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error {
 			if err := g.allowsSubscription(ctx, req.Params.URI); err != nil {
 				return err
@@ -119,20 +115,6 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 		so.UnsubscribeHandler = func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 			return g.subs.unsubscribe(ctx, req.Session, req.Params)
 		}
-	}
-	// Every server advertises the grouping extension; the per-request
-	// server answers it (a client that declares it is served there).
-	// listChanged only where toolfold can send the notification, which
-	// the SDK does not know (see ServeStdio).
-	settings := map[string]any{}
-	if groupsChanged != nil {
-		settings["listChanged"] = true
-	}
-	caps.AddExtension(groupsext.ID, settings)
-	// Groups are served as skills too (skills.go), which are resources.
-	caps.AddExtension(skillsExtension, map[string]any{})
-	if caps.Resources == nil {
-		caps.Resources = &mcp.ResourceCapabilities{}
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, so)
 	if m != perRequestMode {
@@ -176,6 +158,39 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	}
 	s.reconcile()
 	return s
+}
+
+// serverCapabilities are what every server of the gateway advertises;
+// notifying is for the per-request server of a stdio connection, which
+// sends notifications/groups/list_changed (see ServeStdio). The gateway
+// makes both once: the SDK copies them before it adds to them
+// (TestSDKCopiesTheServerCapabilities), so every session's server shares
+// them.
+func (g *Gateway) serverCapabilities(notifying bool) *mcp.ServerCapabilities {
+	// Every mode may see its list change when the catalog does (an upstream
+	// finishing its start, or announcing new tools); only the groups mode
+	// also changes it per client.
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}}
+	if g.opts.Extras != nil {
+		caps.Prompts = &mcp.PromptCapabilities{ListChanged: g.opts.ExtrasListChanged}
+		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: g.opts.ExtrasListChanged}
+		caps.Completions = &mcp.CompletionCapabilities{}
+	}
+	// Every server advertises the grouping extension; the per-request
+	// server answers it (a client that declares it is served there).
+	// listChanged only where toolfold can send the notification, which
+	// the SDK does not know (see ServeStdio).
+	settings := map[string]any{}
+	if notifying {
+		settings["listChanged"] = true
+	}
+	caps.AddExtension(groupsext.ID, settings)
+	// Groups are served as skills too (skills.go), which are resources.
+	caps.AddExtension(skillsExtension, map[string]any{})
+	if caps.Resources == nil {
+		caps.Resources = &mcp.ResourceCapabilities{}
+	}
+	return caps
 }
 
 // notificationToolsListChanged is the notification a view's list change
