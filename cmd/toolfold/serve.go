@@ -259,7 +259,7 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 	// drain for its whole timeout: they end when it begins, and their
 	// clients reconnect elsewhere.
 	streams := &streamEnder{open: map[*streamConn]struct{}{}}
-	srv := newHTTPServer(streams.handler(api), defaultConnLimits)
+	srv := newHTTPServer(&streamHandler{e: streams, next: api}, defaultConnLimits)
 	srv.ConnContext = streams.connContext
 	srv.RegisterOnShutdown(streams.drain)
 	ln = capConns(ln, connCapFor(fdLimit()), srv, logger)
@@ -327,32 +327,48 @@ func (e *streamEnder) connContext(ctx context.Context, _ net.Conn) context.Conte
 	return context.WithValue(ctx, streamConnKey{}, &streamConn{cancel: cancel})
 }
 
-// handler notes each GET served by next as a stream to end on drain, and
-// ends one that begins after.
-func (e *streamEnder) handler(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, ok := r.Context().Value(streamConnKey{}).(*streamConn)
-		if r.Method != http.MethodGet || !ok {
-			next.ServeHTTP(w, r)
-			return
-		}
-		e.begin(c)
-		defer e.end(c)
-		next.ServeHTTP(w, r)
-	})
+// streamHandler notes each GET served by next as a stream for e to end
+// on drain, and ends one that begins after. It is a type rather than an
+// http.HandlerFunc (whose ServeHTTP is one more frame) because the stream
+// parks its goroutine with this frame on the stack for the session's life
+// (see httpFront.ServeHTTP).
+type streamHandler struct {
+	e    *streamEnder
+	next http.Handler
 }
 
-func (e *streamEnder) begin(c *streamConn) {
+func (h *streamHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	c := h.e.begin(r)
+	defer h.e.end(c)
+	h.next.ServeHTTP(w, r)
+}
+
+// begin notes the stream r begins on its connection, or ends it at once
+// while draining; it returns what end takes (nil for a request that came
+// without connContext's cancel).
+func (e *streamEnder) begin(r *http.Request) *streamConn {
+	c, ok := r.Context().Value(streamConnKey{}).(*streamConn)
+	if !ok {
+		return nil
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.draining {
 		c.cancel()
-		return
+		return c
 	}
 	e.open[c] = struct{}{}
+	return c
 }
 
 func (e *streamEnder) end(c *streamConn) {
+	if c == nil {
+		return
+	}
 	e.mu.Lock()
 	delete(e.open, c)
 	e.mu.Unlock()

@@ -11,15 +11,25 @@ import (
 // read-only tools through a gateway over only what it may reach (same mode,
 // same meta-tools), and to every other request through next.
 func LimitedViews(next http.Handler, limited func(groups []string, readOnly bool) (http.Handler, error), logger *slog.Logger) http.Handler {
-	// The handler itself stays small, its work done in viewFor: a
-	// session's event stream (GET /mcp) parks its goroutine with this frame
-	// on the stack for the session's life, and the collector shrinks a
-	// parked stack only while it uses under a quarter of it.
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if h := viewFor(w, r, next, limited, logger); h != nil {
-			h.ServeHTTP(w, r)
-		}
-	})
+	return &limitedViews{next: next, limited: limited, logger: logger}
+}
+
+// limitedViews is LimitedViews' handler. It is kept small, its work done
+// in viewFor, and is a type rather than an http.HandlerFunc (whose
+// ServeHTTP is one more frame): a session's event stream (GET /mcp) parks
+// its goroutine with this frame on the stack for the session's life, and
+// the collector shrinks a parked stack only while it uses under a quarter
+// of it.
+type limitedViews struct {
+	next    http.Handler
+	limited func(groups []string, readOnly bool) (http.Handler, error)
+	logger  *slog.Logger
+}
+
+func (l *limitedViews) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h := viewFor(w, r, l.next, l.limited, l.logger); h != nil {
+		h.ServeHTTP(w, r)
+	}
 }
 
 // viewFor returns the handler that serves r: next, or the limited view of
