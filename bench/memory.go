@@ -28,8 +28,9 @@ type MemoryParams struct {
 	// SSE streams are all established and the process is quiet.
 	Settle   time.Duration `json:"-"`
 	SettleMS float64       `json:"settle_ms"`
-	// Profile, if set, is a directory for a heap profile of each process
-	// holding its sessions (toolfold-memory-MODE-heap.pprof).
+	// Profile, if set, is a directory for a heap profile and the
+	// goroutines of each process holding its sessions
+	// (toolfold-memory-MODE[-nostream]-heap.pprof, -goroutines.txt).
 	Profile string `json:"-"`
 }
 
@@ -152,7 +153,13 @@ func measureMemoryMode(ctx context.Context, h *harness, config, mode string, par
 		return float64(after-before) / float64(params.Sessions)
 	}
 	if params.Profile != "" {
-		if err := saveProfile(ctx, "http://"+pprofAddr+"/debug/pprof/heap", filepath.Join(params.Profile, "toolfold-memory-"+mode+"-heap.pprof")); err != nil {
+		// The heap, and the goroutines as text, grouped by stack: what each
+		// session's goroutines wait in.
+		prefix := filepath.Join(params.Profile, "toolfold-memory-"+mode+streamTag(params.NoStream))
+		if err := saveProfile(ctx, base+"/debug/pprof/heap", prefix+"-heap.pprof"); err != nil {
+			return nil, err
+		}
+		if err := saveProfile(ctx, base+"/debug/pprof/goroutine?debug=1", prefix+"-goroutines.txt"); err != nil {
 			return nil, err
 		}
 	}
@@ -173,7 +180,15 @@ func measureMemoryMode(ctx context.Context, h *harness, config, mode string, par
 	}, nil
 }
 
-// closeAll closes the sessions that were opened, a few at a time.
+// streamTag tells the profiles of clients without a standalone stream
+// apart.
+func streamTag(noStream bool) string {
+	if noStream {
+		return "-nostream"
+	}
+	return ""
+}
+
 // holding is what a process holds at one moment.
 type holding struct {
 	rss, heap, stacks, goroutines int64
@@ -198,6 +213,7 @@ func readHolding(ctx context.Context, pid int, base string) (holding, error) {
 	return holding{rss, int64(mem.heapInuse), int64(mem.stackInuse), int64(goroutines)}, nil
 }
 
+// closeAll closes the sessions that were opened, a few at a time.
 func closeAll(sessions []*mcp.ClientSession, concurrency int) {
 	limit := make(chan struct{}, concurrency)
 	var wg sync.WaitGroup

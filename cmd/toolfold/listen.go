@@ -44,17 +44,31 @@ func newHTTPServer(handler http.Handler, l connLimits) *http.Server {
 // boundBodyRead gives a request with a body that long to send it; the
 // deadline is lifted once the body is read, so a long answer still streams.
 func boundBodyRead(next http.Handler, d time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
-			next.ServeHTTP(w, r)
-			return
-		}
-		rc := http.NewResponseController(w)
-		if rc.SetReadDeadline(time.Now().Add(d)) == nil {
-			r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
-		}
-		next.ServeHTTP(w, r)
-	})
+	return &bodyDeadline{next: next, d: d}
+}
+
+// bodyDeadline is boundBodyRead's handler: a type rather than an
+// http.HandlerFunc (whose ServeHTTP is one more frame), its work done in
+// bound, because a session's event stream parks its goroutine with this
+// frame on the stack for the session's life (see httpFront.ServeHTTP).
+type bodyDeadline struct {
+	next http.Handler
+	d    time.Duration
+}
+
+func (b *bodyDeadline) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
+		b.bound(w, r)
+	}
+	b.next.ServeHTTP(w, r)
+}
+
+// bound sets the read deadline of r's body.
+func (b *bodyDeadline) bound(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(b.d)) == nil {
+		r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+	}
 }
 
 type deadlineBody struct {

@@ -287,11 +287,10 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 	// Streams that only wait for notifications (GET /mcp) would hold the
 	// drain for its whole timeout: they end when it begins, and their
 	// clients reconnect elsewhere.
-	draining, drain := context.WithCancel(context.Background())
-	defer drain()
-	mux := endStreamsOnDrain(api, draining)
-	srv := newHTTPServer(mux, defaultConnLimits)
-	srv.RegisterOnShutdown(drain)
+	streams := &streamEnder{open: map[*streamConn]struct{}{}}
+	srv := newHTTPServer(&streamHandler{e: streams, next: api}, defaultConnLimits)
+	srv.ConnContext = streams.connContext
+	srv.RegisterOnShutdown(streams.drain)
 	ln = capConns(ln, connCapFor(fdLimit()), srv, logger)
 	if !isLoopback(ln.Addr()) && !p.HTTP.Auth.Enabled() {
 		logger.Warn("serving other machines without authentication, as allowed explicitly: anyone who reaches this address can call every tool", "addr", ln.Addr().String())
@@ -331,21 +330,87 @@ func drainHTTP(srv *http.Server, timeout time.Duration, logger *slog.Logger) err
 	return nil
 }
 
-// endStreamsOnDrain ends GET requests (the event streams a client opens to
-// hear notifications) once draining is done, instead of letting them hold
-// the drain until its timeout.
-func endStreamsOnDrain(next http.Handler, draining context.Context) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
-			next.ServeHTTP(w, r)
-			return
-		}
-		ctx, cancel := context.WithCancel(r.Context())
-		defer cancel()
-		stop := context.AfterFunc(draining, cancel)
-		defer stop()
-		next.ServeHTTP(w, r.WithContext(ctx))
-	})
+// streamEnder ends GET requests (the event streams a client opens to hear
+// notifications) once draining begins, instead of letting them hold the
+// drain until its timeout. It cancels the context of each connection
+// serving one, which its request's context is made from: serve speaks
+// HTTP/1.1, whose connection serves one request at a time, so no other
+// request is cut off. A cancel per connection, made once as it opens,
+// costs each session's stream a map entry while it lasts; a context and
+// an AfterFunc of its own, and the request copy to carry them, cost 1 KiB
+// (heap profile of 1,000 idle sessions).
+type streamEnder struct {
+	mu       sync.Mutex
+	draining bool
+	open     map[*streamConn]struct{} // serving a GET now
+}
+
+// streamConn cancels the context of one connection.
+type streamConn struct{ cancel context.CancelFunc }
+
+type streamConnKey struct{}
+
+// connContext is the http.Server's ConnContext.
+func (e *streamEnder) connContext(ctx context.Context, _ net.Conn) context.Context {
+	ctx, cancel := context.WithCancel(ctx)
+	return context.WithValue(ctx, streamConnKey{}, &streamConn{cancel: cancel})
+}
+
+// streamHandler notes each GET served by next as a stream for e to end
+// on drain, and ends one that begins after. It is a type rather than an
+// http.HandlerFunc (whose ServeHTTP is one more frame) because the stream
+// parks its goroutine with this frame on the stack for the session's life
+// (see httpFront.ServeHTTP).
+type streamHandler struct {
+	e    *streamEnder
+	next http.Handler
+}
+
+func (h *streamHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	c := h.e.begin(r)
+	defer h.e.end(c)
+	h.next.ServeHTTP(w, r)
+}
+
+// begin notes the stream r begins on its connection, or ends it at once
+// while draining; it returns what end takes (nil for a request that came
+// without connContext's cancel).
+func (e *streamEnder) begin(r *http.Request) *streamConn {
+	c, ok := r.Context().Value(streamConnKey{}).(*streamConn)
+	if !ok {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.draining {
+		c.cancel()
+		return c
+	}
+	e.open[c] = struct{}{}
+	return c
+}
+
+func (e *streamEnder) end(c *streamConn) {
+	if c == nil {
+		return
+	}
+	e.mu.Lock()
+	delete(e.open, c)
+	e.mu.Unlock()
+}
+
+// drain ends the streams open now and every one that begins after.
+func (e *streamEnder) drain() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.draining = true
+	for c := range e.open {
+		c.cancel()
+	}
 }
 
 // sources reports every source's state: the upstream servers', and the

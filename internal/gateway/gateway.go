@@ -213,6 +213,15 @@ type Gateway struct {
 	// endpoint names this gateway's endpoint in metrics: "main", or a
 	// part's (groupKey.endpoint).
 	endpoint string
+	// sdkLog is the logger of every SDK server and handler (sdkLogger), and
+	// caps what every server advertises (serverCapabilities: [1] for the
+	// per-request server of a stdio connection): made once, not per
+	// session.
+	sdkLog *slog.Logger
+	caps   [2]*mcp.ServerCapabilities
+	// groupsMeta are the groups mode's meta-tool definitions for the
+	// newest state a session asked about (see metaTools).
+	groupsMeta atomic.Pointer[groupsMeta]
 }
 
 // state is one catalog rendered for every mode the gateway serves.
@@ -249,6 +258,8 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 	if g.opts.Extras != nil {
 		g.subs = newSubscriptions(g.opts.Extras, g.log)
 	}
+	g.sdkLog = sdkLogger(g.log)
+	g.caps = [2]*mcp.ServerCapabilities{g.serverCapabilities(false), g.serverCapabilities(true)}
 	switch g.opts.Mode {
 	case expose.Auto:
 		// The table in the README: flat for clients that search

@@ -225,6 +225,52 @@ func TestGroupsModeUnfoldsPerClient(t *testing.T) {
 	}
 }
 
+// TestEnableToolsDescribesEachView: the sessions of the groups mode share
+// the meta-tools' definitions while their views are as they began, and
+// enable_tools describes a view that changed by what that view can enable.
+func TestEnableToolsDescribesEachView(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
+	one, two := connect(t, g, "one"), connect(t, g, "two")
+	describe := func(c *client) string {
+		t.Helper()
+		res, err := c.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range res.Tools {
+			if tl.Name == "enable_tools" {
+				return tl.Description
+			}
+		}
+		t.Fatal("no enable_tools listed")
+		return ""
+	}
+	initial := describe(one)
+	if !strings.Contains(initial, "\n- code ") || strings.Contains(initial, "code.repos") {
+		t.Fatalf("the initial description does not offer code alone:\n%s", initial)
+	}
+	if got := describe(two); got != initial {
+		t.Fatalf("two fresh sessions describe enable_tools apart:\n%s\n---\n%s", got, initial)
+	}
+	if res, text := one.call(t, "enable_tools", map[string]any{"groups": []string{"code"}}); res.IsError {
+		t.Fatalf("enable failed: %s", text)
+	}
+	one.waitChanged(t)
+	if got := describe(one); !strings.Contains(got, "\n- code.repos ") || strings.Contains(got, "\n- code ") {
+		t.Errorf("after enabling code, enable_tools does not offer code.repos alone:\n%s", got)
+	}
+	if got := describe(two); got != initial {
+		t.Errorf("the other session's enable_tools changed:\n%s", got)
+	}
+	if res, text := one.call(t, "disable_tools", map[string]any{"groups": []string{"code"}}); res.IsError {
+		t.Fatalf("disable failed: %s", text)
+	}
+	one.waitChanged(t)
+	if got := describe(one); got != initial {
+		t.Errorf("after disabling code again, enable_tools reads:\n%s\nwant as it began:\n%s", got, initial)
+	}
+}
+
 func TestHiddenToolNamesTheFix(t *testing.T) {
 	g := newGateway(t, gateway.Options{Mode: expose.Groups}, nil)
 	c := connect(t, g, "x")

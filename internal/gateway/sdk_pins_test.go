@@ -19,6 +19,10 @@ package gateway_test
 //	a session keeps its initialize params           the HTTP front hands the SDK a compact copy
 //	                                                  (initialize.go)
 //	a session's tools/list is marked public         the middleware sets the list's cacheScope (session.go)
+//	a server copies ServerOptions.Capabilities       every session's server shares the gateway's
+//	  before adding to them                           (session.go serverCapabilities)
+//	AddTool keeps the definition it is given,       the groups mode's sessions share their meta-tools'
+//	  neither copied nor changed                      definitions (session.go metaTools)
 
 import (
 	"bufio"
@@ -27,6 +31,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -216,5 +221,61 @@ func TestSDKMarksSessionListsPublic(t *testing.T) {
 	}
 	if res.CacheScope != "public" || res.TTLMs != 0 {
 		t.Fatalf("the SDK's own tools/list says cacheScope %q, ttlMs %d; revisit the gateway's override", res.CacheScope, res.TTLMs)
+	}
+}
+
+// TestSDKAddToolKeepsTheDefinitionAsGiven: AddTool neither changes the
+// definition it is given nor needs one of its own per server, so the
+// sessions of the groups mode, a server each, share their meta-tools'
+// definitions, and each lists them as they were made.
+func TestSDKAddToolKeepsTheDefinitionAsGiven(t *testing.T) {
+	tool := &mcp.Tool{Name: "shared", Description: "one definition, many servers", InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)}
+	want, err := json.Marshal(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, nil)
+		s.AddTool(tool, noArgs)
+		cs, _ := bareServer(t, s, nil)
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Tools) != 1 {
+			t.Fatalf("server %d listed %d tools, want 1", i, len(res.Tools))
+		}
+		listed, _ := json.Marshal(res.Tools[0])
+		var got, given any
+		if json.Unmarshal(listed, &got) != nil || json.Unmarshal(want, &given) != nil || !reflect.DeepEqual(got, given) {
+			t.Errorf("server %d listed %s, want the definition as given, %s", i, listed, want)
+		}
+		if after, _ := json.Marshal(tool); string(after) != string(want) {
+			t.Fatalf("AddTool changed the definition it was given: %s, was %s", after, want)
+		}
+	}
+}
+
+// TestSDKCopiesTheServerCapabilities: a server adds what it serves (here a
+// prompt) to a copy of the capabilities it was given, so one value can be
+// given to every session's server.
+func TestSDKCopiesTheServerCapabilities(t *testing.T) {
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
+	caps.AddExtension("io.example/ext", map[string]any{})
+	want, _ := json.Marshal(caps)
+	withPrompt := mcp.NewServer(&mcp.Implementation{Name: "bare"}, &mcp.ServerOptions{Capabilities: caps})
+	withPrompt.AddPrompt(&mcp.Prompt{Name: "p"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{}, nil
+	})
+	cs, _ := bareServer(t, withPrompt, nil)
+	if cs.InitializeResult().Capabilities.Prompts == nil {
+		t.Fatal("the server with a prompt does not advertise prompts")
+	}
+	if after, _ := json.Marshal(caps); string(after) != string(want) {
+		t.Fatalf("the server changed the capabilities it was given: %s, was %s", after, want)
+	}
+	plain, _ := bareServer(t, mcp.NewServer(&mcp.Implementation{Name: "bare"}, &mcp.ServerOptions{Capabilities: caps}), nil)
+	if got := plain.InitializeResult().Capabilities; got.Prompts != nil || got.Extensions["io.example/ext"] == nil {
+		t.Fatalf("a server sharing the capabilities advertises %+v, want the extension and no prompts", got)
 	}
 }

@@ -101,15 +101,11 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	if s.view == nil {
 		s.view = st.space.New()
 	}
-	// Every mode may see its list change when the catalog does (an upstream
-	// finishing its start, or announcing new tools); only the groups mode
-	// also changes it per client.
-	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}}
-	so := &mcp.ServerOptions{Instructions: g.opts.Instructions, Logger: sdkLogger(g.log), Capabilities: caps}
-	if x := g.opts.Extras; x != nil {
-		caps.Prompts = &mcp.PromptCapabilities{ListChanged: g.opts.ExtrasListChanged}
-		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: g.opts.ExtrasListChanged}
-		caps.Completions = &mcp.CompletionCapabilities{}
+	so := &mcp.ServerOptions{Instructions: g.opts.Instructions, Logger: g.sdkLog, Capabilities: g.caps[0]}
+	if groupsChanged != nil {
+		so.Capabilities = g.caps[1]
+	}
+	if g.opts.Extras != nil {
 		so.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error {
 			if err := g.allowsSubscription(ctx, req.Params.URI); err != nil {
 				return err
@@ -119,20 +115,6 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 		so.UnsubscribeHandler = func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 			return g.subs.unsubscribe(ctx, req.Session, req.Params)
 		}
-	}
-	// Every server advertises the grouping extension; the per-request
-	// server answers it (a client that declares it is served there).
-	// listChanged only where toolfold can send the notification, which
-	// the SDK does not know (see ServeStdio).
-	settings := map[string]any{}
-	if groupsChanged != nil {
-		settings["listChanged"] = true
-	}
-	caps.AddExtension(groupsext.ID, settings)
-	// Groups are served as skills too (skills.go), which are resources.
-	caps.AddExtension(skillsExtension, map[string]any{})
-	if caps.Resources == nil {
-		caps.Resources = &mcp.ResourceCapabilities{}
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, so)
 	if m != perRequestMode {
@@ -185,6 +167,39 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	}
 	s.reconcile()
 	return s
+}
+
+// serverCapabilities are what every server of the gateway advertises;
+// notifying is for the per-request server of a stdio connection, which
+// sends notifications/groups/list_changed (see ServeStdio). The gateway
+// makes both once: the SDK copies them before it adds to them
+// (TestSDKCopiesTheServerCapabilities), so every session's server shares
+// them.
+func (g *Gateway) serverCapabilities(notifying bool) *mcp.ServerCapabilities {
+	// Every mode may see its list change when the catalog does (an upstream
+	// finishing its start, or announcing new tools); only the groups mode
+	// also changes it per client.
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}}
+	if g.opts.Extras != nil {
+		caps.Prompts = &mcp.PromptCapabilities{ListChanged: g.opts.ExtrasListChanged}
+		caps.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: g.opts.ExtrasListChanged}
+		caps.Completions = &mcp.CompletionCapabilities{}
+	}
+	// Every server advertises the grouping extension; the per-request
+	// server answers it (a client that declares it is served there).
+	// listChanged only where toolfold can send the notification, which
+	// the SDK does not know (see ServeStdio).
+	settings := map[string]any{}
+	if notifying {
+		settings["listChanged"] = true
+	}
+	caps.AddExtension(groupsext.ID, settings)
+	// Groups are served as skills too (skills.go), which are resources.
+	caps.AddExtension(skillsExtension, map[string]any{})
+	if caps.Resources == nil {
+		caps.Resources = &mcp.ResourceCapabilities{}
+	}
+	return caps
 }
 
 // notificationToolsListChanged is the notification a view's list change
@@ -271,12 +286,17 @@ func (s *session) desired() map[string]*mcp.Tool {
 			want[n.Call] = meta.CallTool(n)
 			break
 		}
-		want[n.Enable] = meta.EnableTool(n, s.view)
-		want[n.Disable] = meta.DisableTool(n)
-		want[n.Find] = meta.FindTool(n)
-		want[n.Call] = meta.CallTool(n)
+		shared := s.g.metaTools(s.st)
+		want[n.Enable] = shared.enable
+		if snap.Version != 0 || s.view.Space() != s.st.space {
+			// Only a view in its initial state shares its description.
+			want[n.Enable] = meta.EnableTool(n, s.view)
+		}
+		want[n.Disable] = shared.disable
+		want[n.Find] = shared.find
+		want[n.Call] = shared.call
 		if s.g.opts.ResetTools {
-			want[n.Reset] = meta.ResetTool(n, expo.Catalog())
+			want[n.Reset] = shared.reset
 		}
 	case expose.Search:
 		want[n.Find] = meta.FindTool(n)
@@ -285,6 +305,36 @@ func (s *session) desired() map[string]*mcp.Tool {
 		want[n.Guidance] = meta.GuidanceTool(n)
 	}
 	return want
+}
+
+// groupsMeta are the groups mode's meta-tool definitions for one catalog
+// state. Every session of the mode lists them, and each definition is
+// kilobytes (enable_tools' describes every group): made once and shared,
+// they cost a session nothing. The SDK keeps the definitions it is given
+// as they are (TestSDKAddToolKeepsTheDefinitionAsGiven).
+type groupsMeta struct {
+	st *state
+	// enable is enable_tools' definition for a view in its initial state;
+	// a view that has changed describes itself.
+	enable, disable, find, call *mcp.Tool
+	// reset is nil unless Options.ResetTools.
+	reset *mcp.Tool
+}
+
+// metaTools returns the groups mode's meta-tools for st, made on the first
+// request for them. Two sessions asking at once may both make them; either
+// copy serves.
+func (g *Gateway) metaTools(st *state) *groupsMeta {
+	if m := g.groupsMeta.Load(); m != nil && m.st == st {
+		return m
+	}
+	n := g.names
+	m := &groupsMeta{st: st, enable: meta.EnableTool(n, st.space.New()), disable: meta.DisableTool(n), find: meta.FindTool(n), call: meta.CallTool(n)}
+	if g.opts.ResetTools {
+		m.reset = meta.ResetTool(n, st.expo[expose.Groups].Catalog())
+	}
+	g.groupsMeta.Store(m)
+	return m
 }
 
 // reconcile brings the server's tool list in line with the view, and

@@ -161,29 +161,40 @@ func New(opts *Options) (*API, error) {
 }
 
 // ServeHTTP checks Host, Origin and the bearer token (see the package
-// documentation), then routes the request.
+// documentation), then routes the request. The checks are made in admit,
+// whose frame is gone before the request is routed: a session's event
+// stream parks its goroutine with this frame on the stack for the
+// session's life.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r = a.admit(w, r); r != nil {
+		a.mux.ServeHTTP(w, r)
+	}
+}
+
+// admit returns the request to route (with its caller's access), or nil
+// when it answered r itself.
+func (a *API) admit(w http.ResponseWriter, r *http.Request) *http.Request {
 	if a.oauth != nil && a.oauth.IsMetadataPath(r.URL.Path) {
 		// Public discovery data (RFC 9728), readable from any origin.
 		a.oauth.MetadataHandler().ServeHTTP(w, r)
-		return
+		return nil
 	}
 	if !a.checkHost(w, r) || !a.checkOrigin(w, r) {
-		return
+		return nil
 	}
 	if isPreflight(r) {
 		answerPreflight(w)
-		return
+		return nil
 	}
 	if a.tokens.enabled() && isOAuthDiscovery(r.URL.Path) {
 		writeError(w, http.StatusNotFound, noOAuth)
-		return
+		return nil
 	}
 	r, ok := a.authenticate(w, r)
 	if !ok {
-		return
+		return nil
 	}
-	a.mux.ServeHTTP(w, r)
+	return r
 }
 
 func (a *API) mcpHandler() http.Handler {

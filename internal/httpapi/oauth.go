@@ -84,11 +84,27 @@ func withTokenInfo(next http.Handler) http.Handler {
 		}
 		return info, nil
 	}, nil)(next)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if access, ok := AccessFromContext(r.Context()); ok && access.TokenName != "" {
-			bound.ServeHTTP(w, r)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+	return &tokenInfo{bound: bound, next: next}
+}
+
+// tokenInfo is withTokenInfo's handler: small, and a type rather than an
+// http.HandlerFunc, for the same reason as limitedViews; the Access it
+// reads is copied in hasToken's frame, which is gone before a stream
+// parks.
+type tokenInfo struct{ bound, next http.Handler }
+
+func (t *tokenInfo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if hasToken(r) {
+		t.bound.ServeHTTP(w, r)
+		return
+	}
+	t.next.ServeHTTP(w, r)
+}
+
+// hasToken reports whether r was authenticated with a token.
+//
+//go:noinline
+func hasToken(r *http.Request) bool {
+	access, ok := AccessFromContext(r.Context())
+	return ok && access.TokenName != ""
 }
