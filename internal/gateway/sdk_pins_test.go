@@ -19,15 +19,19 @@ package gateway_test
 //	a session keeps its initialize params           the HTTP front hands the SDK a compact copy
 //	                                                  (initialize.go)
 //	a session's tools/list is marked public         the middleware sets the list's cacheScope (session.go)
+//	a json.RawMessage schema is sent as it is;      upstream schemas are kept as JSON text, never maps
+//	  a client gets schemas as map[string]any         (upstream/rawschema.go, expose/schema.go)
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -216,5 +220,55 @@ func TestSDKMarksSessionListsPublic(t *testing.T) {
 	}
 	if res.CacheScope != "public" || res.TTLMs != 0 {
 		t.Fatalf("the SDK's own tools/list says cacheScope %q, ttlMs %d; revisit the gateway's override", res.CacheScope, res.TTLMs)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer for a transport's log, written by the
+// session's reading goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestSDKSendsRawSchemasAsTheyAre: a tool whose input schema is a
+// json.RawMessage goes out byte for byte (key order and "<" kept), and a
+// client reads schemas back as generic maps. The gateway relies on the
+// first to keep every upstream schema as JSON text (a fraction of the
+// memory of the maps), and converts the second once, as a list arrives.
+func TestSDKSendsRawSchemasAsTheyAre(t *testing.T) {
+	const schema = `{"type":"object","properties":{"z":{"type":"string","description":"a <b> & c"},"a":{"type":"integer"}}}`
+	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, nil)
+	s.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, noArgs)
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := s.Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	var log lockedBuffer
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "pin", Version: "1"}, nil).Connect(context.Background(), &mcp.LoggingTransport{Transport: ct, Writer: &log}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(res.Tools) != 1 {
+		t.Fatalf("ListTools = %v, %v", res, err)
+	}
+	if !strings.Contains(log.String(), `"inputSchema":`+schema) {
+		t.Errorf("the SDK no longer sends a json.RawMessage schema as it is; the wire shows:\n%s", log.String())
+	}
+	if _, ok := res.Tools[0].InputSchema.(map[string]any); !ok {
+		t.Errorf("the client now gives an input schema as %T, not map[string]any; revisit rawSchemas", res.Tools[0].InputSchema)
 	}
 }
