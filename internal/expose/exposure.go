@@ -378,8 +378,8 @@ func groupedSchema(actions []*Action, infos []*schemaInfo) json.RawMessage {
 	names := make([]string, len(actions))
 	for i, a := range actions {
 		names[i] = a.Name
-		info := infos[a.Tool.Index]
-		for _, p := range info.props {
+		props, required := infos[a.Tool.Index].properties()
+		for _, p := range props {
 			m := byName[p.name]
 			if m == nil {
 				m = &merged{name: p.name}
@@ -387,15 +387,16 @@ func groupedSchema(actions []*Action, infos []*schemaInfo) json.RawMessage {
 				order = append(order, m)
 			}
 			m.usedBy = append(m.usedBy, a.Name)
-			if slices.Contains(info.required, p.name) {
+			if slices.Contains(required, p.name) {
 				m.required = append(m.required, a.Name)
 			}
-			if d, _ := p.schema["description"].(string); d != "" && m.desc == "" {
+			schema := p.schema()
+			if d, _ := schema["description"].(string); d != "" && m.desc == "" {
 				m.desc = strings.TrimSpace(d)
 			}
-			if key := canonical(p.schema); !slices.Contains(m.keys, key) {
+			if key := canonical(schema); !slices.Contains(m.keys, key) {
 				m.keys = append(m.keys, key)
-				m.variants = append(m.variants, withoutDescription(p.schema))
+				m.variants = append(m.variants, withoutDescription(schema))
 			}
 		}
 	}
