@@ -54,30 +54,52 @@ type cacheFile struct {
 // text and never decoded into maps.
 type cachedTool struct {
 	*mcp.Tool
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	InputSchema  textRef `json:"inputSchema"`
+	OutputSchema textRef `json:"outputSchema,omitempty"`
 }
 
+// textRef is a JSON value's text in the data being decoded, not a copy: it
+// is valid only while that data is, and tools copies it out (compacted)
+// before load returns.
+type textRef []byte
+
+func (t *textRef) UnmarshalJSON(b []byte) error {
+	*t = b
+	return nil
+}
+
+// tools are the file's tools, their schemas packed into one array; a
+// schema absent or null is nil, as a decoded map would have been.
 func (f *cacheFile) tools() []*mcp.Tool {
+	var p packer
+	for _, c := range f.Tools {
+		p.addRaw(schemaRef(c.InputSchema))
+		p.addRaw(schemaRef(c.OutputSchema))
+	}
+	texts := p.texts()
 	out := make([]*mcp.Tool, len(f.Tools))
 	for i, c := range f.Tools {
 		t := c.Tool
 		if t == nil {
 			t = &mcp.Tool{}
 		}
-		t.InputSchema, t.OutputSchema = schemaText(c.InputSchema), schemaText(c.OutputSchema)
+		t.InputSchema, t.OutputSchema = nil, nil
+		if in := texts[2*i]; in != nil {
+			t.InputSchema = in
+		}
+		if o := texts[2*i+1]; o != nil {
+			t.OutputSchema = o
+		}
 		out[i] = t
 	}
 	return out
 }
 
-// schemaText is a schema read from a file: nil when absent or null (as a
-// decoded map would have been), else its compact text.
-func schemaText(raw json.RawMessage) any {
-	if len(raw) == 0 || string(raw) == "null" {
+func schemaRef(t textRef) []byte {
+	if len(t) == 0 || string(t) == "null" {
 		return nil
 	}
-	return compactJSON(raw)
+	return t
 }
 
 // cacheKey hashes everything that decides which process or endpoint is reached
