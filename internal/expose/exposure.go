@@ -98,10 +98,10 @@ type Exposure struct {
 	mode     Mode
 	annotate bool
 	cat      *catalog.Catalog
-	space   *view.Space
-	flat    []*Wire // by tool index
-	grouped []*Wire // by group index; nil where the group has none
-	routes  map[string]*Wire
+	space    *view.Space
+	flat     []*Wire // by tool index
+	grouped  []*Wire // by group index; nil where the group has none
+	routes   map[string]*Wire
 }
 
 // Build renders space's catalog for opts.Mode. It fails when two wire names

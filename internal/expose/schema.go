@@ -116,8 +116,8 @@ func (f *firstByte) UnmarshalJSON(b []byte) error {
 // anyway reads as having no properties.
 func (s *schemaInfo) properties() ([]property, []string) {
 	var top struct {
-		Properties json.RawMessage `json:"properties"`
-		Required   []string        `json:"required"`
+		Properties textRef  `json:"properties"`
+		Required   []string `json:"required"`
 	}
 	if err := json.Unmarshal(s.raw, &top); err != nil {
 		return nil, nil
@@ -130,6 +130,15 @@ func (s *schemaInfo) properties() ([]property, []string) {
 		return nil, top.Required
 	}
 	return props, top.Required
+}
+
+// textRef is a JSON value's text inside the schema it was decoded from,
+// not a copy: the schema text outlives every use of it.
+type textRef []byte
+
+func (t *textRef) UnmarshalJSON(b []byte) error {
+	*t = b
+	return nil
 }
 
 func toRaw(s any) (json.RawMessage, error) {
@@ -148,25 +157,104 @@ func toRaw(s any) (json.RawMessage, error) {
 	return b, nil
 }
 
-// objectMembers lists the members of a JSON object in document order.
-func objectMembers(obj json.RawMessage) ([]property, error) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("expected a JSON object")
+// objectMembers lists the members of a JSON object in document order,
+// each value's text a slice of obj. obj must be valid JSON (properties
+// takes it from a schema that decoded); what is not an object is an error.
+// It runs for every tool when the search index is built, so it walks the
+// text instead of decoding tokens.
+func objectMembers(obj []byte) ([]property, error) {
+	bad := fmt.Errorf("expected a JSON object")
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil, bad
 	}
 	var out []property
-	for dec.More() {
-		t, err := dec.Token()
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return out, nil
+	}
+	for i < len(obj) && obj[i] == '"' {
+		end := valueEnd(obj, i)
+		name, err := unquote(obj[i:end])
 		if err != nil {
 			return nil, err
 		}
-		p := property{name: t.(string)}
-		if err := dec.Decode(&p.raw); err != nil {
-			return nil, err
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return nil, bad
 		}
-		out = append(out, p)
+		i = skipSpace(obj, i+1)
+		end = valueEnd(obj, i)
+		if end <= i {
+			return nil, bad
+		}
+		out = append(out, property{name: name, raw: obj[i:end:end]})
+		i = skipSpace(obj, end)
+		if i < len(obj) && obj[i] == '}' {
+			return out, nil
+		}
+		if i >= len(obj) || obj[i] != ',' {
+			return nil, bad
+		}
+		i = skipSpace(obj, i+1)
 	}
-	return out, nil
+	return nil, bad
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd is the index just past the JSON value that starts at b[i].
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return len(b)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = valueEnd(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	j := i
+	for j < len(b) && strings.IndexByte(",}] \t\r\n", b[j]) < 0 {
+		j++
+	}
+	return j
+}
+
+// unquote reads a JSON string's text; most names have no escapes.
+func unquote(q []byte) (string, error) {
+	if len(q) >= 2 && bytes.IndexByte(q, '\\') < 0 {
+		return string(q[1 : len(q)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(q, &s)
+	return s, err
 }
 
 // paramSummary renders a tool's parameters for an error message:
