@@ -358,18 +358,15 @@ func servable(t *mcp.Tool) string {
 	if t.Name == "" {
 		return "it has no name"
 	}
-	// A list read from a server or the cache holds its schema decoded
-	// into a map: its type is read there, without encoding every schema
-	// of the catalog again at each build.
-	if m, ok := t.InputSchema.(map[string]any); ok {
-		if typ, ok := m["type"]; ok && typ != nil && typ != "object" {
-			return fmt.Sprintf("its input schema has type %v, but tool arguments are always an object", typ)
+	// A list read from a server or the cache holds its schema as JSON
+	// text, read here as it is, without encoding every schema of the
+	// catalog again at each build.
+	raw, isRaw := t.InputSchema.(json.RawMessage)
+	if !isRaw {
+		var err error
+		if raw, err = json.Marshal(t.InputSchema); err != nil {
+			return fmt.Sprintf("its input schema cannot be encoded: %v", err)
 		}
-		return ""
-	}
-	raw, err := json.Marshal(t.InputSchema)
-	if err != nil {
-		return fmt.Sprintf("its input schema cannot be encoded: %v", err)
 	}
 	var top struct {
 		Type any `json:"type"`

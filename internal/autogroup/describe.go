@@ -256,11 +256,14 @@ func humanize(words []string, items []*item) string {
 func spelling(w string, items []*item) string {
 	counts := map[string]int{}
 	for _, it := range items {
-		for _, field := range strings.FieldsFunc(it.tool.Description, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		// The words are scanned in place: spelling runs once per word of
+		// every summary, and splitting each description into a new slice
+		// every time was most of a large catalog's garbage at start.
+		eachWord(it.tool.Description, func(field string) {
 			if strings.EqualFold(field, w) {
 				counts[field]++
 			}
-		}
+		})
 	}
 	best, bestN := w, counts[w]
 	forms := make([]string, 0, len(counts))
@@ -278,6 +281,27 @@ func spelling(w string, items []*item) string {
 		}
 	}
 	return best
+}
+
+// eachWord calls fn with every maximal run of letters and digits in s,
+// in order: the fields strings.FieldsFunc would give, without a slice.
+func eachWord(s string, fn func(string)) {
+	start := -1
+	for i, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			fn(s[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		fn(s[start:])
+	}
 }
 
 func capitalize(s string) string {

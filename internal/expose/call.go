@@ -131,17 +131,18 @@ func (w *Wire) Params() []Param {
 	if w.check == nil {
 		return nil
 	}
-	info := w.check.info
-	out := make([]Param, 0, len(info.props))
-	for _, p := range info.props {
-		d, _ := p.schema["description"].(string)
+	props, required := w.check.info.properties()
+	out := make([]Param, 0, len(props))
+	for _, p := range props {
+		b := p.brief()
+		d := b.description()
 		var enum []string
-		if vals, ok := p.schema["enum"].([]any); ok {
+		if vals, ok := b.Enum.([]any); ok {
 			for _, v := range vals {
 				enum = append(enum, fmt.Sprint(v))
 			}
 		}
-		out = append(out, Param{Name: p.name, Type: typeOf(p.schema), Required: slices.Contains(info.required, p.name), Description: strings.TrimSpace(d), Enum: enum})
+		out = append(out, Param{Name: p.name, Type: typeOf(b), Required: slices.Contains(required, p.name), Description: strings.TrimSpace(d), Enum: enum})
 	}
 	return out
 }

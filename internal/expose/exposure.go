@@ -53,6 +53,12 @@ type Options struct {
 	AnnotateDescriptions bool
 	// Reserved are names the exposure must not use (the meta-tools').
 	Reserved []string
+	// Share is an exposure of the same space, in another mode, whose flat
+	// wire tools this one reuses: they do not depend on the mode, and a
+	// gateway serving several modes of a large catalog would otherwise
+	// hold each tool's wire form once per mode. It is ignored when it was
+	// built on another space or with other AnnotateDescriptions.
+	Share *Exposure
 }
 
 // Wire is one tool as a client sees it: either a single catalog tool (flat)
@@ -89,12 +95,13 @@ type Action struct {
 // Exposure is a catalog rendered for one mode: every wire tool, prebuilt,
 // and the routes back. It is immutable and shared by all sessions.
 type Exposure struct {
-	mode    Mode
-	cat     *catalog.Catalog
-	space   *view.Space
-	flat    []*Wire // by tool index
-	grouped []*Wire // by group index; nil where the group has none
-	routes  map[string]*Wire
+	mode     Mode
+	annotate bool
+	cat      *catalog.Catalog
+	space    *view.Space
+	flat     []*Wire // by tool index
+	grouped  []*Wire // by group index; nil where the group has none
+	routes   map[string]*Wire
 }
 
 // Build renders space's catalog for opts.Mode. It fails when two wire names
@@ -109,7 +116,7 @@ func Build(space *view.Space, opts *Options) (*Exposure, error) {
 	}
 	cat := space.Catalog()
 	e := &Exposure{
-		mode: o.Mode, cat: cat, space: space,
+		mode: o.Mode, annotate: o.AnnotateDescriptions, cat: cat, space: space,
 		flat:    make([]*Wire, len(cat.Tools())),
 		grouped: make([]*Wire, len(cat.Groups())),
 		routes:  make(map[string]*Wire, len(cat.Tools())+len(cat.Groups())),
@@ -128,14 +135,23 @@ func Build(space *view.Space, opts *Options) (*Exposure, error) {
 		e.routes[name] = w
 	}
 	infos := make([]*schemaInfo, len(cat.Tools()))
+	share := o.Share
+	if share != nil && (share.space != space || share.annotate != o.AnnotateDescriptions) {
+		share = nil
+	}
 	for _, t := range cat.Tools() {
-		info, err := readSchema(t.Def.InputSchema)
-		if err != nil {
-			schemaProblems = append(schemaProblems, fmt.Sprintf("tool %q: %v", t.ID, err))
-			continue
+		var w *Wire
+		if share != nil {
+			w = share.flat[t.Index]
+		} else {
+			info, err := readSchema(t.Def.InputSchema)
+			if err != nil {
+				schemaProblems = append(schemaProblems, fmt.Sprintf("tool %q: %v", t.ID, err))
+				continue
+			}
+			w = e.flatWire(t, info, o.AnnotateDescriptions)
 		}
-		infos[t.Index] = info
-		w := e.flatWire(t, info, o.AnnotateDescriptions)
+		infos[t.Index] = w.check.info
 		e.flat[t.Index] = w
 		claim(w.Name, fmt.Sprintf("the tool %q", t.ID), w)
 	}
@@ -277,7 +293,7 @@ func (e *Exposure) Reachable(s view.Snapshot, w *Wire) bool {
 func (e *Exposure) flatWire(t *catalog.Tool, info *schemaInfo, annotate bool) *Wire {
 	def := *t.Def
 	def.Name = WireName(string(t.ID))
-	if _, isRaw := def.InputSchema.(json.RawMessage); isRaw || def.InputSchema == nil {
+	if raw, isRaw := def.InputSchema.(json.RawMessage); isRaw && !sameText(raw, info.raw) || def.InputSchema == nil {
 		def.InputSchema = info.raw // normalised to an object schema
 	}
 	if annotate {
@@ -285,6 +301,13 @@ func (e *Exposure) flatWire(t *catalog.Tool, info *schemaInfo, annotate bool) *W
 	}
 	return &Wire{Name: def.Name, Tool: &def, Target: t, check: &validator{info: info},
 		headerBound: bytes.Contains(info.raw, []byte(`"x-mcp-header"`))}
+}
+
+// sameText reports whether a and b are the same bytes in memory: then the
+// definition's own schema value is kept rather than boxed again, once per
+// tool.
+func sameText(a, b json.RawMessage) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func marker(t *catalog.Tool) string {
@@ -378,8 +401,8 @@ func groupedSchema(actions []*Action, infos []*schemaInfo) json.RawMessage {
 	names := make([]string, len(actions))
 	for i, a := range actions {
 		names[i] = a.Name
-		info := infos[a.Tool.Index]
-		for _, p := range info.props {
+		props, required := infos[a.Tool.Index].properties()
+		for _, p := range props {
 			m := byName[p.name]
 			if m == nil {
 				m = &merged{name: p.name}
@@ -387,15 +410,16 @@ func groupedSchema(actions []*Action, infos []*schemaInfo) json.RawMessage {
 				order = append(order, m)
 			}
 			m.usedBy = append(m.usedBy, a.Name)
-			if slices.Contains(info.required, p.name) {
+			if slices.Contains(required, p.name) {
 				m.required = append(m.required, a.Name)
 			}
-			if d, _ := p.schema["description"].(string); d != "" && m.desc == "" {
+			schema := p.schema()
+			if d, _ := schema["description"].(string); d != "" && m.desc == "" {
 				m.desc = strings.TrimSpace(d)
 			}
-			if key := canonical(p.schema); !slices.Contains(m.keys, key) {
+			if key := canonical(schema); !slices.Contains(m.keys, key) {
 				m.keys = append(m.keys, key)
-				m.variants = append(m.variants, withoutDescription(p.schema))
+				m.variants = append(m.variants, withoutDescription(schema))
 			}
 		}
 	}

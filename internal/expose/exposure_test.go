@@ -312,3 +312,42 @@ func TestNoGroupedToolWithoutActions(t *testing.T) {
 		}
 	}
 }
+
+// TestModesShareFlatWires: an exposure built with Share reuses the other
+// mode's flat wire tools, unless they would differ (another space, other
+// description markers); its own routes and listing stay its mode's.
+func TestModesShareFlatWires(t *testing.T) {
+	cat := catalogtest.Build(t, catalog.Spec{
+		Tools:  []*catalog.Tool{catalogtest.Tool("a"), catalogtest.Tool("b")},
+		Groups: []catalog.GroupSpec{{ID: "g", Members: catalog.Members{Tools: []catalog.ToolID{"a"}}}},
+	})
+	search, space := build(t, cat, expose.Options{Mode: expose.Search, AnnotateDescriptions: true})
+	a, _ := cat.Tool("a")
+	tests := []struct {
+		name  string
+		space *view.Space
+		opts  expose.Options
+		same  bool
+	}{
+		{"same space", space, expose.Options{Mode: expose.Groups, AnnotateDescriptions: true, Share: search}, true},
+		{"other markers", space, expose.Options{Mode: expose.Groups, Share: search}, false},
+		{"other space", viewSpace(t, cat), expose.Options{Mode: expose.Groups, AnnotateDescriptions: true, Share: search}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := expose.Build(tc.space, &tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := e.FlatWire(a) == search.FlatWire(a); got != tc.same {
+				t.Errorf("shared = %v, want %v", got, tc.same)
+			}
+			if w, ok := e.Route("a"); !ok || w != e.FlatWire(a) {
+				t.Errorf("Route(a) = %v, %v", w, ok)
+			}
+			if e.Mode() != expose.Groups {
+				t.Errorf("mode %s", e.Mode())
+			}
+		})
+	}
+}

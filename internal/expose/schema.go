@@ -8,23 +8,67 @@ import (
 	"strings"
 )
 
-// schemaInfo is what exposition needs to know about a tool's input schema:
-// its properties in their declared order and which are required.
+// schemaInfo is a tool's input schema as exposition keeps it: the JSON
+// text only. Its properties are read from the text when a view needs them
+// (an error hint, a signature, a grouped tool), and not kept: a catalog of
+// thousands of tools would otherwise hold every schema twice, once as
+// generic maps.
 type schemaInfo struct {
-	raw      json.RawMessage // the schema as sent on the wire
-	props    []property
-	required []string
+	raw json.RawMessage // the schema as sent on the wire, an object schema
 }
 
+// property is one input parameter: its name and its schema's JSON text.
 type property struct {
-	name   string
-	schema map[string]any
+	name string
+	raw  json.RawMessage
+}
+
+// brief is what a one-line summary of a parameter reads from its schema,
+// decoded without building the rest of it.
+type brief struct {
+	Type        any             `json:"type"`
+	Items       json.RawMessage `json:"items"`
+	Enum        any             `json:"enum"`
+	Description any             `json:"description"`
+}
+
+// brief decodes the summary fields of the property's schema; a schema that
+// is not an object (a boolean schema, "x": true, is legal) means anything.
+func (p property) brief() brief {
+	var b brief
+	if isObject(p.raw) {
+		_ = json.Unmarshal(p.raw, &b)
+	}
+	return b
+}
+
+func (b brief) description() string {
+	d, _ := b.Description.(string)
+	return d
+}
+
+// schema decodes the property's whole schema, for merging parameters.
+func (p property) schema() map[string]any {
+	var m map[string]any
+	if isObject(p.raw) {
+		_ = json.Unmarshal(p.raw, &m)
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m
+}
+
+func isObject(raw json.RawMessage) bool {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	return len(raw) > 0 && raw[0] == '{'
 }
 
 // readSchema normalises any of the shapes an input schema arrives in (raw
-// JSON from an upstream, a map, a typed schema from the Go library) and
-// reads its properties, keeping their order so grouped tools list
-// parameters the way their authors wrote them.
+// JSON from an upstream, a map, a typed schema from the Go library) to JSON
+// text, and checks what exposition relies on: an object schema whose
+// properties, if any, are an object and whose required is a list of names.
+// JSON text is kept as it is (shared, not copied).
 func readSchema(s any) (*schemaInfo, error) {
 	raw, err := toRaw(s)
 	if err != nil {
@@ -32,9 +76,9 @@ func readSchema(s any) (*schemaInfo, error) {
 	}
 	info := &schemaInfo{raw: raw}
 	var top struct {
-		Type       any             `json:"type"`
-		Properties json.RawMessage `json:"properties"`
-		Required   []string        `json:"required"`
+		Type       any       `json:"type"`
+		Properties firstByte `json:"properties"`
+		Required   []string  `json:"required"`
 	}
 	if err := json.Unmarshal(raw, &top); err != nil {
 		return nil, fmt.Errorf("input schema is not a JSON object: %w", err)
@@ -51,35 +95,50 @@ func readSchema(s any) (*schemaInfo, error) {
 	default:
 		return nil, fmt.Errorf("input schema has type %v, but tool arguments are always an object", top.Type)
 	}
-	info.required = top.Required
-	if len(top.Properties) == 0 || string(top.Properties) == "null" {
-		return info, nil
-	}
-	names, err := objectKeys(top.Properties)
-	if err != nil {
-		return nil, fmt.Errorf("input schema properties: %w", err)
-	}
-	var schemas map[string]map[string]any
-	if err := json.Unmarshal(top.Properties, &schemas); err != nil {
-		// A property given as a boolean schema ("x": true) is legal; treat
-		// it as "anything".
-		var loose map[string]any
-		if err2 := json.Unmarshal(top.Properties, &loose); err2 != nil {
-			return nil, fmt.Errorf("input schema properties: %w", err)
-		}
-		schemas = map[string]map[string]any{}
-		for k, v := range loose {
-			if m, ok := v.(map[string]any); ok {
-				schemas[k] = m
-			} else {
-				schemas[k] = map[string]any{}
-			}
-		}
-	}
-	for _, n := range names {
-		info.props = append(info.props, property{name: n, schema: schemas[n]})
+	if top.Properties != 0 && top.Properties != 'n' && top.Properties != '{' {
+		return nil, fmt.Errorf("input schema properties: expected a JSON object")
 	}
 	return info, nil
+}
+
+// firstByte records the first byte of a JSON value ('{' for an object, 'n'
+// for null) without keeping or copying the value.
+type firstByte byte
+
+func (f *firstByte) UnmarshalJSON(b []byte) error {
+	*f = firstByte(b[0])
+	return nil
+}
+
+// properties reads the schema's properties in their declared order, so
+// grouped tools list parameters the way their authors wrote them, and its
+// required names. readSchema checked the shape; a schema that fails here
+// anyway reads as having no properties.
+func (s *schemaInfo) properties() ([]property, []string) {
+	var top struct {
+		Properties textRef  `json:"properties"`
+		Required   []string `json:"required"`
+	}
+	if err := json.Unmarshal(s.raw, &top); err != nil {
+		return nil, nil
+	}
+	if len(top.Properties) == 0 || string(top.Properties) == "null" {
+		return nil, top.Required
+	}
+	props, err := objectMembers(top.Properties)
+	if err != nil {
+		return nil, top.Required
+	}
+	return props, top.Required
+}
+
+// textRef is a JSON value's text inside the schema it was decoded from,
+// not a copy: the schema text outlives every use of it.
+type textRef []byte
+
+func (t *textRef) UnmarshalJSON(b []byte) error {
+	*t = b
+	return nil
 }
 
 func toRaw(s any) (json.RawMessage, error) {
@@ -98,47 +157,128 @@ func toRaw(s any) (json.RawMessage, error) {
 	return b, nil
 }
 
-// objectKeys lists the keys of a JSON object in document order.
-func objectKeys(obj json.RawMessage) ([]string, error) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("expected a JSON object")
+// objectMembers lists the members of a JSON object in document order,
+// each value's text a slice of obj. obj must be valid JSON (properties
+// takes it from a schema that decoded); what is not an object is an error.
+// It runs for every tool when the search index is built, so it walks the
+// text instead of decoding tokens.
+func objectMembers(obj []byte) ([]property, error) {
+	bad := fmt.Errorf("expected a JSON object")
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil, bad
 	}
-	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
+	var out []property
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return out, nil
+	}
+	for i < len(obj) && obj[i] == '"' {
+		end := valueEnd(obj, i)
+		name, err := unquote(obj[i:end])
 		if err != nil {
 			return nil, err
 		}
-		keys = append(keys, t.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return nil, bad
 		}
+		i = skipSpace(obj, i+1)
+		end = valueEnd(obj, i)
+		if end <= i {
+			return nil, bad
+		}
+		out = append(out, property{name: name, raw: obj[i:end:end]})
+		i = skipSpace(obj, end)
+		if i < len(obj) && obj[i] == '}' {
+			return out, nil
+		}
+		if i >= len(obj) || obj[i] != ',' {
+			return nil, bad
+		}
+		i = skipSpace(obj, i+1)
 	}
-	return keys, nil
+	return nil, bad
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd is the index just past the JSON value that starts at b[i].
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return len(b)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = valueEnd(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	j := i
+	for j < len(b) && strings.IndexByte(",}] \t\r\n", b[j]) < 0 {
+		j++
+	}
+	return j
+}
+
+// unquote reads a JSON string's text; most names have no escapes.
+func unquote(q []byte) (string, error) {
+	if len(q) >= 2 && bytes.IndexByte(q, '\\') < 0 {
+		return string(q[1 : len(q)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(q, &s)
+	return s, err
 }
 
 // paramSummary renders a tool's parameters for an error message:
 // "title (string, required): Issue title; body (string)".
 func (s *schemaInfo) paramSummary() string {
-	if len(s.props) == 0 {
+	props, required := s.properties()
+	if len(props) == 0 {
 		return "no parameters"
 	}
 	var parts []string
-	for _, p := range s.props {
+	for _, p := range props {
+		b := p.brief()
 		var attrs []string
-		if t := typeOf(p.schema); t != "" {
+		if t := typeOf(b); t != "" {
 			attrs = append(attrs, t)
 		}
-		if slices.Contains(s.required, p.name) {
+		if slices.Contains(required, p.name) {
 			attrs = append(attrs, "required")
 		}
 		part := p.name
 		if len(attrs) > 0 {
 			part += " (" + strings.Join(attrs, ", ") + ")"
 		}
-		if d, _ := p.schema["description"].(string); d != "" {
+		if d := b.description(); d != "" {
 			part += ": " + firstSentence(d, 80)
 		}
 		parts = append(parts, part)
@@ -146,17 +286,18 @@ func (s *schemaInfo) paramSummary() string {
 	return strings.Join(parts, "; ")
 }
 
-func typeOf(schema map[string]any) string {
-	switch t := schema["type"].(type) {
+func typeOf(b brief) string {
+	switch t := b.Type.(type) {
 	case string:
-		if t == "array" {
-			if items, ok := schema["items"].(map[string]any); ok {
+		if t == "array" && isObject(b.Items) {
+			var items brief
+			if json.Unmarshal(b.Items, &items) == nil {
 				if it := typeOf(items); it != "" {
 					return "array of " + it
 				}
 			}
 		}
-		if enum, ok := schema["enum"].([]any); ok && len(enum) > 0 {
+		if enum, ok := b.Enum.([]any); ok && len(enum) > 0 {
 			vals := make([]string, 0, len(enum))
 			for _, e := range enum {
 				vals = append(vals, fmt.Sprint(e))

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -30,8 +31,11 @@ type extCatalog struct {
 	byName map[string]*catalog.Group
 	// groups are every group as groups/list shows it, by name.
 	groups []groupsext.Group
-	// tools are every wire tool, with its groups in _meta, by wire name.
-	tools map[string]*mcp.Tool
+	// tools are every wire tool, with its groups in _meta, by wire name:
+	// a copy of every tool, made when a client of the extension first
+	// lists them, not for every catalog served.
+	toolsOnce sync.Once
+	tools     map[string]*mcp.Tool
 	// bySource names the groups that a source's prompts, resources and
 	// templates belong to (see scopeSources); a source missing has none.
 	bySource map[string][]string
@@ -43,7 +47,7 @@ func newExtCatalog(e *expose.Exposure) (*extCatalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("naming groups for the grouping extension: %w", err)
 	}
-	x := &extCatalog{expo: e, names: map[catalog.GroupID]string{}, byName: map[string]*catalog.Group{}, tools: map[string]*mcp.Tool{}, bySource: map[string][]string{}}
+	x := &extCatalog{expo: e, names: map[catalog.GroupID]string{}, byName: map[string]*catalog.Group{}, bySource: map[string][]string{}}
 	for _, g := range cat.Groups() {
 		n := names[string(g.ID)]
 		x.names[g.ID] = n
@@ -53,19 +57,6 @@ func newExtCatalog(e *expose.Exposure) (*extCatalog, error) {
 		x.groups = append(x.groups, x.group(g))
 	}
 	slices.SortFunc(x.groups, func(a, b groupsext.Group) int { return strings.Compare(a.Name, b.Name) })
-	add := func(w *expose.Wire) {
-		if _, ok := x.tools[w.Name]; !ok {
-			x.tools[w.Name] = withGroups(w.Tool, x.memberships(w))
-		}
-	}
-	for _, w := range e.Listed(e.Space().New().Snapshot()) {
-		add(w)
-	}
-	for _, g := range cat.Groups() {
-		for _, w := range e.GroupWires(g) {
-			add(w)
-		}
-	}
 	for id, srcs := range scopeSources(e) {
 		for _, src := range srcs {
 			x.bySource[src] = append(x.bySource[src], x.names[id])
@@ -129,7 +120,28 @@ func withMetaGroups(meta mcp.Meta, groups []string) mcp.Meta {
 
 // extensionTools is the tools/list of a client of the extension: every
 // tool, each with its groups.
-func (x *extCatalog) extensionTools() map[string]*mcp.Tool { return maps.Clone(x.tools) }
+func (x *extCatalog) extensionTools() map[string]*mcp.Tool {
+	x.toolsOnce.Do(x.listTools)
+	return maps.Clone(x.tools)
+}
+
+func (x *extCatalog) listTools() {
+	e := x.expo
+	x.tools = map[string]*mcp.Tool{}
+	add := func(w *expose.Wire) {
+		if _, ok := x.tools[w.Name]; !ok {
+			x.tools[w.Name] = withGroups(w.Tool, x.memberships(w))
+		}
+	}
+	for _, w := range e.Listed(e.Space().New().Snapshot()) {
+		add(w)
+	}
+	for _, g := range e.Catalog().Groups() {
+		for _, w := range e.GroupWires(g) {
+			add(w)
+		}
+	}
+}
 
 // serveGroupsExtension registers groups/list on the per-request server, so
 // that the SDK decodes it; perRequestMiddleware answers it (see

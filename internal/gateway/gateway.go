@@ -294,14 +294,19 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 // render builds the exposures (and search indexes) of every mode served.
 func (g *Gateway) render(space *view.Space) (*state, error) {
 	st := &state{space: space, expo: map[expose.Mode]*expose.Exposure{}, disc: map[expose.Mode]*meta.Discovery{}}
+	var first *expose.Exposure // whose flat wire tools the other modes share
 	for _, m := range g.modes {
 		e, err := expose.Build(space, &expose.Options{
 			Mode: m, Exposition: g.opts.Exposition,
 			AnnotateDescriptions: g.opts.AnnotateDescriptions,
 			Reserved:             g.metaNamesFor(m),
+			Share:                first,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("building the %s mode: %w", m, err)
+		}
+		if first == nil {
+			first = e
 		}
 		st.expo[m] = e
 		if m == expose.Search || (m == expose.Groups && (g.opts.Mode == expose.Groups || g.opts.Mode == expose.Auto)) {

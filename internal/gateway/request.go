@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -107,12 +108,15 @@ func (s *session) perRequestMiddleware(ctx context.Context, method string, req m
 }
 
 // registered is what the per-request server keeps in the SDK's registry:
-// every wire tool of every exposure, the configured mode's first where
-// names meet. Nobody lists it (tools/list is answered per request) and no
-// call reaches it (tools/call is too); the SDK's streamable HTTP handler
-// reads it to check the Mcp-Param-* headers of a 2026-07-28 tools/call
-// against the tool's x-mcp-header properties, and announces its changes to
-// listening clients.
+// the wire tools whose input schema binds an argument to a header
+// (x-mcp-header), the configured mode's first where names meet. Nobody
+// lists it (tools/list is answered per request) and no call reaches it
+// (tools/call is too); the SDK's streamable HTTP handler reads it to check
+// the Mcp-Param-* headers of a 2026-07-28 tools/call against the tool's
+// x-mcp-header properties, and checks nothing for a tool that binds none or
+// that it does not know. Registering every tool cost the SDK two decodings
+// of each schema, the largest part of a large catalog's start. Changes
+// are announced by migrated, whatever the registry holds.
 func (g *Gateway) registered(st *state) map[string]*mcp.Tool {
 	modes := []expose.Mode{g.opts.Mode}
 	for m := range st.expo {
@@ -122,6 +126,15 @@ func (g *Gateway) registered(st *state) map[string]*mcp.Tool {
 	}
 	slices.Sort(modes[1:])
 	want := map[string]*mcp.Tool{}
+	seen := map[string]bool{}
+	add := func(w *expose.Wire, bound bool) {
+		if !seen[w.Name] {
+			seen[w.Name] = true
+			if bound {
+				want[w.Name] = w.Tool
+			}
+		}
+	}
 	cat := st.space.Catalog()
 	for _, m := range modes {
 		e, ok := st.expo[m]
@@ -129,13 +142,12 @@ func (g *Gateway) registered(st *state) map[string]*mcp.Tool {
 			continue
 		}
 		for _, t := range cat.Tools() {
-			if w := e.FlatWire(t); want[w.Name] == nil {
-				want[w.Name] = w.Tool
-			}
+			w := e.FlatWire(t)
+			add(w, w.HeaderBound())
 		}
 		for _, grp := range cat.Groups() {
-			if w, ok := e.GroupWire(grp); ok && want[w.Name] == nil {
-				want[w.Name] = w.Tool
+			if w, ok := e.GroupWire(grp); ok {
+				add(w, bytes.Contains(w.InputSchema(), []byte(`"x-mcp-header"`)))
 			}
 		}
 	}

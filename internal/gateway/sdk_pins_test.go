@@ -23,9 +23,12 @@ package gateway_test
 //	  before adding to them                           (session.go serverCapabilities)
 //	AddTool keeps the definition it is given,       the groups mode's sessions share their meta-tools'
 //	  neither copied nor changed                      definitions (session.go metaTools)
+//	a json.RawMessage schema is sent as it is;      upstream schemas are kept as JSON text, never maps
+//	  a client gets schemas as map[string]any         (upstream/rawschema.go, expose/schema.go)
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -33,6 +36,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -277,5 +281,55 @@ func TestSDKCopiesTheServerCapabilities(t *testing.T) {
 	plain, _ := bareServer(t, mcp.NewServer(&mcp.Implementation{Name: "bare"}, &mcp.ServerOptions{Capabilities: caps}), nil)
 	if got := plain.InitializeResult().Capabilities; got.Prompts != nil || got.Extensions["io.example/ext"] == nil {
 		t.Fatalf("a server sharing the capabilities advertises %+v, want the extension and no prompts", got)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer for a transport's log, written by the
+// session's reading goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestSDKSendsRawSchemasAsTheyAre: a tool whose input schema is a
+// json.RawMessage goes out byte for byte (key order and "<" kept), and a
+// client reads schemas back as generic maps. The gateway relies on the
+// first to keep every upstream schema as JSON text (a fraction of the
+// memory of the maps), and converts the second once, as a list arrives.
+func TestSDKSendsRawSchemasAsTheyAre(t *testing.T) {
+	const schema = `{"type":"object","properties":{"z":{"type":"string","description":"a <b> & c"},"a":{"type":"integer"}}}`
+	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, nil)
+	s.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, noArgs)
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := s.Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	var log lockedBuffer
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "pin", Version: "1"}, nil).Connect(context.Background(), &mcp.LoggingTransport{Transport: ct, Writer: &log}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(res.Tools) != 1 {
+		t.Fatalf("ListTools = %v, %v", res, err)
+	}
+	if !strings.Contains(log.String(), `"inputSchema":`+schema) {
+		t.Errorf("the SDK no longer sends a json.RawMessage schema as it is; the wire shows:\n%s", log.String())
+	}
+	if _, ok := res.Tools[0].InputSchema.(map[string]any); !ok {
+		t.Errorf("the client now gives an input schema as %T, not map[string]any; revisit rawSchemas", res.Tools[0].InputSchema)
 	}
 }

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -40,6 +41,65 @@ type cacheEntry struct {
 	// Groups are what the server declared through the groups extension;
 	// their tools are in Tools.
 	Groups []*Group `json:"groups,omitempty"`
+}
+
+// cacheFile reads a cache file with the tools' schemas kept as JSON text
+// (see rawSchemas): its Tools shadow the entry's.
+type cacheFile struct {
+	cacheEntry
+	Tools []cachedTool `json:"tools"`
+}
+
+// cachedTool is a tool whose schemas shadow mcp.Tool's, so they are read as
+// text and never decoded into maps.
+type cachedTool struct {
+	*mcp.Tool
+	InputSchema  textRef `json:"inputSchema"`
+	OutputSchema textRef `json:"outputSchema,omitempty"`
+}
+
+// textRef is a JSON value's text in the data being decoded, not a copy: it
+// is valid only while that data is, and tools copies it out (compacted)
+// before load returns.
+type textRef []byte
+
+func (t *textRef) UnmarshalJSON(b []byte) error {
+	*t = b
+	return nil
+}
+
+// tools are the file's tools, their schemas packed into one array; a
+// schema absent or null is nil, as a decoded map would have been.
+func (f *cacheFile) tools() []*mcp.Tool {
+	var p packer
+	for _, c := range f.Tools {
+		p.addRaw(schemaRef(c.InputSchema))
+		p.addRaw(schemaRef(c.OutputSchema))
+	}
+	texts := p.texts()
+	out := make([]*mcp.Tool, len(f.Tools))
+	for i, c := range f.Tools {
+		t := c.Tool
+		if t == nil {
+			t = &mcp.Tool{}
+		}
+		t.InputSchema, t.OutputSchema = nil, nil
+		if in := texts[2*i]; in != nil {
+			t.InputSchema = in
+		}
+		if o := texts[2*i+1]; o != nil {
+			t.OutputSchema = o
+		}
+		out[i] = t
+	}
+	return out
+}
+
+func schemaRef(t textRef) []byte {
+	if len(t) == 0 || string(t) == "null" {
+		return nil
+	}
+	return t
 }
 
 // cacheKey hashes everything that decides which process or endpoint is reached
@@ -96,10 +156,12 @@ func (c diskCache) load(server, key string) (*cacheEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the tool cache %s: %w", p, err)
 	}
-	var e cacheEntry
-	if err := json.Unmarshal(data, &e); err != nil {
+	var f cacheFile
+	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("the tool cache %s is corrupt (%v); it is ignored and will be rewritten when the server next starts", p, err)
 	}
+	e := f.cacheEntry
+	e.Tools = f.tools()
 	// A format-1 file is as good as new for a server without the groups
 	// extension (it would have been written the same), so upgrading toolfold
 	// does not start every server once.
@@ -119,10 +181,16 @@ func (c diskCache) save(e *cacheEntry) error {
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return fmt.Errorf("creating the tool cache directory: %w", err)
 	}
-	data, err := json.MarshalIndent(e, "", "  ")
-	if err != nil {
+	// Without HTML escaping, as the SDK writes messages: a schema read back
+	// is then the very text a fresh list gives (see rawSchemas).
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(e); err != nil {
 		return fmt.Errorf("encoding the tool cache of %q: %w", e.Server, err)
 	}
+	data := buf.Bytes()
 	final := c.path(e.Server, e.Key)
 	tmp, err := os.CreateTemp(c.dir, ".tmp-*.json")
 	if err != nil {

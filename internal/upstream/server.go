@@ -968,6 +968,7 @@ func listTools(ctx context.Context, cs *mcp.ClientSession, limit int) ([]*mcp.To
 			break
 		}
 	}
+	rawSchemas(tools) // the decoded maps go now; see rawSchemas
 	return tools, nil
 }
 

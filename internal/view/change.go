@@ -106,10 +106,12 @@ func (v *View) unfold(g *catalog.Group) []*catalog.Group {
 	})
 	all := NewSet(len(v.space.cat.Tools()))
 	g.Walk(func(d *catalog.Group) {
-		v.space.groupTools[d.Index].Each(func(i int) { all.Add(i) })
+		for _, t := range d.Tools {
+			all.Add(t.Index)
+		}
 	})
 	weight := 0
-	all.Each(func(i int) { weight += v.space.toolBytes[i] })
+	all.Each(func(i int) { weight += v.space.toolSize(i) })
 	if weight > UnfoldBytes {
 		return nil
 	}

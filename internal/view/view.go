@@ -3,6 +3,7 @@ package view
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 
@@ -23,12 +24,15 @@ type Options struct {
 // Space is the part of every view that depends only on the catalog: built
 // once, shared by all views of that catalog, never changed.
 type Space struct {
-	cat        *catalog.Catalog
-	opts       Options
-	groupTools []Set // by group index: the group's direct tools
-	toolBytes  []int // by tool index: the size of its definition as JSON
-	ungrouped  Set
-	initial    Set // groups enabled in a new view
+	cat       *catalog.Catalog
+	opts      Options
+	ungrouped Set
+	initial   Set // groups enabled in a new view
+
+	// toolBytes is by tool index the size of its definition as JSON,
+	// measured on first need (unfolding a group), not at every start.
+	toolBytesOnce sync.Once
+	toolBytes     []int32
 }
 
 // NewSpace prepares views over cat. It fails if an initial group does not
@@ -39,20 +43,6 @@ func NewSpace(cat *catalog.Catalog, opts *Options) (*Space, error) {
 		s.opts = *opts
 	}
 	n := len(cat.Tools())
-	s.groupTools = make([]Set, len(cat.Groups()))
-	for _, g := range cat.Groups() {
-		set := NewSet(n)
-		for _, t := range g.Tools {
-			set.Add(t.Index)
-		}
-		s.groupTools[g.Index] = set
-	}
-	s.toolBytes = make([]int, n)
-	for _, t := range cat.Tools() {
-		if b, err := json.Marshal(t.Def); err == nil {
-			s.toolBytes[t.Index] = len(b)
-		}
-	}
 	s.ungrouped = NewSet(n)
 	for _, t := range cat.Ungrouped() {
 		s.ungrouped.Add(t.Index)
@@ -84,9 +74,18 @@ func (s *Space) Catalog() *catalog.Catalog { return s.cat }
 // Options returns the options views of this space follow.
 func (s *Space) Options() Options { return s.opts }
 
-// GroupTools returns the direct tools of a group as a set; it must not be
-// modified.
-func (s *Space) GroupTools(g *catalog.Group) Set { return s.groupTools[g.Index] }
+// toolSize is the size of a tool's definition as JSON.
+func (s *Space) toolSize(i int) int {
+	s.toolBytesOnce.Do(func() {
+		s.toolBytes = make([]int32, len(s.cat.Tools()))
+		for _, t := range s.cat.Tools() {
+			if b, err := json.Marshal(t.Def); err == nil {
+				s.toolBytes[t.Index] = int32(min(len(b), math.MaxInt32))
+			}
+		}
+	})
+	return int(s.toolBytes[i])
+}
 
 // New returns a view in its initial state.
 func (s *Space) New() *View {
@@ -150,9 +149,12 @@ func (v *View) recompute() {
 func (v *View) toolsFor(enabled Set) (visible Set, grouped int) {
 	s := v.space
 	visible = NewSet(len(s.cat.Tools()))
+	// A group's tools are read from the catalog: a set per group would
+	// cost groups × tools bits, the most of any part of a large catalog.
+	groups := s.cat.Groups()
 	enabled.Each(func(g int) {
-		for i, w := range s.groupTools[g].words {
-			visible.words[i] |= w
+		for _, t := range groups[g].Tools {
+			visible.Add(t.Index)
 		}
 	})
 	grouped = visible.Len()
