@@ -240,6 +240,10 @@ func (s *session) migrate(st *state, quiet bool) {
 	s.mu.Unlock()
 	s.changing.Unlock()
 	if s.mode == perRequestMode {
+		// The registry holds the header-bound tools the SDK checks
+		// Mcp-Param headers against: a tool that came with this catalog
+		// must be checked too.
+		s.reconcile()
 		s.migrated(st, quiet)
 		return
 	}
