@@ -316,10 +316,14 @@ type CallsParams struct {
 	// takes its turn: taking turns spreads the machine's noise (other
 	// builds on a shared box) over every side instead of over whichever ran
 	// last.
-	Block   int `json:"block"`
-	Callers int `json:"callers"` // goroutines calling at once on one session
-	// Duration is the time each side is measured with Callers in total,
-	// split into Rounds alternating turns for the same reason as Block.
+	Block int `json:"block"`
+	// Callers are the numbers of goroutines calling at once on one
+	// session, each measured in the same run (issue 24: a path that keeps
+	// pace at 16 callers may not at 64).
+	Callers []int `json:"callers"`
+	// Duration is the time each side is measured with each number of
+	// Callers in total, split into Rounds alternating turns for the same
+	// reason as Block.
 	Duration time.Duration `json:"-"`
 	Seconds  float64       `json:"seconds_per_side"`
 	Rounds   int           `json:"rounds"`
@@ -338,20 +342,41 @@ type Percentiles struct {
 type SideResult struct {
 	Name    string      `json:"name"`
 	Latency Percentiles `json:"latency"`
-	// Calls and CallsPerSec are counted with Callers concurrent callers;
-	// Ratio is CallsPerSec over the direct side's.
+	// Throughput has one entry per number of callers, in the order of
+	// CallsParams.Callers.
+	Throughput []Throughput `json:"throughput"`
+	// RSS is the process's resident memory after the turns.
+	RSS int64 `json:"rss_bytes"`
+}
+
+// Throughput is one side's figures with one number of concurrent callers.
+type Throughput struct {
+	Callers     int     `json:"callers"`
 	Calls       int64   `json:"calls"`
 	CallsPerSec float64 `json:"calls_per_s"`
-	Ratio       float64 `json:"ratio"`
+	// Ratio is CallsPerSec over the direct side's with as many callers.
+	Ratio float64 `json:"ratio"`
 	// CPUMicrosPerCall is the user+system CPU time of the process the
 	// client talks to, per call, over the throughput turns (/proc/PID/stat).
 	CPUMicrosPerCall float64 `json:"cpu_us_per_call"`
+	// CPUOverRelay is CPUMicrosPerCall over the byte relay's with as many
+	// callers: what the side costs against the floor of any hop.
+	CPUOverRelay float64 `json:"cpu_over_relay"`
 	// AllocsPerCall and BytesPerCall are that process's heap allocations
 	// per call over the same turns (Go's MemStats); -1 when unreadable.
 	AllocsPerCall float64 `json:"allocs_per_call"`
 	BytesPerCall  float64 `json:"bytes_per_call"`
-	// RSS is the process's resident memory after the turns.
-	RSS int64 `json:"rss_bytes"`
+}
+
+// At returns the side's figures with callers concurrent callers (zero if
+// not measured).
+func (s SideResult) At(callers int) Throughput {
+	for _, t := range s.Throughput {
+		if t.Callers == callers {
+			return t
+		}
+	}
+	return Throughput{}
 }
 
 // CallsResult compares the sides of one transport.
@@ -372,7 +397,8 @@ func (r *CallsResult) Side(name string) SideResult {
 }
 
 // measureCalls times sequential calls on each side, then counts calls with
-// concurrent callers, the sides taking turns throughout.
+// each number of concurrent callers, the sides taking turns throughout:
+// every round gives each side a turn with each number of callers.
 func measureCalls(ctx context.Context, transport string, sides []*side, params CallsParams) (*CallsResult, error) {
 	params.Seconds = params.Duration.Seconds()
 	samples := make([][]time.Duration, len(sides))
@@ -396,34 +422,51 @@ func measureCalls(ctx context.Context, transport string, sides []*side, params C
 		}
 	}
 	turn := params.Duration / time.Duration(params.Rounds)
-	counted := make([]throughputSide, len(sides))
+	// counted[i][j]: side i with params.Callers[j] callers.
+	counted := make([][]throughputSide, len(sides))
+	for i := range counted {
+		counted[i] = make([]throughputSide, len(params.Callers))
+	}
 	for range params.Rounds {
-		for i, s := range sides {
-			if err := counted[i].run(ctx, s, params.Callers, turn); err != nil {
-				return nil, fmt.Errorf("concurrent calls to the %s side: %w", s.name, err)
+		for j, callers := range params.Callers {
+			for i, s := range sides {
+				if err := counted[i][j].run(ctx, s, callers, turn); err != nil {
+					return nil, fmt.Errorf("%d concurrent callers of the %s side: %w", callers, s.name, err)
+				}
 			}
 		}
 	}
 	r := &CallsResult{Transport: transport, Params: params}
 	for i, s := range sides {
-		c := &counted[i]
-		sr := SideResult{Name: s.name, Latency: percentiles(samples[i]), Calls: c.calls, CallsPerSec: c.perSecond(),
-			AllocsPerCall: -1, BytesPerCall: -1}
-		if c.calls > 0 {
-			sr.CPUMicrosPerCall = float64(c.cpu.Microseconds()) / float64(c.calls)
-			if c.allocsKnown {
-				sr.AllocsPerCall = float64(c.allocs) / float64(c.calls)
-				sr.BytesPerCall = float64(c.bytes) / float64(c.calls)
-			}
+		sr := SideResult{Name: s.name, Latency: percentiles(samples[i])}
+		for j, callers := range params.Callers {
+			sr.Throughput = append(sr.Throughput, counted[i][j].result(callers))
 		}
 		sr.RSS, _ = rssBytes(s.process.pid)
 		r.Sides = append(r.Sides, sr)
 	}
-	direct := r.Side(sideDirect).CallsPerSec
+	direct, relay := r.Side(sideDirect), r.Side(sideCopy)
 	for i := range r.Sides {
-		r.Sides[i].Ratio = ratio(r.Sides[i].CallsPerSec, direct)
+		for j := range r.Sides[i].Throughput {
+			t := &r.Sides[i].Throughput[j]
+			t.Ratio = ratio(t.CallsPerSec, direct.At(t.Callers).CallsPerSec)
+			t.CPUOverRelay = ratio(t.CPUMicrosPerCall, relay.At(t.Callers).CPUMicrosPerCall)
+		}
 	}
 	return r, nil
+}
+
+// result is what the turns counted, per call.
+func (s *throughputSide) result(callers int) Throughput {
+	t := Throughput{Callers: callers, Calls: s.calls, CallsPerSec: s.perSecond(), AllocsPerCall: -1, BytesPerCall: -1}
+	if s.calls > 0 {
+		t.CPUMicrosPerCall = float64(s.cpu.Microseconds()) / float64(s.calls)
+		if s.allocsKnown {
+			t.AllocsPerCall = float64(s.allocs) / float64(s.calls)
+			t.BytesPerCall = float64(s.bytes) / float64(s.calls)
+		}
+	}
+	return t
 }
 
 // percentiles uses the nearest-rank definition: p99 of 2,000 samples is the
