@@ -76,6 +76,10 @@ func TestBenchmarkHarness(t *testing.T) {
 				if tp.CPUMicrosPerCall < 0 {
 					t.Errorf("%s: CPU per call %v µs: not sane", what, tp.CPUMicrosPerCall)
 				}
+				// Every side reads its requests and writes its answers.
+				if tp.SyscallsPerCall <= 0 {
+					t.Errorf("%s: %v system calls per call: /proc/PID/io was misread", what, tp.SyscallsPerCall)
+				}
 			}
 		}
 		want := []string{sideDirect, sideCopy, sideSDKRelay, sideToolfold}

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"os"
 	"os/exec"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -366,6 +369,11 @@ type Throughput struct {
 	// per call over the same turns (Go's MemStats); -1 when unreadable.
 	AllocsPerCall float64 `json:"allocs_per_call"`
 	BytesPerCall  float64 `json:"bytes_per_call"`
+	// SyscallsPerCall are that process's read and write system calls per
+	// call over the same turns (/proc/PID/io: syscr + syscw), -1 when
+	// unreadable: a hop pays at least one of each per message in each
+	// direction unless it carries several messages per call.
+	SyscallsPerCall float64 `json:"syscalls_per_call"`
 }
 
 // At returns the side's figures with callers concurrent callers (zero if
@@ -458,8 +466,11 @@ func measureCalls(ctx context.Context, transport string, sides []*side, params C
 
 // result is what the turns counted, per call.
 func (s *throughputSide) result(callers int) Throughput {
-	t := Throughput{Callers: callers, Calls: s.calls, CallsPerSec: s.perSecond(), AllocsPerCall: -1, BytesPerCall: -1}
+	t := Throughput{Callers: callers, Calls: s.calls, CallsPerSec: s.perSecond(), AllocsPerCall: -1, BytesPerCall: -1, SyscallsPerCall: -1}
 	if s.calls > 0 {
+		if s.syscallsKnown {
+			t.SyscallsPerCall = float64(s.syscalls) / float64(s.calls)
+		}
 		t.CPUMicrosPerCall = float64(s.cpu.Microseconds()) / float64(s.calls)
 		if s.allocsKnown {
 			t.AllocsPerCall = float64(s.allocs) / float64(s.calls)
@@ -510,6 +521,8 @@ type throughputSide struct {
 	cpu           time.Duration
 	allocs, bytes uint64
 	allocsKnown   bool
+	syscalls      uint64
+	syscallsKnown bool
 	turns         int
 }
 
@@ -526,6 +539,7 @@ func (s *throughputSide) perSecond() float64 {
 // time and allocations are read just before and just after.
 func (s *throughputSide) run(ctx context.Context, sd *side, callers int, d time.Duration) error {
 	cpuBefore, _ := cpuTime(sd.process.pid)
+	sysBefore, sysErr := syscallCount(sd.process.pid)
 	memBefore, memErr := readMemStats(ctx, sd.process.pprof, false)
 	var calls atomic.Int64
 	var firstErr error
@@ -563,6 +577,12 @@ func (s *throughputSide) run(ctx context.Context, sd *side, callers int, d time.
 	s.calls += calls.Load()
 	cpuAfter, _ := cpuTime(sd.process.pid)
 	s.cpu += cpuAfter - cpuBefore
+	sysAfter, sysErr2 := syscallCount(sd.process.pid)
+	sysKnown := sysErr == nil && sysErr2 == nil
+	s.syscallsKnown = sysKnown && (s.turns == 0 || s.syscallsKnown)
+	if sysKnown {
+		s.syscalls += sysAfter - sysBefore
+	}
 	memAfter, memErr2 := readMemStats(ctx, sd.process.pprof, false)
 	known := memErr == nil && memErr2 == nil
 	if s.turns == 0 {
@@ -575,4 +595,31 @@ func (s *throughputSide) run(ctx context.Context, sd *side, callers int, d time.
 	}
 	s.turns++
 	return firstErr
+}
+
+// syscallCount is how many read and write system calls process pid has
+// made (/proc/PID/io, which Linux keeps for processes of the same user).
+func syscallCount(pid int) (uint64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0, fmt.Errorf("reading the system calls of process %d (the figure needs Linux's /proc): %w", pid, err)
+	}
+	var total uint64
+	found := 0
+	for line := range strings.Lines(string(raw)) {
+		name, value, ok := strings.Cut(strings.TrimSpace(line), ": ")
+		if !ok || (name != "syscr" && name != "syscw") {
+			continue
+		}
+		n, err := strconv.ParseUint(value, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/io: %s: %w", pid, name, err)
+		}
+		total += n
+		found++
+	}
+	if found != 2 {
+		return 0, fmt.Errorf("/proc/%d/io lacks syscr or syscw", pid)
+	}
+	return total, nil
 }

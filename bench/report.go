@@ -124,17 +124,20 @@ func printCalls(w io.Writer, n int, c *CallsResult) {
 	}
 	tw.Flush()
 	tw = newTab(w)
-	fmt.Fprintln(tw, "\tcallers\tside\tcalls/s\tover direct\tover SDK relay\tCPU/call\tover byte relay\tallocs/call\talloc/call\t")
+	fmt.Fprintln(tw, "\tcallers\tside\tcalls/s\tover direct\tover SDK relay\tCPU/call\tover byte relay\tsyscalls/call\tallocs/call\talloc/call\t")
 	for _, callers := range p.Callers {
 		sdk := c.Side(sideSDKRelay).At(callers)
 		for _, sd := range c.Sides {
 			t := sd.At(callers)
-			allocs, bytes := "n/a", "n/a"
+			allocs, bytes, syscalls := "n/a", "n/a", "n/a"
 			if t.AllocsPerCall >= 0 {
 				allocs, bytes = fmt.Sprintf("%.0f", t.AllocsPerCall), kib(t.BytesPerCall)
 			}
-			fmt.Fprintf(tw, "\t%d\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", callers, sd.Name, t.CallsPerSec, times(t.Ratio),
-				times(ratio(t.CallsPerSec, sdk.CallsPerSec)), us(t.CPUMicrosPerCall), times(t.CPUOverRelay), allocs, bytes)
+			if t.SyscallsPerCall >= 0 {
+				syscalls = fmt.Sprintf("%.2f", t.SyscallsPerCall)
+			}
+			fmt.Fprintf(tw, "\t%d\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", callers, sd.Name, t.CallsPerSec, times(t.Ratio),
+				times(ratio(t.CallsPerSec, sdk.CallsPerSec)), us(t.CPUMicrosPerCall), times(t.CPUOverRelay), syscalls, allocs, bytes)
 		}
 	}
 	tw.Flush()
