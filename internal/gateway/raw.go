@@ -334,6 +334,12 @@ func (e *rawEdge) call(line []byte) bool {
 	}
 	ticket := e.g.admitCall(e.ctx, pathStdioBytes, nil)
 	call := &rawcall.Call{Arguments: req.args, Capabilities: ev.caps, Downstream: down}
+	if e.screen != nil {
+		// The screen ends the batch before it could wait for the
+		// client's next line: the requests of the calls read together
+		// go to their source in one write.
+		call.Batch = &e.screen.batch
+	}
 	ticket.traceBytes(e.ctx, req.meta, nil, w, req.id, "", call)
 	call.Done = func(res json.RawMessage, err error) {
 		e.mu.Lock()
@@ -426,7 +432,14 @@ func (e *rawEdge) answer(id, key string, w *expose.Wire, ev era, res json.RawMes
 	// Accounted for before the client can see the answer, as on the
 	// typed path.
 	ticket.finish(e.ctx, w.Name, "", w.Target.Source, outcome)
-	if e.screen != nil {
+	switch {
+	case e.screen == nil:
+	case call.Answers != nil:
+		// The source has more answers in hand: this one goes out with
+		// them, in one write, when it ends the batch.
+		e.screen.out.holdAnswer(msg, key)
+		call.Answers.Hold(e.screen.out)
+	default:
 		if werr := e.screen.out.writeAnswer(msg, key); werr != nil {
 			e.g.log.Debug("could not write a tools/call answer to the client", "err", werr)
 		}
