@@ -100,7 +100,7 @@ type rawRequest struct {
 // anything the SDK should read instead: not a lone request, an unexpected
 // member, a name with escapes. The slices point into line.
 func parseCall(line []byte) (r rawRequest, ok bool) {
-	if !json.Valid(line) {
+	if !rawcall.Valid(line) {
 		return r, false // the SDK answers with a parse error
 	}
 	ok = true
@@ -412,7 +412,7 @@ func (e *rawEdge) cancelled(line []byte) bool {
 // cancelledRequest returns the id of the request a notifications/cancelled
 // message withdraws, as sent, or reports false for any other message.
 func cancelledRequest(msg []byte) ([]byte, bool) {
-	if !json.Valid(msg) || string(rawcall.Member(msg, "method")) != `"notifications/cancelled"` || rawcall.Member(msg, "id") != nil {
+	if !rawcall.Valid(msg) || string(rawcall.Member(msg, "method")) != `"notifications/cancelled"` || rawcall.Member(msg, "id") != nil {
 		return nil, false
 	}
 	params := rawcall.Member(msg, "params")
