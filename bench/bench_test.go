@@ -33,7 +33,9 @@ func TestBenchmarkHarness(t *testing.T) {
 	const servers = 3
 	params := Params{
 		Calls: CallsParams{Transports: transports, Calls: 20, Warmup: 5, Block: 7,
-			Callers: []int{2, 4}, Duration: 400 * time.Millisecond, Rounds: 2},
+			Callers: []int{2, 4}, Duration: 400 * time.Millisecond, Rounds: 2,
+			// This checkout stands in for another: a side of its own over stdio.
+			Baseline: h.root},
 		Startup:     StartupParams{Servers: servers, Runs: 2, Settle: 100 * time.Millisecond},
 		Memory:      MemoryParams{Sessions: 10, Concurrency: 4, Servers: servers, Modes: []string{"groups", "search"}, Protocol: "2025-11-25", Settle: 100 * time.Millisecond},
 		Scale:       ScaleParams{Tools: []int{30, 90}, Batch: 2, Mode: "search", ProfileTime: time.Second},
@@ -82,9 +84,9 @@ func TestBenchmarkHarness(t *testing.T) {
 				}
 			}
 		}
-		want := []string{sideDirect, sideCopy, sideSDKRelay, sideToolfold}
+		want := []string{sideDirect, sideCopy, sideSDKRelay, sideToolfold, sideBaseline}
 		if c.Transport == transportHTTP {
-			want = append(want, sideSession)
+			want = []string{sideDirect, sideCopy, sideSDKRelay, sideToolfold, sideSession}
 		}
 		if !slices.Equal(names, want) {
 			t.Errorf("%s sides are %q, want %q", c.Transport, names, want)
@@ -106,8 +108,8 @@ func TestBenchmarkHarness(t *testing.T) {
 			}
 		}
 	}
-	if len(r.Profiles) != 3*(len(transports)+1) {
-		t.Errorf("profiles written: %q, want three per toolfold side (stdio, http, http session)", r.Profiles)
+	if len(r.Profiles) != 3*(len(transports)+2) || len(slices.Compact(slices.Sorted(slices.Values(r.Profiles)))) != len(r.Profiles) {
+		t.Errorf("profiles written: %q, want three files of their own per toolfold side (stdio, stdio baseline, http, http session)", r.Profiles)
 	}
 	for _, f := range r.Profiles {
 		if info, err := os.Stat(f); err != nil || info.Size() == 0 {
@@ -175,7 +177,7 @@ func TestBenchmarkHarness(t *testing.T) {
 	}
 	var table bytes.Buffer
 	printTable(&table, r)
-	for _, want := range []string{"1. tools/call over stdio", "goals, 2 callers", "goals, 4 callers", "2. tools/call over http", "goals, toolfold, 4 callers", "3. start to first tools/list", "4. RSS", "5. scale"} {
+	for _, want := range []string{"1. tools/call over stdio", sideBaseline + ": built from " + h.root + ", commit", "goals, 2 callers", "goals, 4 callers", "2. tools/call over http", "goals, toolfold, 4 callers", "3. start to first tools/list", "4. RSS", "5. scale"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())
 		}

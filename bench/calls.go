@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -63,7 +64,10 @@ const (
 	// HTTP side's client asks for the newest protocol, 2026-07-28, which
 	// the Go SDK's own stateful handler does not serve (its client falls
 	// back to a 2025-11-25 session there) and toolfold serves without one.
-	sideSession   = "toolfold, session"
+	sideSession = "toolfold, session"
+	// sideBaseline is toolfold built from another checkout (-baseline),
+	// over stdio: before and after a change, taking turns in one run.
+	sideBaseline  = "toolfold, baseline"
 	transportIO   = "stdio"
 	transportHTTP = "http"
 )
@@ -132,6 +136,19 @@ func (h *harness) openSides(ctx context.Context, transport string) (sides []*sid
 		}); err != nil {
 			return sides, err
 		}
+		if h.baseline != "" {
+			if err := add(sideBaseline, gatewayTool, func() (*side, error) {
+				addr, err := freeLoopbackAddr()
+				if err != nil {
+					return nil, err
+				}
+				cmd := h.command(h.baseline, "serve", "--config", config, "--mode", "flat", "--log-level", "warn", "--pprof", addr)
+				cmd.Env = toolfoldEnv(h.path("cache"))
+				return h.stdioSide(ctx, cmd, &process{pprof: "http://" + addr})
+			}); err != nil {
+				return sides, err
+			}
+		}
 	case transportHTTP:
 		var directURL string
 		for _, def := range []struct{ name, flag string }{{sideDirect, ""}, {sideCopy, "-proxy"}, {sideSDKRelay, "-relay"}} {
@@ -180,6 +197,21 @@ func (h *harness) openSides(ctx context.Context, transport string) (sides []*sid
 		}
 	}
 	return sides, nil
+}
+
+// buildBaseline builds toolfold from the checkout at dir, for the side
+// that compares this checkout with it, and says what it built.
+func (h *harness) buildBaseline(ctx context.Context, dir string) (string, error) {
+	out := h.path("toolfold-baseline")
+	build := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/toolfold")
+	build.Dir = dir
+	var stderr bytes.Buffer
+	build.Stderr = &stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("building the baseline toolfold in %s (-baseline names a toolfold checkout): %v\n%s", dir, err, stderr.String())
+	}
+	h.baseline = out
+	return dir + ", " + describeSource(ctx, dir), nil
 }
 
 // httpToolfoldSide starts toolfold serve --http in flat mode and connects
@@ -330,6 +362,9 @@ type CallsParams struct {
 	Duration time.Duration `json:"-"`
 	Seconds  float64       `json:"seconds_per_side"`
 	Rounds   int           `json:"rounds"`
+	// Baseline is the checkout a stdio side "toolfold, baseline" was
+	// built from, and its commit; empty without one.
+	Baseline string `json:"baseline,omitempty"`
 }
 
 // Percentiles of one side's call latency, in microseconds.

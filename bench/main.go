@@ -154,6 +154,7 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	callers := fs.String("callers", "16,64", "calls: comma-separated numbers of concurrent callers on one session, each measured")
 	fs.DurationVar(&p.Calls.Duration, "throughput-time", 3*time.Second, "calls: time measured with concurrent callers per side (four sides per transport)")
 	fs.IntVar(&p.Calls.Rounds, "rounds", 3, "calls: turns the concurrent time per side is split into")
+	fs.StringVar(&p.Calls.Baseline, "baseline", "", "calls over stdio: also measure toolfold built from the checkout in this directory (\""+sideBaseline+"\"), taking turns with the other sides: before and after a change in one run")
 	fs.StringVar(&p.Profile, "profile", "", "calls: write toolfold's CPU and allocation profiles under load into this directory")
 	fs.DurationVar(&p.ProfileTime, "profile-time", 5*time.Second, "calls: how long to profile toolfold per transport")
 	fs.IntVar(&p.Startup.Servers, "servers", 20, "start-up: upstream servers in the config")
@@ -250,6 +251,13 @@ func run(ctx context.Context, h *harness, p Params, log io.Writer) (*Report, err
 		}
 	}
 	if p.runs("calls") {
+		if p.Calls.Baseline != "" {
+			progress("building the baseline toolfold in %s…", p.Calls.Baseline)
+			var err error
+			if p.Calls.Baseline, err = h.buildBaseline(ctx, p.Calls.Baseline); err != nil {
+				return nil, err
+			}
+		}
 		for _, transport := range p.Calls.Transports {
 			progress("calls over %s: %d sequential calls per side after %d warm-up, then %s callers for %v each per side…",
 				transport, p.Calls.Calls, p.Calls.Warmup, joinInts(p.Calls.Callers, ", "), p.Calls.Duration)
@@ -265,8 +273,11 @@ func run(ctx context.Context, h *harness, p Params, log io.Writer) (*Report, err
 						continue
 					}
 					tag := transport
-					if sd.name == sideSession {
+					switch sd.name {
+					case sideSession:
 						tag = "session-" + transport
+					case sideBaseline:
+						tag = "baseline-" + transport
 					}
 					var files []string
 					files, err = profileUnderLoad(ctx, sd, slices.Max(p.Calls.Callers), p.ProfileTime, p.Profile, tag)

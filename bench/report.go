@@ -115,6 +115,9 @@ func printCalls(w io.Writer, n int, c *CallsResult) {
 		"   calls/s with %s concurrent callers on one session, %.1f s per side and number of callers in %d turns; CPU, allocations\n"+
 		"   and RSS are those of the process the client talks to (the relays' and toolfold's upstream fixture is not counted)\n",
 		n, c.Transport, p.Calls, p.Warmup, p.Block, joinInts(p.Callers, " and "), p.Seconds, p.Rounds)
+	if c.Side(sideBaseline).Name != "" {
+		fmt.Fprintf(w, "   %s: built from %s\n", sideBaseline, p.Baseline)
+	}
 	direct, tf := c.Side(sideDirect), c.Side(sideToolfold)
 	tw := newTab(w)
 	fmt.Fprintln(tw, "\tside\tp50\tp99\tp50 over direct\tRSS\t")
