@@ -23,7 +23,10 @@ import (
 // the fast path can carry exactly, sent to the tool's source as bytes; the
 // source's answer is written to stdout by the source's reading goroutine,
 // under the same lock as the SDK's own writes. No goroutine is started and
-// nothing is decoded into types on the way.
+// nothing is decoded into types on the way. Lines read together travel
+// together: the requests of the calls the screen read in one go reach the
+// source in one write, and the answers a source read in one go reach the
+// client in one write (rawcall.Batch).
 //
 // A call takes the fast path only when nothing about it needs the SDK: a
 // flat catalog tool the client's view reaches, whose source checks its own
