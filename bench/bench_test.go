@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -32,7 +33,9 @@ func TestBenchmarkHarness(t *testing.T) {
 	const servers = 3
 	params := Params{
 		Calls: CallsParams{Transports: transports, Calls: 20, Warmup: 5, Block: 7,
-			Callers: 4, Duration: 400 * time.Millisecond, Rounds: 2},
+			Callers: []int{2, 4}, Duration: 400 * time.Millisecond, Rounds: 2,
+			// This checkout stands in for another: a side of its own over stdio.
+			Baseline: h.root},
 		Startup:     StartupParams{Servers: servers, Runs: 2, Settle: 100 * time.Millisecond},
 		Memory:      MemoryParams{Sessions: 10, Concurrency: 4, Servers: servers, Modes: []string{"groups", "search"}, Protocol: "2025-11-25", Settle: 100 * time.Millisecond},
 		Scale:       ScaleParams{Tools: []int{30, 90}, Batch: 2, Mode: "search", ProfileTime: time.Second},
@@ -55,22 +58,35 @@ func TestBenchmarkHarness(t *testing.T) {
 			if !(p.P50 > 0 && p.P50 <= p.P90 && p.P90 <= p.P99 && p.P99 <= p.Max && p.Mean > 0) {
 				t.Errorf("%s, %s side: latency percentiles are not positive and ordered: %+v", c.Transport, sd.Name, p)
 			}
-			if sd.Calls <= 0 || sd.CallsPerSec <= 0 {
-				t.Errorf("%s, %s side: throughput counted no calls: %+v", c.Transport, sd.Name, sd)
+			if sd.RSS <= 0 {
+				t.Errorf("%s, %s side: RSS %d: not sane", c.Transport, sd.Name, sd.RSS)
 			}
-			checkRatio(t, c.Transport+" "+sd.Name+" throughput", sd.Ratio)
-			// Every side's process serves the profiler, so allocations are
-			// known; a call allocates something in any Go process.
-			if sd.AllocsPerCall <= 0 || sd.BytesPerCall <= 0 {
-				t.Errorf("%s, %s side: allocations per call are not positive: %v allocs, %v bytes", c.Transport, sd.Name, sd.AllocsPerCall, sd.BytesPerCall)
+			if got := throughputCallers(sd); !slices.Equal(got, params.Calls.Callers) {
+				t.Errorf("%s, %s side: throughput measured with %v callers, want %v", c.Transport, sd.Name, got, params.Calls.Callers)
 			}
-			if sd.CPUMicrosPerCall < 0 || sd.RSS <= 0 {
-				t.Errorf("%s, %s side: CPU per call %v µs, RSS %d: not sane", c.Transport, sd.Name, sd.CPUMicrosPerCall, sd.RSS)
+			for _, tp := range sd.Throughput {
+				what := fmt.Sprintf("%s, %s side, %d callers", c.Transport, sd.Name, tp.Callers)
+				if tp.Calls <= 0 || tp.CallsPerSec <= 0 {
+					t.Errorf("%s: throughput counted no calls: %+v", what, tp)
+				}
+				checkRatio(t, what+" throughput", tp.Ratio)
+				// Every side's process serves the profiler, so allocations
+				// are known; a call allocates something in any Go process.
+				if tp.AllocsPerCall <= 0 || tp.BytesPerCall <= 0 {
+					t.Errorf("%s: allocations per call are not positive: %v allocs, %v bytes", what, tp.AllocsPerCall, tp.BytesPerCall)
+				}
+				if tp.CPUMicrosPerCall < 0 {
+					t.Errorf("%s: CPU per call %v µs: not sane", what, tp.CPUMicrosPerCall)
+				}
+				// Every side reads its requests and writes its answers.
+				if tp.SyscallsPerCall <= 0 {
+					t.Errorf("%s: %v system calls per call: /proc/PID/io was misread", what, tp.SyscallsPerCall)
+				}
 			}
 		}
-		want := []string{sideDirect, sideCopy, sideSDKRelay, sideToolfold}
+		want := []string{sideDirect, sideCopy, sideSDKRelay, sideToolfold, sideBaseline}
 		if c.Transport == transportHTTP {
-			want = append(want, sideSession)
+			want = []string{sideDirect, sideCopy, sideSDKRelay, sideToolfold, sideSession}
 		}
 		if !slices.Equal(names, want) {
 			t.Errorf("%s sides are %q, want %q", c.Transport, names, want)
@@ -79,12 +95,21 @@ func TestBenchmarkHarness(t *testing.T) {
 	// The toolfold side used CPU over its turns: thousands of calls cannot
 	// all fit in one clock tick, so a zero means /proc was misread.
 	for _, c := range r.Calls {
-		if tf := c.Side(sideToolfold); tf.CPUMicrosPerCall <= 0 {
-			t.Errorf("toolfold over %s used no CPU per call: %+v", c.Transport, tf)
+		for _, tp := range c.Side(sideToolfold).Throughput {
+			if tp.CPUMicrosPerCall <= 0 {
+				t.Errorf("toolfold over %s with %d callers used no CPU per call: %+v", c.Transport, tp.Callers, tp)
+			}
+			// The byte relay may use less than a clock tick in so short a
+			// run; where it used some, the ratio is the two figures'.
+			relay := c.Side(sideCopy).At(tp.Callers).CPUMicrosPerCall
+			if want := ratio(tp.CPUMicrosPerCall, relay); tp.CPUOverRelay != want {
+				t.Errorf("toolfold over %s with %d callers: CPU over the byte relay's is %v, want %v (%v µs over %v µs)",
+					c.Transport, tp.Callers, tp.CPUOverRelay, want, tp.CPUMicrosPerCall, relay)
+			}
 		}
 	}
-	if len(r.Profiles) != 3*(len(transports)+1) {
-		t.Errorf("profiles written: %q, want three per toolfold side (stdio, http, http session)", r.Profiles)
+	if len(r.Profiles) != 3*(len(transports)+2) || len(slices.Compact(slices.Sorted(slices.Values(r.Profiles)))) != len(r.Profiles) {
+		t.Errorf("profiles written: %q, want three files of their own per toolfold side (stdio, stdio baseline, http, http session)", r.Profiles)
 	}
 	for _, f := range r.Profiles {
 		if info, err := os.Stat(f); err != nil || info.Size() == 0 {
@@ -152,7 +177,7 @@ func TestBenchmarkHarness(t *testing.T) {
 	}
 	var table bytes.Buffer
 	printTable(&table, r)
-	for _, want := range []string{"1. tools/call over stdio", "2. tools/call over http", "3. start to first tools/list", "4. RSS", "5. scale"} {
+	for _, want := range []string{"1. tools/call over stdio", sideBaseline + ": built from " + h.root + ", commit", "goals, 2 callers", "goals, 4 callers", "2. tools/call over http", "goals, toolfold, 4 callers", "3. start to first tools/list", "4. RSS", "5. scale"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())
 		}
@@ -163,6 +188,15 @@ func TestBenchmarkHarness(t *testing.T) {
 	if leftovers := fixturesAlive(t, h.fixture); len(leftovers) > 0 {
 		t.Errorf("fixture processes outlived the cleanup: %v", leftovers)
 	}
+}
+
+// throughputCallers lists the numbers of callers a side was measured with.
+func throughputCallers(sd SideResult) []int {
+	var out []int
+	for _, tp := range sd.Throughput {
+		out = append(out, tp.Callers)
+	}
+	return out
 }
 
 func checkRatio(t *testing.T, name string, v float64) {
@@ -192,7 +226,8 @@ func fixturesAlive(t *testing.T, fixture string) []string {
 }
 
 func TestParseFlagsRefusesNonsense(t *testing.T) {
-	for _, args := range [][]string{{"-calls", "0"}, {"-only", "speed"}, {"extra"}, {"-memory-modes", ""}, {"-transports", "pigeon"}, {"-transports", ""}, {"-scale-tools", "1k"}, {"-scale-batch", "0"}} {
+	for _, args := range [][]string{{"-calls", "0"}, {"-only", "speed"}, {"extra"}, {"-memory-modes", ""}, {"-transports", "pigeon"}, {"-transports", ""}, {"-scale-tools", "1k"}, {"-scale-batch", "0"},
+		{"-callers", ""}, {"-callers", "0"}, {"-callers", "16,16"}, {"-callers", "many"}} {
 		if _, _, _, err := parseFlags(args); err == nil {
 			t.Errorf("parseFlags(%q) accepted it", args)
 		}
@@ -200,6 +235,14 @@ func TestParseFlagsRefusesNonsense(t *testing.T) {
 	p, _, _, err := parseFlags([]string{"-only", "calls,memory"})
 	if err != nil || !p.runs("calls") || p.runs("startup") {
 		t.Errorf("-only calls,memory: runs(calls)=%v runs(startup)=%v err=%v", p.runs("calls"), p.runs("startup"), err)
+	}
+	// Both numbers of callers by default, in one run (issue 24).
+	if !slices.Equal(p.Calls.Callers, []int{16, 64}) {
+		t.Errorf("callers by default = %v, want [16 64]", p.Calls.Callers)
+	}
+	p, _, _, err = parseFlags([]string{"-callers", "64, 8"})
+	if err != nil || !slices.Equal(p.Calls.Callers, []int{64, 8}) {
+		t.Errorf("-callers '64, 8' = %v (err %v), want [64 8]", p.Calls.Callers, err)
 	}
 }
 

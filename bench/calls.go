@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
 	"net/http"
+	"os"
 	"os/exec"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -60,7 +64,10 @@ const (
 	// HTTP side's client asks for the newest protocol, 2026-07-28, which
 	// the Go SDK's own stateful handler does not serve (its client falls
 	// back to a 2025-11-25 session there) and toolfold serves without one.
-	sideSession   = "toolfold, session"
+	sideSession = "toolfold, session"
+	// sideBaseline is toolfold built from another checkout (-baseline),
+	// over stdio: before and after a change, taking turns in one run.
+	sideBaseline  = "toolfold, baseline"
 	transportIO   = "stdio"
 	transportHTTP = "http"
 )
@@ -129,6 +136,19 @@ func (h *harness) openSides(ctx context.Context, transport string) (sides []*sid
 		}); err != nil {
 			return sides, err
 		}
+		if h.baseline != "" {
+			if err := add(sideBaseline, gatewayTool, func() (*side, error) {
+				addr, err := freeLoopbackAddr()
+				if err != nil {
+					return nil, err
+				}
+				cmd := h.command(h.baseline, "serve", "--config", config, "--mode", "flat", "--log-level", "warn", "--pprof", addr)
+				cmd.Env = toolfoldEnv(h.path("cache"))
+				return h.stdioSide(ctx, cmd, &process{pprof: "http://" + addr})
+			}); err != nil {
+				return sides, err
+			}
+		}
 	case transportHTTP:
 		var directURL string
 		for _, def := range []struct{ name, flag string }{{sideDirect, ""}, {sideCopy, "-proxy"}, {sideSDKRelay, "-relay"}} {
@@ -177,6 +197,21 @@ func (h *harness) openSides(ctx context.Context, transport string) (sides []*sid
 		}
 	}
 	return sides, nil
+}
+
+// buildBaseline builds toolfold from the checkout at dir, for the side
+// that compares this checkout with it, and says what it built.
+func (h *harness) buildBaseline(ctx context.Context, dir string) (string, error) {
+	out := h.path("toolfold-baseline")
+	build := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/toolfold")
+	build.Dir = dir
+	var stderr bytes.Buffer
+	build.Stderr = &stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("building the baseline toolfold in %s (-baseline names a toolfold checkout): %v\n%s", dir, err, stderr.String())
+	}
+	h.baseline = out
+	return dir + ", " + describeSource(ctx, dir), nil
 }
 
 // httpToolfoldSide starts toolfold serve --http in flat mode and connects
@@ -316,13 +351,20 @@ type CallsParams struct {
 	// takes its turn: taking turns spreads the machine's noise (other
 	// builds on a shared box) over every side instead of over whichever ran
 	// last.
-	Block   int `json:"block"`
-	Callers int `json:"callers"` // goroutines calling at once on one session
-	// Duration is the time each side is measured with Callers in total,
-	// split into Rounds alternating turns for the same reason as Block.
+	Block int `json:"block"`
+	// Callers are the numbers of goroutines calling at once on one
+	// session, each measured in the same run (issue 24: a path that keeps
+	// pace at 16 callers may not at 64).
+	Callers []int `json:"callers"`
+	// Duration is the time each side is measured with each number of
+	// Callers in total, split into Rounds alternating turns for the same
+	// reason as Block.
 	Duration time.Duration `json:"-"`
 	Seconds  float64       `json:"seconds_per_side"`
 	Rounds   int           `json:"rounds"`
+	// Baseline is the checkout a stdio side "toolfold, baseline" was
+	// built from, and its commit; empty without one.
+	Baseline string `json:"baseline,omitempty"`
 }
 
 // Percentiles of one side's call latency, in microseconds.
@@ -338,20 +380,46 @@ type Percentiles struct {
 type SideResult struct {
 	Name    string      `json:"name"`
 	Latency Percentiles `json:"latency"`
-	// Calls and CallsPerSec are counted with Callers concurrent callers;
-	// Ratio is CallsPerSec over the direct side's.
+	// Throughput has one entry per number of callers, in the order of
+	// CallsParams.Callers.
+	Throughput []Throughput `json:"throughput"`
+	// RSS is the process's resident memory after the turns.
+	RSS int64 `json:"rss_bytes"`
+}
+
+// Throughput is one side's figures with one number of concurrent callers.
+type Throughput struct {
+	Callers     int     `json:"callers"`
 	Calls       int64   `json:"calls"`
 	CallsPerSec float64 `json:"calls_per_s"`
-	Ratio       float64 `json:"ratio"`
+	// Ratio is CallsPerSec over the direct side's with as many callers.
+	Ratio float64 `json:"ratio"`
 	// CPUMicrosPerCall is the user+system CPU time of the process the
 	// client talks to, per call, over the throughput turns (/proc/PID/stat).
 	CPUMicrosPerCall float64 `json:"cpu_us_per_call"`
+	// CPUOverRelay is CPUMicrosPerCall over the byte relay's with as many
+	// callers: what the side costs against the floor of any hop.
+	CPUOverRelay float64 `json:"cpu_over_relay"`
 	// AllocsPerCall and BytesPerCall are that process's heap allocations
 	// per call over the same turns (Go's MemStats); -1 when unreadable.
 	AllocsPerCall float64 `json:"allocs_per_call"`
 	BytesPerCall  float64 `json:"bytes_per_call"`
-	// RSS is the process's resident memory after the turns.
-	RSS int64 `json:"rss_bytes"`
+	// SyscallsPerCall are that process's read and write system calls per
+	// call over the same turns (/proc/PID/io: syscr + syscw), -1 when
+	// unreadable: a hop pays at least one of each per message in each
+	// direction unless it carries several messages per call.
+	SyscallsPerCall float64 `json:"syscalls_per_call"`
+}
+
+// At returns the side's figures with callers concurrent callers (zero if
+// not measured).
+func (s SideResult) At(callers int) Throughput {
+	for _, t := range s.Throughput {
+		if t.Callers == callers {
+			return t
+		}
+	}
+	return Throughput{}
 }
 
 // CallsResult compares the sides of one transport.
@@ -372,7 +440,8 @@ func (r *CallsResult) Side(name string) SideResult {
 }
 
 // measureCalls times sequential calls on each side, then counts calls with
-// concurrent callers, the sides taking turns throughout.
+// each number of concurrent callers, the sides taking turns throughout:
+// every round gives each side a turn with each number of callers.
 func measureCalls(ctx context.Context, transport string, sides []*side, params CallsParams) (*CallsResult, error) {
 	params.Seconds = params.Duration.Seconds()
 	samples := make([][]time.Duration, len(sides))
@@ -396,34 +465,54 @@ func measureCalls(ctx context.Context, transport string, sides []*side, params C
 		}
 	}
 	turn := params.Duration / time.Duration(params.Rounds)
-	counted := make([]throughputSide, len(sides))
+	// counted[i][j]: side i with params.Callers[j] callers.
+	counted := make([][]throughputSide, len(sides))
+	for i := range counted {
+		counted[i] = make([]throughputSide, len(params.Callers))
+	}
 	for range params.Rounds {
-		for i, s := range sides {
-			if err := counted[i].run(ctx, s, params.Callers, turn); err != nil {
-				return nil, fmt.Errorf("concurrent calls to the %s side: %w", s.name, err)
+		for j, callers := range params.Callers {
+			for i, s := range sides {
+				if err := counted[i][j].run(ctx, s, callers, turn); err != nil {
+					return nil, fmt.Errorf("%d concurrent callers of the %s side: %w", callers, s.name, err)
+				}
 			}
 		}
 	}
 	r := &CallsResult{Transport: transport, Params: params}
 	for i, s := range sides {
-		c := &counted[i]
-		sr := SideResult{Name: s.name, Latency: percentiles(samples[i]), Calls: c.calls, CallsPerSec: c.perSecond(),
-			AllocsPerCall: -1, BytesPerCall: -1}
-		if c.calls > 0 {
-			sr.CPUMicrosPerCall = float64(c.cpu.Microseconds()) / float64(c.calls)
-			if c.allocsKnown {
-				sr.AllocsPerCall = float64(c.allocs) / float64(c.calls)
-				sr.BytesPerCall = float64(c.bytes) / float64(c.calls)
-			}
+		sr := SideResult{Name: s.name, Latency: percentiles(samples[i])}
+		for j, callers := range params.Callers {
+			sr.Throughput = append(sr.Throughput, counted[i][j].result(callers))
 		}
 		sr.RSS, _ = rssBytes(s.process.pid)
 		r.Sides = append(r.Sides, sr)
 	}
-	direct := r.Side(sideDirect).CallsPerSec
+	direct, relay := r.Side(sideDirect), r.Side(sideCopy)
 	for i := range r.Sides {
-		r.Sides[i].Ratio = ratio(r.Sides[i].CallsPerSec, direct)
+		for j := range r.Sides[i].Throughput {
+			t := &r.Sides[i].Throughput[j]
+			t.Ratio = ratio(t.CallsPerSec, direct.At(t.Callers).CallsPerSec)
+			t.CPUOverRelay = ratio(t.CPUMicrosPerCall, relay.At(t.Callers).CPUMicrosPerCall)
+		}
 	}
 	return r, nil
+}
+
+// result is what the turns counted, per call.
+func (s *throughputSide) result(callers int) Throughput {
+	t := Throughput{Callers: callers, Calls: s.calls, CallsPerSec: s.perSecond(), AllocsPerCall: -1, BytesPerCall: -1, SyscallsPerCall: -1}
+	if s.calls > 0 {
+		if s.syscallsKnown {
+			t.SyscallsPerCall = float64(s.syscalls) / float64(s.calls)
+		}
+		t.CPUMicrosPerCall = float64(s.cpu.Microseconds()) / float64(s.calls)
+		if s.allocsKnown {
+			t.AllocsPerCall = float64(s.allocs) / float64(s.calls)
+			t.BytesPerCall = float64(s.bytes) / float64(s.calls)
+		}
+	}
+	return t
 }
 
 // percentiles uses the nearest-rank definition: p99 of 2,000 samples is the
@@ -467,6 +556,8 @@ type throughputSide struct {
 	cpu           time.Duration
 	allocs, bytes uint64
 	allocsKnown   bool
+	syscalls      uint64
+	syscallsKnown bool
 	turns         int
 }
 
@@ -483,6 +574,7 @@ func (s *throughputSide) perSecond() float64 {
 // time and allocations are read just before and just after.
 func (s *throughputSide) run(ctx context.Context, sd *side, callers int, d time.Duration) error {
 	cpuBefore, _ := cpuTime(sd.process.pid)
+	sysBefore, sysErr := syscallCount(sd.process.pid)
 	memBefore, memErr := readMemStats(ctx, sd.process.pprof, false)
 	var calls atomic.Int64
 	var firstErr error
@@ -520,6 +612,12 @@ func (s *throughputSide) run(ctx context.Context, sd *side, callers int, d time.
 	s.calls += calls.Load()
 	cpuAfter, _ := cpuTime(sd.process.pid)
 	s.cpu += cpuAfter - cpuBefore
+	sysAfter, sysErr2 := syscallCount(sd.process.pid)
+	sysKnown := sysErr == nil && sysErr2 == nil
+	s.syscallsKnown = sysKnown && (s.turns == 0 || s.syscallsKnown)
+	if sysKnown {
+		s.syscalls += sysAfter - sysBefore
+	}
 	memAfter, memErr2 := readMemStats(ctx, sd.process.pprof, false)
 	known := memErr == nil && memErr2 == nil
 	if s.turns == 0 {
@@ -532,4 +630,31 @@ func (s *throughputSide) run(ctx context.Context, sd *side, callers int, d time.
 	}
 	s.turns++
 	return firstErr
+}
+
+// syscallCount is how many read and write system calls process pid has
+// made (/proc/PID/io, which Linux keeps for processes of the same user).
+func syscallCount(pid int) (uint64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0, fmt.Errorf("reading the system calls of process %d (the figure needs Linux's /proc): %w", pid, err)
+	}
+	var total uint64
+	found := 0
+	for line := range strings.Lines(string(raw)) {
+		name, value, ok := strings.Cut(strings.TrimSpace(line), ": ")
+		if !ok || (name != "syscr" && name != "syscw") {
+			continue
+		}
+		n, err := strconv.ParseUint(value, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/io: %s: %w", pid, name, err)
+		}
+		total += n
+		found++
+	}
+	if found != 2 {
+		return 0, fmt.Errorf("/proc/%d/io lacks syscr or syscw", pid)
+	}
+	return total, nil
 }

@@ -27,6 +27,8 @@ type harness struct {
 	dir      string // temporary; removed by cleanup
 	toolfold string // the gateway binary, built from this checkout
 	fixture  string // the upstream fixture binary (bench/fixture)
+	// baseline is a toolfold built from another checkout (-baseline), or "".
+	baseline string
 	// source names what was built: the commit, and whether the working
 	// tree had uncommitted changes, which the binaries include.
 	source string

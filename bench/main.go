@@ -6,10 +6,10 @@
 //     relay that copies bytes (the floor of any hop); through a bare Go SDK
 //     relay (the floor of a gateway built on the SDK; over HTTP it is the
 //     SDK's own stateful HTTP server); and through toolfold. Per side: p50
-//     and p99 of sequential calls, calls per second with 16 concurrent
-//     callers, and, of the process the client talks to, CPU time per call
-//     (/proc/PID/stat), heap allocations per call (Go's MemStats, through
-//     the profiler every side serves) and RSS;
+//     and p99 of sequential calls, calls per second with 16 and with 64
+//     concurrent callers (-callers), and, of the process the client talks
+//     to, CPU time per call (/proc/PID/stat), heap allocations per call
+//     (Go's MemStats, through the profiler every side serves) and RSS;
 //  2. time from start to the first tools/list answer with 20 servers
 //     configured, with a cached catalog versus none, and how many servers
 //     each start spawned;
@@ -151,9 +151,10 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	fs.IntVar(&p.Calls.Calls, "calls", 2000, "calls: timed sequential calls per side")
 	fs.IntVar(&p.Calls.Warmup, "warmup", 200, "calls: untimed calls per side first")
 	fs.IntVar(&p.Calls.Block, "block", 100, "calls: sequential calls per side before the sides alternate")
-	fs.IntVar(&p.Calls.Callers, "callers", 16, "calls: concurrent callers on one session")
+	callers := fs.String("callers", "16,64", "calls: comma-separated numbers of concurrent callers on one session, each measured")
 	fs.DurationVar(&p.Calls.Duration, "throughput-time", 3*time.Second, "calls: time measured with concurrent callers per side (four sides per transport)")
 	fs.IntVar(&p.Calls.Rounds, "rounds", 3, "calls: turns the concurrent time per side is split into")
+	fs.StringVar(&p.Calls.Baseline, "baseline", "", "calls over stdio: also measure toolfold built from the checkout in this directory (\""+sideBaseline+"\"), taking turns with the other sides: before and after a change in one run")
 	fs.StringVar(&p.Profile, "profile", "", "calls: write toolfold's CPU and allocation profiles under load into this directory")
 	fs.DurationVar(&p.ProfileTime, "profile-time", 5*time.Second, "calls: how long to profile toolfold per transport")
 	fs.IntVar(&p.Startup.Servers, "servers", 20, "start-up: upstream servers in the config")
@@ -184,6 +185,16 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 		}
 		p.Scale.Tools = append(p.Scale.Tools, n)
 	}
+	for _, v := range splitComma(*callers) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || slices.Contains(p.Calls.Callers, n) {
+			return p, false, 0, fmt.Errorf("-callers %q: %q is not a positive number of callers named once", *callers, v)
+		}
+		p.Calls.Callers = append(p.Calls.Callers, n)
+	}
+	if len(p.Calls.Callers) == 0 {
+		return p, false, 0, fmt.Errorf("-callers %q names no number of callers; give one at least, e.g. 16,64", *callers)
+	}
 	p.Only = splitComma(*only)
 	p.Calls.Transports = splitComma(*trans)
 	for _, t := range p.Calls.Transports {
@@ -197,7 +208,7 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 		}
 	}
 	positive := map[string]int{
-		"-calls": p.Calls.Calls, "-block": p.Calls.Block, "-callers": p.Calls.Callers, "-rounds": p.Calls.Rounds,
+		"-calls": p.Calls.Calls, "-block": p.Calls.Block, "-rounds": p.Calls.Rounds,
 		"-servers": p.Startup.Servers, "-start-runs": p.Startup.Runs, "-sessions": p.Memory.Sessions,
 		"-session-concurrency": p.Memory.Concurrency, "-memory-servers": p.Memory.Servers, "-scale-batch": p.Scale.Batch,
 	}
@@ -210,6 +221,14 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 		return p, false, 0, fmt.Errorf("-warmup must not be negative, -throughput-time must be positive, -profile-time and -scale-profile-time at least 1s, and -memory-modes and -transports must name one at least")
 	}
 	return p, asJSON, timeout, nil
+}
+
+func joinInts(v []int, sep string) string {
+	parts := make([]string, len(v))
+	for i, n := range v {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, sep)
 }
 
 func splitComma(s string) []string {
@@ -232,9 +251,16 @@ func run(ctx context.Context, h *harness, p Params, log io.Writer) (*Report, err
 		}
 	}
 	if p.runs("calls") {
+		if p.Calls.Baseline != "" {
+			progress("building the baseline toolfold in %s…", p.Calls.Baseline)
+			var err error
+			if p.Calls.Baseline, err = h.buildBaseline(ctx, p.Calls.Baseline); err != nil {
+				return nil, err
+			}
+		}
 		for _, transport := range p.Calls.Transports {
-			progress("calls over %s: %d sequential calls per side after %d warm-up, then %d callers for %v per side…",
-				transport, p.Calls.Calls, p.Calls.Warmup, p.Calls.Callers, p.Calls.Duration)
+			progress("calls over %s: %d sequential calls per side after %d warm-up, then %s callers for %v each per side…",
+				transport, p.Calls.Calls, p.Calls.Warmup, joinInts(p.Calls.Callers, ", "), p.Calls.Duration)
 			sides, err := h.openSides(ctx, transport)
 			if err != nil {
 				return nil, err
@@ -247,11 +273,14 @@ func run(ctx context.Context, h *harness, p Params, log io.Writer) (*Report, err
 						continue
 					}
 					tag := transport
-					if sd.name == sideSession {
+					switch sd.name {
+					case sideSession:
 						tag = "session-" + transport
+					case sideBaseline:
+						tag = "baseline-" + transport
 					}
 					var files []string
-					files, err = profileUnderLoad(ctx, sd, p.Calls.Callers, p.ProfileTime, p.Profile, tag)
+					files, err = profileUnderLoad(ctx, sd, slices.Max(p.Calls.Callers), p.ProfileTime, p.Profile, tag)
 					r.Profiles = append(r.Profiles, files...)
 				}
 			}

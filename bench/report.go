@@ -8,12 +8,13 @@ import (
 	"text/tabwriter"
 )
 
-// The goals issues 3 and 13 set; the table says whether this run met them,
-// and the smoke test never checks them (speed is measured, not asserted).
+// The goals issues 3, 13 and 24 set; the table says whether this run met
+// them, and the smoke test never checks them (speed is measured, not
+// asserted). The stdio throughput goals hold for every number of callers.
 const (
 	goalAddedP50Micros   = 100.0 // stdio: toolfold's p50 over direct
-	goalStdioRatio       = 0.85  // stdio: toolfold's calls/s over direct
-	goalStdioCPUOverCopy = 2.0   // stdio: toolfold's CPU per call over the byte relay's
+	goalStdioRatio       = 0.95  // stdio: toolfold's calls/s over direct
+	goalStdioCPUOverCopy = 1.3   // stdio: toolfold's CPU per call over the byte relay's
 	goalHTTPOverSDK      = 1.5   // http: toolfold's calls/s over the SDK's own stateful HTTP server (direct)
 	goalHTTPCPUMicros    = 150.0 // http: toolfold's CPU per call
 	goalCachedStartMS    = 50.0
@@ -105,46 +106,70 @@ func printTable(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "\ntotal %.1f s. Numbers from a shared or busy machine are noisy; compare the ratios, and rerun before trusting a change.\n", r.Seconds)
 }
 
-// printCalls writes one transport's sides and the goals they meet.
+// printCalls writes one transport's sides and the goals they meet: the
+// latency of each side, then its throughput and costs with each number of
+// callers.
 func printCalls(w io.Writer, n int, c *CallsResult) {
 	p := c.Params
 	fmt.Fprintf(w, "\n%d. tools/call over %s: p50/p99 of %d sequential calls per side after %d warm-up (turns of %d calls);\n"+
-		"   calls/s with %d concurrent callers on one session, %.1f s per side in %d turns; CPU, allocations and RSS are those of the\n"+
-		"   process the client talks to (the relays' and toolfold's upstream fixture is not counted), over the concurrent turns\n",
-		n, c.Transport, p.Calls, p.Warmup, p.Block, p.Callers, p.Seconds, p.Rounds)
-	direct, sdk, copier, tf := c.Side(sideDirect), c.Side(sideSDKRelay), c.Side(sideCopy), c.Side(sideToolfold)
+		"   calls/s with %s concurrent callers on one session, %.1f s per side and number of callers in %d turns; CPU, allocations\n"+
+		"   and RSS are those of the process the client talks to (the relays' and toolfold's upstream fixture is not counted)\n",
+		n, c.Transport, p.Calls, p.Warmup, p.Block, joinInts(p.Callers, " and "), p.Seconds, p.Rounds)
+	if c.Side(sideBaseline).Name != "" {
+		fmt.Fprintf(w, "   %s: built from %s\n", sideBaseline, p.Baseline)
+	}
+	direct, tf := c.Side(sideDirect), c.Side(sideToolfold)
 	tw := newTab(w)
-	fmt.Fprintln(tw, "\tside\tp50\tp99\tp50 over direct\tcalls/s\tover direct\tover SDK relay\tCPU/call\tallocs/call\talloc/call\tRSS\t")
+	fmt.Fprintln(tw, "\tside\tp50\tp99\tp50 over direct\tRSS\t")
 	for _, sd := range c.Sides {
-		allocs, bytes := "n/a", "n/a"
-		if sd.AllocsPerCall >= 0 {
-			allocs, bytes = fmt.Sprintf("%.0f", sd.AllocsPerCall), kib(sd.BytesPerCall)
+		fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%s\t\n", sd.Name, us(sd.Latency.P50), us(sd.Latency.P99),
+			signedUS(sd.Latency.P50-direct.Latency.P50), mib(float64(sd.RSS)))
+	}
+	tw.Flush()
+	tw = newTab(w)
+	fmt.Fprintln(tw, "\tcallers\tside\tcalls/s\tover direct\tover SDK relay\tCPU/call\tover byte relay\tsyscalls/call\tallocs/call\talloc/call\t")
+	for _, callers := range p.Callers {
+		sdk := c.Side(sideSDKRelay).At(callers)
+		for _, sd := range c.Sides {
+			t := sd.At(callers)
+			allocs, bytes, syscalls := "n/a", "n/a", "n/a"
+			if t.AllocsPerCall >= 0 {
+				allocs, bytes = fmt.Sprintf("%.0f", t.AllocsPerCall), kib(t.BytesPerCall)
+			}
+			if t.SyscallsPerCall >= 0 {
+				syscalls = fmt.Sprintf("%.2f", t.SyscallsPerCall)
+			}
+			fmt.Fprintf(tw, "\t%d\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", callers, sd.Name, t.CallsPerSec, times(t.Ratio),
+				times(ratio(t.CallsPerSec, sdk.CallsPerSec)), us(t.CPUMicrosPerCall), times(t.CPUOverRelay), syscalls, allocs, bytes)
 		}
-		fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", sd.Name, us(sd.Latency.P50), us(sd.Latency.P99),
-			signedUS(sd.Latency.P50-direct.Latency.P50), sd.CallsPerSec, times(sd.Ratio), times(ratio(sd.CallsPerSec, sdk.CallsPerSec)),
-			us(sd.CPUMicrosPerCall), allocs, bytes, mib(float64(sd.RSS)))
 	}
 	tw.Flush()
 	switch c.Transport {
 	case transportIO:
 		added := tf.Latency.P50 - direct.Latency.P50
-		fmt.Fprintf(w, "   goals:%s;%s;%s\n",
-			goal(added <= goalAddedP50Micros, fmt.Sprintf("p50 over direct ≤ %.0f µs (%+.0f)", goalAddedP50Micros, added)),
-			goal(tf.Ratio >= goalStdioRatio, fmt.Sprintf("calls/s ≥ %.2f× direct (%.2f×)", goalStdioRatio, tf.Ratio)),
-			goal(copier.CPUMicrosPerCall > 0 && tf.CPUMicrosPerCall <= goalStdioCPUOverCopy*copier.CPUMicrosPerCall,
-				fmt.Sprintf("CPU/call ≤ %.0f× the byte relay's (%.2f×)", goalStdioCPUOverCopy, ratio(tf.CPUMicrosPerCall, copier.CPUMicrosPerCall))))
+		fmt.Fprintf(w, "   goals:%s\n", goal(added <= goalAddedP50Micros, fmt.Sprintf("p50 over direct ≤ %.0f µs (%+.0f)", goalAddedP50Micros, added)))
+		for _, callers := range p.Callers {
+			t := tf.At(callers)
+			fmt.Fprintf(w, "   goals, %d callers:%s;%s\n", callers,
+				goal(t.Ratio >= goalStdioRatio, fmt.Sprintf("calls/s ≥ %.2f× direct (%.2f×)", goalStdioRatio, t.Ratio)),
+				goal(t.CPUOverRelay > 0 && t.CPUOverRelay <= goalStdioCPUOverCopy,
+					fmt.Sprintf("CPU/call ≤ %.1f× the byte relay's (%.2f×)", goalStdioCPUOverCopy, t.CPUOverRelay)))
+		}
 	case transportHTTP:
 		fmt.Fprintf(w, "   (direct = the fixture's tools behind the Go SDK's own stateful HTTP handler; byte relay = a reverse proxy in front of it;\n"+
 			"    SDK relay = the Go SDK's stateful HTTP server relaying with the SDK client to a stdio fixture, as toolfold does;\n"+
 			"    the client asks for 2026-07-28: the SDK's stateful handler answers with a 2025-11-25 session, toolfold without one;\n"+
 			"    \"toolfold, session\" is a client asking for 2025-11-25, which holds a session)\n")
-		for _, t := range []SideResult{tf, c.Side(sideSession)} {
-			if t.Name == "" {
+		for _, sd := range []SideResult{tf, c.Side(sideSession)} {
+			if sd.Name == "" {
 				continue
 			}
-			fmt.Fprintf(w, "   goals, %s:%s;%s\n", t.Name,
-				goal(t.Ratio >= goalHTTPOverSDK, fmt.Sprintf("calls/s ≥ %.1f× the SDK's own HTTP server, direct (%.2f×)", goalHTTPOverSDK, t.Ratio)),
-				goal(t.CPUMicrosPerCall > 0 && t.CPUMicrosPerCall <= goalHTTPCPUMicros, fmt.Sprintf("CPU/call ≤ %.0f µs (%.0f)", goalHTTPCPUMicros, t.CPUMicrosPerCall)))
+			for _, callers := range p.Callers {
+				t := sd.At(callers)
+				fmt.Fprintf(w, "   goals, %s, %d callers:%s;%s\n", sd.Name, callers,
+					goal(t.Ratio >= goalHTTPOverSDK, fmt.Sprintf("calls/s ≥ %.1f× the SDK's own HTTP server, direct (%.2f×)", goalHTTPOverSDK, t.Ratio)),
+					goal(t.CPUMicrosPerCall > 0 && t.CPUMicrosPerCall <= goalHTTPCPUMicros, fmt.Sprintf("CPU/call ≤ %.0f µs (%.0f)", goalHTTPCPUMicros, t.CPUMicrosPerCall)))
+			}
 		}
 	}
 }

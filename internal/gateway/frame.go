@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/rawcall"
 )
 
 // The SDK ends a stdio session on the first frame it cannot decode, with a
@@ -222,6 +223,11 @@ type stdioScreen struct {
 	// admitted its id with admitFast, and the screen reads on. It checks
 	// what it takes itself, so a taken line costs no decoding here.
 	fast func(line []byte) bool
+	// batch lets the sources of the calls the fast path takes hold their
+	// requests back while more lines are read already (rawcall.Batch):
+	// it ends before a read that may wait, and before any line goes
+	// another way. Only next's goroutine uses it.
+	batch rawcall.Batch
 }
 
 // admitFast admits a request the fast path takes, under the same rules as
@@ -248,13 +254,18 @@ func newStdioScreen(in io.Reader, out io.Writer, log *slog.Logger) *stdioScreen 
 // writer's if an answer could not be written.
 func (s *stdioScreen) next() ([]byte, error) {
 	for {
+		if !s.lineBuffered() {
+			s.batch.End()
+		}
 		line, tooLong, err := s.readLine()
 		if s.fast != nil && !tooLong && len(line) > 0 && s.fast(line) {
 			if err != nil {
+				s.batch.End()
 				return nil, err
 			}
 			continue
 		}
+		s.batch.End()
 		if len(bytes.TrimSpace(line)) == 0 && !tooLong {
 			if err != nil {
 				return nil, err
@@ -279,6 +290,17 @@ func (s *stdioScreen) next() ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// lineBuffered reports whether a whole line is read already, so that
+// reading it cannot wait.
+func (s *stdioScreen) lineBuffered() bool {
+	n := s.in.Buffered()
+	if n == 0 {
+		return false
+	}
+	buf, _ := s.in.Peek(n)
+	return bytes.IndexByte(buf, '\n') >= 0
 }
 
 // readLine reads the next line without its line ending. A line longer than
@@ -372,21 +394,47 @@ func usesPerRequestProtocol(params json.RawMessage) bool {
 
 // stdioWriter is the client's stdout, shared by the SDK and the screen. The
 // SDK writes one whole message per Write; the lock keeps the screen's
-// answers from landing inside one.
+// answers from landing inside one. The fast path's answers may be held
+// back for their batch (holdAnswer, Flush) and go out with whatever is
+// written next.
 type stdioWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
 	screen *stdioScreen
+	held   []byte // answers held back, in order
 }
 
 func (w *stdioWriter) Write(p []byte) (int, error) {
 	out := w.inspect(p)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, err := w.w.Write(out); err != nil {
+	if err := w.writeLocked(out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// writeLocked writes p after what is held, in one write; w.mu is held.
+func (w *stdioWriter) writeLocked(p []byte) error {
+	if len(w.held) == 0 {
+		_, err := w.w.Write(p)
+		return err
+	}
+	w.held = append(w.held, p...)
+	return w.flushLocked()
+}
+
+func (w *stdioWriter) flushLocked() error {
+	if len(w.held) == 0 {
+		return nil
+	}
+	_, err := w.w.Write(w.held)
+	if cap(w.held) > 1<<20 {
+		w.held = nil // one huge batch does not pin its buffer for the session's life
+	} else {
+		w.held = w.held[:0]
+	}
+	return err
 }
 
 // writeAnswer writes the fast path's answer to a request (raw.go), whose
@@ -394,10 +442,30 @@ func (w *stdioWriter) Write(p []byte) (int, error) {
 // wrote, so nothing is decoded again.
 func (w *stdioWriter) writeAnswer(p []byte, key string) error {
 	w.mu.Lock()
-	_, err := w.w.Write(p)
+	err := w.writeLocked(p)
 	w.mu.Unlock()
 	w.screen.answered(key, false)
 	return err
+}
+
+// holdAnswer is writeAnswer for an answer that waits for its batch's end
+// (Flush). Its key is freed now: the client cannot have seen it.
+func (w *stdioWriter) holdAnswer(p []byte, key string) {
+	w.mu.Lock()
+	w.held = append(w.held, p...)
+	w.mu.Unlock()
+	w.screen.answered(key, false)
+}
+
+// Flush writes the answers held (rawcall.Flusher); a client that cannot be
+// written to has gone, which the reading side finds out.
+func (w *stdioWriter) Flush() {
+	w.mu.Lock()
+	err := w.flushLocked()
+	w.mu.Unlock()
+	if err != nil {
+		w.screen.log.Debug("could not write tools/call answers to the client", "err", err)
+	}
 }
 
 // inspect reads a message the SDK sends: a response frees its request's
@@ -458,6 +526,5 @@ func (w *stdioWriter) answer(e *frameError) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, err = w.w.Write(append(msg, '\n'))
-	return err
+	return w.writeLocked(append(msg, '\n'))
 }

@@ -23,7 +23,10 @@ import (
 // the fast path can carry exactly, sent to the tool's source as bytes; the
 // source's answer is written to stdout by the source's reading goroutine,
 // under the same lock as the SDK's own writes. No goroutine is started and
-// nothing is decoded into types on the way.
+// nothing is decoded into types on the way. Lines read together travel
+// together: the requests of the calls the screen read in one go reach the
+// source in one write, and the answers a source read in one go reach the
+// client in one write (rawcall.Batch).
 //
 // A call takes the fast path only when nothing about it needs the SDK: a
 // flat catalog tool the client's view reaches, whose source checks its own
@@ -100,7 +103,7 @@ type rawRequest struct {
 // anything the SDK should read instead: not a lone request, an unexpected
 // member, a name with escapes. The slices point into line.
 func parseCall(line []byte) (r rawRequest, ok bool) {
-	if !json.Valid(line) {
+	if !rawcall.Valid(line) {
 		return r, false // the SDK answers with a parse error
 	}
 	ok = true
@@ -334,6 +337,12 @@ func (e *rawEdge) call(line []byte) bool {
 	}
 	ticket := e.g.admitCall(e.ctx, pathStdioBytes, nil)
 	call := &rawcall.Call{Arguments: req.args, Capabilities: ev.caps, Downstream: down}
+	if e.screen != nil {
+		// The screen ends the batch before it could wait for the
+		// client's next line: the requests of the calls read together
+		// go to their source in one write.
+		call.Batch = &e.screen.batch
+	}
 	ticket.traceBytes(e.ctx, req.meta, nil, w, req.id, "", call)
 	call.Done = func(res json.RawMessage, err error) {
 		e.mu.Lock()
@@ -406,7 +415,7 @@ func (e *rawEdge) cancelled(line []byte) bool {
 // cancelledRequest returns the id of the request a notifications/cancelled
 // message withdraws, as sent, or reports false for any other message.
 func cancelledRequest(msg []byte) ([]byte, bool) {
-	if !json.Valid(msg) || string(rawcall.Member(msg, "method")) != `"notifications/cancelled"` || rawcall.Member(msg, "id") != nil {
+	if !rawcall.Valid(msg) || string(rawcall.Member(msg, "method")) != `"notifications/cancelled"` || rawcall.Member(msg, "id") != nil {
 		return nil, false
 	}
 	params := rawcall.Member(msg, "params")
@@ -426,7 +435,14 @@ func (e *rawEdge) answer(id, key string, w *expose.Wire, ev era, res json.RawMes
 	// Accounted for before the client can see the answer, as on the
 	// typed path.
 	ticket.finish(e.ctx, w.Name, "", w.Target.Source, outcome)
-	if e.screen != nil {
+	switch {
+	case e.screen == nil:
+	case call.Answers != nil:
+		// The source has more answers in hand: this one goes out with
+		// them, in one write, when it ends the batch.
+		e.screen.out.holdAnswer(msg, key)
+		call.Answers.Hold(e.screen.out)
+	default:
 		if werr := e.screen.out.writeAnswer(msg, key); werr != nil {
 			e.g.log.Debug("could not write a tools/call answer to the client", "err", werr)
 		}

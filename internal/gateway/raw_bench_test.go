@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,12 +91,20 @@ func benchEdge(tb testing.TB) (*rawEdge, []byte, *countingWriter) {
 // added to the call's _meta (with their trailing comma).
 func benchEdgeWith(tb testing.TB, tp trace.TracerProvider, meta string) (*rawEdge, []byte, *countingWriter) {
 	answer := json.RawMessage(`{"content":[{"type":"text","text":"hello"}]}`)
-	tool := catalogtest.Tool("s01__echo")
-	tool.ChecksArguments = true
-	tool.Forward = func(call *rawcall.Call) (func(), bool) {
+	out := &countingWriter{}
+	edge := fastEdge(tb, tp, strings.NewReader(""), out, func(call *rawcall.Call) (func(), bool) {
 		call.Done(answer, nil)
 		return func() {}, true
-	}
+	})
+	return edge, callLine(42, meta), out
+}
+
+// fastEdge is a stdio fast path, its screen reading in and writing out,
+// in front of a flat tool s01__echo whose source forwards with forward.
+func fastEdge(tb testing.TB, tp trace.TracerProvider, in io.Reader, out io.Writer, forward rawcall.Forwarder) *rawEdge {
+	tool := catalogtest.Tool("s01__echo")
+	tool.ChecksArguments = true
+	tool.Forward = forward
 	space, err := view.NewSpace(catalogtest.Build(tb, catalog.Spec{Tools: []*catalog.Tool{tool}}), nil)
 	if err != nil {
 		tb.Fatal(err)
@@ -103,13 +113,20 @@ func benchEdgeWith(tb testing.TB, tp trace.TracerProvider, meta string) (*rawEdg
 	if err != nil {
 		tb.Fatal(err)
 	}
-	line := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"s01__echo","arguments":{"text":"hello"},` +
-		`"_meta":{` + meta + `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},` +
-		`"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}}}}`) // the screen hands lines on without their newline
-	out := &countingWriter{}
-	screen := newStdioScreen(strings.NewReader(""), out, g.log)
+	screen := newStdioScreen(in, out, g.log)
 	screen.initialized = true
-	return newRawEdge(context.Background(), g, g.shared[expose.Flat], screen), line, out
+	edge := newRawEdge(context.Background(), g, g.shared[expose.Flat], screen)
+	screen.fast = edge.take
+	return edge
+}
+
+// callLine is a 2026-07-28 client's tools/call of s01__echo, with meta
+// members added to its _meta (with their trailing comma), without the
+// newline the screen takes off.
+func callLine(id int, meta string) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"s01__echo","arguments":{"text":"hello"},` +
+		`"_meta":{` + meta + `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},` +
+		`"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}}}}`)
 }
 
 type countingWriter struct{ messages int }

@@ -45,6 +45,16 @@ type Call struct {
 	// turned it into an answer: the gateway's metrics tell a crash from
 	// a timeout by it. Set by Finish.
 	Err error
+	// Batch, if set by the caller of the Forwarder, lets the source hold
+	// the call's request back (Batch.Hold, before the Forwarder returns)
+	// until the caller ends the batch: the caller has more calls in hand,
+	// and one write can carry them all.
+	Batch *Batch
+	// Answers, if set by the source before it ends the call from a reader
+	// that has more answers in hand, lets Done hold its answer back the
+	// same way (Answers.Hold, before Done returns) until the source has
+	// handed over the answers it holds and ends the batch.
+	Answers *Batch
 }
 
 // Finish ends the call: Done gets result, or err as MapError maps it.
@@ -55,6 +65,46 @@ func (c *Call) Finish(result json.RawMessage, err error) {
 		result, err = c.MapError(err)
 	}
 	c.Done(result, err)
+}
+
+// A Batch collects the writers that hold messages back while their reader
+// has more in hand: a relay that writes each message as it reads it pays a
+// system call per message, where one that reads several at once can write
+// them at once. Whoever reads ends the batch before it could wait for more
+// input, and every writer held writes what it holds. A Batch belongs to
+// its reader's goroutine: it is not safe for concurrent use.
+type Batch struct {
+	held []Flusher
+}
+
+// Flusher is a writer that can hold messages back: Flush writes them, and
+// deals with its own failure (it fails the calls whose messages it held,
+// or reports it), since the reader that ends the batch cannot.
+type Flusher interface {
+	Flush()
+}
+
+// Hold makes the end of the batch flush f; f is flushed once however often
+// it is held.
+func (b *Batch) Hold(f Flusher) {
+	for _, h := range b.held {
+		if h == f {
+			return
+		}
+	}
+	b.held = append(b.held, f)
+}
+
+// End flushes every writer held and empties the batch for the next. A
+// writer held while End runs (a flush that fails ends calls, whose answers
+// may be held) is flushed before End returns.
+func (b *Batch) End() {
+	for n := len(b.held); n > 0; n = len(b.held) {
+		f := b.held[n-1]
+		b.held[n-1] = nil
+		b.held = b.held[:n-1]
+		f.Flush()
+	}
 }
 
 // Capabilities are the client capabilities that matter to a source while it

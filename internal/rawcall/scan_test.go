@@ -90,3 +90,46 @@ func FuzzMembers(f *testing.F) {
 		}
 	})
 }
+
+// recorder is a Flusher that counts its flushes and may hold another
+// writer while it flushes, as a failed write's answers may be held.
+type recorder struct {
+	flushes int
+	then    func()
+}
+
+func (r *recorder) Flush() {
+	r.flushes++
+	if r.then != nil {
+		r.then()
+	}
+}
+
+// A batch flushes each writer held once, however often it was held, and
+// only at its end; it is empty again after.
+func TestBatchFlushesEachWriterOnceAtItsEnd(t *testing.T) {
+	var b Batch
+	a, c := &recorder{}, &recorder{}
+	late := &recorder{}
+	c.then = func() { b.Hold(late) } // held while the batch ends
+	b.Hold(a)
+	b.Hold(c)
+	b.Hold(a)
+	if a.flushes+c.flushes != 0 {
+		t.Fatalf("writers flushed before the batch ended: %d, %d", a.flushes, c.flushes)
+	}
+	b.End()
+	if a.flushes != 1 || c.flushes != 1 || late.flushes != 1 {
+		t.Errorf("flushes at the end: %d, %d, and %d for the writer held meanwhile; want one each", a.flushes, c.flushes, late.flushes)
+	}
+	c.then = nil
+	b.End()
+	if a.flushes != 1 || c.flushes != 1 {
+		t.Errorf("an empty batch's end flushed again: %d, %d", a.flushes, c.flushes)
+	}
+	b.Hold(c)
+	b.End()
+	if a.flushes != 1 || c.flushes != 2 {
+		t.Errorf("the next batch flushed %d, %d; want only the writer it held", a.flushes, c.flushes)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,16 +46,83 @@ type rawConn struct {
 }
 
 // lockedWriter writes whole messages: the SDK writes each with one Write,
-// and so does the side door.
+// and so does the side door, which may also hold a call's request back for
+// its batch (hold, Flush), so that the requests of calls read together
+// reach the server in one write.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.WriteCloser
+	// held are the requests held back, in order, and calls the calls they
+	// are of: a failed write fails them.
+	held  []byte
+	calls []*rawPending
 }
 
+// Write writes p after what is held, in one write.
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	if len(l.held) == 0 {
+		defer l.mu.Unlock()
+		return l.w.Write(p)
+	}
+	l.held = append(l.held, p...)
+	failed, err := l.flushLocked()
+	l.mu.Unlock()
+	failHeld(failed, err)
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// hold keeps the request of call p back until the next write or Flush.
+func (l *lockedWriter) hold(req []byte, p *rawPending) {
+	l.mu.Lock()
+	l.held = append(l.held, req...)
+	l.calls = append(l.calls, p)
+	l.mu.Unlock()
+}
+
+// Flush writes the requests held (rawcall.Flusher).
+func (l *lockedWriter) Flush() {
+	l.mu.Lock()
+	failed, err := l.flushLocked()
+	l.mu.Unlock()
+	failHeld(failed, err)
+}
+
+// flushLocked writes what is held; on failure it returns the calls whose
+// requests may not have reached the server. l.mu is held.
+func (l *lockedWriter) flushLocked() ([]*rawPending, error) {
+	if len(l.held) == 0 {
+		return nil, nil
+	}
+	_, err := l.w.Write(l.held)
+	var failed []*rawPending
+	if err != nil {
+		failed = slices.Clone(l.calls)
+	}
+	clear(l.calls)
+	l.calls = l.calls[:0]
+	if cap(l.held) > 1<<20 {
+		l.held = nil // one huge batch does not pin its buffer for the connection's life
+	} else {
+		l.held = l.held[:0]
+	}
+	return failed, err
+}
+
+// failHeld ends the calls whose held requests could not be written, as
+// CallTool words a broken connection (requestError).
+func failHeld(failed []*rawPending, err error) {
+	for _, p := range failed {
+		if p.claim() {
+			s := p.c.s
+			p.c.raw.drop(p.id)
+			p.release()
+			p.call.Finish(nil, s.errorf(nil, err, "upstream %q failed to answer %s: %v", s.name, p.what(), err))
+		}
+	}
 }
 
 func (l *lockedWriter) Close() error { return l.w.Close() }
@@ -92,12 +160,20 @@ type rawLines struct {
 	rest     []byte        // what the SDK has yet to read of the last line
 	over     *idScan       // set by readLine when it skipped a line for its size
 	err      error
+	// answers lets the callers of the fast-path calls answered from one
+	// read hold their answers back and write them at once: it ends
+	// before a read that may wait, and before the SDK gets a line.
+	answers rawcall.Batch
 }
 
 func (r *rawLines) Read(p []byte) (int, error) {
 	for len(r.rest) == 0 {
 		if r.err != nil {
+			r.answers.End()
 			return 0, r.err
+		}
+		if !r.lineBuffered() {
+			r.answers.End()
 		}
 		line, err := r.readLine()
 		r.err = err
@@ -106,14 +182,25 @@ func (r *rawLines) Read(p []byte) (int, error) {
 			r.over = nil
 			continue
 		}
-		if len(line) > 0 && r.raw != nil && r.raw.take(line) {
+		if len(line) > 0 && r.raw != nil && r.raw.take(line, &r.answers) {
 			continue
 		}
 		r.rest = line
 	}
+	r.answers.End()
 	n := copy(p, r.rest)
 	r.rest = r.rest[n:]
 	return n, nil
+}
+
+// lineBuffered reports whether a whole line is read already, so that
+// reading it cannot wait.
+func (r *rawLines) lineBuffered() bool {
+	if r.br == nil || r.br.Buffered() == 0 {
+		return false
+	}
+	buf, _ := r.br.Peek(r.br.Buffered())
+	return bytes.IndexByte(buf, '\n') >= 0
 }
 
 // refuse fails the request whose answer was too large, and returns what
@@ -197,8 +284,9 @@ func (r *rawLines) skipLong(line []byte, err error) error {
 }
 
 // take hands a response to a fast-path call to its caller, and reports
-// whether the line was one (the answer of a withdrawn call included).
-func (r *rawConn) take(line []byte) bool {
+// whether the line was one (the answer of a withdrawn call included). The
+// caller may hold its answer back for answers (rawcall.Call.Answers).
+func (r *rawConn) take(line []byte, answers *rawcall.Batch) bool {
 	if !bytes.Contains(line, []byte(rawIDPrefix)) {
 		return false
 	}
@@ -228,7 +316,7 @@ func (r *rawConn) take(line []byte) bool {
 	delete(r.pending, key)
 	r.mu.Unlock()
 	if p != nil && p.claim() {
-		p.answered(result, rpcErr)
+		p.answered(result, rpcErr, answers)
 	}
 	// Otherwise the answer of a call withdrawn (cancelled, timed out):
 	// nobody waits for it.
@@ -360,6 +448,14 @@ func (m *Manager) ForwardRaw(server, tool string, call *rawcall.Call) (cancel fu
 		p.release()
 		return nil, false
 	}
+	if b := call.Batch; b != nil {
+		// The caller has more calls in hand: this request goes with
+		// theirs, when the caller ends the batch (or anything else is
+		// written first).
+		c.raw.w.hold(p.req, p)
+		b.Hold(c.raw.w)
+		return p.cancel, true
+	}
 	_, err = c.raw.w.Write(p.req)
 	if err != nil {
 		if !p.claim() {
@@ -369,11 +465,14 @@ func (m *Manager) ForwardRaw(server, tool string, call *rawcall.Call) (cancel fu
 		p.release()
 		return nil, false // the typed path finds out what happened, and says so
 	}
-	return func() {
-		if p.claim() {
-			p.withdraw("the client cancelled the request")
-		}
-	}, true
+	return p.cancel, true
+}
+
+// cancel withdraws the call for the client that cancelled it.
+func (p *rawPending) cancel() {
+	if p.claim() {
+		p.withdraw("the client cancelled the request")
+	}
 }
 
 // what names the request, as CallTool's errors do.
@@ -404,9 +503,11 @@ func (p *rawPending) withdraw(reason string) {
 // are the response's members, valid only until answered returns. A result
 // that asks the client for input (a multi-round-trip server's second round
 // comes back as a result carrying inputRequests) is answered as CallTool
-// answers it, off the reading goroutine.
-func (p *rawPending) answered(result, rpcErr []byte) {
+// answers it, off the reading goroutine; any other answer is handed over
+// on it, and may be held for answers.
+func (p *rawPending) answered(result, rpcErr []byte, answers *rawcall.Batch) {
 	s := p.c.s
+	p.call.Answers = answers
 	if rpcErr != nil || result == nil {
 		p.release()
 		wire := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the response has neither result nor error"}
@@ -444,6 +545,7 @@ func (p *rawPending) answered(result, rpcErr []byte) {
 		p.call.Finish(result, nil)
 		return
 	}
+	p.call.Answers = nil // answered later, from another goroutine
 	p.c.s.m.goBackground(func() { p.askAndRetry(&first) })
 }
 
