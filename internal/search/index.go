@@ -178,6 +178,12 @@ type Index struct {
 	equivalentWeight float64
 	tune             tuning
 	scratch          sync.Pool // *scratch, reused across queries
+	// servers counts the tools' prefixes (docEntry.server's range).
+	servers int
+	// within maps a group's name to the groups it holds, itself included
+	// (those with the name among their ancestors), so that a search in a
+	// group marks them without reading every group.
+	within map[string][]int32
 }
 
 // New builds an index over docs. Later docs with an ID already seen are
@@ -311,8 +317,16 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	ix.serverMentions = findServerMentions(unique, fields, clusters, an)
 	ix.terms = an.terms
 	ix.postings = buildPostings(fields, len(an.terms), clusters, &weights, tune.k1)
+	ix.servers = len(clusterIDs)
 	for i := range ix.docs {
 		ix.docs[i].nameTerms = nameTerms[i]
+	}
+	ix.packDocs()
+	ix.within = map[string][]int32{}
+	for gi, g := range ix.groups {
+		for _, a := range g.ancestors {
+			ix.within[a] = append(ix.within[a], int32(gi))
+		}
 	}
 	ix.byID = make([]int32, len(ix.docs))
 	for i := range ix.byID {
@@ -331,9 +345,31 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	ix.groupTerms = groupAnalyzer.terms
 	ix.groupPostings = buildPostings(groupFields, len(groupAnalyzer.terms), nil, &FieldWeights{Name: 2, Description: 1}, tune.k1)
 
-	n, vocabulary, groups := len(ix.docs), len(ix.postings), len(ix.groups)
-	ix.scratch.New = func() any { return newScratch(n, vocabulary, groups) }
+	n, vocabulary, groups, servers := len(ix.docs), len(ix.postings), len(ix.groups), ix.servers
+	ix.scratch.New = func() any { return newScratch(n, vocabulary, groups, servers) }
 	return ix
+}
+
+// packDocs moves every doc's groups and name words into one array each, in
+// doc order: a search reads them for thousands of docs, mostly in doc
+// order, and one small allocation per doc would scatter them in memory.
+func (ix *Index) packDocs() {
+	var groups, names int
+	for _, d := range ix.docs {
+		groups += len(d.groups)
+		names += len(d.nameTerms)
+	}
+	groupStore := make([]int32, 0, groups)
+	nameStore := make([]int32, 0, names)
+	for i := range ix.docs {
+		d := &ix.docs[i]
+		at := len(groupStore)
+		groupStore = append(groupStore, d.groups...)
+		d.groups = groupStore[at:len(groupStore):len(groupStore)]
+		at = len(nameStore)
+		nameStore = append(nameStore, d.nameTerms...)
+		d.nameTerms = nameStore[at:len(nameStore):len(nameStore)]
+	}
 }
 
 // fixedPoint scales document frequencies to integers while summing them,
