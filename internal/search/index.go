@@ -180,6 +180,13 @@ type Index struct {
 	scratch          sync.Pool // *scratch, reused across queries
 	// servers counts the tools' prefixes (docEntry.server's range).
 	servers int
+	// idRank is each doc's place in ID order (byID inverted), so that
+	// equal scores, common in a catalog of servers alike, are ordered
+	// without comparing strings.
+	idRank []int32
+	// nameDocs lists, by term ID, the docs whose name words (nameTerms)
+	// hold the term: only they can earn a name bonus.
+	nameDocs [][]int32
 	// within maps a group's name to the groups it holds, itself included
 	// (those with the name among their ancestors), so that a search in a
 	// group marks them without reading every group.
@@ -322,6 +329,7 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		ix.docs[i].nameTerms = nameTerms[i]
 	}
 	ix.packDocs()
+	ix.nameDocs = nameDocs(ix.docs, len(ix.postings))
 	ix.within = map[string][]int32{}
 	for gi, g := range ix.groups {
 		for _, a := range g.ancestors {
@@ -333,6 +341,10 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		ix.byID[i] = int32(i)
 	}
 	slices.SortFunc(ix.byID, func(a, b int32) int { return strings.Compare(ix.docs[a].id, ix.docs[b].id) })
+	ix.idRank = make([]int32, len(ix.docs))
+	for rank, d := range ix.byID {
+		ix.idRank[d] = int32(rank)
+	}
 
 	// Groups are ranked on their own words too: a BM25 over name and
 	// description, the name weighing double.
@@ -348,6 +360,40 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	n, vocabulary, groups, servers := len(ix.docs), len(ix.postings), len(ix.groups), ix.servers
 	ix.scratch.New = func() any { return newScratch(n, vocabulary, groups, servers) }
 	return ix
+}
+
+// nameDocs inverts the docs' name words: by term ID, the docs that have it
+// in nameTerms, each once, in doc order.
+func nameDocs(docs []docEntry, vocabulary int) [][]int32 {
+	counts := make([]int32, vocabulary)
+	last := make([]int32, vocabulary) // the last doc counted, plus one
+	for d, e := range docs {
+		for _, t := range e.nameTerms {
+			if last[t] != int32(d)+1 {
+				last[t] = int32(d) + 1
+				counts[t]++
+			}
+		}
+	}
+	total := 0
+	for _, c := range counts {
+		total += int(c)
+	}
+	store := make([]int32, total)
+	out := make([][]int32, vocabulary)
+	at := 0
+	for t, c := range counts {
+		out[t] = store[at : at : at+int(c)]
+		at += int(c)
+	}
+	for d, e := range docs {
+		for _, t := range e.nameTerms {
+			if n := len(out[t]); n == 0 || out[t][n-1] != int32(d) {
+				out[t] = append(out[t], int32(d))
+			}
+		}
+	}
+	return out
 }
 
 // packDocs moves every doc's groups and name words into one array each, in

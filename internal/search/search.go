@@ -114,10 +114,14 @@ type scratch struct {
 	// name coverage bonus; coverageTerms lists the IDs set.
 	coverage      []float64
 	coverageTerms []int32
-	exact         []int32      // the query's own stems by term ID, -1 if unknown
-	top           []scored     // the best hits so far, a min-heap
-	groupTop      [][3]float64 // per group, its three best tool scores
-	groupMatches  []int32
+	// named marks the docs with a name word the query covers, listed in
+	// namedDocs: the others' name bonus is zero.
+	named        []bool
+	namedDocs    []int32
+	exact        []int32      // the query's own stems by term ID, -1 if unknown
+	top          []scored     // the best hits so far, a min-heap
+	groupTop     [][3]float64 // per group, its three best tool scores
+	groupMatches []int32
 	// groupOwn is each group's score on its own words; groupBest the best
 	// alternative of the current term per group, termGroups the groups it
 	// touched.
@@ -143,6 +147,7 @@ func newScratch(docs, vocabulary, groups, servers int) *scratch {
 		best:         make([]float64, docs),
 		phrase:       make([]float64, docs),
 		coverage:     make([]float64, vocabulary),
+		named:        make([]bool, docs),
 		groupTop:     make([][3]float64, groups),
 		groupMatches: make([]int32, groups),
 		groupOwn:     make([]float64, groups),
@@ -224,12 +229,24 @@ func (ix *Index) offer(d int32, score float64, s *scratch) {
 
 // prepareCoverage fills s.coverage for the query's stems: a stem the query
 // typed counts fully, a synonym or hint counts coverageBoost times its
-// weight, capped at one. It returns the query's own stems by term ID.
+// weight, capped at one. It marks in s.named the docs whose name holds a
+// covered word, and returns the query's own stems by term ID.
 func (ix *Index) prepareCoverage(q *parsedQuery, s *scratch) (exact []int32) {
 	for stem, w := range q.stemWeights {
 		if t, ok := ix.terms[stem]; ok {
 			s.coverage[t] = min(1, w*ix.tune.coverageBoost)
 			s.coverageTerms = append(s.coverageTerms, t)
+		}
+	}
+	for _, t := range s.coverageTerms {
+		if s.coverage[t] == 0 {
+			continue
+		}
+		for _, d := range ix.nameDocs[t] {
+			if !s.named[d] {
+				s.named[d] = true
+				s.namedDocs = append(s.namedDocs, d)
+			}
 		}
 	}
 	exact = s.exact[:0]
@@ -276,7 +293,7 @@ func (ix *Index) ranksBefore(a, b scored) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	return ix.docs[a.doc].id < ix.docs[b.doc].id
+	return ix.idRank[a.doc] < ix.idRank[b.doc]
 }
 
 // groupRanksBefore orders group hits: higher score first, then name.
@@ -410,7 +427,11 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 		}
 		doc := &ix.docs[d]
 		score *= ix.tune.coordinationFloor + (1-ix.tune.coordinationFloor)*coverage
-		score *= 1 + ix.nameBonus(d, exact, s)
+		if s.named[d] {
+			// Any other doc's bonus is zero: no name word covered,
+			// and so no pair of the query's words next to each other.
+			score *= 1 + ix.nameBonus(d, exact, s)
+		}
 		score *= intentFactor[doc.intent]
 		if m := s.mentioned[doc.server]; m > 0 {
 			score *= 1 + ix.tune.serverBoost*m
@@ -442,6 +463,10 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 		s.coverage[t] = 0
 	}
 	s.coverageTerms = s.coverageTerms[:0]
+	for _, d := range s.namedDocs {
+		s.named[d] = false
+	}
+	s.namedDocs = s.namedDocs[:0]
 	for _, sv := range s.mentionedServer {
 		s.mentioned[sv] = 0
 	}
