@@ -180,6 +180,7 @@ type Index struct {
 	scratch          sync.Pool // *scratch, reused across queries
 	// servers counts the tools' prefixes (docEntry.server's range).
 	servers int
+	hot     hotDocs
 	// idRank is each doc's place in ID order (byID inverted), so that
 	// equal scores, common in a catalog of servers alike, are ordered
 	// without comparing strings.
@@ -396,10 +397,23 @@ func nameDocs(docs []docEntry, vocabulary int) [][]int32 {
 	return out
 }
 
+// hotDocs holds what a search reads of every doc it touches, by field
+// rather than by doc (docEntry): a query over 20k tools touches most of
+// them, and these arrays fit in a core's cache where docEntry does not.
+type hotDocs struct {
+	intent []intent
+	server []int32
+	// groupsAt[d]:groupsAt[d+1] is doc d's window of groups, its groups.
+	groupsAt []int32
+	groups   []int32
+}
+
 // packDocs moves every doc's groups and name words into one array each, in
 // doc order: a search reads them for thousands of docs, mostly in doc
 // order, and one small allocation per doc would scatter them in memory.
+// It fills ix.hot from them.
 func (ix *Index) packDocs() {
+	defer ix.fillHot()
 	var groups, names int
 	for _, d := range ix.docs {
 		groups += len(d.groups)
@@ -416,6 +430,20 @@ func (ix *Index) packDocs() {
 		nameStore = append(nameStore, d.nameTerms...)
 		d.nameTerms = nameStore[at:len(nameStore):len(nameStore)]
 	}
+}
+
+func (ix *Index) fillHot() {
+	h := hotDocs{
+		intent:   make([]intent, len(ix.docs)),
+		server:   make([]int32, len(ix.docs)),
+		groupsAt: make([]int32, len(ix.docs)+1),
+	}
+	for d, e := range ix.docs {
+		h.intent[d], h.server[d] = e.intent, e.server
+		h.groups = append(h.groups, e.groups...)
+		h.groupsAt[d+1] = int32(len(h.groups))
+	}
+	ix.hot = h
 }
 
 // fixedPoint scales document frequencies to integers while summing them,

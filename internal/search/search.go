@@ -425,22 +425,21 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 		if keep != nil && !keep(d) {
 			continue
 		}
-		doc := &ix.docs[d]
 		score *= ix.tune.coordinationFloor + (1-ix.tune.coordinationFloor)*coverage
 		if s.named[d] {
 			// Any other doc's bonus is zero: no name word covered,
 			// and so no pair of the query's words next to each other.
 			score *= 1 + ix.nameBonus(d, exact, s)
 		}
-		score *= intentFactor[doc.intent]
-		if m := s.mentioned[doc.server]; m > 0 {
+		score *= intentFactor[ix.hot.intent[d]]
+		if m := s.mentioned[ix.hot.server[d]]; m > 0 {
 			score *= 1 + ix.tune.serverBoost*m
 		}
 		if h := (scored{doc: d, score: score}); len(s.top) < limit || ix.ranksBefore(h, s.top[0]) {
 			s.top = pushBest(s.top, h, limit, ix.ranksBefore)
 		}
 		if wantGroups {
-			for _, g := range doc.groups {
+			for _, g := range ix.hot.groups[ix.hot.groupsAt[d]:ix.hot.groupsAt[d+1]] {
 				if !s.groupSeen[g] {
 					s.groupSeen[g] = true
 					s.groupTouched = append(s.groupTouched, g)
