@@ -329,7 +329,7 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	for i := range ix.docs {
 		ix.docs[i].nameTerms = nameTerms[i]
 	}
-	ix.packDocs()
+	ix.fillHot()
 	ix.nameDocs = nameDocs(ix.docs, len(ix.postings))
 	ix.within = map[string][]int32{}
 	for gi, g := range ix.groups {
@@ -406,42 +406,28 @@ type hotDocs struct {
 	// groupsAt[d]:groupsAt[d+1] is doc d's window of groups, its groups.
 	groupsAt []int32
 	groups   []int32
+	// namesAt and names are the docs' nameTerms, the same way.
+	namesAt []int32
+	names   []int32
 }
 
-// packDocs moves every doc's groups and name words into one array each, in
-// doc order: a search reads them for thousands of docs, mostly in doc
-// order, and one small allocation per doc would scatter them in memory.
-// It fills ix.hot from them.
-func (ix *Index) packDocs() {
-	defer ix.fillHot()
-	var groups, names int
-	for _, d := range ix.docs {
-		groups += len(d.groups)
-		names += len(d.nameTerms)
-	}
-	groupStore := make([]int32, 0, groups)
-	nameStore := make([]int32, 0, names)
-	for i := range ix.docs {
-		d := &ix.docs[i]
-		at := len(groupStore)
-		groupStore = append(groupStore, d.groups...)
-		d.groups = groupStore[at:len(groupStore):len(groupStore)]
-		at = len(nameStore)
-		nameStore = append(nameStore, d.nameTerms...)
-		d.nameTerms = nameStore[at:len(nameStore):len(nameStore)]
-	}
-}
-
+// fillHot copies into ix.hot what a search reads of each doc, every
+// doc's groups and name words in one array each, in doc order: a search
+// reads them for thousands of docs, mostly in doc order, and one small
+// allocation per doc would scatter them in memory.
 func (ix *Index) fillHot() {
 	h := hotDocs{
 		intent:   make([]intent, len(ix.docs)),
 		server:   make([]int32, len(ix.docs)),
 		groupsAt: make([]int32, len(ix.docs)+1),
+		namesAt:  make([]int32, len(ix.docs)+1),
 	}
 	for d, e := range ix.docs {
 		h.intent[d], h.server[d] = e.intent, e.server
 		h.groups = append(h.groups, e.groups...)
 		h.groupsAt[d+1] = int32(len(h.groups))
+		h.names = append(h.names, e.nameTerms...)
+		h.namesAt[d+1] = int32(len(h.names))
 	}
 	ix.hot = h
 }

@@ -265,7 +265,7 @@ func (ix *Index) prepareCoverage(q *parsedQuery, s *scratch) (exact []int32) {
 // of the name's distinctive words the query (or its synonyms) covers, and
 // query words that sit next to each other in the name.
 func (ix *Index) nameBonus(d int32, exact []int32, s *scratch) float64 {
-	name := ix.docs[d].nameTerms
+	name := ix.hot.names[ix.hot.namesAt[d]:ix.hot.namesAt[d+1]]
 	if len(name) == 0 {
 		return 0
 	}
@@ -516,7 +516,7 @@ func (ix *Index) filter(opts *SearchOptions, s *scratch) func(doc int32) bool {
 	return func(d int32) bool {
 		if opts.Group != "" {
 			found := false
-			for _, g := range ix.docs[d].groups {
+			for _, g := range ix.hot.groups[ix.hot.groupsAt[d]:ix.hot.groupsAt[d+1]] {
 				if s.inGroup[g] {
 					found = true
 					break
