@@ -11,6 +11,12 @@ import (
 // CompleteResultForTest exposes completeResult to the external tests.
 func CompleteResultForTest(res *mcp.CallToolResult) *mcp.CallToolResult { return completeResult(res) }
 
+// CompleteByRoundTripForTest exposes the encoding completeResult, which the
+// tools/call one must agree with.
+func CompleteByRoundTripForTest(res *mcp.CallToolResult) *mcp.CallToolResult {
+	return completeByRoundTrip(res)
+}
+
 // OnPendingWait makes g call fn whenever a request starts waiting for
 // pending sources. Set it before any client connects.
 func OnPendingWait(g *Gateway, fn func()) { g.waitHook = fn }
