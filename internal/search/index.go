@@ -185,6 +185,8 @@ type Index struct {
 	// equal scores, common in a catalog of servers alike, are ordered
 	// without comparing strings.
 	idRank []int32
+	// groupRank is each group's place in name order, for ties.
+	groupRank []int32
 	// nameDocs lists, by term ID, the docs whose name words (nameTerms)
 	// hold the term: only they can earn a name bonus.
 	nameDocs [][]int32
@@ -331,6 +333,15 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	}
 	ix.fillHot()
 	ix.nameDocs = nameDocs(ix.docs, len(ix.postings))
+	byName := make([]int32, len(ix.groups))
+	for i := range byName {
+		byName[i] = int32(i)
+	}
+	slices.SortFunc(byName, func(a, b int32) int { return strings.Compare(ix.groups[a].name, ix.groups[b].name) })
+	ix.groupRank = make([]int32, len(ix.groups))
+	for rank, g := range byName {
+		ix.groupRank[g] = int32(rank)
+	}
 	ix.within = map[string][]int32{}
 	for gi, g := range ix.groups {
 		for _, a := range g.ancestors {

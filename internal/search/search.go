@@ -132,7 +132,7 @@ type scratch struct {
 	// groupTouched: only they are ranked.
 	groupSeen    []bool
 	groupTouched []int32
-	groupHeap    []GroupHit // the best groups so far, a min-heap
+	groupHeap    []scoredGroup // the best groups so far, a min-heap
 	// inGroup marks the groups a search is kept to (SearchOptions.Group).
 	inGroup []bool
 	// mentioned is, per server, how surely the request names it.
@@ -296,12 +296,19 @@ func (ix *Index) ranksBefore(a, b scored) bool {
 	return ix.idRank[a.doc] < ix.idRank[b.doc]
 }
 
-// groupRanksBefore orders group hits: higher score first, then name.
-func groupRanksBefore(a, b GroupHit) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
+// scoredGroup is a ranked group before it is named.
+type scoredGroup struct {
+	group, matches int32
+	score          float64
+}
+
+// groupRanksBefore orders groups: higher score first, then name (by its
+// precomputed place in name order).
+func (ix *Index) groupRanksBefore(a, b scoredGroup) bool {
+	if a.score != b.score {
+		return a.score > b.score
 	}
-	return a.Name < b.Name
+	return ix.groupRank[a.group] < ix.groupRank[b.group]
 }
 
 // pushBest keeps the limit best items offered in top, a heap whose root is
@@ -576,23 +583,25 @@ func (ix *Index) rankGroups(q *parsedQuery, s *scratch, within bool, limit int) 
 	share := ix.tune.groupToolShare
 	for _, g := range s.groupTouched {
 		top := s.groupTop[g]
-		h := GroupHit{
-			Name:    ix.groups[g].name,
-			Score:   s.groupOwn[g] + share*(top[0]+top[1]/2+top[2]/4),
-			Matches: int(s.groupMatches[g]),
+		h := scoredGroup{
+			group:   g,
+			score:   s.groupOwn[g] + share*(top[0]+top[1]/2+top[2]/4),
+			matches: s.groupMatches[g],
 		}
 		s.groupTop[g], s.groupMatches[g], s.groupOwn[g], s.groupSeen[g] = [3]float64{}, 0, 0, false
-		if h.Score > 0 && (!within || s.inGroup[g]) {
-			s.groupHeap = pushBest(s.groupHeap, h, limit, groupRanksBefore)
+		if h.score > 0 && (!within || s.inGroup[g]) {
+			s.groupHeap = pushBest(s.groupHeap, h, limit, ix.groupRanksBefore)
 		}
 	}
 	s.groupTouched = s.groupTouched[:0]
 	if len(s.groupHeap) == 0 {
 		return nil
 	}
-	sortBest(s.groupHeap, groupRanksBefore)
-	out := slices.Clone(s.groupHeap)
-	clear(s.groupHeap) // no names held by the pool
+	sortBest(s.groupHeap, ix.groupRanksBefore)
+	out := make([]GroupHit, len(s.groupHeap))
+	for i, h := range s.groupHeap {
+		out[i] = GroupHit{Name: ix.groups[h.group].name, Score: h.score, Matches: int(h.matches)}
+	}
 	s.groupHeap = s.groupHeap[:0]
 	return out
 }

@@ -32,7 +32,7 @@ func TestFindKeepsTheFirstOfTheFullRanking(t *testing.T) {
 				}
 			}
 			for i, g := range allGroups {
-				if g.Score <= 0 || (i > 0 && !groupRanksBefore(allGroups[i-1], g)) {
+				if prev := allGroups[max(i-1, 0)]; g.Score <= 0 || (i > 0 && !(prev.Score > g.Score || prev.Score == g.Score && prev.Name < g.Name)) {
 					t.Fatalf("group %q, %q: groups not ranked by score then name at %d: %v", group, q, i, allGroups)
 				}
 				if group != "" && g.Name != group && !slices.Contains(ancestry(g.Name, nil), group) {
