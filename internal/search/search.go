@@ -103,9 +103,9 @@ var defaultTuning = tuning{
 // every array is sized once, when the index is built, and only the entries
 // a query touched are returned to zero after it.
 type scratch struct {
-	total    []float64 // summed term scores per doc
-	matched  []int32   // number of required query terms matched per doc
-	best     []float64 // best alternative score of the current term
+	// doc holds, per doc, what the query's terms added up to, side by
+	// side: the query reads them together, doc after doc.
+	doc      []docScratch
 	phrase   []float64 // running sum for a multi-word alternative
 	touched  []int32   // docs with some evidence
 	termDocs []int32   // docs touched by the current term
@@ -114,9 +114,8 @@ type scratch struct {
 	// name coverage bonus; coverageTerms lists the IDs set.
 	coverage      []float64
 	coverageTerms []int32
-	// named marks the docs with a name word the query covers, listed in
-	// namedDocs: the others' name bonus is zero.
-	named        []bool
+	// namedDocs lists the docs marked named: those with a name word the
+	// query covers (the others' name bonus is zero).
 	namedDocs    []int32
 	exact        []int32      // the query's own stems by term ID, -1 if unknown
 	top          []scored     // the best hits so far, a min-heap
@@ -142,12 +141,9 @@ type scratch struct {
 
 func newScratch(docs, vocabulary, groups, servers int) *scratch {
 	return &scratch{
-		total:        make([]float64, docs),
-		matched:      make([]int32, docs),
-		best:         make([]float64, docs),
+		doc:          make([]docScratch, docs),
 		phrase:       make([]float64, docs),
 		coverage:     make([]float64, vocabulary),
-		named:        make([]bool, docs),
 		groupTop:     make([][3]float64, groups),
 		groupMatches: make([]int32, groups),
 		groupOwn:     make([]float64, groups),
@@ -158,26 +154,34 @@ func newScratch(docs, vocabulary, groups, servers int) *scratch {
 	}
 }
 
+// docScratch is one doc's evidence for the current query.
+type docScratch struct {
+	total   float64 // summed term scores
+	best    float64 // best alternative score of the current term
+	matched int32   // number of required query terms matched
+	named   bool    // a name word is covered: see prepareCoverage
+}
+
 type scored struct {
 	doc   int32
 	score float64
 }
 
-// accumulate adds every term's best alternative per doc into s.total.
+// accumulate adds every term's best alternative per doc into its total.
 func (ix *Index) accumulate(q *parsedQuery, s *scratch) {
 	for _, term := range q.terms {
 		for _, alt := range term.alternatives {
 			ix.scoreAlternative(alt, s)
 		}
 		for _, d := range s.termDocs {
-			if s.total[d] == 0 && s.matched[d] == 0 {
+			if s.doc[d].total == 0 && s.doc[d].matched == 0 {
 				s.touched = append(s.touched, d)
 			}
-			s.total[d] += s.best[d]
+			s.doc[d].total += s.doc[d].best
 			if !term.optional {
-				s.matched[d]++
+				s.doc[d].matched++
 			}
-			s.best[d] = 0
+			s.doc[d].best = 0
 		}
 		s.termDocs = s.termDocs[:0]
 	}
@@ -221,15 +225,15 @@ func (ix *Index) offer(d int32, score float64, s *scratch) {
 	if score <= 0 {
 		return
 	}
-	if s.best[d] == 0 {
+	if s.doc[d].best == 0 {
 		s.termDocs = append(s.termDocs, d)
 	}
-	s.best[d] = max(s.best[d], score)
+	s.doc[d].best = max(s.doc[d].best, score)
 }
 
 // prepareCoverage fills s.coverage for the query's stems: a stem the query
 // typed counts fully, a synonym or hint counts coverageBoost times its
-// weight, capped at one. It marks in s.named the docs whose name holds a
+// weight, capped at one. It marks named the docs whose name holds a
 // covered word, and returns the query's own stems by term ID.
 func (ix *Index) prepareCoverage(q *parsedQuery, s *scratch) (exact []int32) {
 	for stem, w := range q.stemWeights {
@@ -243,8 +247,8 @@ func (ix *Index) prepareCoverage(q *parsedQuery, s *scratch) (exact []int32) {
 			continue
 		}
 		for _, d := range ix.nameDocs[t] {
-			if !s.named[d] {
-				s.named[d] = true
+			if !s.doc[d].named {
+				s.doc[d].named = true
 				s.namedDocs = append(s.namedDocs, d)
 			}
 		}
@@ -426,14 +430,15 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 	}
 	required := float64(max(q.required, 1))
 	for _, d := range s.touched {
-		score := s.total[d]
-		coverage := min(float64(s.matched[d])/required, 1)
-		s.total[d], s.matched[d] = 0, 0
+		score := s.doc[d].total
+		coverage := min(float64(s.doc[d].matched)/required, 1)
+		named := s.doc[d].named
+		s.doc[d].total, s.doc[d].matched = 0, 0
 		if keep != nil && !keep(d) {
 			continue
 		}
 		score *= ix.tune.coordinationFloor + (1-ix.tune.coordinationFloor)*coverage
-		if s.named[d] {
+		if named {
 			// Any other doc's bonus is zero: no name word covered,
 			// and so no pair of the query's words next to each other.
 			score *= 1 + ix.nameBonus(d, exact, s)
@@ -470,7 +475,7 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 	}
 	s.coverageTerms = s.coverageTerms[:0]
 	for _, d := range s.namedDocs {
-		s.named[d] = false
+		s.doc[d].named = false
 	}
 	s.namedDocs = s.namedDocs[:0]
 	for _, sv := range s.mentionedServer {
