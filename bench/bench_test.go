@@ -38,7 +38,7 @@ func TestBenchmarkHarness(t *testing.T) {
 			Baseline: h.root},
 		Startup:     StartupParams{Servers: servers, Runs: 2, Settle: 100 * time.Millisecond},
 		Memory:      MemoryParams{Sessions: 10, Concurrency: 4, Servers: servers, Modes: []string{"groups", "search"}, Protocol: "2025-11-25", Settle: 100 * time.Millisecond},
-		Scale:       ScaleParams{Tools: []int{30, 90}, Batch: 2, Mode: "search", ProfileTime: time.Second},
+		Scale:       ScaleParams{Tools: []int{30, 90}, Batch: 2, Mode: "search", ProfileTime: time.Second, FindCalls: 60},
 		Profile:     t.TempDir(),
 		ProfileTime: time.Second,
 	}
@@ -161,7 +161,15 @@ func TestBenchmarkHarness(t *testing.T) {
 		if sr.Spawned != 0 {
 			t.Errorf("the cached start of %d tools spawned %d stand-ins; it should answer from the cache alone", sr.Tools, sr.Spawned)
 		}
-		for _, f := range []string{sr.HeapProfile, sr.CPUProfile} {
+		for name, p := range map[string]Percentiles{"find_tools": sr.Find, "ping": sr.Ping} {
+			if !(p.P50 > 0 && p.P50 <= p.P90 && p.P90 <= p.P99 && p.P99 <= p.Max) {
+				t.Errorf("scale run %d: %s latency percentiles are not positive and ordered: %+v", i, name, p)
+			}
+		}
+		if sr.FindOverPing != sr.Find.P50-sr.Ping.P50 {
+			t.Errorf("scale run %d: find_tools over ping is %v µs, want p50 %v less %v", i, sr.FindOverPing, sr.Find.P50, sr.Ping.P50)
+		}
+		for _, f := range []string{sr.HeapProfile, sr.CPUProfile, sr.FindCPUProfile} {
 			if info, err := os.Stat(f); err != nil || info.Size() == 0 {
 				t.Errorf("profile %q is missing or empty: %v", f, err)
 			}
@@ -177,7 +185,7 @@ func TestBenchmarkHarness(t *testing.T) {
 	}
 	var table bytes.Buffer
 	printTable(&table, r)
-	for _, want := range []string{"1. tools/call over stdio", sideBaseline + ": built from " + h.root + ", commit", "goals, 2 callers", "goals, 4 callers", "2. tools/call over http", "goals, toolfold, 4 callers", "3. start to first tools/list", "4. RSS", "5. scale"} {
+	for _, want := range []string{"1. tools/call over stdio", sideBaseline + ": built from " + h.root + ", commit", "goals, 2 callers", "goals, 4 callers", "2. tools/call over http", "goals, toolfold, 4 callers", "3. start to first tools/list", "4. RSS", "5. scale", "find_tools p50 − ping"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())
 		}

@@ -170,7 +170,8 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	scaleTools := fs.String("scale-tools", "1000,5000,20000", "scale: comma-separated catalog sizes, synthesised from testdata/catalogs")
 	fs.IntVar(&p.Scale.Batch, "scale-batch", 40, "scale: stand-in servers run at once while the cache is filled")
 	fs.StringVar(&p.Scale.Mode, "scale-mode", "search", "scale: the mode of the measured start")
-	fs.DurationVar(&p.Scale.ProfileTime, "scale-profile-time", 15*time.Second, "scale: with -profile, how long each size's start is CPU-profiled from launch")
+	fs.DurationVar(&p.Scale.ProfileTime, "scale-profile-time", 15*time.Second, "scale: with -profile, how long each size's start is CPU-profiled from launch, and find_tools after it")
+	fs.IntVar(&p.Scale.FindCalls, "scale-find-calls", 500, "scale: timed sequential find_tools calls (and as many pings) per size; 0 times none")
 	if err := fs.Parse(args); err != nil {
 		return p, false, 0, err
 	}
@@ -216,6 +217,9 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 		if v <= 0 {
 			return p, false, 0, fmt.Errorf("%s must be at least 1, not %d", name, v)
 		}
+	}
+	if p.Scale.FindCalls < 0 {
+		return p, false, 0, fmt.Errorf("-scale-find-calls must not be negative, not %d", p.Scale.FindCalls)
 	}
 	if p.Calls.Warmup < 0 || p.Calls.Duration <= 0 || p.ProfileTime < time.Second || p.Scale.ProfileTime < time.Second || len(p.Memory.Modes) == 0 || len(p.Calls.Transports) == 0 {
 		return p, false, 0, fmt.Errorf("-warmup must not be negative, -throughput-time must be positive, -profile-time and -scale-profile-time at least 1s, and -memory-modes and -transports must name one at least")

@@ -94,12 +94,25 @@ func printTable(w io.Writer, r *Report) {
 		if cpu, tools, ok := sc.Growth(); ok {
 			fmt.Fprintf(w, "   growth of CPU to first list, last two sizes: %s for %s the tools (linear: the same)\n", times(cpu), times(tools))
 		}
+		if sc.Params.FindCalls > 0 {
+			fmt.Fprintf(w, "   find_tools on that started toolfold: p50/p99 of %d sequential calls, each one request of internal/search's evaluation\n"+
+				"   sets in turn, and of as many pings in the same session, taking turns of %d\n", sc.Params.FindCalls, findBlock)
+			tw := newTab(w)
+			fmt.Fprintln(tw, "\ttools\tfind_tools p50\tp99\tping p50\tp99\tfind_tools p50 − ping\t")
+			for _, sr := range sc.Runs {
+				fmt.Fprintf(tw, "\t%d\t%s\t%s\t%s\t%s\t%s\t\n", sr.Tools, us(sr.Find.P50), us(sr.Find.P99), us(sr.Ping.P50), us(sr.Ping.P99), us(sr.FindOverPing))
+			}
+			tw.Flush()
+		}
 		for _, sr := range sc.Runs {
 			if sr.HeapProfile != "" {
 				fmt.Fprintf(w, "   heap profile: %s\n", sr.HeapProfile)
 			}
 			if sr.CPUProfile != "" {
 				fmt.Fprintf(w, "   CPU profile of a second start: %s\n", sr.CPUProfile)
+			}
+			if sr.FindCPUProfile != "" {
+				fmt.Fprintf(w, "   CPU profile of find_tools: %s\n", sr.FindCPUProfile)
 			}
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ScaleParams bound the scale sweep.
@@ -30,8 +32,13 @@ type ScaleParams struct {
 	// profile of a second, untimed start; empty takes none.
 	Profile string `json:"-"`
 	// ProfileTime is how long that CPU profile runs from the launch: long
-	// enough for the start to end inside it.
+	// enough for the start to end inside it. With Profile, find_tools is
+	// profiled as long, with calls made back to back.
 	ProfileTime time.Duration `json:"-"`
+	// FindCalls is how many sequential find_tools calls, and as many
+	// pings, are timed against the started toolfold; 0 times none. The
+	// queries are the requests of internal/search's evaluation sets.
+	FindCalls int `json:"find_calls"`
 }
 
 // ScaleRun is one catalog size's cached start.
@@ -60,6 +67,13 @@ type ScaleRun struct {
 	Spawned     int    `json:"spawned"`
 	HeapProfile string `json:"heap_profile,omitempty"`
 	CPUProfile  string `json:"cpu_profile,omitempty"`
+	// Find and Ping are the latencies of the timed find_tools calls and of
+	// pings in the same session, taking turns; FindOverPing is Find's p50
+	// less Ping's, what finding costs beyond a round trip.
+	Find           Percentiles `json:"find_tools"`
+	Ping           Percentiles `json:"ping"`
+	FindOverPing   float64     `json:"find_p50_over_ping_us"`
+	FindCPUProfile string      `json:"find_cpu_profile,omitempty"`
 }
 
 // ScaleResult is the sweep.
@@ -280,7 +294,132 @@ func startScaled(ctx context.Context, h *harness, config, cache, log string, par
 		return err
 	}
 	run.Spawned = len(after) - len(before)
+	if params.FindCalls > 0 {
+		queries, err := findQueries(h.root)
+		if err != nil {
+			return err
+		}
+		if err := timeFind(ctx, p, queries, params.FindCalls, run); err != nil {
+			return err
+		}
+		if params.Profile != "" {
+			file := filepath.Join(params.Profile, fmt.Sprintf("toolfold-scale-%d-find-cpu.pprof", run.Tools))
+			if err := profileFind(ctx, p, base, queries, params.ProfileTime, file); err != nil {
+				return err
+			}
+			run.FindCPUProfile = file
+		}
+	}
 	return nil
+}
+
+// findQueries are the requests of internal/search's evaluation sets: what
+// people ask for, in their words, over the catalogs the sweep repeats.
+func findQueries(root string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(root, "internal", "search", "testdata", "eval*.json"))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(files)
+	var out []string
+	for _, f := range files {
+		if strings.HasSuffix(f, ".agent.json") {
+			continue
+		}
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var cases []struct {
+			Query string `json:"query"`
+		}
+		if err := json.Unmarshal(raw, &cases); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		for _, c := range cases {
+			out = append(out, c.Query)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no requests in %s: find_tools is timed with internal/search's evaluation sets", filepath.Join(root, "internal", "search", "testdata"))
+	}
+	return out, nil
+}
+
+// findBlock is how many find_tools calls run before as many pings: the two
+// take turns, so that a change in the machine's load touches both.
+const findBlock = 50
+
+// timeFind times calls sequential find_tools calls, cycling through the
+// queries, and as many pings, in turns of findBlock, after one untimed turn.
+func timeFind(ctx context.Context, p *stdioProcess, queries []string, calls int, run *ScaleRun) error {
+	var finds, pings []time.Duration
+	next := 0
+	turn := func(n int, timed bool) error {
+		for range n {
+			q := queries[next%len(queries)]
+			next++
+			start := time.Now()
+			if err := findOnce(ctx, p, q); err != nil {
+				return err
+			}
+			if timed {
+				finds = append(finds, time.Since(start))
+			}
+		}
+		for range n {
+			start := time.Now()
+			if err := p.Ping(ctx, nil); err != nil {
+				return fmt.Errorf("ping: %w%s", err, p.stderr.suffix())
+			}
+			if timed {
+				pings = append(pings, time.Since(start))
+			}
+		}
+		return nil
+	}
+	if err := turn(min(findBlock, calls), false); err != nil {
+		return err
+	}
+	for done := 0; done < calls; done += findBlock {
+		if err := turn(min(findBlock, calls-done), true); err != nil {
+			return err
+		}
+	}
+	run.Find, run.Ping = percentiles(finds), percentiles(pings)
+	run.FindOverPing = run.Find.P50 - run.Ping.P50
+	return nil
+}
+
+// findOnce calls find_tools with one query and checks that it answered.
+func findOnce(ctx context.Context, p *stdioProcess, query string) error {
+	res, err := p.CallTool(ctx, &mcp.CallToolParams{Name: "find_tools", Arguments: map[string]any{"query": query}})
+	if err != nil {
+		return fmt.Errorf("find_tools %q: %w%s", query, err, p.stderr.suffix())
+	}
+	if res.IsError {
+		return fmt.Errorf("find_tools %q answered with an error: %s", query, resultText(res))
+	}
+	return nil
+}
+
+// profileFind records toolfold's CPU profile for d while find_tools is
+// called back to back, so the profile holds little but finding.
+func profileFind(ctx context.Context, p *stdioProcess, base string, queries []string, d time.Duration, file string) error {
+	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, max(int(d.Seconds()), 1))
+	done := make(chan error, 1)
+	go func() { done <- saveProfile(ctx, url, file) }()
+	for i := 0; ; i++ {
+		select {
+		case err := <-done:
+			return err
+		default:
+		}
+		if err := findOnce(ctx, p, queries[i%len(queries)]); err != nil {
+			<-done
+			return err
+		}
+	}
 }
 
 // profileStart launches toolfold as startScaled does, with no client:

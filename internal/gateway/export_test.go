@@ -15,6 +15,12 @@ func CompleteResultForTest(res *mcp.CallToolResult) *mcp.CallToolResult { return
 // tracking it.
 func BeforeTrack(g *Gateway, fn func()) { g.trackHook = fn }
 
+// CompleteByRoundTripForTest exposes the encoding completeResult, which the
+// tools/call one must agree with.
+func CompleteByRoundTripForTest(res *mcp.CallToolResult) *mcp.CallToolResult {
+	return completeByRoundTrip(res)
+}
+
 // OnPendingWait makes g call fn whenever a request starts waiting for
 // pending sources. Set it before any client connects.
 func OnPendingWait(g *Gateway, fn func()) { g.waitHook = fn }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -612,6 +613,43 @@ func (s *session) afterChange(ctx context.Context, ss *mcp.ServerSession, ch *vi
 //
 // R is a pointer type; a nil one encodes as null and is returned as it is.
 func completeResult[R any](res R) R {
+	if r, ok := any(res).(*mcp.CallToolResult); ok && r != nil {
+		if out, ok := completeCallResult(r); ok {
+			return any(out).(R)
+		}
+	}
+	return completeByRoundTrip(res)
+}
+
+// completeMark is the smallest result the SDK decodes as complete.
+var completeMark = []byte(`{"resultType":"complete","content":[]}`)
+
+// completeCallResult is completeResult for a tools/call result without
+// encoding it: the SDK decodes the mark alone into a fresh result and res's
+// exported fields are copied onto it, every one, so that a field a later
+// SDK adds is kept too. A find_tools answer is kilobytes, and the round
+// trip decoded its structured content into maps to encode again. A result
+// that asks for input, or one already marked so, is returned as it is.
+func completeCallResult(res *mcp.CallToolResult) (*mcp.CallToolResult, bool) {
+	if res.NeedsInput() || res.InputRequests != nil {
+		return res, true
+	}
+	out := new(mcp.CallToolResult)
+	if err := json.Unmarshal(completeMark, out); err != nil {
+		return nil, false
+	}
+	src, dst := reflect.ValueOf(res).Elem(), reflect.ValueOf(out).Elem()
+	for i := range src.NumField() {
+		if src.Type().Field(i).IsExported() {
+			dst.Field(i).Set(src.Field(i))
+		}
+	}
+	return out, true
+}
+
+// completeByRoundTrip is completeResult for any result: encoded, marked and
+// decoded by the SDK.
+func completeByRoundTrip[R any](res R) R {
 	raw, err := json.Marshal(res)
 	if err != nil || len(raw) < 2 || raw[0] != '{' || bytes.Contains(raw, []byte(`"resultType"`)) || bytes.Contains(raw, []byte(`"inputRequests"`)) {
 		return res

@@ -1,18 +1,23 @@
 package search
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 )
 
 // syntheticCatalog builds about n tools by repeating the real catalogs under
-// varied prefixes ("github", "github-eu", "github-staging", ...), as a
-// gateway in front of many similar servers would see them.
+// varied prefixes ("github", "github-eu", "github-staging", ..., then
+// "github-9", "github-10", ...), as a gateway in front of many similar
+// servers would see them.
 func syntheticCatalog(tb testing.TB, n int) []Doc {
 	tb.Helper()
 	base := loadCatalogs(tb)
 	suffixes := []string{"", "-eu", "-staging", "-prod", "-dev", "-us", "-test", "-internal"}
+	for copyNo := len(suffixes) + 1; len(suffixes)*len(base) < n; copyNo++ {
+		suffixes = append(suffixes, fmt.Sprintf("-%d", copyNo))
+	}
 	var docs []Doc
 	for _, suffix := range suffixes {
 		for _, d := range base {
@@ -57,6 +62,35 @@ func BenchmarkSearch5000(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(percentileLatency(ix, queries, 0.99).Microseconds()), "p99-µs")
 	b.ReportMetric(float64(len(docs)), "tools")
+}
+
+// BenchmarkFind measures one find_tools ranking (tools and groups, as
+// find_tools asks for them: 15 of each) at several catalog sizes, cycling
+// through the evaluation requests, and reports the 99th percentile.
+func BenchmarkFind(b *testing.B) {
+	queries := benchQueries(b)
+	for _, n := range []int{1000, 5000, 20000} {
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			ix := New(syntheticCatalog(b, n), nil)
+			opts := &SearchOptions{Limit: 15}
+			b.ReportAllocs()
+			b.ResetTimer()
+			i := 0
+			for b.Loop() {
+				ix.Find(queries[i%len(queries)], opts)
+				i++
+			}
+			b.StopTimer()
+			var latencies []time.Duration
+			for _, q := range queries {
+				start := time.Now()
+				ix.Find(q, opts)
+				latencies = append(latencies, time.Since(start))
+			}
+			slices.Sort(latencies)
+			b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds()), "p99-µs")
+		})
+	}
 }
 
 // BenchmarkBuild5000 measures building the index over 5,000 tools.

@@ -178,6 +178,22 @@ type Index struct {
 	equivalentWeight float64
 	tune             tuning
 	scratch          sync.Pool // *scratch, reused across queries
+	// servers counts the tools' prefixes (docEntry.server's range).
+	servers int
+	hot     hotDocs
+	// idRank is each doc's place in ID order (byID inverted), so that
+	// equal scores, common in a catalog of servers alike, are ordered
+	// without comparing strings.
+	idRank []int32
+	// groupRank is each group's place in name order, for ties.
+	groupRank []int32
+	// nameDocs lists, by term ID, the docs whose name words (nameTerms)
+	// hold the term: only they can earn a name bonus.
+	nameDocs [][]int32
+	// within maps a group's name to the groups it holds, itself included
+	// (those with the name among their ancestors), so that a search in a
+	// group marks them without reading every group.
+	within map[string][]int32
 }
 
 // New builds an index over docs. Later docs with an ID already seen are
@@ -311,14 +327,36 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	ix.serverMentions = findServerMentions(unique, fields, clusters, an)
 	ix.terms = an.terms
 	ix.postings = buildPostings(fields, len(an.terms), clusters, &weights, tune.k1)
+	ix.servers = len(clusterIDs)
 	for i := range ix.docs {
 		ix.docs[i].nameTerms = nameTerms[i]
+	}
+	ix.fillHot()
+	ix.nameDocs = nameDocs(ix.docs, len(ix.postings))
+	byName := make([]int32, len(ix.groups))
+	for i := range byName {
+		byName[i] = int32(i)
+	}
+	slices.SortFunc(byName, func(a, b int32) int { return strings.Compare(ix.groups[a].name, ix.groups[b].name) })
+	ix.groupRank = make([]int32, len(ix.groups))
+	for rank, g := range byName {
+		ix.groupRank[g] = int32(rank)
+	}
+	ix.within = map[string][]int32{}
+	for gi, g := range ix.groups {
+		for _, a := range g.ancestors {
+			ix.within[a] = append(ix.within[a], int32(gi))
+		}
 	}
 	ix.byID = make([]int32, len(ix.docs))
 	for i := range ix.byID {
 		ix.byID[i] = int32(i)
 	}
 	slices.SortFunc(ix.byID, func(a, b int32) int { return strings.Compare(ix.docs[a].id, ix.docs[b].id) })
+	ix.idRank = make([]int32, len(ix.docs))
+	for rank, d := range ix.byID {
+		ix.idRank[d] = int32(rank)
+	}
 
 	// Groups are ranked on their own words too: a BM25 over name and
 	// description, the name weighing double.
@@ -331,9 +369,78 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	ix.groupTerms = groupAnalyzer.terms
 	ix.groupPostings = buildPostings(groupFields, len(groupAnalyzer.terms), nil, &FieldWeights{Name: 2, Description: 1}, tune.k1)
 
-	n, vocabulary, groups := len(ix.docs), len(ix.postings), len(ix.groups)
-	ix.scratch.New = func() any { return newScratch(n, vocabulary, groups) }
+	n, vocabulary, groups, servers := len(ix.docs), len(ix.postings), len(ix.groups), ix.servers
+	ix.scratch.New = func() any { return newScratch(n, vocabulary, groups, servers) }
 	return ix
+}
+
+// nameDocs inverts the docs' name words: by term ID, the docs that have it
+// in nameTerms, each once, in doc order.
+func nameDocs(docs []docEntry, vocabulary int) [][]int32 {
+	counts := make([]int32, vocabulary)
+	last := make([]int32, vocabulary) // the last doc counted, plus one
+	for d, e := range docs {
+		for _, t := range e.nameTerms {
+			if last[t] != int32(d)+1 {
+				last[t] = int32(d) + 1
+				counts[t]++
+			}
+		}
+	}
+	total := 0
+	for _, c := range counts {
+		total += int(c)
+	}
+	store := make([]int32, total)
+	out := make([][]int32, vocabulary)
+	at := 0
+	for t, c := range counts {
+		out[t] = store[at : at : at+int(c)]
+		at += int(c)
+	}
+	for d, e := range docs {
+		for _, t := range e.nameTerms {
+			if n := len(out[t]); n == 0 || out[t][n-1] != int32(d) {
+				out[t] = append(out[t], int32(d))
+			}
+		}
+	}
+	return out
+}
+
+// hotDocs holds what a search reads of every doc it touches, by field
+// rather than by doc (docEntry): a query over 20k tools touches most of
+// them, and these arrays fit in a core's cache where docEntry does not.
+type hotDocs struct {
+	intent []intent
+	server []int32
+	// groupsAt[d]:groupsAt[d+1] is doc d's window of groups, its groups.
+	groupsAt []int32
+	groups   []int32
+	// namesAt and names are the docs' nameTerms, the same way.
+	namesAt []int32
+	names   []int32
+}
+
+// fillHot copies into ix.hot what a search reads of each doc, every
+// doc's groups and name words in one array each, in doc order: a search
+// reads them for thousands of docs, mostly in doc order, and one small
+// allocation per doc would scatter them in memory.
+func (ix *Index) fillHot() {
+	h := hotDocs{
+		intent:   make([]intent, len(ix.docs)),
+		server:   make([]int32, len(ix.docs)),
+		groupsAt: make([]int32, len(ix.docs)+1),
+		namesAt:  make([]int32, len(ix.docs)+1),
+	}
+	for d, e := range ix.docs {
+		h.intent[d], h.server[d] = e.intent, e.server
+		h.groups = append(h.groups, e.groups...)
+		h.groupsAt[d+1] = int32(len(h.groups))
+		h.names = append(h.names, e.nameTerms...)
+		h.namesAt[d+1] = int32(len(h.names))
+	}
+	ix.hot = h
 }
 
 // fixedPoint scales document frequencies to integers while summing them,

@@ -160,6 +160,7 @@ type queryBuilder struct {
 	ix   *Index
 	q    parsedQuery
 	seen map[string]bool
+	key  []byte // reused to look up phrases
 }
 
 // add appends a term matched by own (if any) at weight 1, by each
@@ -188,18 +189,26 @@ func (b *queryBuilder) addAlternatives(optional bool, alts ...alternative) {
 	if len(alts) == 0 {
 		return
 	}
-	var keys []string
-	for _, a := range alts {
-		keys = append(keys, strings.Join(a.stems, " "))
+	key := b.key[:0]
+	for i, a := range alts {
+		if i > 0 {
+			key = append(key, '|')
+		}
+		for j, st := range a.stems {
+			if j > 0 {
+				key = append(key, ' ')
+			}
+			key = append(key, st...)
+		}
 	}
-	key := strings.Join(keys, "|")
+	b.key = key
 	if b.seen == nil {
 		b.seen = map[string]bool{}
 	}
-	if b.seen[key] {
+	if b.seen[string(key)] {
 		return
 	}
-	b.seen[key] = true
+	b.seen[string(key)] = true
 	for _, a := range alts {
 		for _, s := range a.stems {
 			b.q.stemWeights[s] = max(b.q.stemWeights[s], a.weight)
@@ -235,15 +244,25 @@ func (b *queryBuilder) mergeSynonym(s string) bool {
 // compound whose words should also count one by one).
 func (b *queryBuilder) phraseAt(words []queryWord, i int) int {
 	for n := min(b.ix.synonyms.maxPhrase, len(words)-i); n >= 2; n-- {
+		// The phrase is looked up from a reused buffer: most are not in
+		// the table, and a string for each would be garbage.
+		key := b.key[:0]
+		for j := range n {
+			if j > 0 {
+				key = append(key, ' ')
+			}
+			key = append(key, words[i+j].stem...)
+		}
+		b.key = key
+		alts, ok := b.ix.synonyms.alternatives[string(key)]
+		if !ok {
+			continue
+		}
 		stems := make([]string, n)
 		idiom := false
 		for j := range n {
 			stems[j] = words[i+j].stem
 			idiom = idiom || words[i+j].stop || particles[words[i+j].raw]
-		}
-		alts, ok := b.ix.synonyms.alternatives[strings.Join(stems, " ")]
-		if !ok {
-			continue
 		}
 		if idiom {
 			// An idiom is more specific than a single word ("money back"

@@ -1,9 +1,7 @@
 package search
 
 import (
-	"cmp"
 	"slices"
-	"strings"
 )
 
 // SearchOptions narrow and size one search. nil means the defaults.
@@ -101,11 +99,13 @@ var defaultTuning = tuning{
 }
 
 // scratch holds per-query dense arrays, reused through a pool so that a
-// search allocates little. Every array is returned to zero after use.
+// search allocates little and does no work in proportion to the catalog:
+// every array is sized once, when the index is built, and only the entries
+// a query touched are returned to zero after it.
 type scratch struct {
-	total    []float64 // summed term scores per doc
-	matched  []int32   // number of required query terms matched per doc
-	best     []float64 // best alternative score of the current term
+	// doc holds, per doc, what the query's terms added up to, side by
+	// side: the query reads them together, doc after doc.
+	doc      []docScratch
 	phrase   []float64 // running sum for a multi-word alternative
 	touched  []int32   // docs with some evidence
 	termDocs []int32   // docs touched by the current term
@@ -114,21 +114,52 @@ type scratch struct {
 	// name coverage bonus; coverageTerms lists the IDs set.
 	coverage      []float64
 	coverageTerms []int32
-	top           []scored     // the best hits so far, a min-heap
-	groupTop      [][3]float64 // per group, its three best tool scores
-	groupMatches  []int32
+	// namedDocs lists the docs marked named: those with a name word the
+	// query covers (the others' name bonus is zero).
+	namedDocs    []int32
+	exact        []int32      // the query's own stems by term ID, -1 if unknown
+	top          []scored     // the best hits so far, a min-heap
+	groupTop     [][3]float64 // per group, its three best tool scores
+	groupMatches []int32
+	// groupOwn is each group's score on its own words; groupBest the best
+	// alternative of the current term per group, termGroups the groups it
+	// touched.
+	groupOwn   []float64
+	groupBest  []float64
+	termGroups []int32
+	// groupSeen marks the groups with some evidence, listed in
+	// groupTouched: only they are ranked.
+	groupSeen    []bool
+	groupTouched []int32
+	groupHeap    []scoredGroup // the best groups so far, a min-heap
+	// inGroup marks the groups a search is kept to (SearchOptions.Group).
+	inGroup []bool
+	// mentioned is, per server, how surely the request names it.
+	mentioned       []float64
+	mentionedServer []int32
 }
 
-func newScratch(docs, vocabulary, groups int) *scratch {
+func newScratch(docs, vocabulary, groups, servers int) *scratch {
 	return &scratch{
-		total:        make([]float64, docs),
-		matched:      make([]int32, docs),
-		best:         make([]float64, docs),
+		doc:          make([]docScratch, docs),
 		phrase:       make([]float64, docs),
 		coverage:     make([]float64, vocabulary),
 		groupTop:     make([][3]float64, groups),
 		groupMatches: make([]int32, groups),
+		groupOwn:     make([]float64, groups),
+		groupBest:    make([]float64, groups),
+		groupSeen:    make([]bool, groups),
+		inGroup:      make([]bool, groups),
+		mentioned:    make([]float64, servers),
 	}
+}
+
+// docScratch is one doc's evidence for the current query.
+type docScratch struct {
+	total   float64 // summed term scores
+	best    float64 // best alternative score of the current term
+	matched int32   // number of required query terms matched
+	named   bool    // a name word is covered: see prepareCoverage
 }
 
 type scored struct {
@@ -136,21 +167,21 @@ type scored struct {
 	score float64
 }
 
-// accumulate adds every term's best alternative per doc into s.total.
+// accumulate adds every term's best alternative per doc into its total.
 func (ix *Index) accumulate(q *parsedQuery, s *scratch) {
 	for _, term := range q.terms {
 		for _, alt := range term.alternatives {
 			ix.scoreAlternative(alt, s)
 		}
 		for _, d := range s.termDocs {
-			if s.total[d] == 0 && s.matched[d] == 0 {
+			if s.doc[d].total == 0 && s.doc[d].matched == 0 {
 				s.touched = append(s.touched, d)
 			}
-			s.total[d] += s.best[d]
+			s.doc[d].total += s.doc[d].best
 			if !term.optional {
-				s.matched[d]++
+				s.doc[d].matched++
 			}
-			s.best[d] = 0
+			s.doc[d].best = 0
 		}
 		s.termDocs = s.termDocs[:0]
 	}
@@ -194,15 +225,16 @@ func (ix *Index) offer(d int32, score float64, s *scratch) {
 	if score <= 0 {
 		return
 	}
-	if s.best[d] == 0 {
+	if s.doc[d].best == 0 {
 		s.termDocs = append(s.termDocs, d)
 	}
-	s.best[d] = max(s.best[d], score)
+	s.doc[d].best = max(s.doc[d].best, score)
 }
 
 // prepareCoverage fills s.coverage for the query's stems: a stem the query
 // typed counts fully, a synonym or hint counts coverageBoost times its
-// weight, capped at one.
+// weight, capped at one. It marks named the docs whose name holds a
+// covered word, and returns the query's own stems by term ID.
 func (ix *Index) prepareCoverage(q *parsedQuery, s *scratch) (exact []int32) {
 	for stem, w := range q.stemWeights {
 		if t, ok := ix.terms[stem]; ok {
@@ -210,13 +242,26 @@ func (ix *Index) prepareCoverage(q *parsedQuery, s *scratch) (exact []int32) {
 			s.coverageTerms = append(s.coverageTerms, t)
 		}
 	}
-	exact = make([]int32, len(q.exact))
-	for i, st := range q.exact {
-		exact[i] = -1
-		if t, ok := ix.terms[st]; ok {
-			exact[i] = t
+	for _, t := range s.coverageTerms {
+		if s.coverage[t] == 0 {
+			continue
+		}
+		for _, d := range ix.nameDocs[t] {
+			if !s.doc[d].named {
+				s.doc[d].named = true
+				s.namedDocs = append(s.namedDocs, d)
+			}
 		}
 	}
+	exact = s.exact[:0]
+	for _, st := range q.exact {
+		t, ok := ix.terms[st]
+		if !ok {
+			t = -1
+		}
+		exact = append(exact, t)
+	}
+	s.exact = exact
 	return exact
 }
 
@@ -224,7 +269,7 @@ func (ix *Index) prepareCoverage(q *parsedQuery, s *scratch) (exact []int32) {
 // of the name's distinctive words the query (or its synonyms) covers, and
 // query words that sit next to each other in the name.
 func (ix *Index) nameBonus(d int32, exact []int32, s *scratch) float64 {
-	name := ix.docs[d].nameTerms
+	name := ix.hot.names[ix.hot.namesAt[d]:ix.hot.namesAt[d+1]]
 	if len(name) == 0 {
 		return 0
 	}
@@ -252,44 +297,69 @@ func (ix *Index) ranksBefore(a, b scored) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	return ix.docs[a.doc].id < ix.docs[b.doc].id
+	return ix.idRank[a.doc] < ix.idRank[b.doc]
 }
 
-// pushTop keeps the limit best hits in s.top, a heap whose root is the
-// worst of them, so a search never sorts more than limit hits.
-func (ix *Index) pushTop(h scored, limit int, s *scratch) {
-	top := s.top
+// scoredGroup is a ranked group before it is named.
+type scoredGroup struct {
+	group, matches int32
+	score          float64
+}
+
+// groupRanksBefore orders groups: higher score first, then name (by its
+// precomputed place in name order).
+func (ix *Index) groupRanksBefore(a, b scoredGroup) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return ix.groupRank[a.group] < ix.groupRank[b.group]
+}
+
+// pushBest keeps the limit best items offered in top, a heap whose root is
+// the worst of them, so that a search never sorts more than limit items
+// whatever the number that matched. before must be a strict total order:
+// the limit kept are then exactly the first limit of a full sort.
+func pushBest[T any](top []T, h T, limit int, before func(a, b T) bool) []T {
 	if len(top) < limit {
 		top = append(top, h)
 		for i := len(top) - 1; i > 0; {
 			parent := (i - 1) / 2
-			if !ix.ranksBefore(top[parent], top[i]) {
+			if !before(top[parent], top[i]) {
 				break
 			}
 			top[parent], top[i] = top[i], top[parent]
 			i = parent
 		}
-		s.top = top
-		return
+		return top
 	}
-	if !ix.ranksBefore(h, top[0]) {
-		return
+	if !before(h, top[0]) {
+		return top
 	}
 	top[0] = h
 	for i := 0; ; {
 		worst, l, r := i, 2*i+1, 2*i+2
-		if l < len(top) && ix.ranksBefore(top[worst], top[l]) {
+		if l < len(top) && before(top[worst], top[l]) {
 			worst = l
 		}
-		if r < len(top) && ix.ranksBefore(top[worst], top[r]) {
+		if r < len(top) && before(top[worst], top[r]) {
 			worst = r
 		}
 		if worst == i {
-			break
+			return top
 		}
 		top[i], top[worst] = top[worst], top[i]
 		i = worst
 	}
+}
+
+// sortBest orders what pushBest kept, best first.
+func sortBest[T any](top []T, before func(a, b T) bool) {
+	slices.SortFunc(top, func(a, b T) int {
+		if before(a, b) {
+			return -1
+		}
+		return 1
+	})
 }
 
 // Search ranks the tools for a query, best first; equal scores are ordered
@@ -331,11 +401,14 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	keep := ix.filter(opts)
+	if len(q.terms) == 0 && opts.Group == "" && opts.Allow == nil {
+		return nil, nil
+	}
+	s := ix.scratch.Get().(*scratch)
+	defer ix.scratch.Put(s)
+	keep := ix.filter(opts, s)
+	defer ix.clearFilter(opts, s)
 	if len(q.terms) == 0 {
-		if keep == nil {
-			return nil, nil
-		}
 		var hits []Hit
 		for _, d := range ix.byID {
 			if len(hits) == limit {
@@ -348,28 +421,41 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 		return hits, nil
 	}
 
-	s := ix.scratch.Get().(*scratch)
-	defer ix.scratch.Put(s)
 	ix.accumulate(q, s)
 	exact := ix.prepareCoverage(q, s)
-	mentioned := ix.mentionedServers(q)
+	ix.markMentionedServers(q, s)
+	var intentFactor [intentStop + 1]float64
+	for i := range intentFactor {
+		intentFactor[i] = ix.intentFactor(intent(i), q.intents)
+	}
 	required := float64(max(q.required, 1))
 	for _, d := range s.touched {
-		score := s.total[d]
-		coverage := min(float64(s.matched[d])/required, 1)
-		s.total[d], s.matched[d] = 0, 0
+		score := s.doc[d].total
+		coverage := min(float64(s.doc[d].matched)/required, 1)
+		named := s.doc[d].named
+		s.doc[d].total, s.doc[d].matched = 0, 0
 		if keep != nil && !keep(d) {
 			continue
 		}
 		score *= ix.tune.coordinationFloor + (1-ix.tune.coordinationFloor)*coverage
-		score *= 1 + ix.nameBonus(d, exact, s)
-		score *= ix.intentFactor(ix.docs[d].intent, q.intents)
-		if m := mentioned[ix.docs[d].server]; m > 0 {
+		if named {
+			// Any other doc's bonus is zero: no name word covered,
+			// and so no pair of the query's words next to each other.
+			score *= 1 + ix.nameBonus(d, exact, s)
+		}
+		score *= intentFactor[ix.hot.intent[d]]
+		if m := s.mentioned[ix.hot.server[d]]; m > 0 {
 			score *= 1 + ix.tune.serverBoost*m
 		}
-		ix.pushTop(scored{doc: d, score: score}, limit, s)
+		if h := (scored{doc: d, score: score}); len(s.top) < limit || ix.ranksBefore(h, s.top[0]) {
+			s.top = pushBest(s.top, h, limit, ix.ranksBefore)
+		}
 		if wantGroups {
-			for _, g := range ix.docs[d].groups {
+			for _, g := range ix.hot.groups[ix.hot.groupsAt[d]:ix.hot.groupsAt[d+1]] {
+				if !s.groupSeen[g] {
+					s.groupSeen[g] = true
+					s.groupTouched = append(s.groupTouched, g)
+				}
 				s.groupMatches[g]++
 				top := &s.groupTop[g]
 				switch {
@@ -388,13 +474,16 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 		s.coverage[t] = 0
 	}
 	s.coverageTerms = s.coverageTerms[:0]
+	for _, d := range s.namedDocs {
+		s.doc[d].named = false
+	}
+	s.namedDocs = s.namedDocs[:0]
+	for _, sv := range s.mentionedServer {
+		s.mentioned[sv] = 0
+	}
+	s.mentionedServer = s.mentionedServer[:0]
 
-	slices.SortFunc(s.top, func(a, b scored) int {
-		if ix.ranksBefore(a, b) {
-			return -1
-		}
-		return 1
-	})
+	sortBest(s.top, ix.ranksBefore)
 	hits := make([]Hit, len(s.top))
 	for i, h := range s.top {
 		hits[i] = Hit{ID: ix.docs[h.doc].id, Score: h.score}
@@ -403,49 +492,44 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 
 	var groups []GroupHit
 	if wantGroups {
-		groups = ix.rankGroups(q, s, opts.Group)
-		if len(groups) > limit {
-			groups = groups[:limit]
-		}
+		groups = ix.rankGroups(q, s, opts.Group != "", limit)
 	}
 	return hits, groups
 }
 
-// mentionedServers returns, per server, how surely the request names it:
-// by a word of the request or a close synonym ("k8s" for kubernetes).
-func (ix *Index) mentionedServers(q *parsedQuery) map[int32]float64 {
-	var out map[int32]float64
+// markMentionedServers sets s.mentioned, per server, to how surely the
+// request names it: by a word of the request or a close synonym ("k8s" for
+// kubernetes).
+func (ix *Index) markMentionedServers(q *parsedQuery, s *scratch) {
 	for stem, w := range q.stemWeights {
 		m, ok := ix.serverMentions[stem]
 		if !ok || w < ix.synonymWeight {
 			continue
 		}
-		if out == nil {
-			out = map[int32]float64{}
+		if s.mentioned[m.server] == 0 {
+			s.mentionedServer = append(s.mentionedServer, m.server)
 		}
-		out[m.server] = max(out[m.server], m.purity)
+		s.mentioned[m.server] = max(s.mentioned[m.server], m.purity)
 	}
-	return out
 }
 
 // filter returns the predicate for opts.Group and opts.Allow over docs,
-// or nil when every doc passes.
-func (ix *Index) filter(opts *SearchOptions) func(doc int32) bool {
+// or nil when every doc passes. It marks opts.Group's groups in
+// s.inGroup; clearFilter unmarks them.
+func (ix *Index) filter(opts *SearchOptions, s *scratch) func(doc int32) bool {
 	if opts.Group == "" && opts.Allow == nil {
 		return nil
 	}
-	var inGroup []bool // per group: is it opts.Group or below it
 	if opts.Group != "" {
-		inGroup = make([]bool, len(ix.groups))
-		for gi, g := range ix.groups {
-			inGroup[gi] = slices.Contains(g.ancestors, opts.Group)
+		for _, g := range ix.within[opts.Group] {
+			s.inGroup[g] = true
 		}
 	}
 	return func(d int32) bool {
-		if inGroup != nil {
+		if opts.Group != "" {
 			found := false
-			for _, g := range ix.docs[d].groups {
-				if inGroup[g] {
+			for _, g := range ix.hot.groups[ix.hot.groupsAt[d]:ix.hot.groupsAt[d+1]] {
+				if s.inGroup[g] {
 					found = true
 					break
 				}
@@ -458,14 +542,20 @@ func (ix *Index) filter(opts *SearchOptions) func(doc int32) bool {
 	}
 }
 
+func (ix *Index) clearFilter(opts *SearchOptions, s *scratch) {
+	if opts.Group != "" {
+		for _, g := range ix.within[opts.Group] {
+			s.inGroup[g] = false
+		}
+	}
+}
+
 // rankGroups scores groups by their own words plus their best tools (the
 // best adds groupToolShare of its score, the second half that, the third
-// a quarter), and resets the per-group scratch.
-func (ix *Index) rankGroups(q *parsedQuery, s *scratch, within string) []GroupHit {
-	own := make([]float64, len(ix.groups))
-	best := make([]float64, len(ix.groups))
+// a quarter), keeps the limit best (those in s.inGroup if within), and
+// resets the per-group scratch. Only groups with some evidence are read.
+func (ix *Index) rankGroups(q *parsedQuery, s *scratch, within bool, limit int) []GroupHit {
 	for _, term := range q.terms {
-		clear(best)
 		for _, alt := range term.alternatives {
 			if len(alt.stems) != 1 {
 				continue
@@ -475,32 +565,48 @@ func (ix *Index) rankGroups(q *parsedQuery, s *scratch, within string) []GroupHi
 				continue
 			}
 			for _, p := range ix.groupPostings[t] {
-				best[p.doc] = max(best[p.doc], alt.weight*float64(p.weight))
+				v := alt.weight * float64(p.weight)
+				if v <= s.groupBest[p.doc] {
+					continue
+				}
+				if s.groupBest[p.doc] == 0 {
+					s.termGroups = append(s.termGroups, p.doc)
+				}
+				s.groupBest[p.doc] = v
 			}
 		}
-		for g, v := range best {
-			own[g] += v
+		for _, g := range s.termGroups {
+			s.groupOwn[g] += s.groupBest[g]
+			s.groupBest[g] = 0
+			if !s.groupSeen[g] {
+				s.groupSeen[g] = true
+				s.groupTouched = append(s.groupTouched, g)
+			}
 		}
+		s.termGroups = s.termGroups[:0]
 	}
 	share := ix.tune.groupToolShare
-	var out []GroupHit
-	for g := range ix.groups {
+	for _, g := range s.groupTouched {
 		top := s.groupTop[g]
-		h := GroupHit{
-			Name:    ix.groups[g].name,
-			Score:   own[g] + share*(top[0]+top[1]/2+top[2]/4),
-			Matches: int(s.groupMatches[g]),
+		h := scoredGroup{
+			group:   g,
+			score:   s.groupOwn[g] + share*(top[0]+top[1]/2+top[2]/4),
+			matches: s.groupMatches[g],
 		}
-		s.groupTop[g], s.groupMatches[g] = [3]float64{}, 0
-		if h.Score > 0 && (within == "" || slices.Contains(ix.groups[g].ancestors, within)) {
-			out = append(out, h)
+		s.groupTop[g], s.groupMatches[g], s.groupOwn[g], s.groupSeen[g] = [3]float64{}, 0, 0, false
+		if h.score > 0 && (!within || s.inGroup[g]) {
+			s.groupHeap = pushBest(s.groupHeap, h, limit, ix.groupRanksBefore)
 		}
 	}
-	slices.SortFunc(out, func(a, b GroupHit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
+	s.groupTouched = s.groupTouched[:0]
+	if len(s.groupHeap) == 0 {
+		return nil
+	}
+	sortBest(s.groupHeap, ix.groupRanksBefore)
+	out := make([]GroupHit, len(s.groupHeap))
+	for i, h := range s.groupHeap {
+		out[i] = GroupHit{Name: ix.groups[h.group].name, Score: h.score, Matches: int(h.matches)}
+	}
+	s.groupHeap = s.groupHeap[:0]
 	return out
 }
