@@ -38,7 +38,7 @@ func TestBenchmarkHarness(t *testing.T) {
 			Baseline: h.root},
 		Startup:     StartupParams{Servers: servers, Runs: 2, Settle: 100 * time.Millisecond},
 		Memory:      MemoryParams{Sessions: 10, Concurrency: 4, Servers: servers, Modes: []string{"groups", "search"}, Protocol: "2025-11-25", Settle: 100 * time.Millisecond},
-		Scale:       ScaleParams{Tools: []int{30, 90}, Batch: 2, Mode: "search", ProfileTime: time.Second, FindCalls: 60},
+		Scale:       ScaleParams{Tools: []int{30, 90}, Batch: 2, Mode: "search", ProfileTime: time.Second, FindCalls: 60, OneServer: 1200},
 		Profile:     t.TempDir(),
 		ProfileTime: time.Second,
 	}
@@ -175,6 +175,10 @@ func TestBenchmarkHarness(t *testing.T) {
 			}
 		}
 	}
+	// One server past the Go SDK's default page of 1,000, unpaged.
+	if o := r.Scale.OneServer; o == nil || o.Tools != 1200 || o.Servers != 1 || o.Listed < 1 || o.Spawned != 0 || o.RSS <= 0 || o.Heap == 0 {
+		t.Errorf("the one-server run is not sane: %+v", o)
+	}
 	if cpu, tools, ok := r.Scale.Growth(); !ok || tools != 3 || math.IsNaN(cpu) {
 		t.Errorf("scale growth = %v× CPU for %v× tools (ok %v), want a figure for 3× the tools", cpu, tools, ok)
 	}
@@ -185,7 +189,7 @@ func TestBenchmarkHarness(t *testing.T) {
 	}
 	var table bytes.Buffer
 	printTable(&table, r)
-	for _, want := range []string{"1. tools/call over stdio", sideBaseline + ": built from " + h.root + ", commit", "goals, 2 callers", "goals, 4 callers", "2. tools/call over http", "goals, toolfold, 4 callers", "3. start to first tools/list", "4. RSS", "5. scale", "find_tools p50 − ping"} {
+	for _, want := range []string{"1. tools/call over stdio", sideBaseline + ": built from " + h.root + ", commit", "goals, 2 callers", "goals, 4 callers", "2. tools/call over http", "goals, toolfold, 4 callers", "3. start to first tools/list", "4. RSS", "5. scale", "in one list", "find_tools p50 − ping"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())
 		}
@@ -234,7 +238,7 @@ func fixturesAlive(t *testing.T, fixture string) []string {
 }
 
 func TestParseFlagsRefusesNonsense(t *testing.T) {
-	for _, args := range [][]string{{"-calls", "0"}, {"-only", "speed"}, {"extra"}, {"-memory-modes", ""}, {"-transports", "pigeon"}, {"-transports", ""}, {"-scale-tools", "1k"}, {"-scale-batch", "0"},
+	for _, args := range [][]string{{"-calls", "0"}, {"-only", "speed"}, {"extra"}, {"-memory-modes", ""}, {"-transports", "pigeon"}, {"-transports", ""}, {"-scale-tools", "1k"}, {"-scale-batch", "0"}, {"-scale-one-server", "-1"},
 		{"-callers", ""}, {"-callers", "0"}, {"-callers", "16,16"}, {"-callers", "many"}} {
 		if _, _, _, err := parseFlags(args); err == nil {
 			t.Errorf("parseFlags(%q) accepted it", args)

@@ -171,6 +171,7 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	fs.IntVar(&p.Scale.Batch, "scale-batch", 40, "scale: stand-in servers run at once while the cache is filled")
 	fs.StringVar(&p.Scale.Mode, "scale-mode", "search", "scale: the mode of the measured start")
 	fs.DurationVar(&p.Scale.ProfileTime, "scale-profile-time", 15*time.Second, "scale: with -profile, how long each size's start is CPU-profiled from launch, and find_tools after it")
+	fs.IntVar(&p.Scale.OneServer, "scale-one-server", 20000, "scale: also start one stand-in server of this many tools, listed unpaged (0: none)")
 	fs.IntVar(&p.Scale.FindCalls, "scale-find-calls", 500, "scale: timed sequential find_tools calls (and as many pings) per size; 0 times none")
 	if err := fs.Parse(args); err != nil {
 		return p, false, 0, err
@@ -220,6 +221,9 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	}
 	if p.Scale.FindCalls < 0 {
 		return p, false, 0, fmt.Errorf("-scale-find-calls must not be negative, not %d", p.Scale.FindCalls)
+	}
+	if p.Scale.OneServer < 0 {
+		return p, false, 0, fmt.Errorf("-scale-one-server must not be negative, not %d; 0 leaves the run out", p.Scale.OneServer)
 	}
 	if p.Calls.Warmup < 0 || p.Calls.Duration <= 0 || p.ProfileTime < time.Second || p.Scale.ProfileTime < time.Second || len(p.Memory.Modes) == 0 || len(p.Calls.Transports) == 0 {
 		return p, false, 0, fmt.Errorf("-warmup must not be negative, -throughput-time must be positive, -profile-time and -scale-profile-time at least 1s, and -memory-modes and -transports must name one at least")

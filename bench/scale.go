@@ -35,6 +35,11 @@ type ScaleParams struct {
 	// enough for the start to end inside it. With Profile, find_tools is
 	// profiled as long, with calls made back to back.
 	ProfileTime time.Duration `json:"-"`
+	// OneServer, when positive, adds a run of one stand-in server with
+	// that many tools (the recorded catalogs' tools repeated under new
+	// names), listed in one unpaged tools/list: the size of the largest
+	// servers, which used to exceed the message bound.
+	OneServer int `json:"one_server_tools"`
 	// FindCalls is how many sequential find_tools calls, and as many
 	// pings, are timed against the started toolfold; 0 times none. The
 	// queries are the requests of internal/search's evaluation sets.
@@ -80,6 +85,9 @@ type ScaleRun struct {
 type ScaleResult struct {
 	Params ScaleParams `json:"params"`
 	Runs   []ScaleRun  `json:"runs"`
+	// OneServer is the run of ScaleParams.OneServer tools from one
+	// server; its cache was filled by reading the server's whole list.
+	OneServer *ScaleRun `json:"one_server,omitempty"`
 }
 
 // Growth is the ratio of CPU-seconds between the last two sizes, with the
@@ -97,6 +105,8 @@ type standIn struct {
 	key   string
 	file  string // the recorded catalog it serves
 	limit int    // how many of its tools; 0 is all
+	// unpaged lists every tool in one tools/list answer.
+	unpaged bool
 }
 
 // measureScale fills a cache for each size with the stand-ins, batch by
@@ -136,7 +146,71 @@ func measureScale(ctx context.Context, h *harness, params ScaleParams, progress 
 		}
 		r.Runs = append(r.Runs, run)
 	}
+	if n := params.OneServer; n > 0 {
+		progress("scale: one server of %d tools, listed unpaged: filling the cache from it, then one cached start…", n)
+		file, err := h.mergeCatalogs(standIns(recorded, n))
+		if err != nil {
+			return nil, err
+		}
+		one := []standIn{{key: "one", file: file, limit: n, unpaged: true}}
+		log := h.newStartLog()
+		cache := h.path("scale-cache")
+		began := time.Now()
+		if err := fillCache(ctx, h, one, log, cache, 1); err != nil {
+			return nil, fmt.Errorf("scale, one server of %d tools: %w", n, err)
+		}
+		run := ScaleRun{Tools: n, Servers: 1, FillSeconds: time.Since(began).Seconds()}
+		config, err := h.writeStandInConfig(one, log)
+		if err != nil {
+			return nil, err
+		}
+		oneParams := params
+		oneParams.Profile, oneParams.FindCalls = "", 0
+		if err := startScaled(ctx, h, config, cache, log, oneParams, &run); err != nil {
+			return nil, fmt.Errorf("scale, one server of %d tools: cached start: %w", n, err)
+		}
+		r.OneServer = &run
+	}
 	return r, nil
+}
+
+// mergeCatalogs writes one catalog of the stand-ins' tools, each renamed
+// after its stand-in ("github-2_create_issue") so that names stay unique.
+func (h *harness) mergeCatalogs(servers []standIn) (string, error) {
+	var tools []json.RawMessage
+	for _, s := range servers {
+		raw, err := os.ReadFile(s.file)
+		if err != nil {
+			return "", err
+		}
+		var doc struct {
+			Tools []map[string]json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			return "", fmt.Errorf("%s: %w", s.file, err)
+		}
+		for _, t := range doc.Tools[:s.limit] {
+			var name string
+			if err := json.Unmarshal(t["name"], &name); err != nil {
+				return "", fmt.Errorf("%s: a tool without a name: %w", s.file, err)
+			}
+			t["name"], _ = json.Marshal(s.key + "_" + name)
+			b, err := json.Marshal(t)
+			if err != nil {
+				return "", err
+			}
+			tools = append(tools, b)
+		}
+	}
+	raw, err := json.Marshal(map[string]any{"tools": tools})
+	if err != nil {
+		return "", err
+	}
+	path := h.path("one-server-catalog") + ".json"
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		return "", fmt.Errorf("writing the one-server catalog: %w", err)
+	}
+	return path, nil
 }
 
 // recordedCatalogs lists the recorded catalogs with their tool counts, in
@@ -196,10 +270,11 @@ func standIns(recorded []standIn, n int) []standIn {
 func (h *harness) writeStandInConfig(servers []standIn, startLog string) (string, error) {
 	mcpServers := map[string]any{}
 	for _, s := range servers {
-		mcpServers[s.key] = map[string]any{
-			"command": h.fixture,
-			"args":    []string{"-name", s.key, "-catalog", s.file, "-limit", strconv.Itoa(s.limit), "-start-log", startLog},
+		args := []string{"-name", s.key, "-catalog", s.file, "-limit", strconv.Itoa(s.limit), "-start-log", startLog}
+		if s.unpaged {
+			args = append(args, "-page-size", strconv.Itoa(s.limit+1))
 		}
+		mcpServers[s.key] = map[string]any{"command": h.fixture, "args": args}
 	}
 	raw, err := json.Marshal(map[string]any{"mcpServers": mcpServers})
 	if err != nil {
