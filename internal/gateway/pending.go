@@ -63,9 +63,11 @@ func (b *buildGate) isOpen() bool {
 }
 
 // awaitBuilt holds a request until the gateway serves its first real
-// catalog, at most listWait; initialize, ping and notifications pass.
+// catalog, at most listWait; the handshakes of both eras (initialize,
+// server/discover), ping, a 2026-07-28 client's notification stream
+// (subscriptions/listen) and notifications pass.
 func (g *Gateway) awaitBuilt(ctx context.Context, method string) {
-	if g.built.isOpen() || method == "initialize" || method == "ping" || strings.HasPrefix(method, "notifications/") {
+	if g.built.isOpen() || passesWhileBuilding[method] || strings.HasPrefix(method, "notifications/") {
 		return
 	}
 	if g.waitHook != nil {
@@ -79,6 +81,11 @@ func (g *Gateway) awaitBuilt(ctx context.Context, method string) {
 	case <-t.C:
 		g.built.answeredEarly.Store(true)
 	}
+}
+
+// passesWhileBuilding are the methods that need no catalog.
+var passesWhileBuilding = map[string]bool{
+	"initialize": true, "server/discover": true, "ping": true, "subscriptions/listen": true,
 }
 
 // quietUpdate reports whether the Update about to happen replaces a

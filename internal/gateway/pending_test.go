@@ -362,6 +362,11 @@ func TestBuildingGatewayHoldsAllButTheHandshake(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			g, waits := pendingGateway(t, gateway.Options{Mode: mode, Building: true, RefreshingClients: []string{"refresher"}})
 			c := connect(t, g, "refresher") // initialize is answered
+			// So is a 2026-07-28 client's server/discover.
+			connectAt(t, g, "modern", "2026-07-28", nil)
+			if n := len(waits); n != 0 {
+				t.Fatalf("%d handshake requests waited for the catalog", n)
+			}
 			list := goList(c.ClientSession)
 			waiting(t, waits, 1)
 			if err := g.Update(slowSpace(t, []string{"slow_tool"}, "")); err != nil {
