@@ -204,11 +204,16 @@ func coverage(items []*item) (resources, verbs []string) {
 		}
 		return cmp.Compare(a, b)
 	})
+	words := make([]string, 0, 2*len(keys))
+	for _, k := range keys {
+		words = append(words, k, byKey[k].next)
+	}
+	spelled := spellings(words, items)
 	for _, k := range keys {
 		r := byKey[k]
-		phrase := spelling(k, items)
+		phrase := spelled[k]
 		if !r.mixed && r.next != "" && r.n > 1 {
-			phrase += " " + spelling(r.next, items)
+			phrase += " " + spelled[r.next]
 		}
 		resources = append(resources, phrase)
 	}
@@ -256,15 +261,61 @@ func humanize(words []string, items []*item) string {
 func spelling(w string, items []*item) string {
 	counts := map[string]int{}
 	for _, it := range items {
-		// The words are scanned in place: spelling runs once per word of
-		// every summary, and splitting each description into a new slice
-		// every time was most of a large catalog's garbage at start.
+		// The words are scanned in place: splitting each description into
+		// a new slice every time was most of a large catalog's garbage at
+		// start.
 		eachWord(it.tool.Description, func(field string) {
 			if strings.EqualFold(field, w) {
 				counts[field]++
 			}
 		})
 	}
+	return bestSpelling(w, counts)
+}
+
+// spellings is spelling for each of words, reading every description once:
+// coverage asks for a word or two per resource, and a large group has
+// hundreds of resources, which made reading the descriptions once per word
+// a fifth of a 20,000-tool start.
+func spellings(words []string, items []*item) map[string]string {
+	counts := make(map[string]map[string]int, len(words))
+	for _, w := range words {
+		counts[strings.ToLower(w)] = nil
+	}
+	for _, it := range items {
+		eachWord(it.tool.Description, func(field string) {
+			key := strings.ToLower(field) // the field itself, unless it has capitals
+			c, wanted := counts[key]
+			if !wanted {
+				return
+			}
+			if c == nil {
+				c = map[string]int{}
+				counts[key] = c
+			}
+			c[field]++
+		})
+	}
+	out := make(map[string]string, len(words))
+	for _, w := range words {
+		// Forms are counted under their lower case and kept if EqualFold
+		// matches them, as spelling keeps them. (A form whose lower case
+		// differs though EqualFold matches, such as one with the Kelvin
+		// sign for K, is not seen: tool descriptions do not write words
+		// so.)
+		forms := map[string]int{}
+		for f, n := range counts[strings.ToLower(w)] {
+			if strings.EqualFold(f, w) {
+				forms[f] = n
+			}
+		}
+		out[w] = bestSpelling(w, forms)
+	}
+	return out
+}
+
+// bestSpelling picks w's spelling from the counts of its forms.
+func bestSpelling(w string, counts map[string]int) string {
 	best, bestN := w, counts[w]
 	forms := make([]string, 0, len(counts))
 	for f := range counts {

@@ -22,3 +22,33 @@ func TestEachWordIsFieldsFunc(t *testing.T) {
 		}
 	}
 }
+
+// spellings spells every word as spelling does, over the shared catalogs'
+// tools: each word of every description (in every case it is written)
+// and the resource words of every name.
+func TestSpellingsAgreeWithSpelling(t *testing.T) {
+	for _, server := range loadShared(t) {
+		items := make([]*item, len(server.tools))
+		var words []string
+		seen := map[string]bool{}
+		add := func(w string) {
+			if !seen[w] {
+				seen[w] = true
+				words = append(words, w)
+			}
+		}
+		for i, tl := range server.tools {
+			items[i] = prepare(tl, splitWords(tl.Name))
+			for _, w := range items[i].name {
+				add(w)
+			}
+			eachWord(tl.Description, func(w string) { add(w); add(strings.ToLower(w)) })
+		}
+		got := spellings(words, items)
+		for _, w := range words {
+			if want := spelling(w, items); got[w] != want {
+				t.Errorf("%s: %q spelled %q, want %q as spelling spells it", server.name, w, got[w], want)
+			}
+		}
+	}
+}
