@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"reflect"
 	"slices"
 
@@ -244,6 +245,23 @@ func (s *session) migrated(st *state, quiet bool) {
 // answered by its middleware.
 const placeholderTool = "toolfold_list_changed"
 
+// hashTool writes a tool into a fingerprint: its schemas, kept as JSON
+// text, go in as they are, since encoding them again would only check and
+// compact them, most of a large catalog's fingerprint; the rest encoded.
+func hashTool(h io.Writer, enc *json.Encoder, t *mcp.Tool) {
+	rest := *t
+	rest.InputSchema, rest.OutputSchema = nil, nil
+	_ = enc.Encode(&rest)
+	for _, schema := range []any{t.InputSchema, t.OutputSchema} {
+		if raw, ok := schema.(json.RawMessage); ok {
+			_, _ = h.Write(raw)
+			_, _ = h.Write([]byte{'\n'})
+		} else {
+			_ = enc.Encode(schema)
+		}
+	}
+}
+
 // fingerprint identifies everything a list answered per request can show,
 // so that an update that changes none of it announces nothing.
 func (st *state) fingerprint() [32]byte {
@@ -255,14 +273,19 @@ func (st *state) fingerprint() [32]byte {
 	}
 	slices.Sort(modes)
 	cat := st.space.Catalog()
+	// Modes share their flat wires: a wire hashed once is not hashed again.
+	seen := make(map[*expose.Wire]bool, len(cat.Tools()))
 	for _, m := range modes {
 		e := st.expo[m]
 		for _, t := range cat.Tools() {
-			_ = enc.Encode(e.FlatWire(t).Tool)
+			if w := e.FlatWire(t); !seen[w] {
+				seen[w] = true
+				hashTool(h, enc, w.Tool)
+			}
 		}
 		for _, g := range cat.Groups() {
 			if w, ok := e.GroupWire(g); ok {
-				_ = enc.Encode(w.Tool)
+				hashTool(h, enc, w.Tool)
 			}
 		}
 	}
