@@ -165,7 +165,8 @@ const pendingStart = -2
 
 // build plans and builds, and logs the warnings. Upstream servers with no
 // cached tool list are started and waited for, at most wait (noDiscovery:
-// none is started). The caller closes the plan's upstreams when done.
+// none is started; pendingStart: nothing is read or started, and complete
+// brings the tools). The caller closes the plan's upstreams when done.
 func build(ctx context.Context, e env, d deployment, logger *slog.Logger, wait time.Duration) (*assemble.Plan, *assemble.Built, error) {
 	p, err := plan(ctx, e, d, logger)
 	if err != nil {
