@@ -14,6 +14,7 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/groupsext"
 	"github.com/toolfold/toolfold/internal/view"
 )
 
@@ -459,4 +460,51 @@ func TestSessionMadeDuringAnUpdateMovesToIt(t *testing.T) {
 		t.Errorf("the first list = %q, want the initial group's slow_tool from the catalog that came as the session was made", got)
 	}
 	c.quiet(t)
+}
+
+// A client of the grouping extension that cannot hear
+// groups/list_changed (every one but a stdio 2025-11-25 session) is
+// answered groups/list once the sources still starting have come, with
+// the groups they bring, as a first tools/list is.
+func TestGroupsListWaitsForStartingSources(t *testing.T) {
+	g, waits := pendingGateway(t, gateway.Options{Mode: expose.Flat})
+	c := extClient(t, g, "2026-07-28")
+	listed := make(chan string, 1)
+	go func() {
+		res, err := mcp.CallCustomMethod[*groupsext.ListParams, *groupsext.ListResult](context.Background(), c.ClientSession, groupsext.MethodList, &groupsext.ListParams{})
+		if err != nil {
+			listed <- err.Error()
+			return
+		}
+		var names []string
+		for _, gr := range res.Groups {
+			names = append(names, gr.Name)
+		}
+		listed <- strings.Join(names, ",")
+	}()
+	waiting(t, waits, 1)
+	spec := catalog.Spec{Tools: []*catalog.Tool{catalogtest.Tool("u")}, Groups: []catalog.GroupSpec{
+		{ID: "slow", Members: catalog.Members{Sources: []string{"slow"}}},
+		{ID: "slow.part", Parent: "slow", Derived: true, Members: catalog.Members{Tools: []catalog.ToolID{"p"}}},
+	}}
+	for _, id := range []string{"p", "s"} {
+		tool := catalogtest.Tool(id)
+		tool.Source = "slow"
+		spec.Tools = append(spec.Tools, tool)
+	}
+	space, err := view.NewSpace(catalogtest.Build(t, spec), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Update(space); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-listed:
+		if !strings.Contains(got, "slow-part") {
+			t.Errorf("groups/list = %q, want slow-part, which came with the source", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("groups/list never answered")
+	}
 }

@@ -94,6 +94,13 @@ func (s *session) perRequestMiddleware(ctx context.Context, method string, req m
 		}
 		return &mcp.ListToolsResult{Tools: page, NextCursor: next, Cacheable: s.g.listCacheable()}, nil, true
 	case groupsext.MethodList:
+		if s.groupsChanged == nil {
+			// A client that cannot be told of groups that come later
+			// (only a stdio 2025-11-25 session can) waits for the
+			// sources still starting, as a first tools/list does.
+			t := s.g.transient(s.g.cur.Load(), s.g.present(requestClient(req)))
+			t.awaitAtMost(ctx, s.g.listWait(), nil)
+		}
 		res, err := s.g.answerGroupsList(req)
 		return res, err, true
 	case "tools/call":
