@@ -290,20 +290,7 @@ func TestLimitedHandlerTakesAGroupStillToCome(t *testing.T) {
 	defer cs.Close()
 	list := goList(cs)
 	waiting(t, waits, 1) // the list waits for slow, as without a limit
-	spec := catalog.Spec{Tools: []*catalog.Tool{catalogtest.Tool("u")}, Groups: []catalog.GroupSpec{
-		{ID: "slow", Members: catalog.Members{Sources: []string{"slow"}}},
-		{ID: "slow.part", Parent: "slow", Derived: true, Members: catalog.Members{Tools: []catalog.ToolID{"p"}}},
-	}}
-	for _, id := range []string{"p", "s"} {
-		tool := catalogtest.Tool(id)
-		tool.Source = "slow"
-		spec.Tools = append(spec.Tools, tool)
-	}
-	space, err := view.NewSpace(catalogtest.Build(t, spec), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Update(space); err != nil {
+	if err := g.Update(slowWithPart(t)); err != nil {
 		t.Fatal(err)
 	}
 	if got := await(t, "list once slow started", list); got != "p,u" {
@@ -483,6 +470,23 @@ func TestGroupsListWaitsForStartingSources(t *testing.T) {
 		listed <- strings.Join(names, ",")
 	}()
 	waiting(t, waits, 1)
+	if err := g.Update(slowWithPart(t)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-listed:
+		if !strings.Contains(got, "slow-part") {
+			t.Errorf("groups/list = %q, want slow-part, which came with the source", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("groups/list never answered")
+	}
+}
+
+// slowWithPart is the catalog once slow has started and brought tools p
+// and s, p in slow.part, a group derived from its tools.
+func slowWithPart(t *testing.T) *view.Space {
+	t.Helper()
 	spec := catalog.Spec{Tools: []*catalog.Tool{catalogtest.Tool("u")}, Groups: []catalog.GroupSpec{
 		{ID: "slow", Members: catalog.Members{Sources: []string{"slow"}}},
 		{ID: "slow.part", Parent: "slow", Derived: true, Members: catalog.Members{Tools: []catalog.ToolID{"p"}}},
@@ -496,15 +500,5 @@ func TestGroupsListWaitsForStartingSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Update(space); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case got := <-listed:
-		if !strings.Contains(got, "slow-part") {
-			t.Errorf("groups/list = %q, want slow-part, which came with the source", got)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("groups/list never answered")
-	}
+	return space
 }
