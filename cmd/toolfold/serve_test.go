@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestServeHTTPOnAPortInUseStartsNothing: serve takes its address before it
@@ -46,5 +50,45 @@ func TestClientLeavingDuringStartIsQuiet(t *testing.T) {
 	}
 	if strings.Contains(stderr, "level=WARN") || strings.Contains(stderr, "level=ERROR") {
 		t.Errorf("a client leaving while a server starts is an ordinary end, but serve warned:\n%s", stderr)
+	}
+}
+
+// A pending start answers clients before its catalog is complete, but a
+// config the complete catalog refuses still stops serve, with the error a
+// start that waited would have given: here an initial group the cached
+// server could have brought, but did not.
+func TestServeStopsOnAConfigTheCompleteCatalogRefuses(t *testing.T) {
+	dir := t.TempDir()
+	writeConfigJSON(t, dir, "toolfold.json", map[string]any{
+		"mcpServers": map[string]any{"x": map[string]any{"command": testBinary(t), "env": map[string]string{"TOOLFOLD_TEST_HELPER": "mcp"}}},
+		"disclosure": map[string]any{"initialGroups": []string{"x.nope"}},
+	})
+	cache := t.TempDir()
+	t.Chdir(dir)
+	cli := func(ctx context.Context, args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		e := env{stdin: io.NopCloser(strings.NewReader("")), stdout: nopCloser{&out}, stderr: &errb,
+			lookupEnv: func(k string) (string, bool) {
+				if k == "TOOLFOLD_CACHE_DIR" {
+					return cache, true
+				}
+				return "", false
+			}}
+		return run(ctx, args, e), errb.String()
+	}
+	// The server's list goes into the cache, so serve's catalog is
+	// complete without starting it.
+	if code, stderr := cli(context.Background(), "tools"); code != 0 {
+		t.Fatalf("tools: exit %d\n%s", code, stderr)
+	}
+	// A guard, not a timing: serve that never stopped would hang the test.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code, stderr := cli(ctx, "serve", "--http", "127.0.0.1:0")
+	if ctx.Err() != nil {
+		t.Fatalf("serve kept serving a catalog its config refuses\n%s", stderr)
+	}
+	if code != 1 || !strings.Contains(stderr, `group "x.nope" does not exist`) {
+		t.Errorf("serve: exit %d, want 1 naming the missing group\n%s", code, stderr)
 	}
 }
