@@ -142,8 +142,9 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	}
 	s.server.AddReceivingMiddleware(g.skillsMiddleware) // it adds to resources/list
 	s.serveSkills()
-	if g.built != nil {
-		// Outside every handler that reads the catalog.
+	if !g.built.isOpen() {
+		// Outside every handler that reads the catalog; a session made
+		// once the catalog is built needs no hold.
 		s.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 				g.awaitBuilt(ctx, method)
