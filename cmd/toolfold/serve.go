@@ -143,11 +143,10 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	}()
 	defer func() {
 		// Before the upstreams close: a catalog built from closed
-		// servers would only say they failed.
+		// servers would only say they failed. The first cause stays, so
+		// a refusal that ended serving is what serve returns.
 		refuse(nil)
 		<-completed
-	}()
-	defer func() {
 		var refused *configRefused
 		if errors.As(context.Cause(ctx), &refused) {
 			err = refused.err
