@@ -103,6 +103,8 @@ func (g *Gateway) sessionTable(o HTTPOptions) *sessionTable {
 
 // OpenSessions counts the HTTP sessions open now by endpoint: "main", or
 // the group endpoint's or limited view's name (see groupKey.endpoint).
+// Every endpoint served so far is counted, with 0 when none is open, so
+// that an alert on the count reads 0 rather than finding it absent.
 func (g *Gateway) OpenSessions() map[string]int {
 	g.mu.Lock()
 	t := g.httpSessions
@@ -110,7 +112,19 @@ func (g *Gateway) OpenSessions() map[string]int {
 	if t == nil {
 		return map[string]int{}
 	}
-	return t.byEndpoint()
+	open := t.byEndpoint()
+	served := []string{g.endpoint}
+	g.groups.mu.Lock()
+	for k := range g.groups.by {
+		served = append(served, k.endpoint())
+	}
+	g.groups.mu.Unlock()
+	for _, ep := range served {
+		if _, ok := open[ep]; !ok {
+			open[ep] = 0
+		}
+	}
+	return open
 }
 
 // HTTPSessions reports the HTTP sessions open now, over every endpoint.
