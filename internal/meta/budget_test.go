@@ -209,3 +209,107 @@ func TestGeneratedDescriptionsKeepRecall(t *testing.T) {
 		}
 	}
 }
+
+// TestGuidanceHidesNoDerivedMember: a derived group's description names its
+// tools; wherever guidance shows a group's description cut short, each
+// tool it names is either shown or the line gives the call that names it.
+func TestGuidanceHidesNoDerivedMember(t *testing.T) {
+	if testing.Short() {
+		t.Skip("guidance for every group of the shared catalogs")
+	}
+	cat := sharedDerived(t)
+	space, err := view.NewSpace(cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := expose.Build(space, &expose.Options{Mode: expose.Search})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := meta.NewDiscovery(meta.DefaultNames(), e, nil)
+	snap := space.New().Snapshot()
+	checked := 0
+	for _, parent := range cat.Groups() {
+		page, err := d.Guidance(meta.GuidanceArgs{Topic: string(parent.ID)}, snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := page.Text()
+		for _, child := range parent.Children {
+			if !child.Derived {
+				continue
+			}
+			checked++
+			hint := fmt.Sprintf(`guidance {"topic": %q}`, child.ID)
+			for _, tl := range child.Tools {
+				name := e.FlatWire(tl).Name
+				if strings.Contains(child.Description, name) && !strings.Contains(text, name+",") && !strings.Contains(text, name+" ") && !strings.Contains(text, name+"\n") && !strings.Contains(text, hint) {
+					t.Errorf("guidance %s: %s is named in %s's description but neither shown nor pointed to", parent.ID, name, child.ID)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no derived group checked: the shared catalogs changed")
+	}
+}
+
+// TestDescribingManyToolsKeepsToTheBudget: describe_tools of five tools at
+// a time, over every big server of the shared catalogs, gives whole
+// definitions while they fit AnswerBudget and names the rest with the
+// exact call that describes them; nothing asked for is lost.
+func TestDescribingManyToolsKeepsToTheBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("describes every tool of the shared catalogs")
+	}
+	cat := sharedDerived(t)
+	space, err := view.NewSpace(cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := expose.Build(space, &expose.Options{Mode: expose.Search})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := meta.NewDiscovery(meta.DefaultNames(), e, nil)
+	var names []string
+	for _, tl := range cat.Tools() {
+		names = append(names, e.FlatWire(tl).Name)
+	}
+	cut := 0
+	for i := 0; i+5 <= len(names); i += 5 {
+		asked := names[i : i+5]
+		desc := d.Describe(meta.DescribeArgs{Names: asked})
+		r := meta.Result(desc, false)
+		text := r.Content[0].(*mcp.TextContent).Text
+		data, _ := json.Marshal(r.StructuredContent)
+		for what, part := range map[string]string{"text": text, "data": string(data)} {
+			// One tool is always described whole, however big.
+			if len(desc.Tools) > 1 && len(part) > meta.AnswerBudget {
+				t.Errorf("describe_tools %v: %s is %d bytes, over %d", asked, what, len(part), meta.AnswerBudget)
+			}
+		}
+		got := map[string]bool{}
+		for _, dt := range desc.Tools {
+			got[dt.Name] = true
+		}
+		for _, n := range desc.NotShown {
+			got[n] = true
+		}
+		for _, n := range asked {
+			if !got[n] {
+				t.Errorf("describe_tools %v lost %s", asked, n)
+			}
+		}
+		if len(desc.NotShown) > 0 {
+			cut++
+			call, _ := json.Marshal(map[string][]string{"names": desc.NotShown})
+			if want := "describe_tools " + string(call); desc.Next != want || !strings.Contains(text, want) {
+				t.Errorf("describe_tools %v: next %q, want %q in the data and the text:\n%s", asked, desc.Next, want, text)
+			}
+		}
+	}
+	if cut == 0 {
+		t.Fatal("no answer had to be cut: the test no longer tests the budget")
+	}
+}

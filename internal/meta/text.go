@@ -2,6 +2,7 @@ package meta
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -247,8 +248,10 @@ func (r *DescribeResult) Text() string {
 		}
 		cut = append(cut, t.Name)
 	}
+	cut = append(cut, r.NotShown...)
 	if len(cut) > 0 {
-		l.always("Not shown, to keep this answer short: %s. Describe them in another call.", strings.Join(cut, ", "))
+		names, _ := json.Marshal(map[string][]string{"names": cut})
+		l.always("Not shown, to keep this answer short: %s. Describe them with %s %s.", strings.Join(cut, ", "), cmp.Or(r.describe, "describe_tools"), names)
 	}
 	for _, e := range r.Errors {
 		l.always("Error: %s", e)
