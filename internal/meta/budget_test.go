@@ -124,7 +124,7 @@ func TestAnswersKeepToTheBudget(t *testing.T) {
 				for cur := g; cur != nil; cur = cur.Parent {
 					path = append([]string{string(cur.ID)}, path...)
 				}
-				res, _ := meta.DoEnable(space.New(), e, meta.GroupsArgs{Groups: path})
+				res, _ := meta.DoEnable(n, space.New(), e, meta.GroupsArgs{Groups: path})
 				check("enable_tools "+string(g.ID), res)
 				desc, _ := meta.DoDescribeGroups(n, space.New(), e, meta.GroupsArgs{Groups: []string{string(g.ID)}})
 				check("stateless enable_tools "+string(g.ID), desc)
@@ -311,5 +311,57 @@ func TestDescribingManyToolsKeepsToTheBudget(t *testing.T) {
 	}
 	if cut == 0 {
 		t.Fatal("no answer had to be cut: the test no longer tests the budget")
+	}
+}
+
+// TestEnablingASplitServerGivesTheNextCalls: enable_tools of a server whose
+// tools all sit in groups inside it (twilio: 197 tools in 20 groups) gives
+// no tools, so it names every group inside with its size and the exact
+// call that enables it, for a client with a view and for one without
+// (stateless, which enables nothing and describes).
+func TestEnablingASplitServerGivesTheNextCalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("enables every split server of the shared catalogs")
+	}
+	cat := sharedDerived(t)
+	space, err := view.NewSpace(cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := expose.Build(space, &expose.Options{Mode: expose.Groups})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := meta.DefaultNames()
+	enable := map[string]func(meta.GroupsArgs) *meta.EnableResult{
+		"enable_tools": func(a meta.GroupsArgs) *meta.EnableResult {
+			res, _ := meta.DoEnable(n, space.New(), e, a)
+			return res
+		},
+		"stateless enable_tools": func(a meta.GroupsArgs) *meta.EnableResult {
+			res, _ := meta.DoDescribeGroups(n, space.New(), e, a)
+			return res
+		},
+	}
+	split := 0
+	for _, g := range cat.Roots() {
+		if len(g.Tools) > 0 || len(g.Children) == 0 {
+			continue
+		}
+		split++
+		for what, do := range enable {
+			text := do(meta.GroupsArgs{Groups: []string{string(g.ID)}}).Text()
+			for _, c := range g.Children {
+				tools := 0
+				c.Walk(func(x *catalog.Group) { tools += len(x.Tools) })
+				want := fmt.Sprintf(`- %s (%d): enable_tools {"groups":[%q]}`, c.ID, tools, c.ID)
+				if !strings.Contains(text, want) {
+					t.Errorf("%s %s does not give %q:\n%s", what, g.ID, want, text)
+				}
+			}
+		}
+	}
+	if split == 0 {
+		t.Fatal("no split server in the shared catalogs: the test tests nothing")
 	}
 }

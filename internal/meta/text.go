@@ -321,6 +321,19 @@ func (r *EnableResult) Text() string {
 	if r.More > 0 {
 		l.add("%d more new tools are not shown, to keep this answer short.", r.More)
 	}
+	if len(r.Inside) > 0 {
+		if len(r.Tools) == 0 {
+			l.add("No tools came with it: its tools are in the groups inside it. Enable the one you need (tools in each):")
+		} else {
+			l.add("More of its tools are in the groups inside it (tools in each):")
+		}
+		for _, g := range r.Inside {
+			l.add("- %s (%d): %s", g.Name, g.Tools, g.Call)
+		}
+		if r.MoreInside > 0 {
+			l.add("- and %d more groups inside (guidance names them)", r.MoreInside)
+		}
+	}
 	l.add("%d tools in your list now.", len(r.AvailableTools))
 	if len(r.AvailableGroups) > 0 {
 		names := make([]string, len(r.AvailableGroups))
