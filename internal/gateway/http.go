@@ -20,7 +20,7 @@ import (
 // Defaults of the HTTP session limits.
 const (
 	// DefaultMaxSessions caps the live HTTP sessions of a gateway. An idle
-	// session costs tens of kilobytes (see the README for the measured
+	// session costs tens of kilobytes (see docs/benchmarks.md for the measured
 	// figure), so the cap bounds memory to a few hundred megabytes.
 	DefaultMaxSessions = 10000
 	// DefaultSessionTimeout closes sessions idle this long.
