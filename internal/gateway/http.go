@@ -204,8 +204,18 @@ func (f *httpFront) servePOST(w http.ResponseWriter, r *http.Request) {
 		// A request that carries no session is no session: it is not
 		// counted as one (toolfold_sessions_total).
 		server := f.g.serverFor(client, false)
+		if modern && client.Extension && !f.opts.Stateless {
+			// It can hear of groups that change, on its listen stream.
+			server = f.g.listening().server
+		}
 		r = withServer(r, server, body)
 		if modern {
+			if first.method == "subscriptions/listen" && client.Extension && !f.opts.Stateless {
+				ls := newListenStream(w, first.id)
+				f.g.groupStreams.add(ls)
+				defer f.g.groupStreams.remove(ls)
+				w = ls
+			}
 			f.modern.ServeHTTP(w, r)
 			return
 		}
