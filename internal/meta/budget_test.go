@@ -3,6 +3,7 @@ package meta_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,28 +60,59 @@ func TestAnswersKeepToTheBudget(t *testing.T) {
 	}
 	n := meta.DefaultNames()
 	largest, largestWhat := 0, ""
+	// The largest answer of each meta-tool in each mode, text and data
+	// apart, for the evaluation's figures (logged with -v).
+	type size struct {
+		chars, tokens int
+		what          string
+	}
+	by := map[string]size{}
+	var mode expose.Mode
 	check := func(what string, v any) {
 		t.Helper()
 		r := meta.Result(v, false)
 		text := r.Content[0].(*mcp.TextContent).Text
 		data, _ := json.Marshal(r.StructuredContent)
-		for _, part := range []string{text, string(data)} {
+		tool := strings.Fields(strings.TrimPrefix(what, string(mode)+" "))[0]
+		if tool == "stateless" {
+			tool = "enable_tools (stateless)"
+		}
+		for i, part := range []string{text, string(data)} {
 			got := tokens.Count(part)
 			if got > largest {
 				largest, largestWhat = got, what
+			}
+			key := fmt.Sprintf("%s %s %s", mode, tool, [2]string{"text", "structuredContent"}[i])
+			if got > by[key].tokens {
+				by[key] = size{len(part), got, what}
 			}
 			if got > answerTokens {
 				t.Errorf("%s answers %d tokens, over %d:\n%.600s…", what, got, answerTokens, part)
 			}
 		}
 	}
-	for _, mode := range []expose.Mode{expose.Search, expose.Groups} {
+	defer func() {
+		for _, key := range slices.Sorted(maps.Keys(by)) {
+			t.Logf("%-55s %6d chars %5d tokens (%s)", key, by[key].chars, by[key].tokens, by[key].what)
+		}
+	}()
+	for _, mode = range []expose.Mode{expose.Search, expose.Groups} {
 		e, err := expose.Build(space, &expose.Options{Mode: mode})
 		if err != nil {
 			t.Fatal(err)
 		}
 		d := meta.NewDiscovery(n, e, nil)
 		v := space.New()
+		if mode == expose.Search {
+			// describe_tools of five tools at a time, as an agent asks.
+			var names []string
+			for _, tl := range cat.Tools() {
+				names = append(names, e.FlatWire(tl).Name)
+			}
+			for i := 0; i+5 <= len(names); i += 5 {
+				check(fmt.Sprintf("describe_tools %v", names[i:i+5]), d.Describe(meta.DescribeArgs{Names: names[i : i+5]}))
+			}
+		}
 		if mode == expose.Search {
 			for _, topic := range []string{"overview", "groups"} {
 				res, err := d.Guidance(meta.GuidanceArgs{Topic: topic}, v.Snapshot())
