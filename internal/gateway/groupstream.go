@@ -14,11 +14,12 @@ import (
 // notification the SDK knows, and the SDK gives a server no call to send
 // one it does not know on an HTTP session (its sending path looks every
 // method up in a fixed table). A 2026-07-28 client hears of changes on the
-// stream its subscriptions/listen request keeps open, which the SDK writes
-// as server-sent events, one Write per event (pinned by
-// TestSDKWritesOneEventPerWrite). So the gateway keeps the listen streams
-// of the clients of the extension, and writes the notice between the
-// SDK's events itself. docs/sdk-custom-notifications.md proposes the call
+// stream its subscriptions/listen request keeps open, a 2025-11-25 one on
+// its session's standalone stream (GET); the SDK writes both as
+// server-sent events, one Write per event (pinned by
+// TestSDKWritesOneEventPerWrite). So the gateway keeps those streams of
+// the clients of the extension, and writes the notice between the SDK's
+// events itself. docs/sdk-custom-notifications.md proposes the call
 // the SDK could offer instead.
 
 // groupStreams are the open listen streams of the extension's 2026-07-28
@@ -26,6 +27,9 @@ import (
 type groupStreams struct {
 	mu      sync.Mutex
 	streams map[*listenStream]struct{}
+	// sessions are the HTTP sessions (2025-11-25) of the extension's
+	// clients, whose standalone event stream (GET) carries the notice.
+	sessions map[string]bool
 	// server is the per-request session that serves these clients: it
 	// declares groups listChanged and calls notify on a change (migrated).
 	server *session
@@ -44,6 +48,29 @@ func (g *Gateway) listening() *session {
 	return gs.server
 }
 
+// addSession and endSession keep the sessions of the extension's
+// 2025-11-25 HTTP clients; isSession asks for one.
+func (gs *groupStreams) addSession(id string) {
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	if gs.sessions == nil {
+		gs.sessions = map[string]bool{}
+	}
+	gs.sessions[id] = true
+}
+
+func (gs *groupStreams) endSession(id string) {
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	delete(gs.sessions, id)
+}
+
+func (gs *groupStreams) isSession(id string) bool {
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	return gs.sessions[id]
+}
+
 func (gs *groupStreams) add(s *listenStream) {
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
@@ -53,10 +80,15 @@ func (gs *groupStreams) add(s *listenStream) {
 	gs.streams[s] = struct{}{}
 }
 
+// remove forgets a stream whose handler returns: a notice on its way is
+// dropped, since its writer may no longer be used.
 func (gs *groupStreams) remove(s *listenStream) {
 	gs.mu.Lock()
-	defer gs.mu.Unlock()
 	delete(gs.streams, s)
+	gs.mu.Unlock()
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 }
 
 // notify tells every open listen stream that the groups changed.
@@ -72,28 +104,48 @@ func (gs *groupStreams) notify() {
 	}
 }
 
-// listenStream is the response of one subscriptions/listen request: the
-// SDK's events pass through whole, and the notice is written between them.
+// listenStream is the response of one subscriptions/listen request, or a
+// session's standalone stream: the SDK's events pass through whole, and
+// the notice is written between them.
 type listenStream struct {
 	http.ResponseWriter
 	// notice is the whole event, the listen request's id in its _meta.
 	notice []byte
+	// openOnHeader: the stream is open once its header is written (a
+	// standalone stream writes no event of its own at first).
+	openOnHeader bool
 
 	mu sync.Mutex
 	// started is set once the SDK has written its first event (the
 	// acknowledgement): the stream is open and the notice may follow.
 	started, pending bool
+	// closed is set when the handler returns (remove).
+	closed bool
 }
 
+// newListenStream wraps the stream of listen request id, or with id nil
+// a session's standalone stream.
 func newListenStream(w http.ResponseWriter, id json.RawMessage) *listenStream {
-	var sub any
-	_ = json.Unmarshal(id, &sub)
-	msg, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0",
-		"method":  groupsext.NotificationListChanged,
-		"params":  map[string]any{"_meta": map[string]any{mcp.MetaKeySubscriptionID: sub}},
-	})
-	return &listenStream{ResponseWriter: w, notice: []byte("event: message\ndata: " + string(msg) + "\n\n")}
+	note := map[string]any{"jsonrpc": "2.0", "method": groupsext.NotificationListChanged}
+	if id != nil {
+		var sub any
+		_ = json.Unmarshal(id, &sub)
+		note["params"] = map[string]any{"_meta": map[string]any{mcp.MetaKeySubscriptionID: sub}}
+	}
+	msg, _ := json.Marshal(note)
+	return &listenStream{ResponseWriter: w, notice: []byte("event: message\ndata: " + string(msg) + "\n\n"), openOnHeader: id == nil}
+}
+
+func (s *listenStream) WriteHeader(code int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ResponseWriter.WriteHeader(code)
+	if s.openOnHeader && code == http.StatusOK && !s.started {
+		s.started = true
+		if s.pending {
+			s.writeNotice()
+		}
+	}
 }
 
 func (s *listenStream) Write(p []byte) (int, error) {
@@ -114,8 +166,15 @@ func (s *listenStream) Write(p []byte) (int, error) {
 func (s *listenStream) FlushError() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return nil // the handler has returned: nothing to flush
+	}
 	return http.NewResponseController(s.ResponseWriter).Flush()
 }
+
+// Flush is FlushError for the writers above it that flush through
+// http.Flusher.
+func (s *listenStream) Flush() { _ = s.FlushError() }
 
 // Unwrap lets http.ResponseController reach the rest (deadlines).
 func (s *listenStream) Unwrap() http.ResponseWriter { return s.ResponseWriter }
@@ -135,7 +194,7 @@ func (s *listenStream) groupsChanged() {
 // response that is no event stream (an error) is left alone.
 func (s *listenStream) writeNotice() {
 	s.pending = false
-	if !strings.HasPrefix(s.Header().Get("Content-Type"), "text/event-stream") {
+	if s.closed || !strings.HasPrefix(s.Header().Get("Content-Type"), "text/event-stream") {
 		return
 	}
 	if _, err := s.ResponseWriter.Write(s.notice); err != nil {

@@ -190,3 +190,57 @@ func TestSDKWritesOneEventPerWrite(t *testing.T) {
 		t.Error("the SDK no longer flushes through FlushError: groupstream.go's lock no longer covers its flushes")
 	}
 }
+
+// TestSessionHTTPClientHearsGroupsChange: a 2025-11-25 client of the
+// grouping extension over HTTP is promised listChanged by initialize, and
+// hears notifications/groups/list_changed on its session's standalone
+// stream (GET) when the top-level groups change.
+func TestSessionHTTPClientHearsGroupsChange(t *testing.T) {
+	g := newGateway(t, gateway.Options{}, nil)
+	h, err := g.HTTPHandler(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	_, _, body, hdr := postMCP(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","clientInfo":{"name":"s","version":"1"},"capabilities":{"extensions":{"`+groupsext.ID+`":{}}}}}`)
+	id := hdr.Get("Mcp-Session-Id")
+	if id == "" {
+		t.Fatalf("initialize opened no session: %s", body)
+	}
+	if !strings.Contains(body, `"`+groupsext.ID+`":{"listChanged":true}`) {
+		t.Errorf("initialize does not promise groups listChanged:\n%s", body)
+	}
+	session := map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"}
+	postMCP(t, srv.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, session)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	for k, v := range session {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %s", resp.Status)
+	}
+	space, err := view.NewSpace(sourcedCatalog(t, false), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Update(space); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(data, `"method":"`+groupsext.NotificationListChanged+`"`) {
+			return
+		}
+	}
+	t.Fatalf("the standalone stream ended without groups/list_changed: %v", sc.Err())
+}

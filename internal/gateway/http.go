@@ -248,6 +248,19 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 	// The SDK keeps the initialize request for the session's life: hand it
 	// only the fields it reads, not whatever else the client sent.
 	s := f.g.sessionFor(client, true)
+	// A client of the extension hears of groups that change on its
+	// standalone stream (groupstream.go), served by a session that says so.
+	listens := client.Extension && !f.opts.Stateless
+	if listens {
+		s = f.g.listening()
+	}
+	forget := func(id string) {
+		if listens {
+			f.g.groupStreams.endSession(id)
+		} else {
+			f.g.forget(s)
+		}
+	}
 	r = withServer(r, s.server, first.compact)
 	// The session enters the table before its client can see the answer,
 	// so a client that reads it finds the table already counting it.
@@ -255,15 +268,18 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(int) {
 		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
 			owner := callerOf(r.Context(), nil).user
+			if listens {
+				f.g.groupStreams.addSession(id)
+			}
 			f.table.add(id, f, owner, f.opts.SessionTimeout, f.sessionFast(s, id, client, first.caps),
-				func() { f.closeSession(id, owner) }, func() { f.g.forget(s) })
+				func() { f.closeSession(id, owner) }, func() { forget(id) })
 			added = true
 		}
 	}}
 	f.sdk.ServeHTTP(rec, r)
 	if !added {
 		f.table.release()
-		f.g.forget(s)
+		forget("")
 	}
 }
 
@@ -277,6 +293,12 @@ func (f *httpFront) serveStream(w http.ResponseWriter, r *http.Request, id strin
 		return
 	}
 	finished := false
+	if r.Method == http.MethodGet && f.g.groupStreams.isSession(id) {
+		ls := newListenStream(w, nil)
+		f.g.groupStreams.add(ls)
+		defer f.g.groupStreams.remove(ls)
+		w = ls
+	}
 	rec := &statusWriter{ResponseWriter: w}
 	if admission == sessionAdmitted {
 		rec.onHeader = func(status int) { finished = f.endedWith(r, id, status) }
