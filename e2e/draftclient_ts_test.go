@@ -37,9 +37,9 @@ type tsDraftReport struct {
 // 2026-07-28: it lists the groups page by page, rebuilds the tree from
 // _meta, finds every tool's groups in groups/list, keeps the tools of the
 // group it chose and the groups below, and calls a tool of each server
-// from there. The extension's listChanged is declared only on stdio
-// 2025-11-25, where toolfold sends notifications/groups/list_changed, and
-// there the client hears it when the fixture adds a group.
+// from there. The extension's listChanged is declared on stdio 2025-11-25
+// and over HTTP, where toolfold sends notifications/groups/list_changed,
+// and on stdio the client hears it when the fixture adds a group.
 func TestTSDraftClientMultiServer(t *testing.T) {
 	node := requireNode(t)
 	fx, err := groupsFixtureBinary()
@@ -86,8 +86,12 @@ func TestTSDraftClientMultiServer(t *testing.T) {
 				if rep.Error != "" {
 					t.Fatalf("node draft client failed: %s", rep.Error)
 				}
-				if got, _ := rep.Declared["listChanged"].(bool); got != sends {
-					t.Errorf("declared %v: listChanged must be true exactly where toolfold sends groups/list_changed (stdio, 2025-11-25)", rep.Declared)
+				// Over HTTP, clients hear it on their subscriptions/listen
+				// stream (2026-07-28) or standalone stream (2025-11-25):
+				// internal/gateway/groupstream.go.
+				declares := sends || transport == "http"
+				if got, _ := rep.Declared["listChanged"].(bool); got != declares {
+					t.Errorf("declared %v: listChanged must be true exactly where toolfold sends groups/list_changed (stdio 2025-11-25, HTTP)", rep.Declared)
 				}
 				for _, p := range rep.Problems {
 					t.Error(p)

@@ -29,6 +29,10 @@ func get(t *testing.T, url string, header map[string]string) (int, string) {
 // TestAdminSide checks the HTTP routes beside /mcp on the built binary.
 func TestAdminSide(t *testing.T) {
 	base := startHTTP(t)
+	// No session yet: the gauge reads 0, so an alert on it is not blind.
+	if code, body := get(t, base+"/metrics", nil); code != 200 || !strings.Contains(body, `toolfold_sessions_open{endpoint="main"} 0`) {
+		t.Errorf("/metrics (%d) before any session lacks toolfold_sessions_open{endpoint=\"main\"} 0", code)
+	}
 	code, body := get(t, base+"/healthz", nil)
 	var health struct {
 		Status string `json:"status"`

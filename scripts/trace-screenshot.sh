@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Takes the README's trace screenshot (docs/images/trace-jaeger.png): a
+# Takes docs/operating.md's trace screenshot (docs/images/trace-jaeger.png): a
 # Jaeger all-in-one (scripts/jaeger.sh) keeping traces in memory and
 # serving its web UI, toolfold with tracing on exporting to it, one
 # agent's turn of MCP calls under one client trace (find_tools, a

@@ -35,7 +35,7 @@
 // request's _meta, never remembered state. A transient session with a
 // fresh view renders the list; nothing keeps it. The same server answers
 // groups/list and groups/get (ext.go) from the groups mode's exposure.
-// present (gateway.go) is the README's table of who gets what.
+// present (gateway.go) is docs/protocol.md's table of who gets what.
 //
 // The mode of an auto client depends on its clientInfo, which arrives in its
 // first message. The gateway reads that message before it picks the

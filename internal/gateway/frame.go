@@ -3,6 +3,7 @@ package gateway
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -213,6 +214,8 @@ type stdioScreen struct {
 	// inflight holds the ids of the client's requests not yet answered;
 	// method remembers what each asked, for initialize.
 	inflight map[string]string
+	// emptied, if set, is closed when inflight next becomes empty (drain).
+	emptied chan struct{}
 	// initialized is set once an initialize request has gone through
 	// (and reset if it failed), so that requests before it get a proper
 	// JSON-RPC error rather than the SDK's code 0.
@@ -376,6 +379,30 @@ func (s *stdioScreen) answered(key string, failed bool) {
 		if method == "initialize" && failed {
 			s.initialized = false
 		}
+	}
+	if len(s.inflight) == 0 && s.emptied != nil {
+		close(s.emptied)
+		s.emptied = nil
+	}
+}
+
+// drain waits until every request read has been answered, or until ctx
+// ends or stop is closed (the session ended some other way).
+func (s *stdioScreen) drain(ctx context.Context, stop <-chan struct{}) {
+	s.mu.Lock()
+	if len(s.inflight) == 0 {
+		s.mu.Unlock()
+		return
+	}
+	if s.emptied == nil {
+		s.emptied = make(chan struct{})
+	}
+	emptied := s.emptied
+	s.mu.Unlock()
+	select {
+	case <-emptied:
+	case <-ctx.Done():
+	case <-stop:
 	}
 }
 

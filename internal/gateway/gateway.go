@@ -219,6 +219,9 @@ type Gateway struct {
 	// session.
 	sdkLog *slog.Logger
 	caps   [2]*mcp.ServerCapabilities
+	// groupStreams tell the extension's 2026-07-28 HTTP clients that the
+	// groups changed (groupstream.go).
+	groupStreams groupStreams
 	// groupsMeta are the groups mode's meta-tool definitions for the
 	// newest state a session asked about (see metaTools).
 	groupsMeta atomic.Pointer[groupsMeta]

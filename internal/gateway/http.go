@@ -20,7 +20,7 @@ import (
 // Defaults of the HTTP session limits.
 const (
 	// DefaultMaxSessions caps the live HTTP sessions of a gateway. An idle
-	// session costs tens of kilobytes (see the README for the measured
+	// session costs tens of kilobytes (see docs/benchmarks.md for the measured
 	// figure), so the cap bounds memory to a few hundred megabytes.
 	DefaultMaxSessions = 10000
 	// DefaultSessionTimeout closes sessions idle this long.
@@ -103,6 +103,8 @@ func (g *Gateway) sessionTable(o HTTPOptions) *sessionTable {
 
 // OpenSessions counts the HTTP sessions open now by endpoint: "main", or
 // the group endpoint's or limited view's name (see groupKey.endpoint).
+// Every endpoint served so far is counted, with 0 when none is open, so
+// that an alert on the count reads 0 rather than finding it absent.
 func (g *Gateway) OpenSessions() map[string]int {
 	g.mu.Lock()
 	t := g.httpSessions
@@ -110,7 +112,19 @@ func (g *Gateway) OpenSessions() map[string]int {
 	if t == nil {
 		return map[string]int{}
 	}
-	return t.byEndpoint()
+	open := t.byEndpoint()
+	served := []string{g.endpoint}
+	g.groups.mu.Lock()
+	for k := range g.groups.by {
+		served = append(served, k.endpoint())
+	}
+	g.groups.mu.Unlock()
+	for _, ep := range served {
+		if _, ok := open[ep]; !ok {
+			open[ep] = 0
+		}
+	}
+	return open
 }
 
 // HTTPSessions reports the HTTP sessions open now, over every endpoint.
@@ -190,8 +204,18 @@ func (f *httpFront) servePOST(w http.ResponseWriter, r *http.Request) {
 		// A request that carries no session is no session: it is not
 		// counted as one (toolfold_sessions_total).
 		server := f.g.serverFor(client, false)
+		if modern && client.Extension && !f.opts.Stateless {
+			// It can hear of groups that change, on its listen stream.
+			server = f.g.listening().server
+		}
 		r = withServer(r, server, body)
 		if modern {
+			if first.method == "subscriptions/listen" && client.Extension && !f.opts.Stateless {
+				ls := newListenStream(w, first.id)
+				f.g.groupStreams.add(ls)
+				defer f.g.groupStreams.remove(ls)
+				w = ls
+			}
 			f.modern.ServeHTTP(w, r)
 			return
 		}
@@ -224,6 +248,19 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 	// The SDK keeps the initialize request for the session's life: hand it
 	// only the fields it reads, not whatever else the client sent.
 	s := f.g.sessionFor(client, true)
+	// A client of the extension hears of groups that change on its
+	// standalone stream (groupstream.go), served by a session that says so.
+	listens := client.Extension && !f.opts.Stateless
+	if listens {
+		s = f.g.listening()
+	}
+	forget := func(id string) {
+		if listens {
+			f.g.groupStreams.endSession(id)
+		} else {
+			f.g.forget(s)
+		}
+	}
 	r = withServer(r, s.server, first.compact)
 	// The session enters the table before its client can see the answer,
 	// so a client that reads it finds the table already counting it.
@@ -231,15 +268,18 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(int) {
 		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
 			owner := callerOf(r.Context(), nil).user
+			if listens {
+				f.g.groupStreams.addSession(id)
+			}
 			f.table.add(id, f, owner, f.opts.SessionTimeout, f.sessionFast(s, id, client, first.caps),
-				func() { f.closeSession(id, owner) }, func() { f.g.forget(s) })
+				func() { f.closeSession(id, owner) }, func() { forget(id) })
 			added = true
 		}
 	}}
 	f.sdk.ServeHTTP(rec, r)
 	if !added {
 		f.table.release()
-		f.g.forget(s)
+		forget("")
 	}
 }
 
@@ -253,6 +293,12 @@ func (f *httpFront) serveStream(w http.ResponseWriter, r *http.Request, id strin
 		return
 	}
 	finished := false
+	if r.Method == http.MethodGet && f.g.groupStreams.isSession(id) {
+		ls := newListenStream(w, nil)
+		f.g.groupStreams.add(ls)
+		defer f.g.groupStreams.remove(ls)
+		w = ls
+	}
 	rec := &statusWriter{ResponseWriter: w}
 	if admission == sessionAdmitted {
 		rec.onHeader = func(status int) { finished = f.endedWith(r, id, status) }

@@ -94,7 +94,7 @@ func (s *session) changeGroups(ctx context.Context, req *mcp.CallToolRequest, ra
 		// No view to change: describe the groups' tools for call_tool.
 		result, ch = meta.DoDescribeGroups(n, v, expo, args)
 	case kind == meta.Enable:
-		result, ch = meta.DoEnable(v, expo, args)
+		result, ch = meta.DoEnable(n, v, expo, args)
 	default:
 		result, ch = meta.DoDisable(v, expo, args)
 	}

@@ -96,6 +96,11 @@ func TestOpenSessionsByEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Before any session, each endpoint served reads 0: an alert on the
+	// gauge must see 0, not "absent".
+	if got := g.OpenSessions(); got["main"] != 0 || got["group:docs"] != 0 || len(got) != 2 {
+		t.Errorf("open sessions before any = %v, want main:0 group:docs:0", got)
+	}
 	for _, h := range []http.Handler{main, group, group} {
 		srv := httptest.NewServer(h)
 		t.Cleanup(srv.Close)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"slices"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -151,10 +152,79 @@ func withMembership[T any](ctx context.Context, g *Gateway, req mcp.Request, ite
 // announceMovedExtras tells the clients that the prompt and resource lists
 // changed when an update moved a source's prompts and resources into or
 // out of a group: a client of the extension then reads other memberships.
+// Only a list that holds an item of a moved source changed: a lazy server
+// with no prompts and no resources that starts moves its source, and tells
+// nobody anything.
 func (g *Gateway) announceMovedExtras(prev, st *state) {
-	if _, ok := g.opts.Extras.(SourcedExtras); !ok || prev.ext.sourcesFingerprint() == st.ext.sourcesFingerprint() {
+	sx, ok := g.opts.Extras.(SourcedExtras)
+	if !ok || prev.ext.sourcesFingerprint() == st.ext.sourcesFingerprint() {
 		return
 	}
-	g.PromptsChanged()
-	g.ResourcesChanged()
+	moved := movedSources(prev.ext.bySource, st.ext.bySource)
+	// Off Update's path: listing asks the sources.
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), movedExtrasWait)
+		defer cancel()
+		prompts, resources := offeredBy(ctx, sx, moved)
+		if prompts {
+			g.PromptsChanged()
+		}
+		if resources {
+			g.ResourcesChanged()
+		}
+	}()
+}
+
+// movedExtrasWait bounds the listing that decides whether moved sources
+// offer prompts or resources; past it both lists are announced.
+const movedExtrasWait = 30 * time.Second
+
+// movedSources are the sources whose groups differ between two bySource
+// maps.
+func movedSources(before, after map[string][]string) map[string]bool {
+	moved := map[string]bool{}
+	for src, gs := range after {
+		if !slices.Equal(before[src], gs) {
+			moved[src] = true
+		}
+	}
+	for src := range before {
+		if _, ok := after[src]; !ok {
+			moved[src] = true
+		}
+	}
+	return moved
+}
+
+// offeredBy reports whether any of the sources offers prompts, and
+// resources or templates. A list that cannot be read counts as offered:
+// a needless notice is better than a missed one.
+func offeredBy(ctx context.Context, sx SourcedExtras, sources map[string]bool) (prompts, resources bool) {
+	from := func(src string) bool { return sources[src] }
+	var ps []*mcp.Prompt
+	var rs []*mcp.Resource
+	var perr, rerr error
+	if sl, ok := sx.(SourceListing); ok {
+		ps, perr = sl.ListPromptsOf(ctx, from)
+		rs, rerr = sl.ListResourcesOf(ctx, from)
+	} else {
+		ps, perr = sx.ListPrompts(ctx)
+		rs, rerr = sx.ListResources(ctx)
+	}
+	prompts = perr != nil || slices.ContainsFunc(ps, func(p *mcp.Prompt) bool {
+		src, ok := sx.PromptSource(ctx, p.Name)
+		return ok && sources[src]
+	})
+	resources = rerr != nil || slices.ContainsFunc(rs, func(r *mcp.Resource) bool {
+		src, ok := sx.ResourceSource(ctx, r.URI)
+		return ok && sources[src]
+	})
+	if !resources {
+		ts, err := sx.ListResourceTemplates(ctx)
+		resources = err != nil || slices.ContainsFunc(ts, func(t *mcp.ResourceTemplate) bool {
+			src, ok := sx.TemplateSource(ctx, t.URITemplate)
+			return ok && sources[src]
+		})
+	}
+	return prompts, resources
 }

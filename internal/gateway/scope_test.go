@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -232,5 +233,47 @@ func TestScopedPromptsMoveWithTheCatalog(t *testing.T) {
 	}
 	if got := promptMemberships(t, l.cs); got != "alpha[alpha+both],beta[beta],solo[]" {
 		t.Errorf("prompts/list after the update = %q", got)
+	}
+}
+
+// A catalog update that moves a source with no prompts and no resources
+// (a lazy server's tools arriving) changes nothing a client sees: no
+// client hears list_changed, of the extension or not.
+func TestMovingASourceWithoutExtrasTellsNobody(t *testing.T) {
+	for _, ext := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "extension"}[ext], func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// beta, which the update moves, has no prompts or resources.
+				g := sourcedGateway(t, &sourcedExtras{sources: []string{"alpha", "solo"}})
+				l := &listener{}
+				opts := listenerOptions(l)
+				if ext {
+					opts.Capabilities = &mcp.ClientCapabilities{Extensions: map[string]any{groupsext.ID: map[string]any{}}}
+				}
+				ct, st := mcp.NewInMemoryTransports()
+				ss, err := g.Connect(context.Background(), gateway.ClientInfo{Name: "c", ProtocolVersion: "2025-11-25", Extension: ext}, st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ss.Close()
+				l.cs, err = mcp.NewClient(&mcp.Implementation{Name: "c"}, opts).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.cs.Close()
+				space, err := view.NewSpace(sourcedCatalog(t, true), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := g.Update(space); err != nil {
+					t.Fatal(err)
+				}
+				// Past the gateway's delay and the SDK's debounce.
+				time.Sleep(time.Second)
+				synctest.Wait()
+				silent(t, "c", "prompts", l.prompts)
+				silent(t, "c", "resources", l.resources)
+			})
+		})
 	}
 }

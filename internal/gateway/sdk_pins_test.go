@@ -10,6 +10,9 @@ package gateway_test
 //	  through the sending middleware                  announces changes itself (session.go)
 //	prompts/list_changed is sent only when the      a placeholder prompt added and removed (listchanged.go)
 //	  server's own registry changes
+//	a server cannot send a notification the SDK     groups/list_changed is written between the SDK's
+//	  does not know; each SSE event is one Write,     events of a listen stream (groupstream.go):
+//	  flushed through FlushError                      TestSDKWritesOneEventPerWrite (groupstream_test.go)
 //	an HTTP session ends on DELETE through the      idle sessions are closed by a DELETE handed to the
 //	  handler                                         handler (http.go closeSession)
 //	a session opened with a token is refused to     the session table judges the same before any path

@@ -53,6 +53,8 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 	edge := newRawEdge(ctx, g, s, screen)
 	screen.fast = edge.take
 	pr, pw := io.Pipe()
+	over := make(chan struct{})
+	defer close(over)
 	go func() {
 		line := first
 		for {
@@ -62,6 +64,11 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 			next, rerr := screen.next()
 			if rerr != nil {
 				if errors.Is(rerr, io.EOF) {
+					// Closing stdin is the client's shutdown, but what it
+					// sent before is answered first: the SDK ends the
+					// session, and drops its requests, once its reader
+					// ends.
+					screen.drain(ctx, over)
 					rerr = nil
 				}
 				pw.CloseWithError(rerr)

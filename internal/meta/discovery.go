@@ -316,11 +316,17 @@ type DescribedTool struct {
 type DescribeResult struct {
 	Tools  []DescribedTool `json:"tools"`
 	Errors []string        `json:"errors"`
+	// NotShown are tools asked for whose definitions did not fit the
+	// answer (AnswerBudget); Next is the call that describes them.
+	NotShown []string `json:"not_shown,omitempty"`
+	Next     string   `json:"next,omitempty"`
+	// describe is describe_tools' name, for the text's next call.
+	describe string
 }
 
 // Describe runs describe_tools.
 func (d *Discovery) Describe(args DescribeArgs) *DescribeResult {
-	res := &DescribeResult{Tools: []DescribedTool{}, Errors: []string{}}
+	res := &DescribeResult{Tools: []DescribedTool{}, Errors: []string{}, describe: d.names.Describe}
 	for _, name := range args.Names {
 		w, ok := d.expo.Route(name)
 		if !ok {
@@ -335,10 +341,31 @@ func (d *Discovery) Describe(args DescribeArgs) *DescribeResult {
 		}
 		res.Tools = append(res.Tools, dt)
 	}
+	boundDescribed(d.names, res)
 	if len(args.Names) == 0 {
 		res.Errors = append(res.Errors, fmt.Sprintf(`%s needs tool names: {"names": ["<tool>"]}, as %s returns them`, d.names.Describe, d.names.Find))
 	}
 	return res
+}
+
+// boundDescribed keeps the whole definitions that fit AnswerBudget, the
+// first always (a model asking for one tool needs it, however big), and
+// names the rest with the call that fetches them.
+func boundDescribed(n Names, res *DescribeResult) {
+	used := 0
+	for i, t := range res.Tools {
+		b, _ := json.Marshal(t)
+		used += len(b)
+		if i > 0 && used > AnswerBudget-reserve {
+			for _, rest := range res.Tools[i:] {
+				res.NotShown = append(res.NotShown, rest.Name)
+			}
+			res.Tools = res.Tools[:i]
+			names, _ := json.Marshal(map[string][]string{"names": res.NotShown})
+			res.Next = fmt.Sprintf("%s %s", n.Describe, names)
+			return
+		}
+	}
 }
 
 // groupCost is what each group's tools cost in context, measured once.

@@ -143,7 +143,7 @@ func (d *Discovery) groupRows(groups []*catalog.Group, s view.Snapshot, nested b
 		} else if len(g.Children) > 0 {
 			tools = fmt.Sprintf("%d in %s", subtreeTools(g), count(len(g.Children), "group"))
 		}
-		l.add("| %s | %s | %s | %d | %s |", name, state, tools, d.subtreeCost(g, nested), cell(clip(firstLine(g.Description), 200)))
+		l.add("| %s | %s | %s | %d | %s |", name, state, tools, d.subtreeCost(g, nested), cell(d.groupSummary(g, 200)))
 	}
 	if n := len(cat.Ungrouped()); n > 0 {
 		l.add("| (ungrouped) | always | %d | | always in your list |", n)
@@ -155,6 +155,39 @@ func (d *Discovery) groupRows(groups []*catalog.Group, s view.Snapshot, nested b
 		l.always("\n%d more groups not shown: search with %s {\"query\": ...}.", l.dropped, d.names.Find)
 	}
 	return l.String() + "\n", true
+}
+
+// groupSummary is the first line of g's description in at most about n
+// bytes. A derived group's description names its tools; when the cut drops
+// some of those names, the summary says how many and which call names
+// them all, so that no callable name is hidden behind "…".
+func (d *Discovery) groupSummary(g *catalog.Group, n int) string {
+	full := firstLine(g.Description)
+	short := clip(full, n)
+	if !strings.HasSuffix(short, "…") {
+		return short
+	}
+	named, shown := words(full), words(short)
+	missing := 0
+	for _, t := range g.Tools {
+		name := d.expo.FlatWire(t).Name
+		if named[name] && !shown[name] {
+			missing++
+		}
+	}
+	if missing == 0 {
+		return short
+	}
+	return fmt.Sprintf("%s (%s: %s {\"topic\": %q} names them all)", short, count(missing, "more tool"), d.names.Guidance, g.ID)
+}
+
+// words are the names a description lists, split where lists split them.
+func words(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" ,;:()", r) }) {
+		out[w] = true
+	}
+	return out
 }
 
 // subtreeTools counts the tools in g and the groups inside it.
@@ -196,7 +229,7 @@ func (d *Discovery) groupPage(g *catalog.Group, s view.Snapshot) string {
 	if len(g.Children) > 0 {
 		l.add("\n## Groups inside\n")
 		for _, c := range g.Children {
-			l.add("- **%s** (%s): %s", c.ID, count(subtreeTools(c), "tool"), clip(firstLine(c.Description), 300))
+			l.add("- **%s** (%s): %s", c.ID, count(subtreeTools(c), "tool"), d.groupSummary(c, 300))
 		}
 	}
 	if len(g.Tools) > 0 {

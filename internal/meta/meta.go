@@ -147,9 +147,48 @@ type EnableResult struct {
 	// More counts newly available tools left out of Tools, MoreGroups
 	// groups left out of AvailableGroups, to keep the answer within
 	// AnswerBudget.
-	More       int    `json:"more_tools,omitempty"`
-	MoreGroups int    `json:"more_groups,omitempty"`
-	Note       string `json:"note,omitempty"`
+	More       int `json:"more_tools,omitempty"`
+	MoreGroups int `json:"more_groups,omitempty"`
+	// Inside are the groups right inside the groups enabled, each with the
+	// exact call that enables it: a split server's tools are all there.
+	// MoreInside counts those left out to keep the answer short.
+	Inside     []GroupCall `json:"groups_inside,omitempty"`
+	MoreInside int         `json:"more_groups_inside,omitempty"`
+	Note       string      `json:"note,omitempty"`
+}
+
+// GroupCall is a group with its size and the call that enables it.
+type GroupCall struct {
+	Name  string `json:"name"`
+	Tools int    `json:"tools"`
+	Call  string `json:"call"`
+}
+
+// insideCalls lists the groups right inside gs with their enable calls,
+// those that fit a quarter of AnswerBudget; the rest are counted.
+func insideCalls(n Names, gs []*catalog.Group) ([]GroupCall, int) {
+	var out []GroupCall
+	used, more := 0, 0
+	for _, g := range gs {
+		for _, c := range g.Children {
+			call, _ := json.Marshal(map[string][]string{"groups": {string(c.ID)}})
+			gc := GroupCall{Name: string(c.ID), Tools: subtreeTools(c), Call: n.Enable + " " + string(call)}
+			used += len(gc.Name) + len(gc.Call) + 30
+			if used > AnswerBudget/4 && len(out) > 0 {
+				more++
+				continue
+			}
+			out = append(out, gc)
+		}
+	}
+	return out, more
+}
+
+// withoutInside leaves out of gs the groups listed in inside.
+func withoutInside(gs []GroupInfo, inside []GroupCall) []GroupInfo {
+	return slices.DeleteFunc(gs, func(g GroupInfo) bool {
+		return slices.ContainsFunc(inside, func(c GroupCall) bool { return c.Name == g.Name })
+	})
 }
 
 // DisableResult is what disable_tools returns.
@@ -178,7 +217,7 @@ type GroupsArgs struct {
 }
 
 // DoEnable runs enable_tools on v.
-func DoEnable(v *view.View, e *expose.Exposure, args GroupsArgs) (*EnableResult, *view.Change) {
+func DoEnable(n Names, v *view.View, e *expose.Exposure, args GroupsArgs) (*EnableResult, *view.Change) {
 	ch := v.Enable(args.Groups)
 	res := &EnableResult{
 		Enabled:         groupNames(ch.Enabled),
@@ -190,7 +229,8 @@ func DoEnable(v *view.View, e *expose.Exposure, args GroupsArgs) (*EnableResult,
 	}
 	res.Errors = append(res.Errors, unavailableErrors(e.Catalog(), args.Groups, time.Now())...)
 	res.Tools, res.More = boundTools(newlyListed(e, ch))
-	res.AvailableGroups, res.MoreGroups = boundGroups(res.AvailableGroups)
+	res.Inside, res.MoreInside = insideCalls(n, ch.Enabled)
+	res.AvailableGroups, res.MoreGroups = boundGroups(withoutInside(res.AvailableGroups, res.Inside))
 	if len(args.Groups) == 0 {
 		res.Note = "No groups given: pass {\"groups\": [\"<name>\"]} with names from available_groups."
 	}
@@ -231,9 +271,6 @@ func DoDescribeGroups(n Names, v *view.View, e *expose.Exposure, args GroupsArgs
 			continue
 		}
 		ch.Enabled = append(ch.Enabled, g)
-		for _, c := range g.Children {
-			res.AvailableGroups = append(res.AvailableGroups, groupInfo(c))
-		}
 		for _, w := range e.GroupWires(g) {
 			if seenTool[w.Name] || listed[w.Name] {
 				continue
@@ -243,6 +280,7 @@ func DoDescribeGroups(n Names, v *view.View, e *expose.Exposure, args GroupsArgs
 		}
 	}
 	res.Tools, res.More = boundTools(res.Tools)
+	res.Inside, res.MoreInside = insideCalls(n, ch.Enabled)
 	res.AvailableGroups, res.MoreGroups = boundGroups(res.AvailableGroups)
 	res.Enabled = groupNames(ch.Enabled)
 	res.Errors = append(nonNil(ch.Errors), unavailableErrors(e.Catalog(), args.Groups, time.Now())...)

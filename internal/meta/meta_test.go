@@ -59,7 +59,7 @@ func TestUnknownToolMessage(t *testing.T) {
 
 func TestEnableWithoutGroupsExplainsTheCall(t *testing.T) {
 	e, v := setup(t, expose.Groups)
-	res, ch := meta.DoEnable(v, e, meta.GroupsArgs{})
+	res, ch := meta.DoEnable(meta.DefaultNames(), v, e, meta.GroupsArgs{})
 	if ch.Changed() || !strings.Contains(res.Note, `{"groups": ["<name>"]}`) || len(res.AvailableGroups) != 2 {
 		t.Errorf("result = %+v", res)
 	}
@@ -76,7 +76,7 @@ func TestResultTextIsReadOnce(t *testing.T) {
 		t.Errorf("text %q, structured %v", text, r.StructuredContent)
 	}
 	e, v := setup(t, expose.Groups)
-	res, _ := meta.DoEnable(v, e, meta.GroupsArgs{Groups: []string{"code.repos", "code"}})
+	res, _ := meta.DoEnable(meta.DefaultNames(), v, e, meta.GroupsArgs{Groups: []string{"code.repos", "code"}})
 	r = meta.Result(res, false)
 	text = r.Content[0].(*mcp.TextContent).Text
 	if json.Valid([]byte(text)) || strings.Contains(text, `"inputSchema"`) {

@@ -2,6 +2,7 @@ package meta
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -247,8 +248,10 @@ func (r *DescribeResult) Text() string {
 		}
 		cut = append(cut, t.Name)
 	}
+	cut = append(cut, r.NotShown...)
 	if len(cut) > 0 {
-		l.always("Not shown, to keep this answer short: %s. Describe them in another call.", strings.Join(cut, ", "))
+		names, _ := json.Marshal(map[string][]string{"names": cut})
+		l.always("Not shown, to keep this answer short: %s. Describe them with %s %s.", strings.Join(cut, ", "), cmp.Or(r.describe, "describe_tools"), names)
 	}
 	for _, e := range r.Errors {
 		l.always("Error: %s", e)
@@ -317,6 +320,19 @@ func (r *EnableResult) Text() string {
 	}
 	if r.More > 0 {
 		l.add("%d more new tools are not shown, to keep this answer short.", r.More)
+	}
+	if len(r.Inside) > 0 {
+		if len(r.Tools) == 0 {
+			l.add("No tools came with it: its tools are in the groups inside it. Enable the one you need (tools in each):")
+		} else {
+			l.add("More of its tools are in the groups inside it (tools in each):")
+		}
+		for _, g := range r.Inside {
+			l.add("- %s (%d): %s", g.Name, g.Tools, g.Call)
+		}
+		if r.MoreInside > 0 {
+			l.add("- and %d more groups inside (guidance names them)", r.MoreInside)
+		}
 	}
 	l.add("%d tools in your list now.", len(r.AvailableTools))
 	if len(r.AvailableGroups) > 0 {

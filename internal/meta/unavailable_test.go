@@ -36,7 +36,7 @@ func TestUnavailableServerIsExplained(t *testing.T) {
 	}
 	note := `the MCP server "npx" failed to start: ` + why + "; toolfold tries to start it again in "
 
-	res, _ := meta.DoEnable(space.New(), e, meta.GroupsArgs{Groups: meta.StringList{"npx", "local"}})
+	res, _ := meta.DoEnable(meta.DefaultNames(), space.New(), e, meta.GroupsArgs{Groups: meta.StringList{"npx", "local"}})
 	if len(res.Errors) != 1 || res.Errors[0].Group != "npx" || res.Errors[0].Reason != meta.SourceUnavailable || !strings.Contains(res.Errors[0].Message, note) {
 		t.Errorf("enable_tools errors: %+v", res.Errors)
 	}
