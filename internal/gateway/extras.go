@@ -30,6 +30,14 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	x := g.opts.Extras
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
+		case "prompts/list", "resources/list", "resources/templates/list":
+			// These lists are one page each: no cursor of ours names a
+			// later one, and serving the first again would loop a client.
+			if cursorOf(req.GetParams()) != "" {
+				return nil, invalidParams("invalid cursor for %s: its answer is one page with no nextCursor; send it without a cursor", method)
+			}
+		}
+		switch method {
 		case "prompts/list":
 			prompts, err := g.listPrompts(ctx, req)
 			if err != nil {
