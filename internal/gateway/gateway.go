@@ -196,6 +196,9 @@ type Gateway struct {
 	// trackHook, set by tests, runs between a session's making and its
 	// tracking, where an Update can slip in.
 	trackHook func()
+	// panicHook, set by tests, runs where each path into a handler
+	// recovers from panics (panics.go), to force one.
+	panicHook func(path, method string)
 	// maxListWait, if set, replaces MaxListWait (tests).
 	maxListWait time.Duration
 
@@ -250,6 +253,7 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 	g.names = g.opts.Meta.WithDefaults()
 	g.tr = newTracer(&g.opts)
 	g.inputs = newInputBroker(g.opts.InputWait)
+	g.inputs.panicked = func(v any) { g.notePanic(pathTyped, "", v) }
 	g.lists.delay = listChangedDelay
 	g.log = g.opts.Logger
 	if g.log == nil {

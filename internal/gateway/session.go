@@ -164,6 +164,8 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 			}
 		})
 	}
+	// Outermost of all: a panic in any handler fails its request alone.
+	s.server.AddReceivingMiddleware(g.recoverTyped)
 	if m == perRequestMode {
 		s.serveGroupsExtension()
 		s.fingerprint, s.roots = st.fingerprint(), st.ext.fingerprint()

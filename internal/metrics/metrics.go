@@ -42,6 +42,7 @@ type Metrics struct {
 	calls    *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	sessions *prometheus.CounterVec
+	panics   *prometheus.CounterVec
 }
 
 // New registers toolfold's metrics, and the Go runtime's, in a registry of
@@ -62,8 +63,12 @@ func New(sources func() []Source) *Metrics {
 			Name: "toolfold_sessions_total",
 			Help: "Client sessions started, by the mode they were served.",
 		}, []string{"mode"}),
+		panics: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolfold_handler_panics_total",
+			Help: "Panics in a request's handler, by the path the request took (typed, stdio-bytes, http-request-bytes, http-session-bytes, http): each failed its request with an internal error and left the gateway serving; the stack is in the log.",
+		}, []string{"path"}),
 	}
-	m.registry.MustRegister(m.calls, m.duration, m.sessions,
+	m.registry.MustRegister(m.calls, m.duration, m.sessions, m.panics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if sources != nil {
 		m.registry.MustRegister(&sourceCollector{sources: sources})
@@ -90,6 +95,9 @@ func (m *Metrics) Read(g Gauges) {
 
 // SessionStarted records a new client session in a mode.
 func (m *Metrics) SessionStarted(mode string) { m.sessions.WithLabelValues(mode).Inc() }
+
+// HandlerPanicked records a panic recovered in a request's handler.
+func (m *Metrics) HandlerPanicked(path string) { m.panics.WithLabelValues(path).Inc() }
 
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {

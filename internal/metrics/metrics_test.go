@@ -23,6 +23,7 @@ func TestMetricsAreServed(t *testing.T) {
 	m.ToolCalled("memory__read_graph", "", "memory", "crash", time.Millisecond)
 	m.ToolCalled("memory__read_graph", "", "memory", "timeout", time.Millisecond)
 	m.SessionStarted("groups")
+	m.HandlerPanicked("stdio-bytes")
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)
@@ -38,6 +39,7 @@ func TestMetricsAreServed(t *testing.T) {
 		`toolfold_sessions_open{endpoint="group:github"} 1`,
 		`toolfold_initial_list_tokens{mode="search"} 812`,
 		`toolfold_sessions_total{mode="groups"} 1`,
+		`toolfold_handler_panics_total{path="stdio-bytes"} 1`,
 		`toolfold_source_up{kind="mcp",source="memory",state="ready"} 1`,
 		`toolfold_source_up{kind="mcp",source="broken",state="failed"} 0`,
 		`toolfold_source_tools{kind="mcp",source="memory"} 9`,
