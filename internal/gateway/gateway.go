@@ -88,6 +88,11 @@ type Options struct {
 	// the typed path's promises (gate.go); this is for an operator who
 	// wants the one path, or to tell the two apart when something is off.
 	NoByteForwarding bool
+	// AnswerBytesInFlight bounds the bytes of answers held for clients
+	// that have not read them yet, over every client and path (budget.go);
+	// an answer that would exceed it is replaced by an error saying so.
+	// Zero means DefaultAnswerBytesInFlight; negative, no bound.
+	AnswerBytesInFlight int64
 	// Logger receives the gateway's logs; nil discards them.
 	Logger *slog.Logger
 	// Extras passes prompts, resources and completion through from the
@@ -196,6 +201,8 @@ type Gateway struct {
 	// trackHook, set by tests, runs between a session's making and its
 	// tracking, where an Update can slip in.
 	trackHook func()
+	// answers is the answer budget (budget.go); nil: none.
+	answers *answerBudget
 	// panicHook, set by tests, runs where each path into a handler
 	// recovers from panics (panics.go), to force one.
 	panicHook func(path, method string)
@@ -259,6 +266,7 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
+	g.answers = newAnswerBudget(g.opts.AnswerBytesInFlight, g.log)
 	if g.opts.Extras != nil {
 		g.subs = newSubscriptions(g.opts.Extras, g.log)
 	}
