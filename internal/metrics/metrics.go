@@ -1,7 +1,8 @@
 // Package metrics exposes what the gateway does as Prometheus metrics:
 // tool calls by tool, source and outcome, their duration, the sessions by
 // mode and those open by endpoint, the state and restarts of every source,
-// and the tokens of each mode's first tool list. It is the one package that knows the
+// the tokens of each mode's first tool list, and the panics recovered in
+// request handlers. It is the one package that knows the
 // Prometheus client; the gateway only sees a small observer interface.
 package metrics
 
