@@ -2,11 +2,15 @@ package gateway_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -100,6 +104,95 @@ func TestAnswerBudgetRefusesOverItsBound(t *testing.T) {
 			inW.Close()
 			if err := <-done; err != nil {
 				t.Error(err)
+			}
+		})
+	}
+}
+
+// blockedWriter is an HTTP client that reads nothing until released: its
+// first Write waits for release.
+type blockedWriter struct {
+	header  http.Header
+	release chan struct{}
+	mu      sync.Mutex
+	body    bytes.Buffer
+}
+
+func (w *blockedWriter) Header() http.Header { return w.header }
+func (w *blockedWriter) WriteHeader(int)     {}
+func (w *blockedWriter) Flush()              {}
+func (w *blockedWriter) Write(p []byte) (int, error) {
+	<-w.release
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.body.Write(p)
+}
+
+// TestAnswerBudgetOverHTTP: the same over HTTP, for the typed path and the
+// byte path: ten 2026-07-28 callers whose connections take nothing yet;
+// two answers are held within 5 MiB, eight are refused, and the callers
+// once they read get what was kept for them.
+func TestAnswerBudgetOverHTTP(t *testing.T) {
+	big := strings.Repeat("x", 2<<20)
+	const calls, budget = 10, 5 << 20
+	for _, tool := range []string{"typed_big", "fast"} {
+		t.Run(tool, func(t *testing.T) {
+			src := &fakeSource{answer: func(string) (json.RawMessage, error) {
+				return json.RawMessage(`{"content":[{"type":"text","text":"` + big + `"}]}`), nil
+			}}
+			typed := catalogtest.Tool("typed_big")
+			typed.Handler = func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: big}}}, nil
+			}
+			g := specGateway(t, catalog.Spec{Tools: append(rawTools(src), typed)}, &gateway.Options{Mode: expose.Flat, AnswerBytesInFlight: budget})
+			admitted := make(chan struct{}, 64)
+			gateway.OnAnswerAdmitted(g, func() { admitted <- struct{}{} })
+			h, err := g.HTTPHandler(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			release := make(chan struct{})
+			writers := make([]*blockedWriter, calls)
+			var served sync.WaitGroup
+			for i := range writers {
+				w := &blockedWriter{header: http.Header{}, release: release}
+				writers[i] = w
+				body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","_meta":{` +
+					`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"h","version":"1"},` +
+					`"io.modelcontextprotocol/clientCapabilities":{}}}}`
+				r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+				r.Header.Set("Content-Type", "application/json")
+				r.Header.Set("Accept", "application/json, text/event-stream")
+				r.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+				r.Header.Set("Mcp-Method", "tools/call")
+				r.Header.Set("Mcp-Name", tool)
+				served.Go(func() { h.ServeHTTP(w, r) })
+			}
+			for range calls {
+				<-admitted
+			}
+			held := gateway.AnswerBytesInFlight(g)
+			if held > budget || held < 2*int64(len(big)) {
+				t.Errorf("%d bytes counted in flight with ten 2 MiB answers unread; want two answers' worth, within %d", held, budget)
+			}
+			close(release)
+			served.Wait()
+			results, refused := 0, 0
+			for _, w := range writers {
+				switch got := w.body.String(); {
+				case strings.Contains(got, `"result"`) && strings.Contains(got, big):
+					results++
+				case strings.Contains(got, `"code":-32000`) && strings.Contains(got, "answerBytesInFlight"):
+					refused++
+				default:
+					t.Errorf("an answer neither whole nor refused: %.300s", got)
+				}
+			}
+			if results != 2 || refused != calls-2 {
+				t.Errorf("%d whole answers and %d refused; want 2 and %d", results, refused, calls-2)
+			}
+			if n := gateway.AnswerBytesInFlight(g); n != 0 {
+				t.Errorf("%d bytes still counted once every answer was read", n)
 			}
 		})
 	}
