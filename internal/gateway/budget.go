@@ -96,6 +96,10 @@ func (b *answerBudget) inFlight() int64 {
 	return b.used.Load()
 }
 
+// AnswerBytesInFlight is the bytes of answers the gateway holds now for
+// clients that have not read them yet (Options.AnswerBytesInFlight).
+func (g *Gateway) AnswerBytesInFlight() int64 { return g.answers.inFlight() }
+
 // refusal is the error that replaces the result in p, framed as p is: a
 // JSON-RPC message alone (stdio, a plain JSON body), maybe ending in a
 // newline, or one server-sent event. It reports false for anything but a

@@ -73,7 +73,7 @@ func TestAnswerBudgetRefusesOverItsBound(t *testing.T) {
 			for range calls {
 				<-admitted
 			}
-			held := gateway.AnswerBytesInFlight(g)
+			held := g.AnswerBytesInFlight()
 			if held > budget || held < 2*int64(len(big)) {
 				t.Errorf("%d bytes counted in flight with ten 2 MiB answers unread; want two answers' worth, within %d", held, budget)
 			}
@@ -92,7 +92,7 @@ func TestAnswerBudgetRefusesOverItsBound(t *testing.T) {
 			if results != 2 || refused != calls-2 {
 				t.Errorf("%d whole answers and %d refused; want 2 and %d", results, refused, calls-2)
 			}
-			if n := gateway.AnswerBytesInFlight(g); n != 0 {
+			if n := g.AnswerBytesInFlight(); n != 0 {
 				t.Errorf("%d bytes still counted once every answer was read", n)
 			}
 			// Once read, the next caller is served whole.
@@ -171,7 +171,7 @@ func TestAnswerBudgetOverHTTP(t *testing.T) {
 			for range calls {
 				<-admitted
 			}
-			held := gateway.AnswerBytesInFlight(g)
+			held := g.AnswerBytesInFlight()
 			if held > budget || held < 2*int64(len(big)) {
 				t.Errorf("%d bytes counted in flight with ten 2 MiB answers unread; want two answers' worth, within %d", held, budget)
 			}
@@ -191,7 +191,7 @@ func TestAnswerBudgetOverHTTP(t *testing.T) {
 			if results != 2 || refused != calls-2 {
 				t.Errorf("%d whole answers and %d refused; want 2 and %d", results, refused, calls-2)
 			}
-			if n := gateway.AnswerBytesInFlight(g); n != 0 {
+			if n := g.AnswerBytesInFlight(); n != 0 {
 				t.Errorf("%d bytes still counted once every answer was read", n)
 			}
 		})

@@ -65,9 +65,6 @@ func IDKeyForTest(raw []byte) (string, bool) {
 // or refused; AnswerBytesInFlight is what it counts now.
 func OnAnswerAdmitted(g *Gateway, fn func()) { g.answers.admitted = fn }
 
-// AnswerBytesInFlight is the answer bytes g counts now.
-func AnswerBytesInFlight(g *Gateway) int64 { return g.answers.inFlight() }
-
 // PanicOnceAt makes the next request for method that reaches path
 // (typed, stdio-bytes, http-request-bytes, http-session-bytes, http) panic
 // there. On the http path, method is the request's Mcp-Method header. Set

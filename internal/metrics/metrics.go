@@ -34,6 +34,9 @@ type Gauges struct {
 	// InitialTokens is what a new client's first tools/list costs in
 	// tokens, by the mode it is served: the context the folding saves.
 	InitialTokens func() map[string]int
+	// AnswerBytesInFlight is the bytes of answers held for clients that
+	// have not read them yet (bounded by answerBytesInFlight).
+	AnswerBytesInFlight func() int64
 }
 
 // Metrics records the gateway's activity. The zero value is not usable;
@@ -118,6 +121,8 @@ var (
 		"HTTP sessions open now, by endpoint (main, group:<id>, limited).", []string{"endpoint"}, nil)
 	initialTokens = prometheus.NewDesc("toolfold_initial_list_tokens",
 		"Tokens of the first tools/list a new client gets, by the mode it is served.", []string{"mode"}, nil)
+	answerBytes = prometheus.NewDesc("toolfold_answer_bytes_in_flight",
+		"Bytes of answers held for clients that have not read them yet; answerBytesInFlight bounds it.", nil, nil)
 )
 
 // gaugeCollector reads Gauges when scraped.
@@ -128,6 +133,7 @@ var _ prometheus.Collector = (*gaugeCollector)(nil)
 func (c *gaugeCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- openSessions
 	ch <- initialTokens
+	ch <- answerBytes
 }
 
 func (c *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
@@ -135,6 +141,9 @@ func (c *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 		for ep, n := range c.g.OpenSessions() {
 			ch <- prometheus.MustNewConstMetric(openSessions, prometheus.GaugeValue, float64(n), ep)
 		}
+	}
+	if c.g.AnswerBytesInFlight != nil {
+		ch <- prometheus.MustNewConstMetric(answerBytes, prometheus.GaugeValue, float64(c.g.AnswerBytesInFlight()))
 	}
 	if c.g.InitialTokens != nil {
 		for mode, n := range c.g.InitialTokens() {
