@@ -143,7 +143,8 @@ type Observer interface {
 	// was called through (via: "call_tool", or "" when called directly),
 	// the source that served it ("toolfold" for meta-tools, "" when refused
 	// before reaching one), the outcome (ok, tool_error, crash, timeout,
-	// unavailable, cancelled or refused) and how long it took.
+	// unavailable, cancelled, refused or internal_error: toolfold failed
+	// while answering) and how long it took.
 	ToolCalled(tool, via, source, outcome string, took time.Duration)
 	// SessionStarted reports a new session: a stdio connection or an HTTP
 	// session. A request that carries no session (a 2026-07-28 client's,

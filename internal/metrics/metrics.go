@@ -56,7 +56,7 @@ func New(sources func() []Source) *Metrics {
 		registry: prometheus.NewRegistry(),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolfold_tool_calls_total",
-			Help: "Tool calls answered, by wire tool, the meta-tool they came through (via: call_tool, or empty), source and outcome (ok; tool_error: the tool said it failed; crash: its server exited during the call; timeout: no answer within the server's timeout; unavailable: the server could not be started; refused: never reached a tool).",
+			Help: "Tool calls answered, by wire tool, the meta-tool they came through (via: call_tool, or empty), source and outcome (ok; tool_error: the tool said it failed; crash: its server exited during the call; timeout: no answer within the server's timeout; unavailable: the server could not be started; refused: never reached a tool; internal_error: toolfold failed while answering, see toolfold_handler_panics_total).",
 		}, []string{"tool", "via", "source", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "toolfold_tool_call_duration_seconds",
