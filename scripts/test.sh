@@ -65,6 +65,12 @@ go test -race -count=1 -timeout 30m ./...
 log "end-to-end and conformance tests again, with byte forwarding off"
 TOOLFOLD_BYTE_FORWARDING=off go test -race -count=1 -timeout 30m ./e2e/ ./conformance/
 
+# What a client sends must never crash the gateway or draw an answer that is
+# not JSON-RPC: the fuzz target over every client-supplied parameter runs
+# for a bounded time beyond its seeds (which go test ./... ran above).
+log "fuzzing client-supplied parameters (30 s)"
+go test -run '^$' -fuzz='^FuzzClientParams$' -fuzztime=30s ./internal/gateway/
+
 log "allocation counts and big lists (without -race, which moves values to the heap and reads megabytes ten times slower)"
 go test -count=1 -run 'Allocations$|^TestBigList' ./internal/...
 

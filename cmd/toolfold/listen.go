@@ -37,7 +37,11 @@ func newHTTPServer(handler http.Handler, l connLimits) *http.Server {
 		Handler:           boundBodyRead(handler, l.Body),
 		ReadHeaderTimeout: l.Header,
 		IdleTimeout:       l.Idle,
-		MaxHeaderBytes:    64 << 10,
+		// net/http's own bound: under it, a request with an oversized
+		// token is read and refused with a 401 that says why (httpapi);
+		// over a tighter one, the connection is closed while the client
+		// still sends, which it sees as a reset.
+		MaxHeaderBytes: http.DefaultMaxHeaderBytes,
 	}
 }
 

@@ -242,3 +242,31 @@ func TestConnCapFor(t *testing.T) {
 		}
 	}
 }
+
+// TestLongHeadersReachTheHandler: a request with an 800 KiB token is read
+// whole and answered by the handler (httpapi's 401 that says what is
+// wrong), not cut off while the client still sends, which a client sees
+// as a connection reset.
+func TestLongHeadersReachTheHandler(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "the bearer token is too long", http.StatusUnauthorized)
+	})
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Config = newHTTPServer(h, defaultConnLimits)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+strings.Repeat("a", 800<<10))
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatalf("an 800 KiB token: %v; want the handler's 401", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "too long") {
+		t.Fatalf("an 800 KiB token: %d %s; want the handler's 401", resp.StatusCode, body)
+	}
+}

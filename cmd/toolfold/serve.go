@@ -153,7 +153,7 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 		}
 	}()
 	report = func() []httpapi.SourceStatus { return sources(p, b) }
-	m.Read(metrics.Gauges{OpenSessions: b.Gateway.OpenSessions, InitialTokens: initialTokens(b.Gateway, logger)})
+	m.Read(metrics.Gauges{OpenSessions: b.Gateway.OpenSessions, InitialTokens: initialTokens(b.Gateway, logger), AnswerBytesInFlight: b.Gateway.AnswerBytesInFlight})
 	if ln == nil {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)

@@ -179,6 +179,8 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		PrivateLists:     cfg.HTTP.Auth.Enabled(),
 		NoByteForwarding: sw.NoByteForwarding || (cfg.ByteForwarding != nil && !*cfg.ByteForwarding),
 		Logger:           opts.Logger,
+		// The gateway's default when the config sets none (zero).
+		AnswerBytesInFlight: int64(cfg.AnswerBytesInFlight),
 	}
 	if p.Upstreams != nil {
 		p.Gateway.Extras = p.Upstreams

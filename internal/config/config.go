@@ -74,6 +74,11 @@ type Config struct {
 	// through the typed path. Both keep the same checks. Default true;
 	// TOOLFOLD_BYTE_FORWARDING=off and --no-byte-forwarding also turn it off.
 	ByteForwarding *bool `json:"byteForwarding,omitempty"`
+	// AnswerBytesInFlight bounds the bytes of answers toolfold holds for
+	// clients that have not read them yet, over every client ("256MiB";
+	// zero means the gateway's default, 256 MiB). An answer that would
+	// exceed it is refused with an error that names this key.
+	AnswerBytesInFlight ByteSize `json:"answerBytesInFlight,omitempty"`
 	// Telemetry exports traces over OTLP; off by default. The standard
 	// OTEL_* environment variables set what it leaves out.
 	Telemetry TelemetryConfig `json:"telemetry"`

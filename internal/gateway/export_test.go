@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -58,4 +59,21 @@ func IDKeyForTest(raw []byte) (string, bool) {
 		return "", false
 	}
 	return idKey(id), true
+}
+
+// OnAnswerAdmitted makes g call fn after each answer its budget counted
+// or refused; AnswerBytesInFlight is what it counts now.
+func OnAnswerAdmitted(g *Gateway, fn func()) { g.answers.admitted = fn }
+
+// PanicOnceAt makes the next request for method that reaches path
+// (typed, stdio-bytes, http-request-bytes, http-session-bytes, http) panic
+// there. On the http path, method is the request's Mcp-Method header. Set
+// it before any client connects.
+func PanicOnceAt(g *Gateway, path, method string) {
+	var fired atomic.Bool
+	g.panicHook = func(p, m string) {
+		if p == path && m == method && fired.CompareAndSwap(false, true) {
+			panic("forced by PanicOnceAt(" + path + ", " + method + ")")
+		}
+	}
 }

@@ -30,6 +30,14 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	x := g.opts.Extras
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
+		case "prompts/list", "resources/list", "resources/templates/list":
+			// These lists are one page each: no cursor of ours names a
+			// later one, and serving the first again would loop a client.
+			if cursorOf(req.GetParams()) != "" {
+				return nil, invalidParams("invalid cursor for %s: its answer is one page with no nextCursor; send it without a cursor", method)
+			}
+		}
+		switch method {
 		case "prompts/list":
 			prompts, err := g.listPrompts(ctx, req)
 			if err != nil {
@@ -60,6 +68,13 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return &mcp.ListResourceTemplatesResult{ResourceTemplates: nonNil(templates), Cacheable: g.listCacheable()}, nil
 		case "resources/read":
 			if r, ok := req.(*mcp.ReadResourceRequest); ok {
+				// A URI no source lists, nor any template matches, is
+				// not guessed at: no source is sent it.
+				if sx, sourced := x.(SourcedExtras); sourced {
+					if _, listed := sx.ResourceSource(ctx, r.Params.URI); !listed {
+						return nil, invalidParams("no resource %q is served here: read a URI that resources/list lists, or one that matches a template of resources/templates/list", r.Params.URI)
+					}
+				}
 				params := *r.Params
 				params.InputResponses, params.RequestState = nil, ""
 				return askingRequest(ctx, g.inputs, r, readRequest, func(ctx context.Context) (*mcp.ReadResourceResult, error) {

@@ -429,10 +429,15 @@ type stdioWriter struct {
 	w      io.Writer
 	screen *stdioScreen
 	held   []byte // answers held back, in order
+	// budget counts the answers waiting here (budget.go); nil: none.
+	budget *answerBudget
 }
 
 func (w *stdioWriter) Write(p []byte) (int, error) {
-	out := w.inspect(p)
+	// Counted before waiting for the lock: the answers queued behind a
+	// client that does not read are what the budget bounds.
+	out, n := w.budget.admit(w.inspect(p))
+	defer w.budget.release(n)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.writeLocked(out); err != nil {
@@ -468,6 +473,8 @@ func (w *stdioWriter) flushLocked() error {
 // key it frees as inspect frees the SDK's: the fast path knows what it
 // wrote, so nothing is decoded again.
 func (w *stdioWriter) writeAnswer(p []byte, key string) error {
+	p, n := w.budget.admit(p)
+	defer w.budget.release(n)
 	w.mu.Lock()
 	err := w.writeLocked(p)
 	w.mu.Unlock()

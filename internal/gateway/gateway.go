@@ -88,6 +88,11 @@ type Options struct {
 	// the typed path's promises (gate.go); this is for an operator who
 	// wants the one path, or to tell the two apart when something is off.
 	NoByteForwarding bool
+	// AnswerBytesInFlight bounds the bytes of answers held for clients
+	// that have not read them yet, over every client and path (budget.go);
+	// an answer that would exceed it is replaced by an error saying so.
+	// Zero means DefaultAnswerBytesInFlight; negative, no bound.
+	AnswerBytesInFlight int64
 	// Logger receives the gateway's logs; nil discards them.
 	Logger *slog.Logger
 	// Extras passes prompts, resources and completion through from the
@@ -138,7 +143,8 @@ type Observer interface {
 	// was called through (via: "call_tool", or "" when called directly),
 	// the source that served it ("toolfold" for meta-tools, "" when refused
 	// before reaching one), the outcome (ok, tool_error, crash, timeout,
-	// unavailable, cancelled or refused) and how long it took.
+	// unavailable, cancelled, refused or internal_error: toolfold failed
+	// while answering) and how long it took.
 	ToolCalled(tool, via, source, outcome string, took time.Duration)
 	// SessionStarted reports a new session: a stdio connection or an HTTP
 	// session. A request that carries no session (a 2026-07-28 client's,
@@ -196,6 +202,11 @@ type Gateway struct {
 	// trackHook, set by tests, runs between a session's making and its
 	// tracking, where an Update can slip in.
 	trackHook func()
+	// answers is the answer budget (budget.go); nil: none.
+	answers *answerBudget
+	// panicHook, set by tests, runs where each path into a handler
+	// recovers from panics (panics.go), to force one.
+	panicHook func(path, method string)
 	// maxListWait, if set, replaces MaxListWait (tests).
 	maxListWait time.Duration
 
@@ -253,11 +264,13 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 	g.names = g.opts.Meta.WithDefaults()
 	g.tr = newTracer(&g.opts)
 	g.inputs = newInputBroker(g.opts.InputWait)
+	g.inputs.panicked = func(v any) { g.notePanic(pathTyped, "", v) }
 	g.lists.delay = listChangedDelay
 	g.log = g.opts.Logger
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
+	g.answers = newAnswerBudget(g.opts.AnswerBytesInFlight, g.log)
 	if g.opts.Extras != nil {
 		g.subs = newSubscriptions(g.opts.Extras, g.log)
 	}

@@ -157,6 +157,11 @@ type httpFront struct {
 // shrunk to 8 KiB by the collector. The work of a POST is in servePOST,
 // whose frame is gone before any stream parks.
 func (f *httpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if f.g.answers != nil {
+		w = &budgetWriter{ResponseWriter: w, b: f.g.answers}
+	}
+	defer f.g.recoverHTTP(w, pathHTTPFront)
+	f.g.panicPoint(pathHTTPFront, r.Header.Get("Mcp-Method"))
 	if r.Method == http.MethodPost {
 		f.servePOST(w, r)
 		return

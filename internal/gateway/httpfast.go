@@ -78,6 +78,15 @@ func (g *Gateway) relayHTTP(w http.ResponseWriter, r *http.Request, ticket *call
 	call := &rawcall.Call{Arguments: req.args, Capabilities: ev.caps, Downstream: down}
 	ticket.traceBytes(r.Context(), req.meta, r.Header, wire, req.id, r.Header.Get("Mcp-Session-Id"), call)
 	call.Done = func(res json.RawMessage, err error) {
+		// Done runs on the source's reading goroutine: a panic here
+		// would end the process, not this call.
+		defer func() {
+			if v := recover(); v != nil {
+				g.notePanic(ticket.path, "tools/call", v)
+				answered <- answer{panicAnswer(id), "internal_error", http.StatusInternalServerError}
+			}
+		}()
+		g.panicPoint(ticket.path, "tools/call")
 		msg, outcome := fastAnswer(id, wire, ev, res, err)
 		answered <- answer{msg, rawOutcome(outcome, call), errorStatus(err)}
 	}

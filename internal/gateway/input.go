@@ -98,6 +98,11 @@ var (
 type inputBroker struct {
 	wait time.Duration
 
+	// panicked hears a panic of a request run on its own goroutine
+	// (start), which fails that request alone; nil: the panic is only
+	// answered.
+	panicked func(v any)
+
 	mu      sync.Mutex
 	pending map[string]*pendingCall // by requestState
 }
@@ -229,7 +234,7 @@ func (b *inputBroker) start(ctx context.Context, req inputRequest, call func(con
 	}
 	callCtx = withDownstream(callCtx, pc)
 	go func() {
-		res, err := call(callCtx)
+		res, err := b.run(callCtx, call)
 		if err != nil && callCtx.Err() != nil {
 			err = fmt.Errorf("%w: %w", context.Cause(callCtx), err)
 		}
@@ -237,6 +242,20 @@ func (b *inputBroker) start(ctx context.Context, req inputRequest, call func(con
 		cancel(nil)
 	}()
 	return pc
+}
+
+// run calls call, turning a panic into its request's internal error: on
+// this goroutine nothing else would recover it.
+func (b *inputBroker) run(ctx context.Context, call func(context.Context) (mcp.Result, error)) (res mcp.Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if b.panicked != nil {
+				b.panicked(v)
+			}
+			res, err = nil, panicError()
+		}
+	}()
+	return call(ctx)
 }
 
 // resume takes the pending call a retry names and hands it the answers.

@@ -149,8 +149,18 @@ func (obs Observers) CallFailed(tool, outcome, traceID string) {
 	}
 }
 
+// HandlerPanicked tells the observers that count panics.
+func (obs Observers) HandlerPanicked(path string) {
+	for _, o := range obs {
+		if p, ok := o.(PanicObserver); ok {
+			p.HandlerPanicked(path)
+		}
+	}
+}
+
 var _ Observer = Observers(nil)
 var _ TraceObserver = Observers(nil)
+var _ PanicObserver = Observers(nil)
 
 // findIndex is the search index built on demand for Find when the gateway
 // serves no mode that has one.

@@ -302,8 +302,34 @@ func capabilitiesOf(c *mcp.ClientCapabilities) rawcall.Capabilities {
 	}
 }
 
-// call sends a tools/call on the fast path if it can take it.
-func (e *rawEdge) call(line []byte) bool {
+// call sends a tools/call on the fast path if it can take it. A panic on
+// the way fails the call alone: answered as an internal error once the
+// screen admitted it here, left to the SDK before.
+func (e *rawEdge) call(line []byte) (taken bool) {
+	var id, key string
+	admitted := false
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		e.g.notePanic(pathStdioBytes, "tools/call", v)
+		if !admitted {
+			taken = false
+			return
+		}
+		e.mu.Lock()
+		delete(e.inflight, id)
+		e.mu.Unlock()
+		taken = true
+		if e.screen != nil {
+			_ = e.screen.out.writeAnswer(panicAnswer(id), key)
+		}
+	}()
+	return e.forwardCall(line, &id, &key, &admitted)
+}
+
+func (e *rawEdge) forwardCall(line []byte, idp, keyp *string, admittedp *bool) bool {
 	req, ok := parseCall(line)
 	if !ok {
 		return false
@@ -330,6 +356,8 @@ func (e *rawEdge) call(line []byte) bool {
 	}
 	e.inflight[id] = nil
 	e.mu.Unlock()
+	*idp, *keyp, *admittedp = id, key, true
+	e.g.panicPoint(pathStdioBytes, "tools/call")
 
 	var down rawcall.Downstream = refusingDownstream{}
 	if !ev.stateless {
@@ -348,6 +376,16 @@ func (e *rawEdge) call(line []byte) bool {
 		e.mu.Lock()
 		delete(e.inflight, id)
 		e.mu.Unlock()
+		// Done runs on the source's reading goroutine: a panic here
+		// would end the process, not this call.
+		defer func() {
+			if v := recover(); v != nil {
+				e.g.notePanic(pathStdioBytes, "tools/call", v)
+				if e.screen != nil {
+					_ = e.screen.out.writeAnswer(panicAnswer(id), key)
+				}
+			}
+		}()
 		e.answer(id, key, w, ev, res, err, call, ticket)
 	}
 	cancel, ok := ticket.forward(w, call)

@@ -154,6 +154,7 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	}
 	// Added last, so it is outermost: it sees every handler's error.
 	s.server.AddReceivingMiddleware(withErrorCodes)
+	s.server.AddReceivingMiddleware(checkParams) // the gate for params, before any handler
 	if g.tr != nil {
 		// Outside even that: a request's span covers every handler
 		// (prompts and resources included) and records its final error.
@@ -163,6 +164,8 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 			}
 		})
 	}
+	// Outermost of all: a panic in any handler fails its request alone.
+	s.server.AddReceivingMiddleware(g.recoverTyped)
 	if m == perRequestMode {
 		s.serveGroupsExtension()
 		s.fingerprint, s.roots = st.fingerprint(), st.ext.fingerprint()
@@ -414,7 +417,7 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if method == "tools/list" {
 			s.awaitList(ctx, req)
 			res, err := next(ctx, method, req)
-			if list, ok := res.(*mcp.ListToolsResult); ok {
+			if list, ok := res.(*mcp.ListToolsResult); ok && list != nil {
 				// The SDK marks every list public; say what this one
 				// depends on. Its ttlMs stays 0, as the SDK sends it: a
 				// session's list changes with the client's own calls and

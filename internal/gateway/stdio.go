@@ -16,6 +16,7 @@ import (
 func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	ctx = withStdioCaller(ctx)
 	screen := newStdioScreen(in, out, g.log)
+	screen.out.budget = g.answers
 	// The client's first accepted message says who it is, and so which
 	// server serves it.
 	first, err := screen.next()

@@ -120,6 +120,10 @@ func (ts *tokenSet) match(presented string) (Access, bool) {
 	return ts.access[found], true
 }
 
+// maxTokenBytes bounds a bearer token: static tokens are short, and access
+// tokens of authorization servers with many groups stay within a few KiB.
+const maxTokenBytes = 32 << 10
+
 // bearerToken extracts the token of an "Authorization: Bearer <token>"
 // header. The scheme is case-insensitive (RFC 9110 §11.1).
 func bearerToken(r *http.Request) (token string, present bool) {
@@ -138,6 +142,12 @@ func bearerToken(r *http.Request) (token string, present bool) {
 // access in the request's context. The answers to a refused request say
 // what is missing, never what was sent.
 func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	if token, _ := bearerToken(r); len(token) > maxTokenBytes {
+		// Refused before any comparison or parse: no token toolfold
+		// accepts is this long.
+		a.refuseAuth(w, r, `invalid_token`, fmt.Sprintf("the bearer token in the Authorization header is %d KiB, over the %d KiB toolfold reads; send the token exactly as it was issued (check that the header holds one token, not a document)", len(token)>>10, maxTokenBytes>>10))
+		return r, false
+	}
 	if a.oauth != nil {
 		return a.authenticateOAuth(w, r)
 	}

@@ -70,6 +70,7 @@ func TestAuth(t *testing.T) {
 		{"right one with extra", "Bearer " + fullToken + "x", 401, `error="invalid_token"`, "not one of http.auth.tokens"},
 		{"empty bearer", "Bearer ", 401, `error="invalid_token"`, "not one of http.auth.tokens"},
 		{"another scheme", "Basic " + fullToken, 401, `error="invalid_token"`, "not one of http.auth.tokens"},
+		{"800 KiB", "Bearer " + strings.Repeat("a", 800<<10), 401, `error="invalid_token"`, "is 800 KiB, over the 32 KiB"},
 		{"right", "Bearer " + fullToken, 200, "", ""},
 		{"right, scheme in lower case", "bearer " + fullToken, 200, "", ""},
 		{"the limited one", "Bearer " + limitedToken, 200, "", ""},

@@ -1,7 +1,8 @@
 // Package metrics exposes what the gateway does as Prometheus metrics:
 // tool calls by tool, source and outcome, their duration, the sessions by
 // mode and those open by endpoint, the state and restarts of every source,
-// and the tokens of each mode's first tool list. It is the one package that knows the
+// the tokens of each mode's first tool list, and the panics recovered in
+// request handlers. It is the one package that knows the
 // Prometheus client; the gateway only sees a small observer interface.
 package metrics
 
@@ -33,6 +34,9 @@ type Gauges struct {
 	// InitialTokens is what a new client's first tools/list costs in
 	// tokens, by the mode it is served: the context the folding saves.
 	InitialTokens func() map[string]int
+	// AnswerBytesInFlight is the bytes of answers held for clients that
+	// have not read them yet (bounded by answerBytesInFlight).
+	AnswerBytesInFlight func() int64
 }
 
 // Metrics records the gateway's activity. The zero value is not usable;
@@ -42,6 +46,7 @@ type Metrics struct {
 	calls    *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	sessions *prometheus.CounterVec
+	panics   *prometheus.CounterVec
 }
 
 // New registers toolfold's metrics, and the Go runtime's, in a registry of
@@ -51,7 +56,7 @@ func New(sources func() []Source) *Metrics {
 		registry: prometheus.NewRegistry(),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolfold_tool_calls_total",
-			Help: "Tool calls answered, by wire tool, the meta-tool they came through (via: call_tool, or empty), source and outcome (ok; tool_error: the tool said it failed; crash: its server exited during the call; timeout: no answer within the server's timeout; unavailable: the server could not be started; refused: never reached a tool).",
+			Help: "Tool calls answered, by wire tool, the meta-tool they came through (via: call_tool, or empty), source and outcome (ok; tool_error: the tool said it failed; crash: its server exited during the call; timeout: no answer within the server's timeout; unavailable: the server could not be started; refused: never reached a tool; internal_error: toolfold failed while answering, see toolfold_handler_panics_total).",
 		}, []string{"tool", "via", "source", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "toolfold_tool_call_duration_seconds",
@@ -62,8 +67,12 @@ func New(sources func() []Source) *Metrics {
 			Name: "toolfold_sessions_total",
 			Help: "Client sessions started, by the mode they were served.",
 		}, []string{"mode"}),
+		panics: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolfold_handler_panics_total",
+			Help: "Panics in a request's handler, by the path the request took (typed, stdio-bytes, http-request-bytes, http-session-bytes, http): each failed its request with an internal error and left the gateway serving; the stack is in the log.",
+		}, []string{"path"}),
 	}
-	m.registry.MustRegister(m.calls, m.duration, m.sessions,
+	m.registry.MustRegister(m.calls, m.duration, m.sessions, m.panics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if sources != nil {
 		m.registry.MustRegister(&sourceCollector{sources: sources})
@@ -91,6 +100,9 @@ func (m *Metrics) Read(g Gauges) {
 // SessionStarted records a new client session in a mode.
 func (m *Metrics) SessionStarted(mode string) { m.sessions.WithLabelValues(mode).Inc() }
 
+// HandlerPanicked records a panic recovered in a request's handler.
+func (m *Metrics) HandlerPanicked(path string) { m.panics.WithLabelValues(path).Inc() }
+
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
@@ -109,6 +121,8 @@ var (
 		"HTTP sessions open now, by endpoint (main, group:<id>, limited).", []string{"endpoint"}, nil)
 	initialTokens = prometheus.NewDesc("toolfold_initial_list_tokens",
 		"Tokens of the first tools/list a new client gets, by the mode it is served.", []string{"mode"}, nil)
+	answerBytes = prometheus.NewDesc("toolfold_answer_bytes_in_flight",
+		"Bytes of answers held for clients that have not read them yet; answerBytesInFlight bounds it.", nil, nil)
 )
 
 // gaugeCollector reads Gauges when scraped.
@@ -119,6 +133,7 @@ var _ prometheus.Collector = (*gaugeCollector)(nil)
 func (c *gaugeCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- openSessions
 	ch <- initialTokens
+	ch <- answerBytes
 }
 
 func (c *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
@@ -126,6 +141,9 @@ func (c *gaugeCollector) Collect(ch chan<- prometheus.Metric) {
 		for ep, n := range c.g.OpenSessions() {
 			ch <- prometheus.MustNewConstMetric(openSessions, prometheus.GaugeValue, float64(n), ep)
 		}
+	}
+	if c.g.AnswerBytesInFlight != nil {
+		ch <- prometheus.MustNewConstMetric(answerBytes, prometheus.GaugeValue, float64(c.g.AnswerBytesInFlight()))
 	}
 	if c.g.InitialTokens != nil {
 		for mode, n := range c.g.InitialTokens() {

@@ -13,8 +13,9 @@ func TestMetricsAreServed(t *testing.T) {
 		return []Source{{Name: "memory", Kind: "mcp", State: "ready", Tools: 9}, {Name: "broken", Kind: "mcp", State: "failed"}, {Name: "sleepy", Kind: "mcp", State: "idle", Tools: 3, IdleStops: 2, Restarts: 4}}
 	})
 	m.Read(Gauges{
-		OpenSessions:  func() map[string]int { return map[string]int{"main": 2, "group:github": 1} },
-		InitialTokens: func() map[string]int { return map[string]int{"search": 812} },
+		OpenSessions:        func() map[string]int { return map[string]int{"main": 2, "group:github": 1} },
+		InitialTokens:       func() map[string]int { return map[string]int{"search": 812} },
+		AnswerBytesInFlight: func() int64 { return 4096 },
 	})
 	m.ToolCalled("memory__read_graph", "", "memory", "ok", 3*time.Millisecond)
 	m.ToolCalled("memory__read_graph", "", "memory", "tool_error", time.Millisecond)
@@ -23,6 +24,7 @@ func TestMetricsAreServed(t *testing.T) {
 	m.ToolCalled("memory__read_graph", "", "memory", "crash", time.Millisecond)
 	m.ToolCalled("memory__read_graph", "", "memory", "timeout", time.Millisecond)
 	m.SessionStarted("groups")
+	m.HandlerPanicked("stdio-bytes")
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)
@@ -38,6 +40,8 @@ func TestMetricsAreServed(t *testing.T) {
 		`toolfold_sessions_open{endpoint="group:github"} 1`,
 		`toolfold_initial_list_tokens{mode="search"} 812`,
 		`toolfold_sessions_total{mode="groups"} 1`,
+		`toolfold_handler_panics_total{path="stdio-bytes"} 1`,
+		`toolfold_answer_bytes_in_flight 4096`,
 		`toolfold_source_up{kind="mcp",source="memory",state="ready"} 1`,
 		`toolfold_source_up{kind="mcp",source="broken",state="failed"} 0`,
 		`toolfold_source_tools{kind="mcp",source="memory"} 9`,

@@ -230,6 +230,9 @@ func (in *introspector) ask(ctx context.Context, token string) (*Caller, *Error)
 	if aud := stringList(answer["aud"]); !oauthexMatches(aud, in.s) {
 		return nil, invalid(nil, "the token's audience %q is not this toolfold (%s); ask for a token with resource=%s (RFC 8707)", aud, in.s.cfg.Resource, in.s.cfg.Resource)
 	}
+	if e := readableTimes(answer); e != nil {
+		return nil, e
+	}
 	c := in.s.callerOf(answer, iss)
 	if !c.Expires.IsZero() && !c.Expires.After(in.s.opts.Now()) {
 		return nil, invalid(nil, "the token expired at %s; get a new one", c.Expires.UTC().Format("2006-01-02T15:04:05Z"))

@@ -212,6 +212,9 @@ func (s *Server) verifyJWT(ctx context.Context, token string) (*Caller, *Error) 
 		return nil, invalid(err, "the bearer token is not a well-formed JWT (%v); send the access token exactly as the authorization server issued it", err)
 	}
 	iss, _ := claims["iss"].(string)
+	if e := readableTimes(claims); e != nil {
+		return nil, e
+	}
 	is, ok := s.issuers[iss]
 	if !ok {
 		return nil, invalid(nil, "the token was issued by %q, which is not one of http.auth.oauth.issuers (%s); get a token from a listed issuer", iss, strings.Join(s.cfg.Issuers, ", "))
@@ -268,6 +271,23 @@ func (s *Server) describe(err error, claims jwt.MapClaims, iss string) *Error {
 		return invalid(err, "the token is signed with a key that %s does not publish (anymore) in its JWKS; get a new token", iss)
 	}
 	return invalid(err, "the token is not valid: %v", err)
+}
+
+// lastTime is the last second of the year 9999: a token's time past it is
+// no time at all (1e20 is past what time.Time holds, and the JWT library
+// reads it as an expiry long ago).
+const lastTime = 253402300799
+
+// readableTimes refuses a token whose exp, nbf or iat is not a time
+// toolfold can read, naming the claim, before any check reads it wrongly.
+func readableTimes(claims map[string]any) *Error {
+	for _, name := range []string{"exp", "nbf", "iat"} {
+		v, ok := claims[name].(float64)
+		if ok && (v < 0 || v > lastTime) {
+			return invalid(nil, "the token's %s claim (%g) is not a time toolfold can read: it must be seconds since 1970 up to the year 9999; get a token with a real %s from the authorization server", name, v, name)
+		}
+	}
+	return nil
 }
 
 func when(t *jwt.NumericDate) string {

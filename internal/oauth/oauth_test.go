@@ -63,6 +63,8 @@ func TestVerify(t *testing.T) {
 		{"valid", oauthtest.Mint(t, k1, "k1", claimsOf(p, nil)), 0, "docs"},
 		{"no token", "", 401, "requires an OAuth access token"},
 		{"expired", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"exp": time.Now().Add(-time.Minute).Unix()})), 401, "expired at"},
+		{"exp past the year 9999", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"exp": 1e20})), 401, "exp claim (1e+20) is not a time"},
+		{"negative nbf", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"nbf": -1e20})), 401, "nbf claim (-1e+20) is not a time"},
 		{"no exp", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"exp": nil})), 401, "exp"},
 		{"not yet valid", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"nbf": time.Now().Add(time.Hour).Unix()})), 401, "not valid before"},
 		{"wrong audience", oauthtest.Mint(t, k1, "k1", claimsOf(p, map[string]any{"aud": "https://other.example.com/mcp"})), 401, "audience"},
