@@ -72,7 +72,7 @@ func newTrustGate(cfg *config.Config, log *slog.Logger) *trustGate {
 	g := &trustGate{
 		path: cfg.LockPath(), readOnly: cfg.Trust.ReadOnly, log: log,
 		policy: trust.Policy{OnChange: cfg.Trust.OnChange, OnNew: cfg.Trust.OnNew, NewServers: cfg.Trust.NewServers, OnFinding: cfg.Trust.OnFinding},
-		memo: map[string]*serverTrust{}, logged: map[string]bool{}, heldLogged: map[string]bool{},
+		memo:   map[string]*serverTrust{}, logged: map[string]bool{}, heldLogged: map[string]bool{},
 	}
 	g.lock, g.loadErr = trust.LoadLock(g.path)
 	if g.loadErr != nil {

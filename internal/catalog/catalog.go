@@ -220,7 +220,7 @@ type Catalog struct {
 	unknownFor       map[GroupID][]string
 	waiting          map[GroupID]bool
 	unavailable      map[string]string
-	held             map[ToolID]string // see Spec.Held
+	held             map[ToolID]string    // see Spec.Held
 	retry            map[string]time.Time // next start of an unavailable source
 	failedFor        map[GroupID][]string
 	sourcePrefixes   map[string]string
