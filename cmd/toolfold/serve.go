@@ -39,6 +39,7 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	var d deployment
 	d.register(fs)
 	d.demo = d.demo || demo
+	d.pinning = true
 	addr := fs.String("http", "", "serve streamable HTTP at ADDR (path /mcp) instead of stdio, e.g. 127.0.0.1:8080; a bare port means 127.0.0.1 on that port")
 	stateless := fs.Bool("stateless", false, "with --http: serve every request on its own, without sessions (auto then serves search)")
 	var limits httpLimits
@@ -130,6 +131,11 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	}
 	defer p.Upstreams.Close()
 	p.Follow(b)
+	// An approval (toolfold pins approve, a pulled or remounted lock)
+	// reaches the running catalog without a restart.
+	if err := p.WatchLock(ctx); err != nil {
+		logger.Warn("a changed lock file will need a restart to be read", "err", err)
+	}
 	// Clients are answered from now on; the upstreams' tools follow. A
 	// config the full catalog refuses stops serving, as it would have
 	// stopped the start.

@@ -44,6 +44,9 @@ type Options struct {
 	// turns it on; code that assembles a config for a test or a library
 	// leaves it off, so no lock file is written beside its config.
 	Trust bool
+	// TrustNoWrite judges against the lock without writing it, whatever
+	// trust.readOnly says: for the commands that show what would be served.
+	TrustNoWrite bool
 	// Depth is how many toolfolds run above this one; the stdio servers it
 	// starts are told Depth+1 (config.DepthEnvVar), so that a loop of
 	// configs listing each other stops at config.MaxDepth.

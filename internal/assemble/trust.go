@@ -25,8 +25,11 @@ import (
 type trustGate struct {
 	path     string
 	readOnly bool
-	policy   trust.Policy
-	log      *slog.Logger
+	// noWrite keeps the lock in memory for this run (an inspection
+	// command) without making approvals refused as readOnly does.
+	noWrite bool
+	policy  trust.Policy
+	log     *slog.Logger
 
 	mu   sync.Mutex
 	lock *trust.Lock
@@ -183,7 +186,7 @@ func (g *trustGate) judge(servers []string, known func(string) ([]*mcp.Tool, []*
 				delete(g.memo, name)
 			}
 		}
-		if changed && !g.readOnly && g.loadErr == nil {
+		if changed && !g.readOnly && !g.noWrite && g.loadErr == nil {
 			if err := g.lock.Save(g.path); err != nil {
 				g.log.Error("trust: the lock file cannot be written; pins stay in memory until it can", "lock_file", g.path, "error", err)
 			}

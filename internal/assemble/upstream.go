@@ -125,6 +125,7 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 	}
 	if opts.Trust {
 		u.trust = newTrustGate(cfg, opts.Logger)
+		u.trust.noWrite = opts.TrustNoWrite
 	}
 	// Sampling and elicitation reach the client that made the call. Roots
 	// stay off: a server such as the filesystem one replaces its configured
