@@ -88,13 +88,18 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	// Metrics read the sources when scraped, so they need the plan; the
 	// plan needs the metrics as its observer: tie the knot with a pointer.
 	var report func() []httpapi.SourceStatus
+	var held func() map[string]int
 	m := metrics.New(func() []metrics.Source {
 		if report == nil {
 			return nil
 		}
+		var counts map[string]int
+		if held != nil {
+			counts = held()
+		}
 		var out []metrics.Source
 		for _, s := range report() {
-			out = append(out, metrics.Source{Name: s.Name, Kind: s.Kind, State: s.State, Tools: s.Tools, IdleStops: s.IdleStops, Restarts: s.Restarts})
+			out = append(out, metrics.Source{Name: s.Name, Kind: s.Kind, State: s.State, Tools: s.Tools, IdleStops: s.IdleStops, Restarts: s.Restarts, Held: counts[s.Name]})
 		}
 		return out
 	})
@@ -159,6 +164,7 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 		}
 	}()
 	report = func() []httpapi.SourceStatus { return sources(p, b) }
+	held = p.HeldCounts
 	m.Read(metrics.Gauges{OpenSessions: b.Gateway.OpenSessions, InitialTokens: initialTokens(b.Gateway, logger)})
 	if ln == nil {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())

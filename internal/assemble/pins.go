@@ -34,6 +34,15 @@ func (p *Plan) Trust() *TrustState {
 	return &TrustState{LockFile: g.path, ReadOnly: g.readOnly, Lock: g.lock.Clone(), Findings: append([]trust.Finding(nil), g.findings...), Unreadable: g.loadErr}
 }
 
+// HeldCounts are the held definitions per upstream server now, for the
+// metrics; nil when the plan does not pin.
+func (p *Plan) HeldCounts() map[string]int {
+	if p.Upstreams == nil || p.Upstreams.trust == nil {
+		return nil
+	}
+	return p.Upstreams.trust.HeldCounts()
+}
+
 // ErrLockReadOnly refuses an approval where trust.readOnly is set.
 var ErrLockReadOnly = errors.New("the lock file is read-only here (trust.readOnly): approve where the lock is written, commit it and mount it again")
 
