@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"context"
+	"log/slog"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/logtest"
 	"github.com/toolfold/toolfold/internal/trust"
 	"github.com/toolfold/toolfold/internal/trust/hostilefixture"
 )
@@ -61,12 +63,17 @@ func (r *trustRig) setVersion(t *testing.T, v int) {
 // cache alone, as a start whose servers are not started yet does.
 func (r *trustRig) start(t *testing.T, discover bool) (*Plan, *Built) {
 	t.Helper()
+	return r.startLogged(t, discover, nil)
+}
+
+func (r *trustRig) startLogged(t *testing.T, discover bool, log *slog.Logger) (*Plan, *Built) {
+	t.Helper()
 	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"mail": r.server}})
 	cfg, diags := config.Parse(filepath.Join(r.dir, "toolfold.json"), raw, config.Options{LookupEnv: config.MapEnv(nil)})
 	if diags.HasErrors() {
 		t.Fatal(diags.String())
 	}
-	p, err := FromConfig(context.Background(), cfg, Switches{Mode: "flat"}, Options{CacheDir: r.cache, Trust: true})
+	p, err := FromConfig(context.Background(), cfg, Switches{Mode: "flat"}, Options{CacheDir: r.cache, Trust: true, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,5 +257,58 @@ func TestTrustHoldsARugPullMidSession(t *testing.T) {
 			}
 			wantHeldSendEmail(t, cs)
 		})
+	}
+}
+
+// TestTrustPicksUpAnApprovedLock: a running gateway holds send_email; an
+// operator approves in the lock file (written by rename, as pins approve
+// and editors do); the gateway reads it, clients hear list_changed, the
+// approved tools serve, and the hold and the approval are audit lines.
+func TestTrustPicksUpAnApprovedLock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts upstream servers")
+	}
+	r := newTrustRig(t, "stdio")
+	r.start(t, true)
+	r.setVersion(t, 2)
+	r.cache = t.TempDir()
+	var logs logtest.Buffer
+	p, b := r.startLogged(t, true, logs.Logger(slog.LevelInfo))
+	p.Follow(b)
+	if err := p.WatchLock(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	cs, changed := connect(t, b)
+	wantHeldSendEmail(t, cs)
+	if got := p.HeldCounts()["mail"]; got != 3 {
+		t.Errorf("held count %d, want 3", got)
+	}
+
+	l := r.lock(t)
+	if _, err := l.Approve("mail", "send_email"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Save(filepath.Join(r.dir, trust.DefaultLockFile)); err != nil {
+		t.Fatal(err)
+	}
+	for !slices.Contains(toolNames(t, cs), "mail__send_email") {
+		select {
+		case <-changed:
+		case <-t.Context().Done():
+			t.Fatal("the approved tool never appeared")
+		}
+	}
+	if text, isErr := callText(t, cs, "mail__send_email"); isErr || text != "ran send_email" {
+		t.Errorf("the approved tool: %q, isError %v", text, isErr)
+	}
+	if got := p.HeldCounts()["mail"]; got != 2 {
+		t.Errorf("held count after approval %d, want 2", got)
+	}
+	out := logs.String()
+	for _, want := range []string{`msg="trust hold" who=toolfold server=mail item=tool:send_email reason=changed changed=description,inputSchema old_digest=sha256:`,
+		`msg="trust approve" who="lock file" server=mail item=tool:send_email old_digest=sha256:`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log lacks %s:\n%s", want, out)
+		}
 	}
 }
