@@ -2,8 +2,8 @@ package assemble
 
 import (
 	"context"
-	"log/slog"
 	"encoding/json"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
