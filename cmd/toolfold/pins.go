@@ -31,13 +31,17 @@ func runPins(ctx context.Context, e env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	rest := fs.Args()
+	if !approve && len(rest) > 0 && rest[0] == "approve" { // pins --config F approve …
+		approve, rest = true, rest[1:]
+	}
 	if d.demo {
 		return usageError{"the demo folds no MCP servers, so nothing is pinned"}
 	}
-	if !approve && fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q; to approve, run toolfold pins approve SERVER [ITEM...]", fs.Arg(0))}
+	if !approve && len(rest) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q; to approve, run toolfold pins approve SERVER [ITEM...]", rest[0])}
 	}
-	if approve && fs.NArg() == 0 {
+	if approve && len(rest) == 0 {
 		return usageError{"approve needs the server: toolfold pins approve SERVER [ITEM...] (all its held items when no ITEM)"}
 	}
 	d.inspecting = true
@@ -51,7 +55,7 @@ func runPins(ctx context.Context, e env, args []string) error {
 		return fmt.Errorf("nothing is pinned: the config folds no MCP servers")
 	}
 	if approve {
-		apps, err := p.ApprovePins(fs.Arg(0), fs.Args()[1:], approver())
+		apps, err := p.ApprovePins(rest[0], rest[1:], approver())
 		if err != nil {
 			return err
 		}
