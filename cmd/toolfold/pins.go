@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/toolfold/toolfold/internal/assemble"
@@ -82,56 +80,9 @@ func approver() string {
 	return "cli"
 }
 
-// pinsReport is `toolfold pins --json`.
-type pinsReport struct {
-	LockFile string          `json:"lockFile"`
-	ReadOnly bool            `json:"readOnly"`
-	Servers  []serverPins    `json:"servers"`
-	Findings []trust.Finding `json:"findings"`
-}
-
-type serverPins struct {
-	Name        string     `json:"name"`
-	State       string     `json:"state"` // pinned, held, quarantined
-	Pinned      int        `json:"pinned"`
-	Held        []heldItem `json:"held"`
-	Quarantined bool       `json:"quarantined,omitempty"`
-}
-
-type heldItem struct {
-	Item      string          `json:"item"`
-	Changed   []string        `json:"changed,omitempty"`
-	OldDigest string          `json:"oldDigest,omitempty"`
-	NewDigest string          `json:"newDigest"`
-	Old       json.RawMessage `json:"old,omitempty"`
-	New       json.RawMessage `json:"new"`
-	Diff      string          `json:"diff"`
-	Approve   string          `json:"approve"`
-}
-
-func pinsOf(st *assemble.TrustState) pinsReport {
-	r := pinsReport{LockFile: st.LockFile, ReadOnly: st.ReadOnly, Findings: st.Findings}
-	if r.Findings == nil {
-		r.Findings = []trust.Finding{}
-	}
-	for _, name := range slices.Sorted(maps.Keys(st.Lock.Servers)) {
-		sp := st.Lock.Servers[name]
-		s := serverPins{Name: name, State: "pinned", Pinned: len(sp.Pinned), Held: []heldItem{}, Quarantined: sp.Quarantined}
-		switch {
-		case sp.Quarantined:
-			s.State = "quarantined"
-		case len(sp.Held) > 0:
-			s.State = "held"
-		}
-		for _, key := range slices.Sorted(maps.Keys(sp.Held)) {
-			h, old := sp.Held[key], sp.Pinned[key]
-			hold := trust.Hold{Server: name, Item: key}
-			s.Held = append(s.Held, heldItem{Item: key, Changed: trust.Changed(old.Definition, h.Definition), OldDigest: old.Digest, NewDigest: h.Digest,
-				Old: old.Definition, New: h.Definition, Diff: trust.Diff(old.Definition, h.Definition), Approve: hold.Approve()})
-		}
-		r.Servers = append(r.Servers, s)
-	}
-	return r
+// pinsOf is the report of a trust state.
+func pinsOf(st *assemble.TrustState) trust.Report {
+	return trust.NewReport(st.LockFile, st.ReadOnly, st.Lock, st.Findings)
 }
 
 func writePinsJSON(w io.Writer, st *assemble.TrustState) error {

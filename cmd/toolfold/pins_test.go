@@ -51,7 +51,7 @@ func TestPinsShowsHeldDiffAndApproves(t *testing.T) {
 		}
 	}
 	code, out, _ = runCLI(t, dir, nil, "pins", "--json")
-	var rep pinsReport
+	var rep trust.Report
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Servers) != 1 || len(rep.Servers[0].Held) != 1 {
 		t.Fatalf("pins --json: exit %d: %s", code, out)
 	}
