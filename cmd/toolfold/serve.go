@@ -25,6 +25,7 @@ import (
 	"github.com/toolfold/toolfold/internal/oauth"
 	"github.com/toolfold/toolfold/internal/telemetry"
 	"github.com/toolfold/toolfold/internal/tokens"
+	"github.com/toolfold/toolfold/internal/trust"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -280,6 +281,21 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 			return out
 		},
 		InitialTools: func(mode string) ([]*mcp.Tool, error) { return b.Gateway.InitialTools(expose.Mode(mode)) },
+		Pins: &httpapi.Pins{
+			Report: func() any {
+				if st := p.Trust(); st != nil {
+					return pinsOf(st)
+				}
+				return trust.Report{Servers: []trust.ServerReport{}, Findings: []trust.Finding{}}
+			},
+			Approve: func(server string, items []string, who string) (any, error) {
+				apps, err := p.ApprovePins(server, items, "api:"+who)
+				if errors.Is(err, trust.ErrNotHeld) || errors.Is(err, assemble.ErrLockReadOnly) {
+					err = fmt.Errorf("%w: %w", httpapi.ErrPinsRequest, err)
+				}
+				return apps, err
+			},
+		},
 		Find: func(phrasings []string, limit int) ([]httpapi.FoundTool, error) {
 			res, err := b.Gateway.Find(phrasings, limit)
 			if err != nil {

@@ -157,6 +157,17 @@ func (l *Lock) Clone() *Lock {
 	return c
 }
 
+// ErrNotHeld is what an approval of a server or item that is not held
+// matches (errors.Is): the caller's mistake, not a failure.
+var ErrNotHeld = errors.New("not held")
+
+type notHeldError struct{ msg string }
+
+func (e *notHeldError) Error() string        { return e.msg }
+func (e *notHeldError) Is(target error) bool { return target == ErrNotHeld }
+
+func notHeld(msg string) error { return &notHeldError{msg} }
+
 // Approval is one item re-pinned by [Lock.Approve].
 type Approval struct {
 	Server, Item         string
@@ -170,7 +181,7 @@ type Approval struct {
 func (l *Lock) Approve(server string, keys ...string) ([]Approval, error) {
 	sp := l.Servers[server]
 	if sp == nil {
-		return nil, fmt.Errorf("trust: no server %q in the lock (servers: %v)", server, slices.Sorted(maps.Keys(l.Servers)))
+		return nil, notHeld(fmt.Sprintf("trust: no server %q in the lock (servers: %v)", server, slices.Sorted(maps.Keys(l.Servers))))
 	}
 	if len(keys) == 0 {
 		keys = slices.Sorted(maps.Keys(sp.Held))
@@ -181,7 +192,7 @@ func (l *Lock) Approve(server string, keys ...string) ([]Approval, error) {
 		key := string(kind) + ":" + name
 		h, ok := sp.Held[key]
 		if !ok {
-			return nil, fmt.Errorf("trust: %s has no held item %q (held: %v)", server, k, slices.Sorted(maps.Keys(sp.Held)))
+			return nil, notHeld(fmt.Sprintf("trust: %s has no held item %q (held: %v)", server, k, slices.Sorted(maps.Keys(sp.Held))))
 		}
 		out = append(out, Approval{Server: server, Item: key, OldDigest: sp.Pinned[key].Digest, NewDigest: h.Digest})
 	}
