@@ -282,7 +282,7 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 		},
 		InitialTools: func(mode string) ([]*mcp.Tool, error) { return b.Gateway.InitialTools(expose.Mode(mode)) },
 		Pins: &httpapi.Pins{
-			Report: func() any {
+			Report: func() trust.Report {
 				if st := p.Trust(); st != nil {
 					return pinsOf(st)
 				}

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/toolfold/toolfold/internal/trust"
 )
 
 // Pins serves and approves the trust gate's state (see internal/trust).
 type Pins struct {
-	// Report is the state now: a value /api/pins writes as JSON.
-	Report func() any
+	// Report is the state now, as /api/pins and the dashboard show it.
+	Report func() trust.Report
 	// Approve re-pins server's held items (all when items is empty); who
 	// names the caller in the audit line. It returns what was approved.
 	Approve func(server string, items []string, who string) (any, error)

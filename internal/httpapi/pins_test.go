@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/trust"
 )
 
 // pinsAPI is an API with auth on (an admin token, a limited admin token and
@@ -21,7 +22,9 @@ func pinsAPI(t *testing.T, tokens bool) (*API, *[]string) {
 	opts := &Options{
 		Catalog: newFixture(t, nil).cat.Load,
 		Pins: &Pins{
-			Report: func() any { return map[string]any{"servers": []string{"mail"}} },
+			Report: func() trust.Report {
+				return trust.Report{Servers: []trust.ServerReport{{Name: "mail", State: "held", Held: []trust.HeldReport{{Item: "tool:send_email", Diff: "- a\n+ b\n", Approve: "toolfold pins approve mail send_email"}}}}}
+			},
 			Approve: func(server string, items []string, who string) (any, error) {
 				if server != "mail" {
 					return nil, fmt.Errorf("%w: no server %q", ErrPinsRequest, server)
@@ -90,5 +93,21 @@ func TestPinsAPI(t *testing.T) {
 				t.Errorf("not JSON: %s", w.Body)
 			}
 		})
+	}
+}
+
+// TestDashboardShowsHeldPins: an operator's dashboard shows each held item
+// with its diff and the command that approves it.
+func TestDashboardShowsHeldPins(t *testing.T) {
+	a, _ := pinsAPI(t, false)
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Host = "127.0.0.1:8080"
+	r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}))
+	w := httptest.NewRecorder()
+	a.ServeHTTP(w, r)
+	for _, want := range []string{`<section id="pins">`, "tool:send_email", "- a\n&#43; b", "toolfold pins approve mail send_email"} {
+		if !strings.Contains(w.Body.String(), want) {
+			t.Errorf("the dashboard lacks %q", want)
+		}
 	}
 }
