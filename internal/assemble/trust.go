@@ -44,6 +44,7 @@ type trustGate struct {
 	// findings are the scan's last findings; logged are those already
 	// logged, so each is said once.
 	findings []trust.Finding
+	scanner  trust.Scanner
 	logged   map[string]bool
 	// heldLogged are the holds already logged (server, item, digest).
 	heldLogged map[string]bool
@@ -162,7 +163,7 @@ func (g *trustGate) judge(servers []string, known func(string) ([]*mcp.Tool, []*
 		lists[name] = trustItems(name, tools, groups, instr, g.log)
 	}
 	if stale || len(g.memo) != len(inputs) {
-		g.findings = trust.Scan(lists)
+		g.findings = g.scanner.Scan(lists)
 		for _, f := range g.findings {
 			if s := f.String(); !g.logged[s] {
 				g.logged[s] = true

@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite testdata/catalog-findings.txt")
 // catalogItems reads the recorded real catalogs as servers of items. azure-all
 // is a superset of azure (the same server in another mode), so it is left out
 // as the catalog tests elsewhere do.
-func catalogItems(t *testing.T) map[string][]Item {
+func catalogItems(t testing.TB) map[string][]Item {
 	t.Helper()
 	files, err := filepath.Glob("../../testdata/catalogs/*.json")
 	if err != nil || len(files) == 0 {

@@ -47,6 +47,10 @@ func (f Finding) String() string {
 type rule struct {
 	kind string
 	re   *regexp.Regexp
+	// any lists words of which the lower-cased text must hold one for the
+	// pattern to be tried: most texts hold none, and a plain search is a
+	// hundred times cheaper than the pattern.
+	any []string
 }
 
 // The patterns come from the published tool-poisoning write-ups (hidden
@@ -54,14 +58,14 @@ type rule struct {
 // a "sidenote" argument). They are kept narrow: the recorded real catalogs
 // in testdata/catalogs make no finding of these kinds (see scan_test.go).
 var rules = []rule{
-	{FindInstruction, regexp.MustCompile(`(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|other|system)\s+(instructions|prompts?|rules|messages)`)},
-	{FindInstruction, regexp.MustCompile(`(?i)\b(do\s+not|don'?t|never|must\s+not)\s+(tell|inform|mention|reveal|notify|alert|warn)\b[^.\n]{0,40}\buser`)},
-	{FindInstruction, regexp.MustCompile(`(?i)\bwithout\s+(telling|informing|notifying|alerting|asking)\s+the\s+user`)},
-	{FindInstruction, regexp.MustCompile(`(?i)\b(hide|conceal|keep)\s+(this|it|these)\s+(secret\s+|hidden\s+)?from\s+the\s+user`)},
-	{FindInstruction, regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|hidden|admin|critical|override)\b[^>]{0,40}>`)},
-	{FindInstruction, regexp.MustCompile(`(?i)\b(the\s+user|they)\s+(must|should)\s+not\s+(know|see|be\s+told)`)},
-	{FindCredentials, regexp.MustCompile(`(?i)\b(read|cat|open|send|include|upload|attach|pass|contents?\s+of)\b[^.\n]{0,40}((~|\$HOME|%USERPROFILE%)[/\\]\.(ssh|aws|gnupg|kube|docker|cursor|config/gcloud)\b|\bid_(rsa|ed25519|ecdsa)\b|\.aws/credentials|\.netrc\b|/etc/shadow|\bmcp\.json\b|\.env\b)`)},
-	{FindCredentials, regexp.MustCompile(`(?i)\b(read|cat|send|pass|include|put|append|add|copy|provide)\b[^.\n]{0,60}\b(private\s+keys?|ssh\s+keys?|api[ _-]?keys?|credentials|passwords?|secrets?|access\s+tokens?|conversation\s+history|system\s+prompt)\b[^.\n]{0,60}\b(sidenote|side\s+note|notes?\s+(argument|parameter|field))`)},
+	{FindInstruction, regexp.MustCompile(`(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|other|system)\s+(instructions|prompts?|rules|messages)`), []string{"ignore", "disregard", "forget"}},
+	{FindInstruction, regexp.MustCompile(`(?i)\b(do\s+not|don'?t|never|must\s+not)\s+(tell|inform|mention|reveal|notify|alert|warn)\b[^.\n]{0,40}\buser`), []string{"user"}},
+	{FindInstruction, regexp.MustCompile(`(?i)\bwithout\s+(telling|informing|notifying|alerting|asking)\s+the\s+user`), []string{"without"}},
+	{FindInstruction, regexp.MustCompile(`(?i)\b(hide|conceal|keep)\s+(this|it|these)\s+(secret\s+|hidden\s+)?from\s+the\s+user`), []string{"from the user"}},
+	{FindInstruction, regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|hidden|admin|critical|override)\b[^>]{0,40}>`), []string{"<"}},
+	{FindInstruction, regexp.MustCompile(`(?i)\b(the\s+user|they)\s+(must|should)\s+not\s+(know|see|be\s+told)`), []string{" not "}},
+	{FindCredentials, regexp.MustCompile(`(?i)\b(read|cat|open|send|include|upload|attach|pass|contents?\s+of)\b[^.\n]{0,40}((~|\$HOME|%USERPROFILE%)[/\\]\.(ssh|aws|gnupg|kube|docker|cursor|config/gcloud)\b|\bid_(rsa|ed25519|ecdsa)\b|\.aws/credentials|\.netrc\b|/etc/shadow|\bmcp\.json\b|\.env\b)`), []string{"ssh", "id_", ".aws", "netrc", "shadow", "mcp.json", ".env", "gnupg", ".kube", ".docker", ".cursor", "gcloud"}},
+	{FindCredentials, regexp.MustCompile(`(?i)\b(read|cat|send|pass|include|put|append|add|copy|provide)\b[^.\n]{0,60}\b(private\s+keys?|ssh\s+keys?|api[ _-]?keys?|credentials|passwords?|secrets?|access\s+tokens?|conversation\s+history|system\s+prompt)\b[^.\n]{0,60}\b(sidenote|side\s+note|notes?\s+(argument|parameter|field))`), []string{"note"}},
 }
 
 // invisible reports characters the model must never read, given the rune
@@ -72,6 +76,9 @@ var rules = []rule{
 // in "⚠️" or a family emoji. Data smuggled in selectors needs runs of them or
 // the other 254 selectors, which are still removed.
 func invisible(prev, r rune) bool {
+	if r < 0x80 { // the common case, without the tables
+		return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f
+	}
 	switch {
 	case r == '\t' || r == '\n' || r == '\r':
 		return false
@@ -97,8 +104,10 @@ func firstInvisible(s string) int {
 	return -1
 }
 
-// toolWord is a word as tool names are spelled.
-var toolWord = regexp.MustCompile(`[A-Za-z0-9_-]+`)
+// notToolChar splits text into words as tool names are spelled.
+func notToolChar(r rune) bool {
+	return !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+}
 
 var escapeSeq = regexp.MustCompile("\x1b(\\[[0-9;?]*[ -/]*[@-~]|\\][^\x07\x1b]*(\x07|\x1b\\\\)|[@-Z\\\\-_])")
 
@@ -183,32 +192,58 @@ const (
 	outsizedFloor  = 8 << 10
 )
 
+// Scanner scans catalogs, remembering what it found in each definition
+// (by digest) so that a rescan after one server's change costs only the
+// catalog-wide checks for the others. The zero value is ready to use; it is
+// not safe for concurrent use.
+type Scanner struct {
+	seen map[string]*itemScan
+}
+
+// itemScan is what one definition's text says on its own.
+type itemScan struct {
+	size  int
+	words []string  // distinct words shaped like tool names
+	local []Finding // Kind and Detail only
+}
+
+// Scan looks for poisoned text in the items of every server with a fresh
+// [Scanner].
+func Scan(servers map[string][]Item) []Finding {
+	var s Scanner
+	return s.Scan(servers)
+}
+
 // Scan looks for poisoned text in the items of every server. servers maps a
 // server's name to its items; all are scanned together because shadowing
 // (naming another server's tool) and size norms are catalog-wide.
-func Scan(servers map[string][]Item) []Finding {
+func (s *Scanner) Scan(servers map[string][]Item) []Finding {
 	var out []Finding
 	// Tool names distinctive enough to mean a tool when a description names
 	// them: with "_" or "-" and six letters or more. Plain words ("search",
 	// "fetch") are every server's vocabulary.
 	owners := map[string][]string{}
-	for srv, items := range servers {
-		for _, it := range items {
-			if it.Kind == KindTool && len(it.Name) >= 6 && strings.ContainsAny(it.Name, "_-") {
+	for _, srv := range slices.Sorted(maps.Keys(servers)) {
+		for _, it := range servers[srv] {
+			if it.Kind == KindTool && len(it.Name) >= 6 && strings.ContainsAny(it.Name, "_-") && !slices.Contains(owners[it.Name], srv) {
 				owners[it.Name] = append(owners[it.Name], srv)
 			}
 		}
 	}
+	seen := map[string]*itemScan{}
 	lengths := map[Kind][]int{}
-	texts := map[string]map[string]string{}
-	for srv, items := range servers {
-		texts[srv] = map[string]string{}
+	for _, items := range servers {
 		for _, it := range items {
-			t := itemText(it.Def)
-			texts[srv][it.Key()] = t
-			lengths[it.Kind] = append(lengths[it.Kind], len(t))
+			d := it.Digest()
+			sc := s.seen[d]
+			if sc == nil {
+				sc = scanItem(it)
+			}
+			seen[d] = sc
+			lengths[it.Kind] = append(lengths[it.Kind], sc.size)
 		}
 	}
+	s.seen = seen
 	medians := map[Kind]int{}
 	for k, ls := range lengths {
 		slices.Sort(ls)
@@ -220,37 +255,56 @@ func Scan(servers map[string][]Item) []Finding {
 			own[it.Name] = true
 		}
 		for _, it := range servers[srv] {
-			text := texts[srv][it.Key()]
+			sc := seen[it.Digest()]
 			add := func(kind, detail string) {
 				out = append(out, Finding{Server: srv, Item: it.Key(), Kind: kind, Detail: detail})
 			}
-			raw := string(it.Def) + text
-			if n, first := countInvisible(raw); n > 0 {
-				add(FindInvisible, fmt.Sprintf("%d invisible or bidi-control characters, first %+q", n, first))
+			for _, f := range sc.local {
+				add(f.Kind, f.Detail)
 			}
-			if escapeSeq.MatchString(raw) {
-				add(FindEscape, "terminal escape sequence "+quote(escapeSeq.FindString(raw)))
-			}
-			clean := Sanitize(text)
-			for _, r := range rules {
-				if m := r.re.FindString(clean); m != "" {
-					add(r.kind, quote(m))
+			for _, word := range sc.words {
+				if owners[word] != nil && !own[word] {
+					add(FindShadowing, fmt.Sprintf("names %q, a tool of %s", word, strings.Join(owners[word], ", ")))
 				}
 			}
-			seen := map[string]bool{}
-			for _, word := range toolWord.FindAllString(clean, -1) {
-				if owners[word] == nil || own[word] || seen[word] {
-					continue
-				}
-				seen[word] = true
-				add(FindShadowing, fmt.Sprintf("names %q, a tool of %s", word, strings.Join(owners[word], ", ")))
-			}
-			if n, med := len(text), medians[it.Kind]; n > outsizedFloor && n > outsizedFactor*med {
+			if n, med := sc.size, medians[it.Kind]; n > outsizedFloor && n > outsizedFactor*med {
 				add(FindOutsized, fmt.Sprintf("%d bytes of text, the catalog's median %s is %d", n, it.Kind, med))
 			}
 		}
 	}
 	return out
+}
+
+// scanItem is what one definition says on its own.
+func scanItem(it Item) *itemScan {
+	text := itemText(it.Def)
+	sc := &itemScan{size: len(text)}
+	add := func(kind, detail string) { sc.local = append(sc.local, Finding{Kind: kind, Detail: detail}) }
+	raw := string(it.Def) + text
+	if n, first := countInvisible(raw); n > 0 {
+		add(FindInvisible, fmt.Sprintf("%d invisible or bidi-control characters, first %+q", n, first))
+	}
+	if strings.Contains(raw, "\x1b") && escapeSeq.MatchString(raw) {
+		add(FindEscape, "terminal escape sequence "+quote(escapeSeq.FindString(raw)))
+	}
+	clean := Sanitize(text)
+	lower := strings.ToLower(clean)
+	for _, r := range rules {
+		if !slices.ContainsFunc(r.any, func(w string) bool { return strings.Contains(lower, w) }) {
+			continue
+		}
+		if m := r.re.FindString(clean); m != "" {
+			add(r.kind, quote(m))
+		}
+	}
+	dup := map[string]bool{}
+	for _, word := range strings.FieldsFunc(clean, notToolChar) {
+		if len(word) >= 6 && strings.ContainsAny(word, "_-") && !dup[word] {
+			dup[word] = true
+			sc.words = append(sc.words, word)
+		}
+	}
+	return sc
 }
 
 // countInvisible counts the invisible runes of s other than the escape
