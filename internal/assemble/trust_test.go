@@ -28,6 +28,7 @@ const hostileFixtureEnv = "TOOLFOLD_HOSTILE_FIXTURE"
 type trustRig struct {
 	dir, state, cache string
 	server            map[string]any
+	trust             map[string]any // the config's trust block, if any
 }
 
 func newTrustRig(t *testing.T, transport string) *trustRig {
@@ -68,7 +69,11 @@ func (r *trustRig) start(t *testing.T, discover bool) (*Plan, *Built) {
 
 func (r *trustRig) startLogged(t *testing.T, discover bool, log *slog.Logger) (*Plan, *Built) {
 	t.Helper()
-	raw, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"mail": r.server}})
+	doc := map[string]any{"mcpServers": map[string]any{"mail": r.server}}
+	if r.trust != nil {
+		doc["trust"] = r.trust
+	}
+	raw, _ := json.Marshal(doc)
 	cfg, diags := config.Parse(filepath.Join(r.dir, "toolfold.json"), raw, config.Options{LookupEnv: config.MapEnv(nil)})
 	if diags.HasErrors() {
 		t.Fatal(diags.String())
@@ -310,5 +315,31 @@ func TestTrustPicksUpAnApprovedLock(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the log lacks %s:\n%s", want, out)
 		}
+	}
+}
+
+// TestTrustReplicaAndQuarantine: a read-only lock (a replica's mount) is
+// never written, and a server new to the lock under newServers "hold" is
+// held whole, each call refused until it is approved.
+func TestTrustReplicaAndQuarantine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts upstream servers")
+	}
+	r := newTrustRig(t, "stdio")
+	r.trust = map[string]any{"readOnly": true, "newServers": "hold"}
+	_, b := r.start(t, true)
+	if _, err := os.Stat(filepath.Join(r.dir, trust.DefaultLockFile)); !os.IsNotExist(err) {
+		t.Errorf("a read-only lock was written: %v", err)
+	}
+	cs, _ := connect(t, b)
+	if got := toolNames(t, cs); len(got) != 0 {
+		t.Errorf("a quarantined server lists %v", got)
+	}
+	text, isErr := callText(t, cs, "mail__list_inbox")
+	if !isErr || !strings.Contains(text, "the server is new and trust.newServers is \"hold\"") || !strings.Contains(text, "toolfold pins approve mail list_inbox") {
+		t.Errorf("a call to a quarantined server's tool: isError %v, %q", isErr, text)
+	}
+	if g, ok := b.Catalog.Group("mail"); ok && g.Instructions != "" {
+		t.Errorf("a quarantined server's instructions reach its group: %q", g.Instructions)
 	}
 }
