@@ -110,13 +110,24 @@ func (r *trustRig) lock(t *testing.T) *trust.Lock {
 // tools/list_changed on the returned channel.
 func connect(t *testing.T, b *Built) (*mcp.ClientSession, chan struct{}) {
 	t.Helper()
+	return connectAt(t, b, "2025-11-25")
+}
+
+// connectAt is connect on a protocol version ("": the SDK's newest, the
+// stateless era, where calls may take the byte paths).
+func connectAt(t *testing.T, b *Built, protocol string) (*mcp.ClientSession, chan struct{}) {
+	t.Helper()
 	changed := make(chan struct{}, 64)
 	srv := httptest.NewServer(mustHandler(t, b))
 	t.Cleanup(srv.Close)
 	c := mcp.NewClient(&mcp.Implementation{Name: "trust-test"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
-	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	var opts *mcp.ClientSessionOptions
+	if protocol != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: protocol}
+	}
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,8 +224,10 @@ func TestTrustHoldsARugPullBetweenStarts(t *testing.T) {
 			if len(b.Catalog.Pending()) != 0 {
 				t.Fatalf("the cache did not give the tools: pending %v", b.Catalog.Pending())
 			}
-			cs, _ = connect(t, b)
-			wantHeldSendEmail(t, cs)
+			for _, protocol := range []string{"2025-11-25", ""} {
+				cs, _ = connectAt(t, b, protocol)
+				wantHeldSendEmail(t, cs)
+			}
 
 			l := r.lock(t)
 			if _, err := l.Approve("mail"); err != nil {
