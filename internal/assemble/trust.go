@@ -2,7 +2,6 @@ package assemble
 
 import (
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -347,8 +346,6 @@ func (u *Upstreams) heldNotes(v trustView) map[catalog.ToolID]string {
 	}
 	return out
 }
-
-func (g *trustGate) String() string { return fmt.Sprintf("trust gate on %s", g.path) }
 
 // sanitizedGroup is g with invisible characters removed from what the model
 // reads of it, or g itself when it has none.
