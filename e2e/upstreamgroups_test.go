@@ -44,8 +44,12 @@ func groupsFixtureConfig(t *testing.T, mode string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The fixture changes its groups mid-session on purpose; these tests
+	// are about serving them, so the trust gate accepts the change
+	// (TestTrustHoldsAGroupAddedMidSession holds it under the default).
 	return writeConfig(t, map[string]any{"mcpServers": map[string]any{"fx": map[string]any{
-		"command": bin, "env": map[string]string{"GROUPS_FIXTURE_MODE": mode}}}})
+		"command": bin, "env": map[string]string{"GROUPS_FIXTURE_MODE": mode}}},
+		"trust": map[string]any{"onNew": "accept", "onChange": "accept"}})
 }
 
 // stdioSession2025 is stdioSessionEnv on protocol 2025-11-25, the session

@@ -77,6 +77,20 @@ func runCheck(ctx context.Context, e env, args []string) error {
 		}
 	}
 	fmt.Fprintf(e.stdout, "%s is valid: %d tools in %d groups.\n", path, len(b.Catalog.Tools()), len(b.Catalog.Groups()))
+	if st := p.Trust(); st != nil {
+		// What serve would hold, and what the scan finds, in the cached
+		// lists: a held item is not a config problem, but it is news.
+		held := 0
+		for _, sp := range st.Lock.Servers {
+			held += len(sp.Held)
+		}
+		if held > 0 {
+			fmt.Fprintf(e.stdout, "%d upstream definition(s) differ from %s and are held; 'toolfold pins' shows them and how to approve them.\n", held, st.LockFile)
+		}
+		for _, f := range st.Findings {
+			fmt.Fprintf(e.stdout, "scan finding: %s\n", f)
+		}
+	}
 	if p.Upstreams != nil {
 		var unknown []string
 		for _, st := range p.Upstreams.Status() {

@@ -53,6 +53,7 @@ func commands() []command {
 		{"groups", "show the group tree with tool counts, context cost and default state", runGroups},
 		{"check", "validate a config and list every problem with its location", runCheck},
 		{"call", "call one tool through the gateway and print its result", runCall},
+		{"pins", "show pinned definitions, held changes with their diffs and scan findings; 'pins approve SERVER [ITEM...]' re-pins", runPins},
 		{"tokens", "compare the context cost of the first tools/list in every mode, and per group", runTokens},
 		{"version", "print the version and the MCP protocol versions supported", runVersion},
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/toolfold/toolfold/internal/oauth"
 	"github.com/toolfold/toolfold/internal/telemetry"
 	"github.com/toolfold/toolfold/internal/tokens"
+	"github.com/toolfold/toolfold/internal/trust"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -39,6 +40,7 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	var d deployment
 	d.register(fs)
 	d.demo = d.demo || demo
+	d.pinning = true
 	addr := fs.String("http", "", "serve streamable HTTP at ADDR (path /mcp) instead of stdio, e.g. 127.0.0.1:8080; a bare port means 127.0.0.1 on that port")
 	stateless := fs.Bool("stateless", false, "with --http: serve every request on its own, without sessions (auto then serves search)")
 	var limits httpLimits
@@ -87,13 +89,18 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	// Metrics read the sources when scraped, so they need the plan; the
 	// plan needs the metrics as its observer: tie the knot with a pointer.
 	var report func() []httpapi.SourceStatus
+	var held func() map[string]int
 	m := metrics.New(func() []metrics.Source {
 		if report == nil {
 			return nil
 		}
+		var counts map[string]int
+		if held != nil {
+			counts = held()
+		}
 		var out []metrics.Source
 		for _, s := range report() {
-			out = append(out, metrics.Source{Name: s.Name, Kind: s.Kind, State: s.State, Tools: s.Tools, IdleStops: s.IdleStops, Restarts: s.Restarts})
+			out = append(out, metrics.Source{Name: s.Name, Kind: s.Kind, State: s.State, Tools: s.Tools, IdleStops: s.IdleStops, Restarts: s.Restarts, Held: counts[s.Name]})
 		}
 		return out
 	})
@@ -130,6 +137,11 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	}
 	defer p.Upstreams.Close()
 	p.Follow(b)
+	// An approval (toolfold pins approve, a pulled or remounted lock)
+	// reaches the running catalog without a restart.
+	if err := p.WatchLock(ctx); err != nil {
+		logger.Warn("a changed lock file will need a restart to be read", "err", err)
+	}
 	// Clients are answered from now on; the upstreams' tools follow. A
 	// config the full catalog refuses stops serving, as it would have
 	// stopped the start.
@@ -153,6 +165,7 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 		}
 	}()
 	report = func() []httpapi.SourceStatus { return sources(p, b) }
+	held = p.HeldCounts
 	m.Read(metrics.Gauges{OpenSessions: b.Gateway.OpenSessions, InitialTokens: initialTokens(b.Gateway, logger), AnswerBytesInFlight: b.Gateway.AnswerBytesInFlight})
 	if ln == nil {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
@@ -268,6 +281,21 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 			return out
 		},
 		InitialTools: func(mode string) ([]*mcp.Tool, error) { return b.Gateway.InitialTools(expose.Mode(mode)) },
+		Pins: &httpapi.Pins{
+			Report: func() trust.Report {
+				if st := p.Trust(); st != nil {
+					return pinsOf(st)
+				}
+				return trust.Report{Servers: []trust.ServerReport{}, Findings: []trust.Finding{}}
+			},
+			Approve: func(server string, items []string, who string) (any, error) {
+				apps, err := p.ApprovePins(server, items, "api:"+who)
+				if errors.Is(err, trust.ErrNotHeld) || errors.Is(err, assemble.ErrLockReadOnly) {
+					err = fmt.Errorf("%w: %w", httpapi.ErrPinsRequest, err)
+				}
+				return apps, err
+			},
+		},
 		Find: func(phrasings []string, limit int) ([]httpapi.FoundTool, error) {
 			res, err := b.Gateway.Find(phrasings, limit)
 			if err != nil {

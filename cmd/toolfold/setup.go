@@ -41,6 +41,9 @@ type deployment struct {
 	// serve it: a group the config names that the catalog lacks is a
 	// warning there, so they still show the groups to fix the name by.
 	inspecting bool
+	// pinning writes first-sight pins and held items to the lock file
+	// (serve); the other commands judge against it without writing.
+	pinning bool
 }
 
 func (d *deployment) register(fs interface {
@@ -96,7 +99,8 @@ func plan(ctx context.Context, e env, d deployment, logger *slog.Logger) (*assem
 	if err != nil {
 		return nil, err
 	}
-	opts := assemble.Options{LookupEnv: e.lookupEnv, CacheDir: cacheDir(e), Logger: logger, Name: "toolfold", Version: version(), Depth: depth}
+	opts := assemble.Options{LookupEnv: e.lookupEnv, CacheDir: cacheDir(e), Logger: logger, Name: "toolfold", Version: version(), Depth: depth,
+		Trust: !d.demo, TrustNoWrite: !d.pinning}
 	var path string
 	if !d.demo {
 		cwd, _ := os.Getwd()

@@ -39,6 +39,14 @@ type Options struct {
 	Logger   *slog.Logger
 	// Name and Version identify the gateway to clients.
 	Name, Version string
+	// Trust pins what the upstreams say in the config's lock file and holds
+	// what changed (the trust block, internal/trust). The toolfold command
+	// turns it on; code that assembles a config for a test or a library
+	// leaves it off, so no lock file is written beside its config.
+	Trust bool
+	// TrustNoWrite judges against the lock without writing it, whatever
+	// trust.readOnly says: for the commands that show what would be served.
+	TrustNoWrite bool
 	// Depth is how many toolfolds run above this one; the stdio servers it
 	// starts are told Depth+1 (config.DepthEnvVar), so that a loop of
 	// configs listing each other stops at config.MaxDepth.

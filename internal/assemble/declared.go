@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/trust"
 	"github.com/toolfold/toolfold/internal/upstream"
 )
 
@@ -31,7 +32,10 @@ import (
 //
 // tools are the upstream tools of the catalog: a declared tool that is not
 // among them (excluded, or left out as unservable) is not a member.
-func (u *Upstreams) declaredGroups(base []catalog.GroupSpec, tools []*catalog.Tool) []catalog.GroupSpec {
+//
+// A group or skill the trust view holds is left out with its children; its
+// tools stay in the server's own group.
+func (u *Upstreams) declaredGroups(base []catalog.GroupSpec, tools []*catalog.Tool, tv trustView) []catalog.GroupSpec {
 	out := base
 	cloned := false
 	index := make(map[catalog.GroupID]int, len(base))
@@ -54,8 +58,20 @@ func (u *Upstreams) declaredGroups(base []catalog.GroupSpec, tools []*catalog.To
 		}
 		scoped := map[catalog.ToolID]bool{}
 		ids := map[string]catalog.GroupID{} // the server's group names → catalog IDs
-		var add func(g *upstream.Group, parent catalog.GroupID)
-		add = func(g *upstream.Group, parent catalog.GroupID) {
+		var add func(g *upstream.Group, parent catalog.GroupID, path string)
+		add = func(g *upstream.Group, parent catalog.GroupID, path string) {
+			if path != "" {
+				path += "."
+			}
+			path += g.Name
+			kind := trust.KindGroup
+			if g.Skill != "" {
+				kind = trust.KindSkill
+			}
+			if !tv.serves(s.key, kind, path) {
+				return
+			}
+			g = sanitizedGroup(g)
 			id := catalog.GroupID(g.Name)
 			if parent != "" {
 				id = parent + "." + id
@@ -88,7 +104,7 @@ func (u *Upstreams) declaredGroups(base []catalog.GroupSpec, tools []*catalog.To
 				})
 			}
 			for _, c := range g.Groups {
-				add(c, id)
+				add(c, id, path)
 			}
 		}
 		var parent catalog.GroupID
@@ -96,7 +112,7 @@ func (u *Upstreams) declaredGroups(base []catalog.GroupSpec, tools []*catalog.To
 			parent = catalog.GroupID(s.group)
 		}
 		for _, g := range groups {
-			add(g, parent)
+			add(g, parent, "")
 		}
 		// A tool that names its groups in _meta (the draft's membership)
 		// means the declared ones, not top-level namesakes.
@@ -137,15 +153,17 @@ func describe(g *upstream.Group, server string) string {
 // connected to the server directly would show its model: through toolfold
 // they reach enable_tools, guidance, the skills and the dashboard with the
 // group. A group whose config has instructions keeps them; a group shared
-// by several servers gets each one's, under its name.
-func (u *Upstreams) withServerInstructions(specs []catalog.GroupSpec) []catalog.GroupSpec {
+// by several servers gets each one's, under its name. Instructions the trust
+// view holds are left out; the others are sanitized.
+func (u *Upstreams) withServerInstructions(specs []catalog.GroupSpec, tv trustView) []catalog.GroupSpec {
 	type said struct{ server, text string }
 	byGroup := map[catalog.GroupID][]said{}
 	for _, s := range u.servers {
 		if !s.grouped {
 			continue
 		}
-		if text, ok := u.Manager.Instructions(s.key); ok && text != "" {
+		if text, ok := u.Manager.Instructions(s.key); ok && text != "" && tv.serves(s.key, trust.KindInstructions, "instructions") {
+			text = trust.Sanitize(text)
 			id := catalog.GroupID(s.group)
 			byGroup[id] = append(byGroup[id], said{s.key, text})
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/trust/hostilefixture"
 	"github.com/toolfold/toolfold/internal/upstream/groupsfixture"
 )
 
@@ -19,6 +20,13 @@ import (
 const groupsFixtureEnv = "TOOLFOLD_GROUPS_FIXTURE"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(hostileFixtureEnv) != "" {
+		if err := hostilefixture.Main(); err != nil {
+			fmt.Fprintln(os.Stderr, "hostile fixture:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(groupsFixtureEnv) != "" {
 		mode, err := groupsfixture.ParseMode(os.Getenv(groupsfixture.ModeEnv))
 		if err != nil {

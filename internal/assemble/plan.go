@@ -64,9 +64,11 @@ func (p *Plan) spec() (catalog.Spec, uint64, []string) {
 	if p.Upstreams != nil {
 		gen = p.Upstreams.currentGeneration() // before the tools: see there
 		var tools []*catalog.Tool
-		tools, warnings = p.Upstreams.tools()
+		tv := p.Upstreams.trusted()
+		tools, warnings = p.Upstreams.tools(tv)
 		spec.Tools = append(append([]*catalog.Tool(nil), p.Spec.Tools...), tools...)
-		spec.Groups = p.Upstreams.withServerInstructions(p.Upstreams.declaredGroups(p.Spec.Groups, tools))
+		spec.Groups = p.Upstreams.withServerInstructions(p.Upstreams.declaredGroups(p.Spec.Groups, tools, tv), tv)
+		spec.Held = p.Upstreams.heldNotes(tv)
 		spec.PendingSources = p.Upstreams.pending()
 		spec.UnavailableSources = p.Upstreams.unavailable()
 		spec.UnavailableRetry = p.Upstreams.retries(spec.UnavailableSources)

@@ -17,6 +17,7 @@ import (
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/rawcall"
+	"github.com/toolfold/toolfold/internal/trust"
 	"github.com/toolfold/toolfold/internal/upstream"
 )
 
@@ -53,6 +54,10 @@ type Upstreams struct {
 	// startWait is the longest start timeout of the servers: how long a
 	// request waits for those still starting.
 	startWait time.Duration
+
+	// trust judges the servers' definitions against the lock file; nil
+	// (a plan not made from a config) serves them as they come.
+	trust *trustGate
 
 	// forwarding is what toolfold forwards from the upstreams to the calling
 	// client (sampling, elicitation, roots), fixed at construction.
@@ -117,6 +122,10 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 	}
 	if len(servers) == 0 {
 		return nil
+	}
+	if opts.Trust {
+		u.trust = newTrustGate(cfg, opts.Logger)
+		u.trust.noWrite = opts.TrustNoWrite
 	}
 	// Sampling and elicitation reach the client that made the call. Roots
 	// stay off: a server such as the filesystem one replaces its configured
@@ -330,11 +339,32 @@ func (u *Upstreams) startFailed(server string, err error) {
 // longest start timeout among them.
 func (u *Upstreams) StartWait() time.Duration { return u.startWait }
 
+// trusted judges every server's known definitions against the lock (see
+// trustGate): the one step where what upstreams say is checked before it
+// reaches the catalog.
+func (u *Upstreams) trusted() trustView {
+	if u.trust == nil {
+		return trustView{}
+	}
+	return u.trust.judge(u.names(), func(key string) ([]*mcp.Tool, []*upstream.Group, string, bool) {
+		tools, ok := u.Manager.CachedTools(key)
+		if !ok {
+			return nil, nil, "", false
+		}
+		groups, _ := u.Manager.CachedGroups(key)
+		instr, _ := u.Manager.Instructions(key)
+		return tools, groups, instr, true
+	})
+}
+
 // tools are the catalog tools of every server whose list is known now.
 // A tool whose definition cannot be served (an input schema that is not
 // an object) is left out with a warning, so one server's mistake costs that
 // tool, not the whole catalog.
-func (u *Upstreams) tools() (out []*catalog.Tool, warnings []string) {
+//
+// A tool the trust view holds is left out (its refusal is in heldNotes), and
+// what the model reads of the others is sanitized (trust.Sanitize).
+func (u *Upstreams) tools(tv trustView) (out []*catalog.Tool, warnings []string) {
 	for _, s := range u.servers {
 		list, ok := u.Manager.CachedTools(s.key)
 		if !ok {
@@ -342,6 +372,10 @@ func (u *Upstreams) tools() (out []*catalog.Tool, warnings []string) {
 		}
 		warnings = append(warnings, u.idleGlobs(s)...)
 		for _, t := range list {
+			if !tv.serves(s.key, trust.KindTool, t.Name) {
+				continue
+			}
+			t = sanitizedTool(t)
 			if problem := servable(t); problem != "" {
 				warnings = append(warnings, fmt.Sprintf("MCP server %q: tool %q is left out: %s", s.key, t.Name, problem))
 				continue

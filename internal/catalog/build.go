@@ -40,6 +40,11 @@ type Spec struct {
 	// UnavailableRetry says, for the unavailable sources that toolfold
 	// tries to start again by itself, when the next try is.
 	UnavailableRetry map[string]time.Time
+	// Held maps the IDs of tools a source gave but toolfold does not serve
+	// (their definitions changed since they were pinned, see internal/trust)
+	// to the refusal a call to them gets. They are in no list, search or
+	// group; only a call by name learns why.
+	Held map[ToolID]string
 	// SourcePrefixes are the starts of each source's tool IDs, separator
 	// included ("github__"), for the sources that namespace their tools:
 	// they tell whose a name is when no tool has it (Catalog.SourceOf).
@@ -520,6 +525,7 @@ func (b *builder) finish() *Catalog {
 		c.retry = maps.Clone(b.spec.UnavailableRetry)
 	}
 	c.sourcePrefixes = maps.Clone(b.spec.SourcePrefixes)
+	c.held = maps.Clone(b.spec.Held)
 	c.groups = sortTree(roots)
 	c.roots = roots
 	for i, g := range c.groups {

@@ -220,6 +220,7 @@ type Catalog struct {
 	unknownFor       map[GroupID][]string
 	waiting          map[GroupID]bool
 	unavailable      map[string]string
+	held             map[ToolID]string    // see Spec.Held
 	retry            map[string]time.Time // next start of an unavailable source
 	failedFor        map[GroupID][]string
 	sourcePrefixes   map[string]string
@@ -238,6 +239,10 @@ func (c *Catalog) GroupPending(id GroupID) bool { return c.waiting[id] }
 // tools: one that no group takes whole (a server whose tools join its own
 // group does not).
 func (c *Catalog) PendingUngrouped() bool { return c.pendingUngrouped }
+
+// HeldNote is the refusal for a call to a held tool (see Spec.Held), or ""
+// when id is not held.
+func (c *Catalog) HeldNote(id ToolID) string { return c.held[id] }
 
 // Unavailable maps the sources whose tools are not known because they
 // failed to start to why, for a person. The map must not be modified.

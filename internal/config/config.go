@@ -1,6 +1,7 @@
 package config
 
 import (
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -82,10 +83,51 @@ type Config struct {
 	// Telemetry exports traces over OTLP; off by default. The standard
 	// OTEL_* environment variables set what it leaves out.
 	Telemetry TelemetryConfig `json:"telemetry"`
+	// Trust pins what upstreams say to the model and holds what changes
+	// (docs/trust.md).
+	Trust TrustConfig `json:"trust"`
 
 	// positions maps key paths to lines, so problems found after loading can still
 	// point into the file.
 	positions map[string]int
+}
+
+// TrustConfig pins every definition an upstream gives the model in a lock
+// file and says what to do with one that is not pinned as it is
+// (docs/trust.md). The zero value is the default policy.
+type TrustConfig struct {
+	// LockFile is the lock's path; relative to the config's directory.
+	// Default "toolfold.lock" beside the config.
+	LockFile string `json:"lockFile,omitempty"`
+	// ReadOnly never writes the lock: for a lock mounted into replicas, so a
+	// replica never pins what nobody approved. New and changed items are
+	// held in memory and shown by /api/pins.
+	ReadOnly bool `json:"readOnly,omitempty"`
+	// OnChange is for a pinned item whose definition changed: "hold"
+	// (default), "warn" or "accept".
+	OnChange string `json:"onChange,omitempty"`
+	// OnNew is for an item new to an already-pinned server: "hold"
+	// (default) or "accept".
+	OnNew string `json:"onNew,omitempty"`
+	// NewServers is for a server the lock has not seen: "accept" (default,
+	// pin on first sight) or "hold" (quarantine until approved).
+	NewServers string `json:"newServers,omitempty"`
+	// OnFinding is for a definition the poisoning scan flags: "warn"
+	// (default) or "hold".
+	OnFinding string `json:"onFinding,omitempty"`
+}
+
+// LockPath is the lock file's path: trust.lockFile, relative to the config's
+// directory, or toolfold.lock beside the config.
+func (c *Config) LockPath() string {
+	p := c.Trust.LockFile
+	if p == "" {
+		p = "toolfold.lock"
+	}
+	if filepath.IsAbs(p) || c.File == "" {
+		return p
+	}
+	return filepath.Join(filepath.Dir(c.File), p)
 }
 
 // TelemetryConfig exports OpenTelemetry traces over OTLP: a span per

@@ -25,6 +25,7 @@ func (c *Config) Validate() Diagnostics {
 	v.exposition()
 	v.http()
 	v.telemetry()
+	v.trust()
 	v.metaToolCollisions()
 	return v.diags
 }
@@ -574,6 +575,23 @@ func (v *checker) telemetry() {
 	}
 	if !t.Tracing && (t.Endpoint != "" || t.Protocol != "" || t.RecordArguments) {
 		v.warnf("telemetry", "telemetry.tracing is off, so the other telemetry keys do nothing; set \"tracing\": true to export traces")
+	}
+}
+
+func (v *checker) trust() {
+	t := v.cfg.Trust
+	for _, k := range []struct {
+		path, value string
+		allowed     []string
+	}{
+		{"trust.onChange", t.OnChange, []string{"hold", "warn", "accept"}},
+		{"trust.onNew", t.OnNew, []string{"hold", "accept"}},
+		{"trust.newServers", t.NewServers, []string{"accept", "hold"}},
+		{"trust.onFinding", t.OnFinding, []string{"warn", "hold"}},
+	} {
+		if k.value != "" {
+			v.enum(k.path, k.value, "a trust policy", k.allowed...)
+		}
 	}
 }
 

@@ -70,6 +70,8 @@ type Options struct {
 	// Find ranks tools for one to three phrasings of a need as find_tools
 	// does, fusing their rankings.
 	Find func(phrasings []string, limit int) ([]FoundTool, error)
+	// Pins serves /api/pins and the dashboard's pins; nil leaves them out.
+	Pins *Pins
 }
 
 // SessionInfo is one live client session on the dashboard.
@@ -142,6 +144,9 @@ func New(opts *Options) (*API, error) {
 	a.mux.Handle("/api/groups", a.adminOnly(readOnlyMethods(a.serveGroups)))
 	a.mux.Handle("/api/tools", a.adminOnly(readOnlyMethods(a.serveTools)))
 	a.mux.Handle("/{$}", a.adminOnly(readOnlyMethods(a.serveDashboard)))
+	if opts.Pins != nil {
+		a.mux.Handle("/api/pins", a.adminOnly(http.HandlerFunc(a.servePins)))
+	}
 	if opts.Metrics != nil {
 		metrics := opts.Metrics
 		a.mux.Handle("/metrics", a.adminOnly(readOnlyMethods(func(w http.ResponseWriter, r *http.Request) {

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/tokens"
+	"github.com/toolfold/toolfold/internal/trust"
 )
 
 //go:embed dashboard.html
@@ -71,6 +72,8 @@ type dashboardData struct {
 	Found   []FoundTool
 	FindErr string
 	HasFind bool
+	// Pins is the trust state, nil without a trust gate.
+	Pins *trust.Report
 	// GroupNotes say, for a group with no tools of its own, why.
 	GroupNotes map[string]string
 }
@@ -157,6 +160,10 @@ func (a *API) operatorView(r *http.Request, cat *catalog.Catalog, d *dashboardDa
 		d.Modes, d.ModesErr = a.modeCosts.get(cat, a.opts.InitialTools)
 	}
 	d.HasFind = a.opts.Find != nil
+	if a.opts.Pins != nil && d.Operator {
+		rep := a.opts.Pins.Report()
+		d.Pins = &rep
+	}
 	// Every box sends q; blank ones are left out. More than find_tools
 	// ranks is its refusal to show.
 	for _, q := range r.URL.Query()["q"] {

@@ -361,8 +361,14 @@ func HiddenToolMessage(n Names, w *expose.Wire, s view.Snapshot) string {
 		w.Name, what, strings.Join(names, ", "), n.Enable, call, n.Call, w.Name)
 }
 
-// UnknownToolMessage names the nearest known tools.
+// UnknownToolMessage names the nearest known tools; for a tool toolfold
+// holds (its definition changed since it was pinned) it is the hold's
+// refusal instead. Every path that cannot route a name answers with it, so
+// a held tool is refused the same way whichever way the call came.
 func UnknownToolMessage(n Names, e *expose.Exposure, name string, extra []string) string {
+	if note := e.Catalog().HeldNote(catalog.ToolID(name)); note != "" {
+		return note
+	}
 	candidates := slices.Clone(extra)
 	for _, t := range e.Catalog().Tools() {
 		candidates = append(candidates, e.FlatWire(t).Name)

@@ -25,6 +25,9 @@ type Source struct {
 	// Restarts counts an upstream server's start attempts after the
 	// first (after a crash, a failed start or an idle stop).
 	Restarts int
+	// Held counts the source's definitions held by the trust gate (changed
+	// or new since they were pinned, see internal/trust); MCP servers only.
+	Held int
 }
 
 // Gauges are read at every scrape; a nil func is left out.
@@ -115,6 +118,8 @@ var (
 		"Tools known from a source.", []string{"source", "kind"}, nil)
 	sourceIdleStops = prometheus.NewDesc("toolfold_source_idle_stops_total",
 		"Times a source was stopped after its idle timeout; it starts again on the next request.", []string{"source", "kind"}, nil)
+	sourceHeld = prometheus.NewDesc("toolfold_source_held_items",
+		"Definitions of an upstream server held until approved (toolfold pins approve): changed or new since they were pinned in the lock file.", []string{"source"}, nil)
 	sourceRestarts = prometheus.NewDesc("toolfold_source_restarts_total",
 		"Start attempts of a source after its first: after a crash, a failed start or an idle stop.", []string{"source", "kind"}, nil)
 	openSessions = prometheus.NewDesc("toolfold_sessions_open",
@@ -163,6 +168,7 @@ func (c *sourceCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- sourceTools
 	ch <- sourceIdleStops
 	ch <- sourceRestarts
+	ch <- sourceHeld
 }
 
 func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
@@ -176,6 +182,7 @@ func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
 		if s.Kind == "mcp" { // only MCP servers have a process to stop
 			ch <- prometheus.MustNewConstMetric(sourceIdleStops, prometheus.CounterValue, float64(s.IdleStops), s.Name, s.Kind)
 			ch <- prometheus.MustNewConstMetric(sourceRestarts, prometheus.CounterValue, float64(s.Restarts), s.Name, s.Kind)
+			ch <- prometheus.MustNewConstMetric(sourceHeld, prometheus.GaugeValue, float64(s.Held), s.Name)
 		}
 	}
 }

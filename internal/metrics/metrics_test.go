@@ -10,7 +10,7 @@ import (
 
 func TestMetricsAreServed(t *testing.T) {
 	m := New(func() []Source {
-		return []Source{{Name: "memory", Kind: "mcp", State: "ready", Tools: 9}, {Name: "broken", Kind: "mcp", State: "failed"}, {Name: "sleepy", Kind: "mcp", State: "idle", Tools: 3, IdleStops: 2, Restarts: 4}}
+		return []Source{{Name: "memory", Kind: "mcp", State: "ready", Tools: 9}, {Name: "broken", Kind: "mcp", State: "failed"}, {Name: "sleepy", Kind: "mcp", State: "idle", Tools: 3, IdleStops: 2, Restarts: 4, Held: 2}}
 	})
 	m.Read(Gauges{
 		OpenSessions:        func() map[string]int { return map[string]int{"main": 2, "group:github": 1} },
@@ -36,6 +36,8 @@ func TestMetricsAreServed(t *testing.T) {
 		`toolfold_tool_calls_total{outcome="timeout",source="memory",tool="memory__read_graph",via=""} 1`,
 		`toolfold_tool_call_duration_seconds_count{source="memory",tool="memory__read_graph"} 5`,
 		`toolfold_source_restarts_total{kind="mcp",source="sleepy"} 4`,
+		`toolfold_source_held_items{source="sleepy"} 2`,
+		`toolfold_source_held_items{source="memory"} 0`,
 		`toolfold_sessions_open{endpoint="main"} 2`,
 		`toolfold_sessions_open{endpoint="group:github"} 1`,
 		`toolfold_initial_list_tokens{mode="search"} 812`,

@@ -1,0 +1,137 @@
+package assemble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/toolfold/toolfold/internal/trust"
+)
+
+// TrustState is what the trust gate knows after a build: the lock as
+// judged (pins, and the items held now), and the scan's findings.
+type TrustState struct {
+	// LockFile is the lock's path; ReadOnly is trust.readOnly.
+	LockFile string
+	ReadOnly bool
+	Lock     *trust.Lock
+	Findings []trust.Finding
+	// Unreadable is why the lock file could not be read, if it could not.
+	Unreadable error
+}
+
+// Trust is the plan's trust state, or nil when the plan does not pin
+// (a plan not made by the toolfold command, or one with no upstreams).
+func (p *Plan) Trust() *TrustState {
+	if p.Upstreams == nil || p.Upstreams.trust == nil {
+		return nil
+	}
+	g := p.Upstreams.trust
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return &TrustState{LockFile: g.path, ReadOnly: g.readOnly, Lock: g.lock.Clone(), Findings: append([]trust.Finding(nil), g.findings...), Unreadable: g.loadErr}
+}
+
+// HeldCounts are the held definitions per upstream server now, for the
+// metrics; nil when the plan does not pin.
+func (p *Plan) HeldCounts() map[string]int {
+	if p.Upstreams == nil || p.Upstreams.trust == nil {
+		return nil
+	}
+	return p.Upstreams.trust.HeldCounts()
+}
+
+// ErrLockReadOnly refuses an approval where trust.readOnly is set.
+var ErrLockReadOnly = errors.New("the lock file is read-only here (trust.readOnly): approve where the lock is written, commit it and mount it again")
+
+// ApprovePins pins the held items of server named by items (all when none)
+// and saves the lock; who is named in the audit line. A running gateway's
+// catalog is rebuilt with them, so clients hear list_changed.
+func (p *Plan) ApprovePins(server string, items []string, who string) ([]trust.Approval, error) {
+	if p.Upstreams == nil || p.Upstreams.trust == nil {
+		return nil, fmt.Errorf("nothing is pinned: the config folds no MCP servers")
+	}
+	g := p.Upstreams.trust
+	g.mu.Lock()
+	if g.readOnly {
+		g.mu.Unlock()
+		return nil, ErrLockReadOnly
+	}
+	if g.loadErr != nil {
+		g.mu.Unlock()
+		return nil, fmt.Errorf("the lock file %s cannot be read, so nothing can be approved in it: %w", g.path, g.loadErr)
+	}
+	next := g.lock.Clone()
+	apps, err := next.Approve(server, items...)
+	if err == nil {
+		err = next.Save(g.path)
+	}
+	if err != nil {
+		g.mu.Unlock()
+		return nil, err
+	}
+	g.lock = next
+	g.gen++
+	for _, a := range apps {
+		g.log.Info("trust approve", "who", who, "server", a.Server, "item", a.Item, "old_digest", a.OldDigest, "new_digest", a.NewDigest)
+	}
+	g.mu.Unlock()
+	p.Upstreams.changed()
+	return apps, nil
+}
+
+// WatchLock picks up a changed lock file until ctx ends: an operator's
+// `toolfold pins approve`, a pull of the committed lock, a replica's mount
+// updated. The catalog is rebuilt through the same path as an upstream's
+// list change, so held items appear and clients hear list_changed once. It
+// watches the lock's directory, not the file, so an editor's or a
+// ConfigMap's save by rename is seen too.
+func (p *Plan) WatchLock(ctx context.Context) error {
+	if p.Upstreams == nil || p.Upstreams.trust == nil {
+		return nil
+	}
+	g := p.Upstreams.trust
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watching the lock file: %w", err)
+	}
+	dir := filepath.Dir(g.path)
+	if err := w.Add(dir); err != nil {
+		w.Close()
+		return fmt.Errorf("watching the lock file's directory %s: %w", dir, err)
+	}
+	name := filepath.Base(g.path)
+	go func() {
+		defer w.Close()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case err, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				g.log.Warn("trust: watching the lock file", "lock_file", g.path, "error", err)
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				// Kubernetes swaps a "..data" link for a mounted file.
+				if filepath.Base(ev.Name) != name && filepath.Base(ev.Name) != "..data" {
+					continue
+				}
+				changed, err := g.Reload()
+				if err != nil {
+					g.log.Warn("trust: the changed lock file cannot be read; the pins before it stay", "lock_file", g.path, "error", err)
+					continue
+				}
+				if changed {
+					p.Upstreams.changed()
+				}
+			}
+		}
+	}()
+	return nil
+}

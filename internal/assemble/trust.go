@@ -1,0 +1,360 @@
+package assemble
+
+import (
+	"encoding/json"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/trust"
+	"github.com/toolfold/toolfold/internal/upstream"
+)
+
+// trustGate holds back what an upstream says until it matches what was
+// pinned (see internal/trust). It judges every definition where the
+// servers' lists enter the catalog (Plan.spec), whether the list came from a
+// start, the disk cache or a list_changed: the lock, not the cache, is what
+// is trusted, so a changed definition read from the cache is held like one
+// read live.
+type trustGate struct {
+	path     string
+	readOnly bool
+	// noWrite keeps the lock in memory for this run (an inspection
+	// command) without making approvals refused as readOnly does.
+	noWrite bool
+	policy  trust.Policy
+	log     *slog.Logger
+
+	mu   sync.Mutex
+	lock *trust.Lock
+	// loadErr is why the lock file could not be read: then every upstream
+	// item is held, since nothing can be compared.
+	loadErr error
+	// memo is the last judgement per server and what it was made from, so
+	// a rebuild that changes nothing costs no digests.
+	memo map[string]*serverTrust
+	// gen counts lock reloads; a memo from an older one is stale.
+	gen uint64
+	// findings are the scan's last findings; logged are those already
+	// logged, so each is said once.
+	findings []trust.Finding
+	scanner  trust.Scanner
+	logged   map[string]bool
+	// heldLogged are the holds already logged (server, item, digest).
+	heldLogged map[string]bool
+}
+
+// serverTrust is the judgement of one server's definitions.
+type serverTrust struct {
+	from  trustInput
+	gen   uint64
+	items []trust.Item
+	v     *trust.Verdict
+}
+
+// trustInput identifies what a judgement was made from: the lists' identity
+// (the Manager hands out the same slices until a server's lists change) and
+// the instructions.
+type trustInput struct {
+	tool0  *mcp.Tool
+	tools  int
+	group0 *upstream.Group
+	groups int
+	instr  string
+}
+
+func newTrustGate(cfg *config.Config, log *slog.Logger) *trustGate {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	g := &trustGate{
+		path: cfg.LockPath(), readOnly: cfg.Trust.ReadOnly, log: log,
+		policy: trust.Policy{OnChange: cfg.Trust.OnChange, OnNew: cfg.Trust.OnNew, NewServers: cfg.Trust.NewServers, OnFinding: cfg.Trust.OnFinding},
+		memo:   map[string]*serverTrust{}, logged: map[string]bool{}, heldLogged: map[string]bool{},
+	}
+	g.lock, g.loadErr = trust.LoadLock(g.path)
+	if g.loadErr != nil {
+		g.lock = trust.NewLock()
+		log.Error("trust: every upstream definition is held", "lock_file", g.path, "error", g.loadErr)
+	}
+	return g
+}
+
+// Reload reads the lock file again (an operator approved something) and
+// reports whether it changed what is pinned. Approvals it finds are audit
+// lines.
+func (g *trustGate) Reload() (bool, error) {
+	l, err := trust.LoadLock(g.path)
+	if err != nil {
+		return false, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old := g.lock
+	same, _ := l.Marshal()
+	was, _ := old.Marshal()
+	if string(same) == string(was) && g.loadErr == nil {
+		return false, nil
+	}
+	for name, sp := range l.Servers {
+		osp := old.Servers[name]
+		if osp == nil {
+			continue
+		}
+		for key, p := range sp.Pinned {
+			if h, ok := osp.Held[key]; ok && h.Digest == p.Digest {
+				g.log.Info("trust approve", "who", "lock file", "server", name, "item", key,
+					"old_digest", osp.Pinned[key].Digest, "new_digest", p.Digest)
+			}
+		}
+	}
+	g.lock, g.loadErr = l, nil
+	g.gen++
+	return true, nil
+}
+
+// trustView is one build's judgement of every server with known lists; the
+// zero view (no gate) serves everything.
+type trustView struct {
+	byServer map[string]*serverTrust
+}
+
+func (v trustView) serves(server string, kind trust.Kind, name string) bool {
+	st := v.byServer[server]
+	if st == nil {
+		return true
+	}
+	return st.v.Serves(string(kind) + ":" + name)
+}
+
+// judge decides every server's known definitions. list gives a server's
+// tools, groups and instructions as known now.
+func (g *trustGate) judge(servers []string, known func(string) ([]*mcp.Tool, []*upstream.Group, string, bool)) trustView {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	view := trustView{byServer: map[string]*serverTrust{}}
+	stale := false
+	inputs := map[string]trustInput{}
+	lists := map[string][]trust.Item{}
+	for _, name := range servers {
+		tools, groups, instr, ok := known(name)
+		if !ok {
+			continue
+		}
+		in := trustInput{tools: len(tools), groups: len(groups), instr: instr}
+		if len(tools) > 0 {
+			in.tool0 = tools[0]
+		}
+		if len(groups) > 0 {
+			in.group0 = groups[0]
+		}
+		inputs[name] = in
+		if m := g.memo[name]; m != nil && m.from == in && m.gen == g.gen {
+			lists[name] = m.items
+			continue
+		}
+		stale = true
+		lists[name] = trustItems(name, tools, groups, instr, g.log)
+	}
+	if stale || len(g.memo) != len(inputs) {
+		g.findings = g.scanner.Scan(lists)
+		for _, f := range g.findings {
+			if s := f.String(); !g.logged[s] {
+				g.logged[s] = true
+				g.log.Warn("trust: the scan flagged an upstream definition", "server", f.Server, "item", f.Item, "finding", f.Kind, "detail", f.Detail)
+			}
+		}
+		changed := false
+		for _, name := range slices.Sorted(maps.Keys(lists)) {
+			var v *trust.Verdict
+			if g.loadErr != nil {
+				v = holdAll(name, lists[name], g.loadErr)
+			} else {
+				v = trust.Decide(g.lock, name, lists[name], g.policy, g.findings)
+			}
+			changed = changed || v.LockChanged
+			g.memo[name] = &serverTrust{from: inputs[name], gen: g.gen, items: lists[name], v: v}
+			g.audit(v)
+		}
+		for name := range g.memo {
+			if _, ok := inputs[name]; !ok {
+				delete(g.memo, name)
+			}
+		}
+		if changed && !g.readOnly && !g.noWrite && g.loadErr == nil {
+			if err := g.lock.Save(g.path); err != nil {
+				g.log.Error("trust: the lock file cannot be written; pins stay in memory until it can", "lock_file", g.path, "error", err)
+			}
+		}
+	}
+	for name := range inputs {
+		view.byServer[name] = g.memo[name]
+	}
+	return view
+}
+
+// audit logs each hold once (per definition) and each warned change.
+func (g *trustGate) audit(v *trust.Verdict) {
+	for _, key := range slices.Sorted(maps.Keys(v.Held)) {
+		h := v.Held[key]
+		id := h.Server + "\x00" + h.Item + "\x00" + h.NewDigest
+		if g.heldLogged[id] {
+			continue
+		}
+		g.heldLogged[id] = true
+		g.log.Warn("trust hold", "who", "toolfold", "server", h.Server, "item", h.Item, "reason", h.Reason,
+			"changed", strings.Join(h.Changed, ","), "old_digest", h.OldDigest, "new_digest", h.NewDigest, "approve", h.Approve())
+	}
+	for _, h := range v.Warned {
+		id := "warn\x00" + h.Server + "\x00" + h.Item + "\x00" + h.NewDigest
+		if g.heldLogged[id] {
+			continue
+		}
+		g.heldLogged[id] = true
+		g.log.Warn("trust: a pinned definition changed and is served (trust.onChange is warn)", "server", h.Server, "item", h.Item,
+			"changed", strings.Join(h.Changed, ","), "old_digest", h.OldDigest, "new_digest", h.NewDigest, "approve", h.Approve())
+	}
+}
+
+// HeldCounts are the held items per server, for /metrics.
+func (g *trustGate) HeldCounts() map[string]int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := map[string]int{}
+	for name, m := range g.memo {
+		out[name] = len(m.v.Held)
+	}
+	return out
+}
+
+// holdAll holds every item of a server: the lock could not be read.
+func holdAll(server string, items []trust.Item, why error) *trust.Verdict {
+	v := &trust.Verdict{Held: map[string]trust.Hold{}}
+	for _, it := range items {
+		v.Held[it.Key()] = trust.Hold{Server: server, Item: it.Key(), Reason: "lock file unreadable: " + why.Error(), NewDigest: it.Digest()}
+	}
+	return v
+}
+
+// trustItems are the items of one server's definitions. One that cannot be
+// encoded as JSON is logged and left out; it could not be served either.
+func trustItems(server string, tools []*mcp.Tool, groups []*upstream.Group, instr string, log *slog.Logger) []trust.Item {
+	var out []trust.Item
+	for _, t := range tools {
+		it, err := trust.ToolItem(t)
+		if err != nil {
+			log.Warn("trust: a tool definition cannot be pinned", "server", server, "tool", t.Name, "error", err)
+			continue
+		}
+		out = append(out, it)
+	}
+	var walk func(gs []*upstream.Group, parent string)
+	walk = func(gs []*upstream.Group, parent string) {
+		for _, g := range gs {
+			name := g.Name
+			if parent != "" {
+				name = parent + "." + g.Name
+			}
+			kind := trust.KindGroup
+			if g.Skill != "" {
+				kind = trust.KindSkill
+			}
+			def := *g
+			def.Groups, def.Meta = nil, nil // children are items of their own
+			if it, err := trust.ValueItem(kind, name, def); err == nil {
+				out = append(out, it)
+			}
+			walk(g.Groups, name)
+		}
+	}
+	walk(groups, "")
+	if instr != "" {
+		if it, err := trust.InstructionsItem(instr); err == nil {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// sanitizedTool is t with invisible and bidi-control characters removed
+// from what the model reads (title, description, schemas), or t itself when
+// it has none.
+func sanitizedTool(t *mcp.Tool) *mcp.Tool {
+	var c *mcp.Tool
+	clone := func() {
+		if c == nil {
+			cp := *t
+			c = &cp
+		}
+	}
+	if s := trust.Sanitize(t.Description); s != t.Description {
+		clone()
+		c.Description = s
+	}
+	if s := trust.Sanitize(t.Title); s != t.Title {
+		clone()
+		c.Title = s
+	}
+	for i, schema := range []any{t.InputSchema, t.OutputSchema} {
+		if schema == nil {
+			continue
+		}
+		raw, ok := schema.(json.RawMessage)
+		if !ok {
+			b, err := json.Marshal(schema)
+			if err != nil {
+				continue
+			}
+			raw = b
+		}
+		if clean := trust.SanitizeJSON(raw); &clean[0] != &raw[0] {
+			clone()
+			if i == 0 {
+				c.InputSchema = clean
+			} else {
+				c.OutputSchema = clean
+			}
+		}
+	}
+	if c == nil {
+		return t
+	}
+	return c
+}
+
+// heldNotes are the refusals of a view's held tools, by catalog ID.
+func (u *Upstreams) heldNotes(v trustView) map[catalog.ToolID]string {
+	out := map[catalog.ToolID]string{}
+	for _, s := range u.servers {
+		st := v.byServer[s.key]
+		if st == nil {
+			continue
+		}
+		for key, h := range st.v.Held {
+			if kind, name := trust.ParseKey(key); kind == trust.KindTool {
+				out[s.toolID(name)] = h.Refusal()
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// sanitizedGroup is g with invisible characters removed from what the model
+// reads of it, or g itself when it has none.
+func sanitizedGroup(g *upstream.Group) *upstream.Group {
+	title, desc, instr := trust.Sanitize(g.Title), trust.Sanitize(g.Description), trust.Sanitize(g.Instructions)
+	if title == g.Title && desc == g.Description && instr == g.Instructions {
+		return g
+	}
+	c := *g
+	c.Title, c.Description, c.Instructions = title, desc, instr
+	return &c
+}

@@ -1,0 +1,358 @@
+package assemble
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/logtest"
+	"github.com/toolfold/toolfold/internal/trust"
+	"github.com/toolfold/toolfold/internal/trust/hostilefixture"
+)
+
+// hostileFixtureEnv makes this test binary serve the hostile fixture over
+// stdio (see TestMain).
+const hostileFixtureEnv = "TOOLFOLD_HOSTILE_FIXTURE"
+
+// trustRig is a config folding the hostile fixture as server "mail", over
+// stdio or streamable HTTP, with its lock, cache and state file in one
+// directory.
+type trustRig struct {
+	dir, state, cache string
+	server            map[string]any
+	trust             map[string]any // the config's trust block, if any
+}
+
+func newTrustRig(t *testing.T, transport string) *trustRig {
+	t.Helper()
+	r := &trustRig{dir: t.TempDir()}
+	r.state = filepath.Join(r.dir, "state")
+	r.cache = filepath.Join(r.dir, "cache")
+	r.setVersion(t, 1)
+	switch transport {
+	case "stdio":
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.server = map[string]any{"command": self, "env": map[string]string{hostileFixtureEnv: "1", hostilefixture.StateEnv: r.state}}
+	case "http":
+		t.Setenv(hostilefixture.StateEnv, r.state)
+		srv := httptest.NewServer(hostilefixture.Handler())
+		t.Cleanup(srv.Close)
+		r.server = map[string]any{"url": srv.URL}
+	}
+	return r
+}
+
+func (r *trustRig) setVersion(t *testing.T, v int) {
+	t.Helper()
+	if err := os.WriteFile(r.state, []byte{byte('0' + v)}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// start plans and builds the config; discover false builds from the disk
+// cache alone, as a start whose servers are not started yet does.
+func (r *trustRig) start(t *testing.T, discover bool) (*Plan, *Built) {
+	t.Helper()
+	return r.startLogged(t, discover, nil)
+}
+
+func (r *trustRig) startLogged(t *testing.T, discover bool, log *slog.Logger) (*Plan, *Built) {
+	t.Helper()
+	doc := map[string]any{"mcpServers": map[string]any{"mail": r.server}}
+	if r.trust != nil {
+		doc["trust"] = r.trust
+	}
+	raw, _ := json.Marshal(doc)
+	cfg, diags := config.Parse(filepath.Join(r.dir, "toolfold.json"), raw, config.Options{LookupEnv: config.MapEnv(nil)})
+	if diags.HasErrors() {
+		t.Fatal(diags.String())
+	}
+	p, err := FromConfig(context.Background(), cfg, Switches{Mode: "flat"}, Options{CacheDir: r.cache, Trust: true, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Upstreams.Close() })
+	if discover {
+		for name, err := range p.Upstreams.Discover(context.Background(), 0) {
+			if err != nil {
+				t.Fatalf("discovering %s: %v", name, err)
+			}
+		}
+	}
+	b, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, b
+}
+
+func (r *trustRig) lock(t *testing.T) *trust.Lock {
+	t.Helper()
+	l, err := trust.LoadLock(filepath.Join(r.dir, trust.DefaultLockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// connect serves b over streamable HTTP and connects a client that reports
+// tools/list_changed on the returned channel.
+func connect(t *testing.T, b *Built) (*mcp.ClientSession, chan struct{}) {
+	t.Helper()
+	return connectAt(t, b, "2025-11-25")
+}
+
+// connectAt is connect on a protocol version ("": the SDK's newest, the
+// stateless era, where calls may take the byte paths).
+func connectAt(t *testing.T, b *Built, protocol string) (*mcp.ClientSession, chan struct{}) {
+	t.Helper()
+	changed := make(chan struct{}, 64)
+	srv := httptest.NewServer(mustHandler(t, b))
+	t.Cleanup(srv.Close)
+	c := mcp.NewClient(&mcp.Implementation{Name: "trust-test"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	var opts *mcp.ClientSessionOptions
+	if protocol != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: protocol}
+	}
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, changed
+}
+
+func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tl := range res.Tools {
+		out = append(out, tl.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// callText calls a tool and returns its text and whether it was an error.
+func callText(t *testing.T, cs *mcp.ClientSession, name string) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatalf("calling %s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+func wantHeldSendEmail(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	if got, want := toolNames(t, cs), []string{"mail__list_inbox", "mail__rug_pull"}; !slices.Equal(got, want) {
+		t.Errorf("tools listed %v, want %v (send_email and forward_all held)", got, want)
+	}
+	text, isErr := callText(t, cs, "mail__send_email")
+	for _, want := range []string{`"send_email"`, `"mail"`, "description, inputSchema changed", "`toolfold pins approve mail send_email`"} {
+		if !isErr || !strings.Contains(text, want) {
+			t.Errorf("calling the held tool: isError %v, text %q lacks %q", isErr, text, want)
+		}
+	}
+	if strings.Contains(text, "ran ") {
+		t.Errorf("the held tool ran: %q", text)
+	}
+	if text, isErr := callText(t, cs, "mail__list_inbox"); isErr || text != "ran list_inbox" {
+		t.Errorf("the rest of the server does not serve: %q, isError %v", text, isErr)
+	}
+}
+
+// TestTrustHoldsARugPullBetweenStarts: the fixture serves version 1, is
+// pinned, restarts as version 2; the changed and new tools are held on the
+// restart, from the disk cache alone, and after approval they serve.
+func TestTrustHoldsARugPullBetweenStarts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts upstream servers")
+	}
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			r := newTrustRig(t, transport)
+			_, b := r.start(t, true)
+			cs, _ := connect(t, b)
+			if got := toolNames(t, cs); !slices.Equal(got, []string{"mail__list_inbox", "mail__rug_pull", "mail__send_email"}) {
+				t.Fatalf("first start lists %v", got)
+			}
+			if pins := r.lock(t).Servers["mail"]; pins == nil || len(pins.Pinned) != 4 || len(pins.Held) != 0 { // 3 tools, instructions
+				t.Fatalf("first start pinned %+v", pins)
+			}
+			cs.Close()
+
+			// A restart whose cache is gone starts the server (one with
+			// its cache would start it on first need: see MidSession).
+			r.setVersion(t, 2)
+			r.cache = t.TempDir()
+			_, b = r.start(t, true)
+			cs, _ = connect(t, b)
+			wantHeldSendEmail(t, cs)
+			if g, ok := b.Catalog.Group("mail"); ok && strings.Contains(g.Instructions, "evil") {
+				t.Errorf("the changed instructions reach the group: %q", g.Instructions)
+			}
+			held := r.lock(t).Servers["mail"].Held
+			if _, ok := held["tool:send_email"]; !ok || len(held) != 3 { // send_email, forward_all, instructions
+				t.Errorf("the lock holds %v", held)
+			}
+
+			// The cache now holds version 2: it must not launder it.
+			_, b = r.start(t, false)
+			if len(b.Catalog.Pending()) != 0 {
+				t.Fatalf("the cache did not give the tools: pending %v", b.Catalog.Pending())
+			}
+			for _, protocol := range []string{"2025-11-25", ""} {
+				cs, _ = connectAt(t, b, protocol)
+				wantHeldSendEmail(t, cs)
+			}
+
+			l := r.lock(t)
+			if _, err := l.Approve("mail"); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Save(filepath.Join(r.dir, trust.DefaultLockFile)); err != nil {
+				t.Fatal(err)
+			}
+			_, b = r.start(t, true)
+			cs, _ = connect(t, b)
+			if got := toolNames(t, cs); !slices.Equal(got, []string{"mail__forward_all", "mail__list_inbox", "mail__rug_pull", "mail__send_email"}) {
+				t.Errorf("after approval the tools are %v", got)
+			}
+		})
+	}
+}
+
+// TestTrustHoldsARugPullMidSession: the fixture changes send_email and adds
+// a tool through list_changed while a client is connected; the client hears
+// of the change and the changed tool is gone from its list and refused.
+func TestTrustHoldsARugPullMidSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts upstream servers")
+	}
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			r := newTrustRig(t, transport)
+			p, b := r.start(t, true)
+			p.Follow(b)
+			cs, changed := connect(t, b)
+			if text, isErr := callText(t, cs, "mail__rug_pull"); isErr {
+				t.Fatal(text)
+			}
+			// Each change is announced; wait for the one after which
+			// send_email is held.
+			for {
+				select {
+				case <-changed:
+				case <-t.Context().Done():
+					t.Fatal("send_email was never held")
+				}
+				if !slices.Contains(toolNames(t, cs), "mail__send_email") {
+					break
+				}
+			}
+			wantHeldSendEmail(t, cs)
+		})
+	}
+}
+
+// TestTrustPicksUpAnApprovedLock: a running gateway holds send_email; an
+// operator approves in the lock file (written by rename, as pins approve
+// and editors do); the gateway reads it, clients hear list_changed, the
+// approved tools serve, and the hold and the approval are audit lines.
+func TestTrustPicksUpAnApprovedLock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts upstream servers")
+	}
+	r := newTrustRig(t, "stdio")
+	r.start(t, true)
+	r.setVersion(t, 2)
+	r.cache = t.TempDir()
+	var logs logtest.Buffer
+	p, b := r.startLogged(t, true, logs.Logger(slog.LevelInfo))
+	p.Follow(b)
+	if err := p.WatchLock(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	cs, changed := connect(t, b)
+	wantHeldSendEmail(t, cs)
+	if got := p.HeldCounts()["mail"]; got != 3 {
+		t.Errorf("held count %d, want 3", got)
+	}
+
+	l := r.lock(t)
+	if _, err := l.Approve("mail", "send_email"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Save(filepath.Join(r.dir, trust.DefaultLockFile)); err != nil {
+		t.Fatal(err)
+	}
+	for !slices.Contains(toolNames(t, cs), "mail__send_email") {
+		select {
+		case <-changed:
+		case <-t.Context().Done():
+			t.Fatal("the approved tool never appeared")
+		}
+	}
+	if text, isErr := callText(t, cs, "mail__send_email"); isErr || text != "ran send_email" {
+		t.Errorf("the approved tool: %q, isError %v", text, isErr)
+	}
+	if got := p.HeldCounts()["mail"]; got != 2 {
+		t.Errorf("held count after approval %d, want 2", got)
+	}
+	out := logs.String()
+	for _, want := range []string{`msg="trust hold" who=toolfold server=mail item=tool:send_email reason=changed changed=description,inputSchema old_digest=sha256:`,
+		`msg="trust approve" who="lock file" server=mail item=tool:send_email old_digest=sha256:`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// TestTrustReplicaAndQuarantine: a read-only lock (a replica's mount) is
+// never written, and a server new to the lock under newServers "hold" is
+// held whole, each call refused until it is approved.
+func TestTrustReplicaAndQuarantine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts upstream servers")
+	}
+	r := newTrustRig(t, "stdio")
+	r.trust = map[string]any{"readOnly": true, "newServers": "hold"}
+	_, b := r.start(t, true)
+	if _, err := os.Stat(filepath.Join(r.dir, trust.DefaultLockFile)); !os.IsNotExist(err) {
+		t.Errorf("a read-only lock was written: %v", err)
+	}
+	cs, _ := connect(t, b)
+	if got := toolNames(t, cs); len(got) != 0 {
+		t.Errorf("a quarantined server lists %v", got)
+	}
+	text, isErr := callText(t, cs, "mail__list_inbox")
+	if !isErr || !strings.Contains(text, "the server is new and trust.newServers is \"hold\"") || !strings.Contains(text, "toolfold pins approve mail list_inbox") {
+		t.Errorf("a call to a quarantined server's tool: isError %v, %q", isErr, text)
+	}
+	if g, ok := b.Catalog.Group("mail"); ok && g.Instructions != "" {
+		t.Errorf("a quarantined server's instructions reach its group: %q", g.Instructions)
+	}
+}

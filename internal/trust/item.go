@@ -1,0 +1,162 @@
+package trust
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Kind is what an item is. It is the first half of the item's key in the
+// lock ("tool:send_email").
+type Kind string
+
+// The kinds of item a server may give the model.
+const (
+	KindTool         Kind = "tool"
+	KindPrompt       Kind = "prompt"
+	KindResource     Kind = "resource"
+	KindTemplate     Kind = "template"
+	KindInstructions Kind = "instructions"
+	KindGroup        Kind = "group"
+	KindSkill        Kind = "skill"
+	KindHelp         Kind = "help"
+)
+
+// Item is one definition a server gave: its kind, its name within the server
+// and its definition as canonical JSON.
+type Item struct {
+	Kind Kind
+	Name string
+	// Def is canonical JSON (see [Canonical]).
+	Def json.RawMessage
+}
+
+// Key is the item's name in the lock and on the command line: "kind:name".
+func (it Item) Key() string { return string(it.Kind) + ":" + it.Name }
+
+// Digest is "sha256:" and the hex SHA-256 of the item's canonical JSON.
+func (it Item) Digest() string { return digest(it.Def) }
+
+func digest(canon []byte) string {
+	sum := sha256.Sum256(canon)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Canonical returns v as canonical JSON: object keys sorted, no insignificant
+// whitespace, numbers as the server wrote them. Two definitions that differ
+// only in key order or spacing have the same canonical form.
+func Canonical(v any) (json.RawMessage, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("trust: encode definition: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, fmt.Errorf("trust: read definition: %w", err)
+	}
+	// encoding/json writes map keys sorted, which is the canonical order.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(tree); err != nil {
+		return nil, fmt.Errorf("trust: encode definition: %w", err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// toolFields are the parts of a tool the model reads. _meta and icons are
+// left out: the model never sees them, and servers stamp _meta per start.
+var toolFields = []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations"}
+
+// ToolItem is the item of a tool.
+func ToolItem(t *mcp.Tool) (Item, error) {
+	return pick(KindTool, t.Name, t, toolFields)
+}
+
+// PromptItem is the item of a prompt (name, title, description, arguments).
+func PromptItem(p *mcp.Prompt) (Item, error) {
+	return pick(KindPrompt, p.Name, p, []string{"name", "title", "description", "arguments"})
+}
+
+// ResourceItem is the item of a resource, keyed by its URI.
+func ResourceItem(r *mcp.Resource) (Item, error) {
+	return pick(KindResource, r.URI, r, []string{"uri", "name", "title", "description", "mimeType"})
+}
+
+// TemplateItem is the item of a resource template, keyed by its URI template.
+func TemplateItem(r *mcp.ResourceTemplate) (Item, error) {
+	return pick(KindTemplate, r.URITemplate, r, []string{"uriTemplate", "name", "title", "description", "mimeType"})
+}
+
+// InstructionsItem is the item of a server's instructions.
+func InstructionsItem(text string) (Item, error) {
+	return ValueItem(KindInstructions, "instructions", map[string]string{"instructions": text})
+}
+
+// ValueItem is the item of any other definition (a group, a skill, a
+// command's help): v whole, canonical.
+func ValueItem(kind Kind, name string, v any) (Item, error) {
+	c, err := Canonical(v)
+	if err != nil {
+		return Item{}, err
+	}
+	return Item{Kind: kind, Name: name, Def: c}, nil
+}
+
+func pick(kind Kind, name string, v any, fields []string) (Item, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return Item{}, fmt.Errorf("trust: encode %s %q: %w", kind, name, err)
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &all); err != nil {
+		return Item{}, fmt.Errorf("trust: read %s %q: %w", kind, name, err)
+	}
+	kept := make(map[string]json.RawMessage, len(fields))
+	for _, f := range fields {
+		if v, ok := all[f]; ok && string(v) != "null" {
+			kept[f] = v
+		}
+	}
+	return ValueItem(kind, name, kept)
+}
+
+// Changed names the top-level fields of two canonical definitions that
+// differ ("description", "inputSchema"…), sorted. Either may be nil.
+func Changed(old, cur json.RawMessage) []string {
+	var a, b map[string]json.RawMessage
+	_ = json.Unmarshal(old, &a)
+	_ = json.Unmarshal(cur, &b)
+	var out []string
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !bytes.Equal(v, w) {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ParseKey splits "kind:name" into its halves. A bare name is a tool's.
+func ParseKey(key string) (Kind, string) {
+	if k, n, ok := strings.Cut(key, ":"); ok {
+		switch Kind(k) {
+		case KindTool, KindPrompt, KindResource, KindTemplate, KindInstructions, KindGroup, KindSkill, KindHelp:
+			return Kind(k), n
+		}
+	}
+	return KindTool, key
+}

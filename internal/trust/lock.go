@@ -1,0 +1,207 @@
+package trust
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// DefaultLockFile is the lock's name beside the config.
+const DefaultLockFile = "toolfold.lock"
+
+const lockVersion = 1
+
+// Pin is one pinned item: its digest and the definition it was taken from.
+//
+// The definition is kept, not only the digest, so that a held change can be
+// shown as a readable diff of old and new without the old server, and so a
+// reviewer of the committed lock sees the words the model will read. The lock
+// grows with the catalog (the 35 recorded catalogs are about 600 KB of JSON);
+// go.sum-style digests alone would make every hold unreviewable.
+type Pin struct {
+	Digest     string          `json:"digest"`
+	Definition json.RawMessage `json:"definition"`
+}
+
+// ServerPins are a server's pins and its held items.
+type ServerPins struct {
+	// Pinned maps an item key ("tool:send_email") to its pin.
+	Pinned map[string]Pin `json:"pinned"`
+	// Held maps an item key to the definition the server gave that is not
+	// served until someone approves it. A held item new to the server has no
+	// entry in Pinned.
+	Held map[string]Pin `json:"held,omitempty"`
+	// Quarantined is true while the whole server waits for approval
+	// (trust.newServers "hold"); its items are all in Held.
+	Quarantined bool `json:"quarantined,omitempty"`
+}
+
+// Lock is the content of the lock file: one entry per server.
+type Lock struct {
+	Version int                    `json:"version"`
+	Servers map[string]*ServerPins `json:"servers"`
+}
+
+// NewLock is an empty lock.
+func NewLock() *Lock { return &Lock{Version: lockVersion, Servers: map[string]*ServerPins{}} }
+
+// LoadLock reads the lock at path. A missing file is an empty lock.
+func LoadLock(path string) (*Lock, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return NewLock(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("trust: read lock file: %w", err)
+	}
+	return ParseLock(b)
+}
+
+// ParseLock reads a lock from its text.
+func ParseLock(b []byte) (*Lock, error) {
+	l := NewLock()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(l); err != nil {
+		return nil, fmt.Errorf("trust: the lock file is not valid (%w); restore it from version control, or delete it to pin everything anew", err)
+	}
+	if l.Version != lockVersion {
+		return nil, fmt.Errorf("trust: the lock file has version %d, this toolfold reads version %d; upgrade toolfold or delete the file to pin anew", l.Version, lockVersion)
+	}
+	if l.Servers == nil {
+		l.Servers = map[string]*ServerPins{}
+	}
+	for name, sp := range l.Servers {
+		if sp == nil {
+			sp = &ServerPins{}
+			l.Servers[name] = sp
+		}
+		if sp.Pinned == nil {
+			sp.Pinned = map[string]Pin{}
+		}
+		for _, m := range []map[string]Pin{sp.Pinned, sp.Held} {
+			for key, p := range m {
+				// The file holds definitions indented for review; the digest
+				// is over the canonical form, which must still match it, so
+				// a hand edit of one without the other is caught here.
+				c, err := Canonical(p.Definition)
+				if err != nil || digest(c) != p.Digest {
+					return nil, fmt.Errorf("trust: the lock file's %s %s does not match its digest; restore the file from version control, or remove the entry to pin it anew", name, key)
+				}
+				m[key] = Pin{Digest: p.Digest, Definition: c}
+			}
+		}
+	}
+	return l, nil
+}
+
+// Marshal is the lock's text: indented JSON, keys sorted, so a change of one
+// definition is a small line diff.
+func (l *Lock) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(l); err != nil {
+		return nil, fmt.Errorf("trust: encode lock: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Save writes the lock to path atomically: a temporary file in the same
+// directory, synced, then renamed over the old one, so a reader (another
+// replica, a watching gateway) sees the old file or the new, never half.
+func (l *Lock) Save(path string) error {
+	b, err := l.Marshal()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".toolfold.lock-*")
+	if err != nil {
+		return fmt.Errorf("trust: write lock file: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("trust: write lock file: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("trust: write lock file: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("trust: write lock file: %w", err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("trust: write lock file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("trust: write lock file: %w", err)
+	}
+	return nil
+}
+
+// Clone is a deep copy of the lock.
+func (l *Lock) Clone() *Lock {
+	c := &Lock{Version: l.Version, Servers: make(map[string]*ServerPins, len(l.Servers))}
+	for name, sp := range l.Servers {
+		c.Servers[name] = &ServerPins{Pinned: maps.Clone(sp.Pinned), Held: maps.Clone(sp.Held), Quarantined: sp.Quarantined}
+	}
+	return c
+}
+
+// ErrNotHeld is what an approval of a server or item that is not held
+// matches (errors.Is): the caller's mistake, not a failure.
+var ErrNotHeld = errors.New("not held")
+
+type notHeldError struct{ msg string }
+
+func (e *notHeldError) Error() string        { return e.msg }
+func (e *notHeldError) Is(target error) bool { return target == ErrNotHeld }
+
+func notHeld(msg string) error { return &notHeldError{msg} }
+
+// Approval is one item re-pinned by [Lock.Approve].
+type Approval struct {
+	Server, Item         string
+	OldDigest, NewDigest string
+}
+
+// Approve pins the held items of server named by keys (all of them when
+// keys is empty) and ends its quarantine. A key may be "kind:name" or a bare
+// tool name. It fails, naming what exists, when the server or an item is not
+// held.
+func (l *Lock) Approve(server string, keys ...string) ([]Approval, error) {
+	sp := l.Servers[server]
+	if sp == nil {
+		return nil, notHeld(fmt.Sprintf("trust: no server %q in the lock (servers: %v)", server, slices.Sorted(maps.Keys(l.Servers))))
+	}
+	if len(keys) == 0 {
+		keys = slices.Sorted(maps.Keys(sp.Held))
+	}
+	var out []Approval
+	for _, k := range keys {
+		kind, name := ParseKey(k)
+		key := string(kind) + ":" + name
+		h, ok := sp.Held[key]
+		if !ok {
+			return nil, notHeld(fmt.Sprintf("trust: %s has no held item %q (held: %v)", server, k, slices.Sorted(maps.Keys(sp.Held))))
+		}
+		out = append(out, Approval{Server: server, Item: key, OldDigest: sp.Pinned[key].Digest, NewDigest: h.Digest})
+	}
+	for _, a := range out {
+		sp.Pinned[a.Item] = sp.Held[a.Item]
+		delete(sp.Held, a.Item)
+	}
+	if len(sp.Held) == 0 {
+		sp.Quarantined = false
+	}
+	return out, nil
+}

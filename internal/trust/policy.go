@@ -1,0 +1,230 @@
+package trust
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Policy says what to do with a definition that is not pinned as it is.
+// The zero value is the default policy.
+type Policy struct {
+	// OnChange is for a pinned item whose definition changed: "hold"
+	// (default), "warn" (serve the new text and say so) or "accept" (re-pin).
+	OnChange string
+	// OnNew is for an item new to an already-pinned server: "hold"
+	// (default) or "accept".
+	OnNew string
+	// NewServers is for a server the lock has never seen: "accept" (default,
+	// pin on first sight) or "hold" (quarantine the whole server).
+	NewServers string
+	// OnFinding is for a definition the scan flags, before it is pinned:
+	// "warn" (default) or "hold".
+	OnFinding string
+}
+
+// Policy values.
+const (
+	PolicyHold   = "hold"
+	PolicyWarn   = "warn"
+	PolicyAccept = "accept"
+)
+
+func (p Policy) onChange() string   { return or(p.OnChange, PolicyHold) }
+func (p Policy) onNew() string      { return or(p.OnNew, PolicyHold) }
+func (p Policy) newServers() string { return or(p.NewServers, PolicyAccept) }
+func (p Policy) onFinding() string  { return or(p.OnFinding, PolicyWarn) }
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// Validate names the first value that is not one of a key's choices.
+func (p Policy) Validate() error {
+	for _, c := range []struct {
+		key, val string
+		ok       []string
+	}{
+		{"trust.onChange", p.OnChange, []string{PolicyHold, PolicyWarn, PolicyAccept}},
+		{"trust.onNew", p.OnNew, []string{PolicyHold, PolicyAccept}},
+		{"trust.newServers", p.NewServers, []string{PolicyAccept, PolicyHold}},
+		{"trust.onFinding", p.OnFinding, []string{PolicyWarn, PolicyHold}},
+	} {
+		if c.val != "" && !slices.Contains(c.ok, c.val) {
+			return fmt.Errorf("%s is %q; use one of %s", c.key, c.val, strings.Join(c.ok, ", "))
+		}
+	}
+	return nil
+}
+
+// Reasons an item is held (or warned about).
+const (
+	ReasonChanged   = "changed"
+	ReasonNew       = "new"
+	ReasonNewServer = "new server"
+	ReasonFinding   = "scan finding"
+)
+
+// Hold is why one item is not served as the server gave it.
+type Hold struct {
+	Server string
+	Item   string // "kind:name"
+	Reason string
+	// Changed names the top-level fields that differ from the pin
+	// (description, inputSchema…); empty for a new item.
+	Changed              []string
+	OldDigest, NewDigest string
+	Findings             []Finding
+}
+
+// Approve is the command that approves the item.
+func (h Hold) Approve() string {
+	kind, name := ParseKey(h.Item)
+	arg := h.Item
+	if kind == KindTool {
+		arg = name
+	}
+	return fmt.Sprintf("toolfold pins approve %s %s", shellWord(h.Server), shellWord(arg))
+}
+
+// Refusal is the text of a call's refusal: the server, the item, what
+// changed and the command that approves it.
+func (h Hold) Refusal() string {
+	kind, name := ParseKey(h.Item)
+	var why string
+	switch h.Reason {
+	case ReasonChanged:
+		why = fmt.Sprintf("its %s changed since it was pinned (%s, now %s)", strings.Join(h.Changed, ", "), short(h.OldDigest), short(h.NewDigest))
+	case ReasonNew:
+		why = "it is new to a server whose definitions are pinned"
+	case ReasonNewServer:
+		why = "the server is new and trust.newServers is \"hold\""
+	case ReasonFinding:
+		var kinds []string
+		for _, f := range h.Findings {
+			kinds = append(kinds, f.Kind)
+		}
+		slices.Sort(kinds)
+		why = "the poisoning scan flagged it (" + strings.Join(slices.Compact(kinds), ", ") + ")"
+	}
+	return fmt.Sprintf("toolfold holds %s %q of server %q: %s. An operator reviews it with `toolfold pins` and approves it with `%s`.", kind, name, h.Server, why, h.Approve())
+}
+
+func short(d string) string {
+	if len(d) > 19 {
+		return d[:19]
+	}
+	return d
+}
+
+func shellWord(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == ':' || r == '/' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Verdict is the decision over one server's items.
+type Verdict struct {
+	// Held maps item keys to why they are held; an item not in it serves.
+	Held map[string]Hold
+	// Warned are changes served under trust.onChange "warn".
+	Warned []Hold
+	// Pinned are the keys pinned by this decision (first sight, accept).
+	Pinned []string
+	// LockChanged is true when the lock needs saving.
+	LockChanged bool
+}
+
+// Serves reports whether the item with key may be served.
+func (v *Verdict) Serves(key string) bool { _, held := v.Held[key]; return !held }
+
+// Decide compares a server's items with its pins under the policy, updates
+// the lock (first-sight pins, accepted changes, held definitions) and says
+// per item serve or hold. findings are the scan's findings on these items;
+// they hold an item only if it is not already pinned as it is, so an
+// approved item is never held again for the same text.
+func Decide(l *Lock, server string, items []Item, p Policy, findings []Finding) *Verdict {
+	v := &Verdict{Held: map[string]Hold{}}
+	byItem := map[string][]Finding{}
+	for _, f := range findings {
+		if f.Server == server {
+			byItem[f.Item] = append(byItem[f.Item], f)
+		}
+	}
+	sp := l.Servers[server]
+	first := sp == nil
+	if first {
+		sp = &ServerPins{Pinned: map[string]Pin{}}
+		l.Servers[server] = sp
+		v.LockChanged = true
+		if p.newServers() == PolicyHold {
+			sp.Quarantined = true
+		}
+	}
+	oldHeld := sp.Held
+	sp.Held = nil
+	hold := func(it Item, h Hold) {
+		h.Server, h.Item, h.NewDigest = server, it.Key(), it.Digest()
+		v.Held[h.Item] = h
+		if sp.Held == nil {
+			sp.Held = map[string]Pin{}
+		}
+		sp.Held[h.Item] = Pin{Digest: h.NewDigest, Definition: it.Def}
+	}
+	pin := func(it Item) {
+		sp.Pinned[it.Key()] = Pin{Digest: it.Digest(), Definition: it.Def}
+		v.Pinned = append(v.Pinned, it.Key())
+		v.LockChanged = true
+	}
+	for _, it := range items {
+		key := it.Key()
+		fs := byItem[key]
+		flagged := len(fs) > 0 && p.onFinding() == PolicyHold
+		old, pinned := sp.Pinned[key]
+		switch {
+		case sp.Quarantined:
+			hold(it, Hold{Reason: ReasonNewServer, OldDigest: old.Digest, Findings: fs})
+		case pinned && old.Digest == it.Digest():
+			// As approved.
+		case flagged:
+			hold(it, Hold{Reason: ReasonFinding, OldDigest: old.Digest, Changed: changedIf(pinned, old, it), Findings: fs})
+		case pinned:
+			h := Hold{Server: server, Item: key, Reason: ReasonChanged, Changed: Changed(old.Definition, it.Def), OldDigest: old.Digest, NewDigest: it.Digest(), Findings: fs}
+			switch p.onChange() {
+			case PolicyAccept:
+				pin(it)
+			case PolicyWarn:
+				v.Warned = append(v.Warned, h)
+			default:
+				hold(it, h)
+			}
+		case first || p.onNew() == PolicyAccept:
+			pin(it)
+		default:
+			hold(it, Hold{Reason: ReasonNew, Findings: fs})
+		}
+	}
+	if !sameHeld(oldHeld, sp.Held) {
+		v.LockChanged = true
+	}
+	return v
+}
+
+func changedIf(pinned bool, old Pin, it Item) []string {
+	if !pinned {
+		return nil
+	}
+	return Changed(old.Definition, it.Def)
+}
+
+func sameHeld(a, b map[string]Pin) bool {
+	return maps.EqualFunc(a, b, func(x, y Pin) bool { return x.Digest == y.Digest && bytes.Equal(x.Definition, y.Definition) })
+}
