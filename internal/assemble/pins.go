@@ -109,6 +109,8 @@ func (p *Plan) WatchLock(ctx context.Context) error {
 			select {
 			case <-ctx.Done():
 				return
+			case <-g.done: // the upstreams closed: serving has ended
+				return
 			case err, ok := <-w.Errors:
 				if !ok {
 					return

@@ -47,6 +47,21 @@ type trustGate struct {
 	logged   map[string]bool
 	// heldLogged are the holds already logged (server, item, digest).
 	heldLogged map[string]bool
+	// closed is set when the upstreams close: a rebuild still under way
+	// then writes no lock, so nothing touches the config's directory once
+	// serving has ended. done is closed with it, for the lock's watcher.
+	closed bool
+	done   chan struct{}
+}
+
+// close ends the gate's writes and its watcher; safe to call twice.
+func (g *trustGate) close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.closed {
+		g.closed = true
+		close(g.done)
+	}
 }
 
 // serverTrust is the judgement of one server's definitions.
@@ -76,6 +91,7 @@ func newTrustGate(cfg *config.Config, log *slog.Logger) *trustGate {
 		path: cfg.LockPath(), readOnly: cfg.Trust.ReadOnly, log: log,
 		policy: trust.Policy{OnChange: cfg.Trust.OnChange, OnNew: cfg.Trust.OnNew, NewServers: cfg.Trust.NewServers, OnFinding: cfg.Trust.OnFinding},
 		memo:   map[string]*serverTrust{}, logged: map[string]bool{}, heldLogged: map[string]bool{},
+		done: make(chan struct{}),
 	}
 	g.lock, g.loadErr = trust.LoadLock(g.path)
 	if g.loadErr != nil {
@@ -186,7 +202,7 @@ func (g *trustGate) judge(servers []string, known func(string) ([]*mcp.Tool, []*
 				delete(g.memo, name)
 			}
 		}
-		if changed && !g.readOnly && !g.noWrite && g.loadErr == nil {
+		if changed && !g.readOnly && !g.noWrite && !g.closed && g.loadErr == nil {
 			if err := g.lock.Save(g.path); err != nil {
 				g.log.Error("trust: the lock file cannot be written; pins stay in memory until it can", "lock_file", g.path, "error", err)
 			}

@@ -631,6 +631,9 @@ func (u *Upstreams) Close() error {
 	if u == nil {
 		return nil
 	}
+	if u.trust != nil {
+		u.trust.close()
+	}
 	return u.Manager.Close()
 }
 
