@@ -79,6 +79,10 @@ func ParseMode(s string) (Mode, error) {
 const (
 	// InstructionsEnv holds their initialize instructions.
 	InstructionsEnv = "GROUPS_FIXTURE_INSTRUCTIONS"
+	// IntrudeEnv holds Options.Intrude, comma-separated.
+	IntrudeEnv = "GROUPS_FIXTURE_INTRUDE"
+	// QuoteEnv holds Options.Quote.
+	QuoteEnv = "GROUPS_FIXTURE_QUOTE"
 	// ModeEnv holds their mode (see ParseMode).
 	ModeEnv = "GROUPS_FIXTURE_MODE"
 )
