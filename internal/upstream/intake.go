@@ -137,3 +137,37 @@ func maskValue[T any](secrets *redact.Secrets, in *T, out *T, log *slog.Logger) 
 	log.Warn("a definition could not be checked for secrets; it is left out", "error", err)
 	return true
 }
+
+// maskedList masks the server's secrets in each of a pass-through list's
+// definitions (resources, templates, prompts): they reach clients as the
+// tools do, and a server may quote its token in them as well.
+func maskedList[T any](m *Manager, server string, list []*T, err error) ([]*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	s, lerr := m.lookup(server)
+	if lerr != nil || s.secrets.Empty() {
+		return list, nil
+	}
+	out := list
+	for i, v := range list {
+		var c T
+		if maskValue(s.secrets, v, &c, s.log) {
+			if &out[0] == &list[0] {
+				out = slices.Clone(list)
+			}
+			out[i] = &c
+		}
+	}
+	return out, nil
+}
+
+// maskedResult is maskedList for one pass-through answer (a resource's
+// contents, a prompt's messages).
+func maskedResult[T any](m *Manager, server string, v *T, err error) (*T, error) {
+	if err != nil || v == nil {
+		return v, err
+	}
+	out, _ := maskedList(m, server, []*T{v}, nil)
+	return out[0], nil
+}
