@@ -33,7 +33,11 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "groups fixture:", err)
 			os.Exit(2)
 		}
-		s := groupsfixture.NewWith(groupsfixture.Options{Mode: mode, Instructions: os.Getenv(groupsfixture.InstructionsEnv)})
+		o := groupsfixture.Options{Mode: mode, Instructions: os.Getenv(groupsfixture.InstructionsEnv), Quote: os.Getenv(groupsfixture.QuoteEnv)}
+		if v := os.Getenv(groupsfixture.IntrudeEnv); v != "" {
+			o.Intrude = strings.Split(v, ",")
+		}
+		s := groupsfixture.NewWith(o)
 		if err := s.Run(context.Background(), s.Transport(&mcp.StdioTransport{})); err != nil {
 			fmt.Fprintln(os.Stderr, "groups fixture:", err)
 			os.Exit(1)

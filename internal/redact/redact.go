@@ -11,7 +11,10 @@
 package redact
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"regexp"
@@ -237,4 +240,59 @@ func (h *handler) attr(a slog.Attr) slog.Attr {
 		}
 	}
 	return a
+}
+
+// Empty reports whether no secret value is declared (URLs are still
+// redacted by String).
+func (s *Secrets) Empty() bool { return s == nil || len(s.values) == 0 }
+
+// JSON masks the secret values in every string (keys included) of a JSON
+// text, decoded, so a secret is found however the text escaped it. changed
+// is false, and out is data, when nothing was masked.
+func (s *Secrets) JSON(data []byte) (out []byte, changed bool, err error) {
+	if s.Empty() {
+		return data, false, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, false, fmt.Errorf("masking secrets in JSON: %w", err)
+	}
+	v = s.walk(v, &changed)
+	if !changed {
+		return data, false, nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, false, fmt.Errorf("masking secrets in JSON: %w", err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), true, nil
+}
+
+func (s *Secrets) walk(v any, changed *bool) any {
+	switch x := v.(type) {
+	case string:
+		if m := s.mask(x); m != x {
+			*changed = true
+			return m
+		}
+	case []any:
+		for i := range x {
+			x[i] = s.walk(x[i], changed)
+		}
+	case map[string]any:
+		for k, e := range x {
+			e = s.walk(e, changed)
+			if mk := s.mask(k); mk != k {
+				*changed = true
+				delete(x, k)
+				k = mk
+			}
+			x[k] = e
+		}
+	}
+	return v
 }

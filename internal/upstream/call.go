@@ -361,16 +361,18 @@ func offersLogging(c *mcp.ServerCapabilities) bool     { return c.Logging != nil
 
 // ListResources returns every resource of a server (all pages).
 func (m *Manager) ListResources(ctx context.Context, server string) ([]*mcp.Resource, error) {
-	return do(ctx, m, server, "resources/list", "resources", offersResources, func(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Resource, error) {
+	list, err := do(ctx, m, server, "resources/list", "resources", offersResources, func(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Resource, error) {
 		return collect(cs.Resources(ctx, nil))
 	})
+	return maskedList(m, server, list, err)
 }
 
 // ListResourceTemplates returns every resource template of a server (all pages).
 func (m *Manager) ListResourceTemplates(ctx context.Context, server string) ([]*mcp.ResourceTemplate, error) {
-	return do(ctx, m, server, "resources/templates/list", "resources", offersResources, func(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.ResourceTemplate, error) {
+	list, err := do(ctx, m, server, "resources/templates/list", "resources", offersResources, func(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.ResourceTemplate, error) {
 		return collect(cs.ResourceTemplates(ctx, nil))
 	})
+	return maskedList(m, server, list, err)
 }
 
 // ReadResource reads one resource of a server. opts (may be nil) carries
@@ -380,20 +382,22 @@ func (m *Manager) ReadResource(ctx context.Context, server string, params *mcp.R
 		return nil, fmt.Errorf("reading a resource of upstream %q needs a URI", server)
 	}
 	p := *params // the caller's params stay untouched across rounds
-	return doAsking(ctx, m, server, fmt.Sprintf("resources/read %q", params.URI), "resources", offersResources, opts,
+	res, err := doAsking(ctx, m, server, fmt.Sprintf("resources/read %q", params.URI), "resources", offersResources, opts,
 		func(ctx context.Context, cs *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
 			return cs.ReadResource(ctx, &p)
 		},
 		func(responses mcp.InputResponseMap, state string) {
 			p.InputResponses, p.RequestState = responses, state
 		})
+	return maskedResult(m, server, res, err)
 }
 
 // ListPrompts returns every prompt of a server (all pages).
 func (m *Manager) ListPrompts(ctx context.Context, server string) ([]*mcp.Prompt, error) {
-	return do(ctx, m, server, "prompts/list", "prompts", offersPrompts, func(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Prompt, error) {
+	list, err := do(ctx, m, server, "prompts/list", "prompts", offersPrompts, func(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Prompt, error) {
 		return collect(cs.Prompts(ctx, nil))
 	})
+	return maskedList(m, server, list, err)
 }
 
 // GetPrompt gets one prompt of a server. opts (may be nil) carries the
@@ -403,13 +407,14 @@ func (m *Manager) GetPrompt(ctx context.Context, server string, params *mcp.GetP
 		return nil, fmt.Errorf("getting a prompt of upstream %q needs a prompt name", server)
 	}
 	p := *params // the caller's params stay untouched across rounds
-	return doAsking(ctx, m, server, fmt.Sprintf("prompts/get %q", params.Name), "prompts", offersPrompts, opts,
+	res, err := doAsking(ctx, m, server, fmt.Sprintf("prompts/get %q", params.Name), "prompts", offersPrompts, opts,
 		func(ctx context.Context, cs *mcp.ClientSession) (*mcp.GetPromptResult, error) {
 			return cs.GetPrompt(ctx, &p)
 		},
 		func(responses mcp.InputResponseMap, state string) {
 			p.InputResponses, p.RequestState = responses, state
 		})
+	return maskedResult(m, server, res, err)
 }
 
 // Complete asks a server for argument completions. A completion result

@@ -38,6 +38,10 @@ const (
 	maxGroupDepth = 8   // nesting levels below a top-level group
 	maxGroups     = 256 // groups per server, all levels together, skills included
 	maxGroupPages = 64  // pages of groups/list, and of skills/list
+	// maxGroupBytes bounds the entries of groups/list (or skills/list)
+	// held at once, all pages together: each page is bounded by the
+	// message size alone, and 64 of them could take gigabytes.
+	maxGroupBytes = 8 << 20
 )
 
 // Group is a group an upstream server declared, through the grouping draft
@@ -195,6 +199,16 @@ func (r *groupReader) pages(ctx context.Context, method string, call func(cursor
 		if next == "" {
 			return out
 		}
+		// Paging stops as soon as no more could be kept: what is past the
+		// bounds would be left out anyway, and holding it costs memory.
+		if len(out) > maxGroups {
+			r.warn(fmt.Sprintf("%s lists more than %d entries; paging stops there and the rest are left out", method, maxGroups))
+			return out
+		}
+		if n := rawBytes(out); n > maxGroupBytes {
+			r.warn(fmt.Sprintf("%s entries exceed %d MiB; paging stops there and the rest are left out", method, maxGroupBytes>>20), "bytes", n)
+			return out
+		}
 		if cursors[next] {
 			r.warn(method+" returned a cursor it had returned before; listing stops there", "cursor", next)
 			return out
@@ -202,6 +216,14 @@ func (r *groupReader) pages(ctx context.Context, method string, call func(cursor
 		cursors[next] = true
 		cursor = next
 	}
+}
+
+func rawBytes(items []json.RawMessage) int {
+	n := 0
+	for _, it := range items {
+		n += len(it)
+	}
+	return n
 }
 
 // list reads every page of groups/list and returns the valid groups, in

@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -697,6 +698,53 @@ func TestFormatOneCacheFiles(t *testing.T) {
 			}
 			if !tc.used && !strings.Contains(logs.String(), "from another version of toolfold") {
 				t.Errorf("no warning about the old file:\n%s", logs.String())
+			}
+		})
+	}
+}
+
+// TestGroupPagingStopsAtTheBounds checks that a server paging out groups
+// without end is read no further than the bounds: by count (maxGroups) and
+// by bytes (maxGroupBytes), not after every page is held.
+func TestGroupPagingStopsAtTheBounds(t *testing.T) {
+	big := strings.Repeat("x", 1<<20)
+	tests := []struct {
+		name     string
+		perPage  int
+		desc     string
+		maxPages int64
+	}{
+		{"by count", 100, "a group", int64(maxGroups/100 + 1)},
+		{"by bytes", 1, big, int64(maxGroupBytes/len(big) + 1)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var served atomic.Int64
+			caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
+			caps.AddExtension(GroupsExtension, map[string]any{})
+			srv := mcp.NewServer(&mcp.Implementation{Name: "endless"}, &mcp.ServerOptions{Capabilities: caps})
+			srv.AddTool(member("t", "p0-g0"), func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return textResult("t"), nil
+			})
+			_ = mcp.AddReceivingCustomMethod(srv, "groups/list", func(_ context.Context, _ *mcp.ServerSession, p *rawListParams) (*rawResult, error) {
+				page := served.Add(1) - 1
+				var groups []any
+				for j := range tc.perPage {
+					groups = append(groups, map[string]any{"name": fmt.Sprintf("p%d-g%d", page, j), "description": tc.desc})
+				}
+				return &rawResult{Fields: map[string]any{"groups": groups, "nextCursor": fmt.Sprint(page + 1)}}, nil
+			})
+			var logs logtest.Buffer
+			m := newTestManager(t, map[string]config.ServerConfig{"endless": {Command: "unused"}},
+				&Options{dial: inMemoryDialer(srv), Logger: logs.Logger(slog.LevelInfo)})
+			if _, err := m.Tools(context.Background(), "endless"); err != nil {
+				t.Fatal(err)
+			}
+			if n := served.Load(); n > tc.maxPages {
+				t.Errorf("%d pages read, want at most %d: paging must stop at the bound", n, tc.maxPages)
+			}
+			if !strings.Contains(logs.String(), "paging stops there") || !strings.Contains(logs.String(), "endless") {
+				t.Errorf("no warning naming the server says paging stopped:\n%s", logs.String())
 			}
 		})
 	}

@@ -287,8 +287,13 @@ func (r *rawLines) skipLong(line []byte, err error) error {
 // whether the line was one (the answer of a withdrawn call included). The
 // caller may hold its answer back for answers (rawcall.Call.Answers).
 func (r *rawConn) take(line []byte, answers *rawcall.Batch) bool {
-	if !bytes.Contains(line, []byte(rawIDPrefix)) {
+	// An id may be written with escapes ("toolfold\u002draw-1"): the
+	// typed path reads it as the same string, so this one must too.
+	if !bytes.Contains(line, []byte(rawIDPrefix)) && !bytes.Contains(line, []byte(`\u`)) {
 		return false
+	}
+	if t := bytes.TrimLeft(line, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		return r.takeBatch(t, answers)
 	}
 	var id, result, rpcErr []byte
 	if rawcall.Members(line, func(k, v []byte) bool {
@@ -308,6 +313,9 @@ func (r *rawConn) take(line []byte, answers *rawcall.Batch) bool {
 		return false
 	}
 	key, ok := rawcall.String(id)
+	if !ok && len(id) > 0 && id[0] == '"' {
+		ok = json.Unmarshal(id, &key) == nil
+	}
 	if !ok || !strings.HasPrefix(key, rawIDPrefix) {
 		return false
 	}
@@ -321,6 +329,35 @@ func (r *rawConn) take(line []byte, answers *rawcall.Batch) bool {
 	// Otherwise the answer of a call withdrawn (cancelled, timed out):
 	// nobody waits for it.
 	return true
+}
+
+// takeBatch takes a JSON-RPC batch line whose every element is an answer
+// to a fast-path call, as the typed path would read each. A batch holding
+// anything else goes to the typed path whole.
+func (r *rawConn) takeBatch(line []byte, answers *rawcall.Batch) bool {
+	var elems []json.RawMessage
+	if json.Unmarshal(line, &elems) != nil || len(elems) == 0 {
+		return false
+	}
+	for _, e := range elems {
+		if !r.isFastAnswer(e) {
+			return false
+		}
+	}
+	for _, e := range elems {
+		r.take(e, answers)
+	}
+	return true
+}
+
+// isFastAnswer reports whether one message is the answer of a fast-path
+// call, without taking it.
+func (r *rawConn) isFastAnswer(msg []byte) bool {
+	var m struct {
+		ID     *string          `json:"id"`
+		Method *json.RawMessage `json:"method"`
+	}
+	return json.Unmarshal(msg, &m) == nil && m.Method == nil && m.ID != nil && strings.HasPrefix(*m.ID, rawIDPrefix)
 }
 
 // refuse fails the fast-path call whose answer was too large to read.

@@ -240,3 +240,29 @@ func TestRawLinesPassesOnAllButFastPathAnswers(t *testing.T) {
 		t.Errorf("the SDK read:\n%.300s\nwant:\n%.300s", got, want)
 	}
 }
+
+// An upstream may write its answers as a batch line, or its ids with
+// escapes: the typed path reads both, so the byte path must take them too
+// (else its calls wait for their timeouts).
+func TestRawLinesTakesBatchesAndEscapedIDs(t *testing.T) {
+	server := `{"jsonrpc":"2.0","id":"toolfold-raw-3","method":"ping"}`
+	tests := []struct{ name, line, want string }{
+		{"escaped id", `{"jsonrpc":"2.0","id":"toolfold\u002draw-1","result":{}}`, ""},
+		{"batch", `[{"jsonrpc":"2.0","id":"toolfold-raw-1","result":{}},{"jsonrpc":"2.0","id":"toolfold\u002Draw-2","result":{}}]`, ""},
+		{"batch with a request of the server's", `[{"jsonrpc":"2.0","id":"toolfold-raw-1","result":{}},` + server + `]`,
+			`[{"jsonrpc":"2.0","id":"toolfold-raw-1","result":{}},` + server + `]` + "\n"},
+		{"escaped other id", `{"jsonrpc":"2.0","id":"other\u002d1","result":{}}`, `{"jsonrpc":"2.0","id":"other\u002d1","result":{}}` + "\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &rawLines{src: strings.NewReader(tc.line + "\n"), raw: &rawConn{}}
+			got, err := io.ReadAll(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("the SDK read %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -170,7 +170,8 @@ func (s *server) loadCache() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if !s.known {
-			s.tools, s.groups, s.init, s.known, s.cached = s.bound(e.Tools), e.Groups, e.Init, true, true
+			tools, groups := s.admit(e.Tools, e.Groups)
+			s.tools, s.groups, s.init, s.known, s.cached = s.bound(tools), groups, e.Init, true, true
 		}
 	})
 }
@@ -1015,6 +1016,7 @@ func (s *server) groupsChanged(c *connection) {
 // and tells OnToolsChanged when either differs from what was known.
 func (s *server) setTools(cs *mcp.ClientSession, tools []*mcp.Tool, groups []*Group) {
 	s.loadCache() // so a list equal to the cached one is not reported as a change
+	tools, groups = s.admit(tools, groups)
 	tools = s.bound(tools)
 	s.mu.Lock()
 	changed := !s.known || !sameTools(s.tools, tools) || !sameJSON(s.groups, groups)

@@ -79,6 +79,10 @@ func ParseMode(s string) (Mode, error) {
 const (
 	// InstructionsEnv holds their initialize instructions.
 	InstructionsEnv = "GROUPS_FIXTURE_INSTRUCTIONS"
+	// IntrudeEnv holds Options.Intrude, comma-separated.
+	IntrudeEnv = "GROUPS_FIXTURE_INTRUDE"
+	// QuoteEnv holds Options.Quote.
+	QuoteEnv = "GROUPS_FIXTURE_QUOTE"
 	// ModeEnv holds their mode (see ParseMode).
 	ModeEnv = "GROUPS_FIXTURE_MODE"
 )
@@ -87,6 +91,13 @@ const (
 type Options struct {
 	Mode         Mode
 	Instructions string // of the initialize result
+	// Hostile settings, for tests of what toolfold takes in from an
+	// upstream. Quote is put at the end of every description, title and
+	// skill body, and in a schema's text, as a server quoting its token
+	// back would. Intrude adds the tool "intruder", whose _meta names these
+	// groups, which groups/list does not list.
+	Quote   string
+	Intrude []string
 }
 
 // Group is one group the fixture serves through the grouping draft.
@@ -134,6 +145,8 @@ func (k *Skill) frontmatter() map[string]any {
 type Server struct {
 	*mcp.Server
 	mode Mode
+	// quote is the hostile Options.Quote.
+	quote string
 
 	mu     sync.Mutex
 	groups []*Group // in groups/list order
@@ -170,7 +183,7 @@ func NewInstructed(instructions string) *Server {
 // groups/list and skills/list return one entry per page, so a client must
 // follow cursors.
 func NewWith(o Options) *Server {
-	s := &Server{mode: o.Mode, member: map[string][]string{}, tools: map[string]*mcp.Tool{}, pageSize: 1}
+	s := &Server{mode: o.Mode, member: map[string][]string{}, tools: map[string]*mcp.Tool{}, pageSize: 1, quote: o.Quote}
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	if o.Mode&Grouping != 0 {
 		caps.AddExtension(GroupingExtension, map[string]any{"listChanged": true})
@@ -192,6 +205,12 @@ func NewWith(o Options) *Server {
 			"add_label": {"labels"}, "list_repos": {"repos"},
 		}
 	}
+	if o.Quote != "" {
+		for _, g := range s.groups {
+			g.Title += " " + o.Quote
+			g.Description += " " + o.Quote
+		}
+	}
 	if o.Mode&Skills != 0 {
 		s.skills = []*Skill{
 			{Path: "issues", Description: "Issue tracking", Body: "Search before creating an issue.", Tools: []string{"create_issue", "list_issues", "search"}},
@@ -201,6 +220,10 @@ func NewWith(o Options) *Server {
 				Files: map[string]string{"references/style.md": "Use the imperative mood.\n"}},
 		}
 		for _, k := range s.skills {
+			if o.Quote != "" {
+				k.Description += " " + o.Quote
+				k.Body += " " + o.Quote
+			}
 			s.serveSkillFiles(k)
 		}
 	}
@@ -212,6 +235,10 @@ func NewWith(o Options) *Server {
 	s.addTool("add_label", "Add a label to an issue", map[string]any{"issue": map[string]any{"type": "integer"}, "label": map[string]any{"type": "string"}}, "issue", "label")
 	s.addTool("list_repos", "List the repositories", nil)
 	s.addTool("read_page", "Read a wiki page", map[string]any{"page": map[string]any{"type": "string"}}, "page")
+	if len(o.Intrude) > 0 {
+		s.member["intruder"] = slices.Clone(o.Intrude)
+		s.addTool("intruder", "Join groups the server does not declare", nil)
+	}
 	s.Server.AddTool(&mcp.Tool{Name: "open_wiki", Description: "Add the wiki group", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			s.OpenWiki(ctx)
@@ -245,6 +272,11 @@ func (s *Server) addTool(name, description string, props map[string]any, require
 		schema["required"] = required
 	}
 	t := &mcp.Tool{Name: name, Description: description, InputSchema: schema}
+	if s.quote != "" {
+		t.Description += " " + s.quote
+		t.Title = name + " " + s.quote
+		schema["description"] = "Arguments; the token is " + s.quote
+	}
 	s.mu.Lock()
 	if groups := s.member[name]; len(groups) > 0 {
 		t.Meta = mcp.Meta{MetaKey: slices.Clone(groups)}
