@@ -138,3 +138,61 @@ func TestSandboxThroughTools(t *testing.T) {
 		t.Fatalf("want one server refused and the control allowed at start:\n%s", out)
 	}
 }
+
+// TestReferenceServersInSandboxes: the npm reference servers start and
+// serve a real call each from inside a node-preset sandbox that grants
+// them their own install and the data they keep, and nothing else.
+func TestReferenceServersInSandboxes(t *testing.T) {
+	cfg, files := referenceServers(t)
+	modules, err := filepath.Abs(filepath.Join("node", "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers := cfg["mcpServers"].(map[string]any)
+	memory := servers["memory"].(map[string]any)
+	memDir := filepath.Dir(memory["env"].(map[string]any)["MEMORY_FILE_PATH"].(string))
+	box := func(write ...string) map[string]any {
+		return map[string]any{"preset": "node", "exec": []string{modules}, "write": write, "network": false,
+			"limits": map[string]any{"processes": 256, "openFiles": 1024}}
+	}
+	servers["everything"].(map[string]any)["sandbox"] = box()
+	memory["sandbox"] = box(memDir)
+	servers["files"].(map[string]any)["sandbox"] = box(files)
+	delete(cfg, "disclosure")
+	path := writeConfig(t, cfg)
+	s := stdioSessionEnv(t, "e2e-sandbox", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path, "--mode", "flat")
+	if text := s.mustCall("everything__get-sum", map[string]any{"a": 19, "b": 23}); !strings.Contains(text, "42") {
+		t.Errorf("get-sum = %s", text)
+	}
+	s.mustCall("memory__create_entities", map[string]any{"entities": []any{map[string]any{"name": "Alice", "entityType": "person", "observations": []string{"works at Acme"}}}})
+	if text := s.mustCall("memory__read_graph", map[string]any{}); !strings.Contains(text, "works at Acme") {
+		t.Errorf("read_graph = %s", text)
+	}
+	note := filepath.Join(files, "note.txt")
+	s.mustCall("files__write_file", map[string]any{"path": note, "content": "sandboxed"})
+	if got, err := os.ReadFile(note); err != nil || string(got) != "sandboxed" {
+		t.Errorf("the file written from the sandbox: %q, %v", got, err)
+	}
+}
+
+// TestPythonServerInSandbox: a Python server starts and serves from
+// inside a python-preset sandbox (the interpreter wherever it is
+// installed, pyenv's shims included).
+func TestPythonServerInSandbox(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	script, err := filepath.Abs(filepath.Join("testdata", "echo_server.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := writeConfig(t, map[string]any{"mcpServers": map[string]any{
+		"py": map[string]any{"command": python, "args": []string{script},
+			"sandbox": map[string]any{"preset": "python", "read": []string{script}}},
+	}})
+	s := stdioSessionEnv(t, "e2e-sandbox", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path, "--mode", "flat")
+	if text := s.mustCall("py__echo", map[string]any{"text": "from the sandbox"}); !strings.Contains(text, "echo: from the sandbox") {
+		t.Errorf("echo = %s", text)
+	}
+}
