@@ -123,3 +123,36 @@ func (v *checker) sandboxBlock(p string, sb *SandboxConfig) {
 	}
 	sb.Network.Ports = slices.Compact(slices.Sorted(slices.Values(sb.Network.Ports)))
 }
+
+// SandboxSummary says in one line which rules a stdio server runs under,
+// for logs and /api: "none" without a sandbox, "" for a remote server.
+func (s ServerConfig) SandboxSummary() string {
+	if s.Command == "" {
+		return ""
+	}
+	sb := s.Sandbox
+	if sb == nil {
+		return "none"
+	}
+	preset := sb.Preset
+	if preset == "" {
+		preset = "none"
+	}
+	parts := []string{"preset " + preset}
+	for _, l := range []struct {
+		key   string
+		paths []string
+	}{{"read", sb.Read}, {"write", sb.Write}, {"exec", sb.Exec}} {
+		if len(l.paths) > 0 {
+			parts = append(parts, l.key+" "+strings.Join(l.paths, " "))
+		}
+	}
+	parts = append(parts, "network "+sb.Network.String())
+	if sb.Limits.Processes > 0 {
+		parts = append(parts, fmt.Sprintf("processes %d", sb.Limits.Processes))
+	}
+	if !sb.IsRequired() {
+		parts = append(parts, "not required")
+	}
+	return strings.Join(parts, "; ")
+}

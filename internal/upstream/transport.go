@@ -213,7 +213,7 @@ var notSecretVariables = map[string]bool{
 // scheme and host.
 func describeTransport(cfg config.ServerConfig) string {
 	if cfg.Command != "" {
-		return "command " + cfg.Command
+		return "command " + cfg.Command + ", sandbox: " + cfg.SandboxSummary()
 	}
 	return string(cfg.Transport) + " " + redact.URL(cfg.URL)
 }
