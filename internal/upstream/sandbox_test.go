@@ -168,6 +168,13 @@ func TestSandboxEnforced(t *testing.T) {
 		}
 		return text(res)
 	}
+	defer func() { // /api and the dashboard read this
+		for _, st := range m.Status() {
+			if want := map[string]string{"boxed": "preset go", "plain": "none"}[st.Name]; !strings.HasPrefix(st.Sandbox, want) {
+				t.Errorf("status of %s says sandbox %q, want %q", st.Name, st.Sandbox, want)
+			}
+		}
+	}()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := try(t, "plain", tt.op, tt.arg); got != "ok" {
