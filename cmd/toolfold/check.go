@@ -66,7 +66,11 @@ func runCheck(ctx context.Context, e env, args []string) error {
 	// The config read again, quietly (its warnings were told above), for
 	// the programs it names: a valid config that cannot start them is not
 	// one that serves.
-	if cfg, diags := config.Load(path, config.Options{LookupEnv: e.lookupEnv}); !diags.HasErrors() {
+	cfg, diags := config.Load(path, config.Options{LookupEnv: e.lookupEnv})
+	if d.demo || diags.HasErrors() {
+		cfg = nil
+	}
+	if cfg != nil {
 		missing := missingPrograms(cfg)
 		for _, w := range missing.Warnings() {
 			fmt.Fprintln(e.stderr, w.String())
@@ -90,6 +94,10 @@ func runCheck(ctx context.Context, e env, args []string) error {
 		for _, f := range st.Findings {
 			fmt.Fprintf(e.stdout, "scan finding: %s\n", f)
 		}
+	}
+	if cfg != nil {
+		home, _ := e.lookupEnv("HOME")
+		sandboxReport(e.stdout, cfg, home)
 	}
 	if p.Upstreams != nil {
 		var unknown []string

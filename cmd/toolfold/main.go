@@ -14,6 +14,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/toolfold/toolfold/internal/sandbox"
 )
 
 // Exit codes (docs/design.md#command-line).
@@ -33,6 +35,7 @@ type env struct {
 }
 
 func main() {
+	sandbox.Main() // a sandboxed server's launch runs here, then becomes the server
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, lookupEnv: os.LookupEnv})
 	stop()

@@ -250,6 +250,11 @@ type ServerConfig struct {
 	// AutoGroups, when false, keeps the server's group whole however big
 	// it is (see disclosure.autoGroups); nil follows disclosure.autoGroups.
 	AutoGroups *bool `json:"autoGroups,omitempty"`
+	// Sandbox is the kernel sandbox a stdio server runs in; nil runs it
+	// with the user's full rights. Validate fills in
+	// serverDefaults.sandbox for a stdio server that sets none, so after
+	// loading the value is the one that applies.
+	Sandbox *SandboxConfig `json:"sandbox,omitempty"`
 
 	// Expanded maps each environment variable that a ${VAR} reference in
 	// this entry read (in any key: url, headers, env, args) to the value
@@ -272,6 +277,8 @@ type ServerDefaults struct {
 	// StartTimeout is the startTimeout of every server that sets none.
 	// Default 60s.
 	StartTimeout Duration `json:"startTimeout"`
+	// Sandbox is the sandbox of every stdio server that sets none.
+	Sandbox *SandboxConfig `json:"sandbox,omitempty"`
 }
 
 // EffectiveStartTimeout is how long the server may take to start.

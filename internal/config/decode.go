@@ -36,6 +36,7 @@ var (
 	byteSizeType = reflect.TypeFor[ByteSize]()
 	idleType     = reflect.TypeFor[IdleTimeout]()
 	paramsType   = reflect.TypeFor[Params]()
+	networkType  = reflect.TypeFor[SandboxNetwork]()
 )
 
 // plainKey is a key that reads well after a dot in a path.
@@ -85,6 +86,9 @@ func (d *decoder) decode(n *node, path string, v reflect.Value) {
 		return
 	case paramsType:
 		d.decodeParams(n, path, v)
+		return
+	case networkType:
+		d.decodeNetwork(n, path, v)
 		return
 	}
 	switch v.Kind() {
@@ -419,6 +423,8 @@ func expectedOf(t reflect.Type) string {
 		return `a duration such as "10m", or "never"`
 	case paramsType:
 		return "an object of parameters"
+	case networkType:
+		return "true, false, or a list of TCP ports"
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -457,4 +463,20 @@ func (d *decoder) typeError(n *node, path string, t reflect.Type) {
 		hint = fmt.Sprintf(`; write the number without quotes (got %q)`, n.text)
 	}
 	d.errorf(n, path, "expected %s, got %s%s", want, n.kind.describe(), hint)
+}
+
+// decodeNetwork reads a sandbox's network: true, false, or a list of
+// TCP ports.
+func (d *decoder) decodeNetwork(n *node, path string, v reflect.Value) {
+	var net SandboxNetwork
+	switch n.kind {
+	case kindBool:
+		d.decodeBool(n, path, reflect.ValueOf(&net.All).Elem())
+	case kindList:
+		d.decode(n, path, reflect.ValueOf(&net.Ports).Elem())
+	default:
+		d.typeError(n, path, v.Type())
+		return
+	}
+	v.Set(reflect.ValueOf(net))
 }

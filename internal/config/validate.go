@@ -130,6 +130,9 @@ var wireChars = regexp.MustCompile(`^[A-Za-z0-9_-]*$`)
 func (v *checker) servers() {
 	c := v.cfg
 	prefixOwner := map[string]string{}
+	if sb := c.ServerDefaults.Sandbox; sb != nil {
+		v.sandboxBlock("serverDefaults.sandbox", sb)
+	}
 	for _, key := range sortedKeys(c.MCPServers) {
 		s := c.MCPServers[key]
 		p := joinPath("mcpServers", key)
@@ -168,6 +171,7 @@ func (v *checker) servers() {
 		v.globs(joinPath(p, "include"), s.Include)
 		v.globs(joinPath(p, "exclude"), s.Exclude)
 		v.idleTimeout(p, &s)
+		v.sandbox(p, &s)
 		if s.MaxTools < 0 {
 			v.errorf(joinPath(p, "maxTools"), "%d is not a number of tools; leave it out for the default of %d", s.MaxTools, DefaultMaxTools)
 		}

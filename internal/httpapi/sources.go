@@ -50,6 +50,9 @@ type SourceStatus struct {
 	// NextStart is when toolfold tries again by itself (zero: it does not).
 	FailedStarts int       `json:"failedStarts,omitempty"`
 	NextStart    time.Time `json:"nextStart,omitzero"`
+	// Sandbox says which rules a stdio server runs under; "none" when it
+	// runs with the user's full rights.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // UpstreamSources converts the states of upstream MCP servers
@@ -59,7 +62,7 @@ func UpstreamSources(statuses []upstream.Status) []SourceStatus {
 	for i, s := range statuses {
 		out[i] = SourceStatus{Name: s.Name, Kind: KindMCP, State: string(s.State), Transport: s.Transport,
 			Disabled: s.Disabled, Error: s.Error, StderrTail: s.StderrTail, Tools: s.Tools, IdleStops: s.IdleStops, Restarts: s.Restarts,
-			FailedStarts: s.FailedStarts, NextStart: s.NextStart}
+			FailedStarts: s.FailedStarts, NextStart: s.NextStart, Sandbox: s.Sandbox}
 	}
 	return out
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/sandbox"
 )
 
 // The fault tests run this test binary itself as an upstream MCP server: when
@@ -26,6 +27,10 @@ import (
 const fixtureEnv = "TOOLFOLD_UPSTREAM_FIXTURE"
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // this binary launches the sandboxed fixture, as toolfold does
+	if os.Getenv(probeEnv) != "" {
+		os.Exit(runProbe())
+	}
 	if mode := os.Getenv(fixtureEnv); mode != "" {
 		os.Exit(runFixture(mode))
 	}

@@ -449,13 +449,18 @@ type Status struct {
 	// started since.
 	Tools       int  `json:"tools"`
 	ToolsCached bool `json:"toolsCached,omitempty"`
+	// Sandbox says which rules a stdio server runs under ("none" for
+	// none; see config.ServerConfig.SandboxSummary).
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // Status returns every server's status, sorted by name.
 func (m *Manager) Status() []Status {
 	out := make([]Status, 0, len(m.names))
 	for _, name := range m.names {
-		out = append(out, m.servers[name].status())
+		st := m.servers[name].status()
+		st.Sandbox = m.servers[name].cfg.SandboxSummary()
+		out = append(out, st)
 	}
 	return out
 }

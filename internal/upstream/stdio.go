@@ -39,6 +39,9 @@ type stdioTransport struct {
 	// tooLarge, if set before Connect, is told of each message skipped
 	// for its size (see rawLines).
 	tooLarge func(id []byte, request bool)
+	// release, if set, undoes the sandbox's set-up of this start once the
+	// process has been waited for (sandbox.Prepare).
+	release func()
 }
 
 var _ mcp.Transport = (*stdioTransport)(nil)
@@ -53,6 +56,9 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	if err := t.cmd.Start(); err != nil {
+		if t.release != nil {
+			t.release()
+		}
 		return nil, err
 	}
 	skipped := t.skipped
@@ -61,7 +67,7 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	}
 	// The connection is closed by closing stdin (then signals), never by
 	// closing stdout, whose last bytes may still be on their way.
-	var writer io.WriteCloser = &childStdin{WriteCloser: stdin, cmd: t.cmd, grace: t.terminateGrace}
+	var writer io.WriteCloser = &childStdin{WriteCloser: stdin, cmd: t.cmd, grace: t.terminateGrace, release: t.release}
 	maxMessage := t.maxMessage
 	if maxMessage <= 0 {
 		maxMessage = int(config.DefaultMaxMessageBytes)
@@ -87,8 +93,9 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 // SIGKILL. Close returns once the process has been waited for.
 type childStdin struct {
 	io.WriteCloser
-	cmd   *exec.Cmd
-	grace time.Duration
+	cmd     *exec.Cmd
+	grace   time.Duration
+	release func() // nil, or run once the process was waited for
 }
 
 func (c *childStdin) Close() error {
@@ -96,7 +103,13 @@ func (c *childStdin) Close() error {
 		return fmt.Errorf("closing stdin: %w", err)
 	}
 	exited := make(chan error, 1)
-	go func() { exited <- c.cmd.Wait() }()
+	go func() {
+		err := c.cmd.Wait()
+		if c.release != nil {
+			c.release()
+		}
+		exited <- err
+	}()
 	wait := func() (error, bool) {
 		t := time.NewTimer(c.grace)
 		defer t.Stop()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/redact"
+	"github.com/toolfold/toolfold/internal/sandbox"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -211,7 +213,7 @@ var notSecretVariables = map[string]bool{
 // scheme and host.
 func describeTransport(cfg config.ServerConfig) string {
 	if cfg.Command != "" {
-		return "command " + cfg.Command
+		return "command " + cfg.Command + ", sandbox: " + cfg.SandboxSummary()
 	}
 	return string(cfg.Transport) + " " + redact.URL(cfg.URL)
 }
@@ -237,7 +239,16 @@ func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig) (dialed
 		tail := newTailBuffer(stderrTailSize)
 		tail.secrets = secretsOf(cfg)
 		cmd := newCommand(cfg, tail)
-		return dialed{transport: &stdioTransport{cmd: cmd, terminateGrace: terminateGrace}, cmd: cmd, stderr: tail}, nil
+		// The sandbox wraps every start (and so every restart) here, the
+		// one place a stdio server's process is made.
+		var release func()
+		if cfg.Sandbox != nil {
+			var err error
+			if release, err = sandbox.Prepare(cmd, cfg.Name, cfg.Sandbox, slog.Default()); err != nil {
+				return dialed{}, err
+			}
+		}
+		return dialed{transport: &stdioTransport{cmd: cmd, terminateGrace: terminateGrace, release: release}, cmd: cmd, stderr: tail}, nil
 	case cfg.URL != "":
 		// No overall client timeout: SSE streams stay open for the session's
 		// life; requests are bounded by their contexts instead.

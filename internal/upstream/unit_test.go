@@ -88,7 +88,9 @@ func TestDescribeTransportHidesSecrets(t *testing.T) {
 		cfg  config.ServerConfig
 		want string
 	}{
-		{config.ServerConfig{Command: "npx", Args: []string{"--token", "secret"}}, "command npx"},
+		{config.ServerConfig{Command: "npx", Args: []string{"--token", "secret"}}, "command npx, sandbox: none"},
+		{config.ServerConfig{Command: "npx", Sandbox: &config.SandboxConfig{Preset: "node", Write: []string{"/notes"}, Network: config.SandboxNetwork{Ports: []int{443}}}},
+			"command npx, sandbox: preset node; write /notes; network TCP connect to port 443"},
 		{config.ServerConfig{URL: "https://user:pw@example.com/mcp?key=secret", Transport: config.TransportHTTP}, "http https://***@example.com/mcp?key=***"},
 		{config.ServerConfig{URL: "http://localhost:3001/sse", Transport: config.TransportSSE}, "sse http://localhost:3001/sse"},
 	}

@@ -1,0 +1,94 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/toolfold/toolfold/internal/config"
+)
+
+// policyEnv carries the policy to the helper. Main removes it before the
+// server runs, so the server (a nested toolfold included) never sees it.
+const policyEnv = "TOOLFOLD_SANDBOX_POLICY"
+
+// Main is the helper's entry point: when the process was started by
+// Prepare it enforces the policy and execve's the server, never
+// returning; otherwise it returns at once. Call it first in main, and in
+// the TestMain of tests whose binary plays toolfold.
+func Main() {
+	raw, ok := os.LookupEnv(policyEnv)
+	if !ok {
+		return
+	}
+	var p Policy
+	if err := json.Unmarshal([]byte(raw), &p); err != nil {
+		fail(fmt.Errorf("reading the policy: %w", err))
+	}
+	env := make([]string, 0, len(os.Environ()))
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, policyEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	fail(enforceAndExec(&p, os.Args, env))
+}
+
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "toolfold sandbox: %v\n", err)
+	os.Exit(126)
+}
+
+// Prepare makes cmd (built, not started) start its program inside the
+// sandbox sb. It returns release, to call once the process has been
+// waited for (it removes the start's cgroup and private temp directory).
+// Where the kernel cannot enforce sb, a required sandbox fails naming
+// why; else log is warned of what is not enforced and the rest applies.
+func Prepare(cmd *exec.Cmd, name string, sb *config.SandboxConfig, log *slog.Logger) (release func(), err error) {
+	home := lookup(cmd.Env, "HOME")
+	p, err := Resolve(name, sb, cmd.Path, home)
+	if err != nil {
+		return nil, err
+	}
+	if missing := Unenforceable(p); len(missing) > 0 {
+		if sb.IsRequired() {
+			return nil, fmt.Errorf("server %q has a required sandbox this machine cannot enforce: %s; run it on a kernel that can, or set \"required\": false in its sandbox block to start it with what can be enforced", name, strings.Join(missing, "; "))
+		}
+		if log != nil {
+			log.Warn("sandbox not fully enforced", "server", name, "missing", strings.Join(missing, "; "))
+		}
+		p.BestEffort = true
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox of %q: finding toolfold's own binary to launch the server through: %w", name, err)
+	}
+	release, err = setup(p, cmd)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		release()
+		return nil, fmt.Errorf("sandbox of %q: %w", name, err)
+	}
+	cmd.Path = self
+	cmd.Env = append(cmd.Env, policyEnv+"="+string(data))
+	return release, nil
+}
+
+func lookup(env []string, key string) string {
+	if env == nil {
+		return os.Getenv(key)
+	}
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}

@@ -1,0 +1,102 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/toolfold/toolfold/internal/config"
+)
+
+// The test binary plays toolfold: Prepare re-executes it as the helper.
+func TestMain(m *testing.M) {
+	Main()
+	os.Exit(m.Run())
+}
+
+func TestResolve(t *testing.T) {
+	home := t.TempDir()
+	notes := filepath.Join(home, "notes")
+	if err := os.Mkdir(notes, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		sb      config.SandboxConfig
+		wantErr string
+		check   func(t *testing.T, p *Policy)
+	}{
+		{name: "home expanded, program granted", sb: config.SandboxConfig{Read: []string{"~/notes"}}, check: func(t *testing.T, p *Policy) {
+			if len(p.Read) != 1 || p.Read[0] != notes {
+				t.Errorf("read = %v, want [%s]", p.Read, notes)
+			}
+			if len(p.Exec) == 0 || !strings.HasSuffix(p.Exec[0], "true") {
+				t.Errorf("exec = %v, want the program", p.Exec)
+			}
+		}},
+		{name: "a missing granted path", sb: config.SandboxConfig{Write: []string{"~/nowhere"}}, wantErr: "create it or take it out"},
+		{name: "preset none grants nothing else", sb: config.SandboxConfig{Preset: "none"}, check: func(t *testing.T, p *Policy) {
+			if len(p.Read)+len(p.Write) != 0 {
+				t.Errorf("read %v write %v", p.Read, p.Write)
+			}
+		}},
+		{name: "preset go grants the system", sb: config.SandboxConfig{Preset: "go"}, check: func(t *testing.T, p *Policy) {
+			if !strings.Contains(strings.Join(p.Read, " "), "/etc") {
+				t.Errorf("read = %v, want /etc", p.Read)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Resolve("s", &tt.sb, "true", home)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, p)
+		})
+	}
+}
+
+// BenchmarkStart is what the sandbox adds to a server's start: a program
+// started and waited for, plainly and through the helper.
+//
+//	go test -run '^$' -bench Start -benchtime 200x ./internal/sandbox/
+func BenchmarkStart(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("the sandbox is enforced on Linux")
+	}
+	for _, bc := range []struct {
+		name string
+		sb   *config.SandboxConfig
+	}{
+		{"plain", nil},
+		{"sandbox", &config.SandboxConfig{Preset: "go"}},
+		{"sandbox+processes", &config.SandboxConfig{Preset: "go", Limits: config.SandboxLimits{Processes: 64}}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command("true")
+				release := func() {}
+				if bc.sb != nil {
+					var err error
+					if release, err = Prepare(cmd, "bench", bc.sb, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+				release()
+			}
+		})
+	}
+}
