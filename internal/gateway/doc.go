@@ -143,6 +143,8 @@
 // The order, where two are held at once (a lock not named here is held
 // alone, or is a leaf taken last):
 //
+//	Gateway.updating   before  every other lock Update takes (it is taken first)
+//	Gateway.groups.mu  before  a part's Gateway.updating (updateGroups)
 //	Gateway.groups.mu  before  a part's Gateway.mu (partHandler, updateGroups)
 //	session.changing   before  session.mu (migrate, enable and disable)
 //	session.announcing before  session.mu (reconcile under an announcement)

@@ -164,6 +164,10 @@ type Gateway struct {
 	// pending.go.
 	built *buildGate
 
+	// updating serializes Update: the catalog swap and the sessions' move
+	// to it are one step, so two updates cannot interleave them.
+	updating sync.Mutex
+
 	// cur is the catalog being served. Update replaces it as a whole, so a
 	// request sees one consistent catalog from start to end.
 	cur atomic.Pointer[state]
@@ -341,7 +345,13 @@ func (g *Gateway) render(space *view.Space) (*state, error) {
 // finishes starting or its tools change. Every client keeps the groups it
 // had enabled that still exist, and hears list_changed only if its own list
 // changed. Calls in flight finish on the catalog they began with.
+//
+// Update is safe for concurrent use: updates run one at a time, in the
+// order they take the gateway's update lock, and the last one to finish is
+// the catalog every session serves. Callers need no lock of their own.
 func (g *Gateway) Update(space *view.Space) error {
+	g.updating.Lock()
+	defer g.updating.Unlock()
 	st, err := g.render(space)
 	if err != nil {
 		return err

@@ -208,6 +208,11 @@ func serveInput[R mcp.Result](ctx context.Context, b *inputBroker, req inputRequ
 		pc = b.start(ctx, req, func(ctx context.Context) (mcp.Result, error) { return call(ctx) })
 	}
 	res, qs, state, err := b.round(ctx, pc)
+	// The detached call records what it reached in its own note: this
+	// request reports what the call had done by the end of its round.
+	if note, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
+		note.copyFrom(pc.note)
+	}
 	switch {
 	case err != nil:
 		return zero, err
@@ -232,7 +237,7 @@ func (b *inputBroker) start(ctx context.Context, req inputRequest, call func(con
 		done:   make(chan struct{}),
 		sent:   map[string]*question{},
 	}
-	callCtx = withDownstream(callCtx, pc)
+	callCtx, pc.note = withCallNote(withDownstream(callCtx, pc))
 	go func() {
 		res, err := b.run(callCtx, call)
 		if err != nil && callCtx.Err() != nil {
@@ -384,6 +389,9 @@ type pendingCall struct {
 	key    callKey
 	caps   *mcp.ClientCapabilities
 	cancel context.CancelCauseFunc
+	// note is the call's own record of what it reached, apart from the
+	// note of each request that waits on a round of it.
+	note *callNote
 
 	wake chan struct{} // a question was asked (capacity 1)
 	done chan struct{} // closed when res and err are set

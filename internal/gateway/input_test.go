@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/logtest"
 	"github.com/toolfold/toolfold/internal/view"
 )
 
@@ -235,5 +237,35 @@ func TestInputRequiredNeedsTheCapability(t *testing.T) {
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
 	if err != nil || res.NeedsInput() || !res.IsError || !strings.Contains(callText(res), `did not declare the capability "elicitation"`) {
 		t.Fatalf("got needsInput=%v isError=%v %q, %v", res.NeedsInput(), res.IsError, callText(res), err)
+	}
+}
+
+// TestInputRequiredRetryIsAudited: the retry that carries the answers is
+// the request that gets the result, so its audit line names the tool's
+// source and the outcome the source gave, not "refused" with no source.
+func TestInputRequiredRetryIsAudited(t *testing.T) {
+	logs := &logtest.Buffer{}
+	tools := askingTools(nil)
+	for _, tool := range tools {
+		tool.Source = "asker"
+	}
+	cs := connect2026(t, gateway.Options{Logger: logs.Logger(slog.LevelInfo)}, tools, everything)
+	args := map[string]any{"x": "1"}
+	id, state := firstRound(t, cs, args)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask", Arguments: args, InputResponses: mcp.InputResponseMap{id: accept("alice")}, RequestState: state})
+	if err != nil || callText(res) != "hello alice" {
+		t.Fatalf("retry: %q, %v", callText(res), err)
+	}
+	var lines []string
+	for line := range strings.Lines(logs.String()) {
+		if strings.Contains(line, `msg="tool call"`) {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) != 2 {
+		t.Fatalf("audit lines = %q, want one per round", lines)
+	}
+	if last := lines[1]; !strings.Contains(last, "outcome=ok") || !strings.Contains(last, "source=asker") {
+		t.Errorf("the retry's audit line = %q, want outcome=ok source=asker", last)
 	}
 }

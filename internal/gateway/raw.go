@@ -530,6 +530,11 @@ func fastAnswer(id string, w *expose.Wire, ev era, res json.RawMessage, err erro
 			msg = append(msg, '}')
 		}
 	}
+	if err == nil && !rawcall.Valid(res) {
+		// The source's bytes go out as they are below: a server's answer
+		// is untrusted, and invalid JSON would break the client's stream.
+		res, _ = json.Marshal(meta.ErrorResult(fmt.Sprintf("%s failed: its server's answer was not valid JSON (%d bytes); the server has a bug, report it to its maintainers", w.Name, len(res))))
+	}
 	if err == nil {
 		var add []byte
 		var isError bool

@@ -319,6 +319,10 @@ func TestFastPathAnswersLikeTheTypedPath(t *testing.T) {
 		{"empty result", json.RawMessage(` {} `), nil, `"result":{"content":[]}`},
 		{"a tool error passes through", json.RawMessage(`{"content":[],"isError":true,"_meta":{"k":"v"}}`), nil, `"result":{"content":[],"isError":true,"_meta":{"k":"v"}}`},
 		{"protocol error", nil, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: "needs sampling"}, `"error":{"code":-32021,"message":"needs sampling"}`},
+		// A hostile or broken server's bytes never reach the client as
+		// they are: what goes out is valid JSON, and says what went wrong.
+		{"malformed result", json.RawMessage(`{"content":[nope}]`), nil, `not valid JSON`},
+		{"malformed string", json.RawMessage(`{"content":[{"type":"text","text":"a\qb"}]}`), nil, `not valid JSON`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -329,6 +333,9 @@ func TestFastPathAnswersLikeTheTypedPath(t *testing.T) {
 			got := w.recv()
 			if !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":5,`) || !strings.Contains(got, tt.want) {
 				t.Errorf("answered %s\nwant it to contain %s", got, tt.want)
+			}
+			if !json.Valid([]byte(got)) {
+				t.Errorf("answered invalid JSON: %s", got)
 			}
 			if len(src.calls()) != 1 {
 				t.Errorf("the fast path took %d calls", len(src.calls()))

@@ -459,14 +459,15 @@ func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.C
 	} else {
 		res, err = s.callTool(ctx, r)
 	}
-	result := outcome(res, err, note)
+	rec := note.record()
+	result := outcome(res, err, rec)
 	// A call through call_tool counts under the tool it reached, with the
 	// meta-tool apart as via.
 	tool, via := s.metricName(r.Params.Name), ""
-	if note.tool != "" {
-		tool, via = note.tool, tool
+	if rec.tool != "" {
+		tool, via = rec.tool, tool
 	}
-	ticket.finish(ctx, tool, via, note.source, result)
+	ticket.finish(ctx, tool, via, rec.source, result)
 	if err == nil && r.ProtocolVersion() >= statelessProtocol {
 		res = completeResult(res)
 	}
@@ -546,7 +547,7 @@ func (s *session) run(ctx context.Context, req *mcp.CallToolRequest, w *expose.W
 	}
 	res, err := tool.Handler(ctx, inner)
 	if note, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
-		note.res, note.err = res, err
+		note.answered(res, err)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -686,8 +687,17 @@ func (s *session) metricName(name string) string {
 // callNote records, for metrics, whether a call reached a tool and which
 // source served it: run fills it in once the wire tool has been resolved.
 // tool is the wire tool a meta-tool (call_tool) called on the caller's
-// behalf.
+// behalf. A call asked for input through results runs detached from the
+// request that began it (see input.go): it writes its own note, owned by
+// its pendingCall, while each request of it reads a copy (see record), so
+// the mutex keeps the writer and the readers apart.
 type callNote struct {
+	mu   sync.Mutex
+	data noteData
+}
+
+// noteData is what a callNote records.
+type noteData struct {
 	reached bool
 	source  string
 	tool    string
@@ -700,12 +710,35 @@ type callNote struct {
 	err error
 }
 
+// record is a copy of what the note holds now.
+func (n *callNote) record() noteData {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.data
+}
+
+// copyFrom takes over what another note (a detached call's) records.
+func (n *callNote) copyFrom(o *callNote) {
+	d := o.record()
+	n.mu.Lock()
+	n.data = d
+	n.mu.Unlock()
+}
+
+func (n *callNote) answered(res *mcp.CallToolResult, err error) {
+	n.mu.Lock()
+	n.data.res, n.data.err = res, err
+	n.mu.Unlock()
+}
+
 // sourceOutcome is how the source's handler ended, for its client span.
 func (s *session) sourceOutcome(ctx context.Context) string {
-	n, ok := ctx.Value(callNoteKey{}).(*callNote)
-	switch {
-	case !ok:
+	note, ok := ctx.Value(callNoteKey{}).(*callNote)
+	if !ok {
 		return "ok"
+	}
+	n := note.record()
+	switch {
 	case n.err != nil:
 		if ctx.Err() != nil {
 			return "cancelled"
@@ -728,13 +761,17 @@ func withCallNote(ctx context.Context) (context.Context, *callNote) {
 
 func noteTool(ctx context.Context, tool string) {
 	if n, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
-		n.tool = tool
+		n.mu.Lock()
+		n.data.tool = tool
+		n.mu.Unlock()
 	}
 }
 
 func noteSource(ctx context.Context, source string) {
 	if n, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
-		n.reached, n.source = true, source
+		n.mu.Lock()
+		n.data.reached, n.data.source = true, source
+		n.mu.Unlock()
 	}
 }
 
@@ -745,7 +782,10 @@ func noteSource(ctx context.Context, source string) {
 // errors do); any other error changes nothing.
 func NoteFailure(ctx context.Context, err error) {
 	if n, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
-		n.failed = failureOutcome(err)
+		f := failureOutcome(err)
+		n.mu.Lock()
+		n.data.failed = f
+		n.mu.Unlock()
 	}
 }
 
@@ -764,7 +804,7 @@ func failureOutcome(err error) string {
 
 // outcome classifies a call for metrics: ok, tool_error, refused, or how
 // its source failed to answer (crash, timeout, unavailable).
-func outcome(res *mcp.CallToolResult, err error, note *callNote) string {
+func outcome(res *mcp.CallToolResult, err error, note noteData) string {
 	switch {
 	case err != nil || !note.reached:
 		return "refused"
