@@ -167,7 +167,7 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	fs.StringVar(&p.Memory.Protocol, "memory-protocol", "2025-11-25", "memory: the protocol version the clients ask for (2026-07-28 clients hold no session)")
 	fs.BoolVar(&p.Memory.NoStream, "memory-no-stream", false, "memory: clients open no standalone SSE stream (the Go SDK client opens one by default)")
 	fs.DurationVar(&p.Memory.Settle, "memory-settle", time.Second, "memory: pause before each RSS reading")
-	scaleTools := fs.String("scale-tools", "1000,5000,20000", "scale: comma-separated catalog sizes, synthesised from testdata/catalogs")
+	scaleTools := fs.String("scale-tools", "1000,5000,20000,50000", "scale: comma-separated catalog sizes, synthesised from testdata/catalogs")
 	fs.IntVar(&p.Scale.Batch, "scale-batch", 40, "scale: stand-in servers run at once while the cache is filled")
 	fs.StringVar(&p.Scale.Mode, "scale-mode", "search", "scale: the mode of the measured start")
 	fs.DurationVar(&p.Scale.ProfileTime, "scale-profile-time", 15*time.Second, "scale: with -profile, how long each size's start is CPU-profiled from launch, and find_tools after it")

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestSplitWords(t *testing.T) {
@@ -16,10 +17,69 @@ func TestSplitWords(t *testing.T) {
 		{"CreateIncomingPhoneNumberAssignedAddOn", "create incoming phone number assigned addon"},
 		{"HTTPServer", "http server"},
 		{"", ""},
+		{"ÉtatÜber_straße", "état über straße"},
+		{"İstanbulTrip", "istanbul trip"},
+		{"\xffAbcDef\xfe", "abc def"},
 	} {
 		if got := strings.Join(splitWords(c.in), " "); got != c.want {
 			t.Errorf("splitWords(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestSplitWordsLowersAsToLower requires splitWords, which lowercases rune
+// by rune as it goes, to give the words that lowercasing each finished word
+// with strings.ToLower gives (its earlier way), over every name and
+// description of the shared catalogs.
+func TestSplitWordsLowersAsToLower(t *testing.T) {
+	// splitWordsToLower is splitWords as it was: words split on the
+	// original case, then lowercased whole.
+	splitWordsToLower := func(s string) []string {
+		var out []string
+		var cur []rune
+		flush := func() {
+			if len(cur) > 0 {
+				out = append(out, strings.ToLower(string(cur)))
+				cur = cur[:0]
+			}
+		}
+		rs := []rune(s)
+		for i, r := range rs {
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				flush()
+				continue
+			}
+			if unicode.IsUpper(r) && len(cur) > 0 {
+				prev := rs[i-1]
+				nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+				if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+					flush()
+				}
+			}
+			cur = append(cur, r)
+		}
+		flush()
+		for i := 0; i+1 < len(out); i++ {
+			if out[i] == "add" && out[i+1] == "on" {
+				out = append(out[:i:i], append([]string{"addon"}, out[i+2:]...)...)
+			}
+		}
+		return out
+	}
+	n := 0
+	for _, server := range loadShared(t) {
+		for _, tool := range server.tools {
+			for _, text := range []string{tool.Name, tool.Description, "ÉtatÜber_straße İstanbulTrip \xffAbc ǅemal ΣΊΣΥΦΟΣ"} {
+				got, want := splitWords(text), splitWordsToLower(text)
+				if !slices.Equal(got, want) {
+					t.Fatalf("splitWords(%q) = %q, want %q", text, got, want)
+				}
+				n += len(got)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("the shared catalogs gave no words")
 	}
 }
 

@@ -11,10 +11,13 @@ import (
 // Letters and digits stay together ("v2010", "r2", "d1").
 func splitWords(s string) []string {
 	var out []string
+	// cur is the word so far, already lowercased (strings.ToLower maps
+	// rune by rune the same way): one allocation per word, not two, for
+	// the descriptions of every tool a start derives groups from.
 	var cur []rune
 	flush := func() {
 		if len(cur) > 0 {
-			out = append(out, strings.ToLower(string(cur)))
+			out = append(out, string(cur))
 			cur = cur[:0]
 		}
 	}
@@ -32,7 +35,7 @@ func splitWords(s string) []string {
 				flush()
 			}
 		}
-		cur = append(cur, r)
+		cur = append(cur, unicode.ToLower(r))
 	}
 	flush()
 	// "AddOn" is one word, not a verb and a small word.

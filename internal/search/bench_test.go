@@ -93,6 +93,24 @@ func BenchmarkFind(b *testing.B) {
 	}
 }
 
+// BenchmarkFindNameCache compares find over 20,000 tools with and without
+// the name bonus cache in one run, so that a loaded machine slows both.
+func BenchmarkFindNameCache(b *testing.B) {
+	queries := benchQueries(b)
+	ix := New(syntheticCatalog(b, 20000), nil)
+	for _, exhaustive := range []bool{false, true} {
+		b.Run(fmt.Sprintf("exhaustive=%v", exhaustive), func(b *testing.B) {
+			ix.exhaustive = exhaustive
+			opts := &SearchOptions{Limit: 15}
+			i := 0
+			for b.Loop() {
+				ix.Find(queries[i%len(queries)], opts)
+				i++
+			}
+		})
+	}
+}
+
 // BenchmarkBuild5000 measures building the index over 5,000 tools.
 func BenchmarkBuild5000(b *testing.B) {
 	docs := syntheticCatalog(b, 5000)

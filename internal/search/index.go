@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 	"strings"
@@ -194,6 +195,9 @@ type Index struct {
 	// (those with the name among their ancestors), so that a search in a
 	// group marks them without reading every group.
 	within map[string][]int32
+	// exhaustive turns off the name bonus cache, so that tests can
+	// compare its ranking with the one that scores every doc in full.
+	exhaustive bool
 }
 
 // New builds an index over docs. Later docs with an ID already seen are
@@ -369,8 +373,8 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	ix.groupTerms = groupAnalyzer.terms
 	ix.groupPostings = buildPostings(groupFields, len(groupAnalyzer.terms), nil, &FieldWeights{Name: 2, Description: 1}, tune.k1)
 
-	n, vocabulary, groups, servers := len(ix.docs), len(ix.postings), len(ix.groups), ix.servers
-	ix.scratch.New = func() any { return newScratch(n, vocabulary, groups, servers) }
+	n, vocabulary, groups, servers, names := len(ix.docs), len(ix.postings), len(ix.groups), ix.servers, ix.hot.nameCount
+	ix.scratch.New = func() any { return newScratch(n, vocabulary, groups, servers, names) }
 	return ix
 }
 
@@ -420,6 +424,12 @@ type hotDocs struct {
 	// namesAt and names are the docs' nameTerms, the same way.
 	namesAt []int32
 	names   []int32
+	// nameID numbers the docs' distinct name word sequences: servers
+	// mounted under several prefixes repeat their tool names, and a name
+	// bonus depends on the name alone, so a search computes it once per
+	// distinct name. nameCount counts them.
+	nameID    []int32
+	nameCount int
 }
 
 // fillHot copies into ix.hot what a search reads of each doc, every
@@ -432,14 +442,28 @@ func (ix *Index) fillHot() {
 		server:   make([]int32, len(ix.docs)),
 		groupsAt: make([]int32, len(ix.docs)+1),
 		namesAt:  make([]int32, len(ix.docs)+1),
+		nameID:   make([]int32, len(ix.docs)),
 	}
+	nameIDs := map[string]int32{}
+	var key []byte
 	for d, e := range ix.docs {
 		h.intent[d], h.server[d] = e.intent, e.server
 		h.groups = append(h.groups, e.groups...)
 		h.groupsAt[d+1] = int32(len(h.groups))
 		h.names = append(h.names, e.nameTerms...)
 		h.namesAt[d+1] = int32(len(h.names))
+		key = key[:0]
+		for _, t := range e.nameTerms {
+			key = binary.LittleEndian.AppendUint32(key, uint32(t))
+		}
+		id, ok := nameIDs[string(key)]
+		if !ok {
+			id = int32(len(nameIDs))
+			nameIDs[string(key)] = id
+		}
+		h.nameID[d] = id
 	}
+	h.nameCount = len(nameIDs)
 	ix.hot = h
 }
 

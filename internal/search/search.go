@@ -116,11 +116,15 @@ type scratch struct {
 	coverageTerms []int32
 	// namedDocs lists the docs marked named: those with a name word the
 	// query covers (the others' name bonus is zero).
-	namedDocs    []int32
-	exact        []int32      // the query's own stems by term ID, -1 if unknown
-	top          []scored     // the best hits so far, a min-heap
-	groupTop     [][3]float64 // per group, its three best tool scores
-	groupMatches []int32
+	namedDocs []int32
+	// nameFactor caches, by name ID, 1 + the name bonus (0: not yet
+	// computed); nameFactorSet lists the IDs set.
+	nameFactor    []float64
+	nameFactorSet []int32
+	exact         []int32      // the query's own stems by term ID, -1 if unknown
+	top           []scored     // the best hits so far, a min-heap
+	groupTop      [][3]float64 // per group, its three best tool scores
+	groupMatches  []int32
 	// groupOwn is each group's score on its own words; groupBest the best
 	// alternative of the current term per group, termGroups the groups it
 	// touched.
@@ -139,8 +143,9 @@ type scratch struct {
 	mentionedServer []int32
 }
 
-func newScratch(docs, vocabulary, groups, servers int) *scratch {
+func newScratch(docs, vocabulary, groups, servers, names int) *scratch {
 	return &scratch{
+		nameFactor:   make([]float64, names),
 		doc:          make([]docScratch, docs),
 		phrase:       make([]float64, docs),
 		coverage:     make([]float64, vocabulary),
@@ -441,7 +446,16 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 		if named {
 			// Any other doc's bonus is zero: no name word covered,
 			// and so no pair of the query's words next to each other.
-			score *= 1 + ix.nameBonus(d, exact, s)
+			// The bonus depends on the name alone: computed once per
+			// distinct name, it costs little where servers are mounted
+			// many times over.
+			f := s.nameFactor[ix.hot.nameID[d]]
+			if f == 0 || ix.exhaustive {
+				f = 1 + ix.nameBonus(d, exact, s)
+				s.nameFactor[ix.hot.nameID[d]] = f
+				s.nameFactorSet = append(s.nameFactorSet, ix.hot.nameID[d])
+			}
+			score *= f
 		}
 		score *= intentFactor[ix.hot.intent[d]]
 		if m := s.mentioned[ix.hot.server[d]]; m > 0 {
@@ -477,6 +491,10 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 	for _, d := range s.namedDocs {
 		s.doc[d].named = false
 	}
+	for _, n := range s.nameFactorSet {
+		s.nameFactor[n] = 0
+	}
+	s.nameFactorSet = s.nameFactorSet[:0]
 	s.namedDocs = s.namedDocs[:0]
 	for _, sv := range s.mentionedServer {
 		s.mentioned[sv] = 0
