@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
+	"os/signal"
 	"sort"
 	"strings"
 	"sync"
@@ -62,6 +64,13 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return usageError{fmt.Sprintf("unknown log level %q: use debug, info, warn or error", *logLevel)}
 	}
+	// SIGHUP asks for a reload instead of ending the gateway, as it does
+	// for most daemons; file changes ask too. Caught
+	// before the address is taken, so a SIGHUP that comes during the start
+	// waits for it rather than ending the gateway.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	// On stdio, stdout carries only JSON-RPC: logs always go to stderr.
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	// The address is taken before any server starts: a port in use must
@@ -153,6 +162,24 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 		}
 	}()
 	report = func() []httpapi.SourceStatus { return sources(p, b) }
+	rctx, stopReload := context.WithCancel(ctx)
+	reloadDone := make(chan struct{})
+	defer func() { stopReload(); <-reloadDone }()
+	go func() {
+		defer close(reloadDone)
+		if path := configPath(d, e); path != "" {
+			newReloader(path, e.lookupEnv, logger, m.ConfigReloaded).run(rctx, hup)
+			return
+		}
+		for {
+			select {
+			case <-rctx.Done():
+				return
+			case <-hup:
+				logger.Info("SIGHUP: nothing to reload, the built-in demo catalog has no config file")
+			}
+		}
+	}()
 	m.Read(metrics.Gauges{OpenSessions: b.Gateway.OpenSessions, InitialTokens: initialTokens(b.Gateway, logger)})
 	if ln == nil {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
@@ -464,4 +491,17 @@ func serveProfiler(addr string, logger *slog.Logger) (stop func(), err error) {
 	go srv.Serve(ln)
 	logger.Info("serving the profiler", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
 	return func() { srv.Close() }, nil
+}
+
+// configPath is the config file serve reads, "" for the demo catalog.
+func configPath(d deployment, e env) string {
+	if d.demo {
+		return ""
+	}
+	cwd, _ := os.Getwd()
+	path, found, err := config.Find(d.config, e.lookupEnv, cwd)
+	if err != nil || !found {
+		return ""
+	}
+	return path
 }

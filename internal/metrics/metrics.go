@@ -42,6 +42,7 @@ type Metrics struct {
 	calls    *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	sessions *prometheus.CounterVec
+	reloads  *prometheus.CounterVec
 }
 
 // New registers toolfold's metrics, and the Go runtime's, in a registry of
@@ -62,8 +63,12 @@ func New(sources func() []Source) *Metrics {
 			Name: "toolfold_sessions_total",
 			Help: "Client sessions started, by the mode they were served.",
 		}, []string{"mode"}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolfold_config_reloads_total",
+			Help: "Config reloads asked for (file change, SIGHUP), by result (refused: the new config has problems and the old one keeps serving; needs_restart: valid, applied at the next start; unchanged).",
+		}, []string{"result"}),
 	}
-	m.registry.MustRegister(m.calls, m.duration, m.sessions,
+	m.registry.MustRegister(m.calls, m.duration, m.sessions, m.reloads,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if sources != nil {
 		m.registry.MustRegister(&sourceCollector{sources: sources})
@@ -90,6 +95,9 @@ func (m *Metrics) Read(g Gauges) {
 
 // SessionStarted records a new client session in a mode.
 func (m *Metrics) SessionStarted(mode string) { m.sessions.WithLabelValues(mode).Inc() }
+
+// ConfigReloaded records one config reload by its result.
+func (m *Metrics) ConfigReloaded(result string) { m.reloads.WithLabelValues(result).Inc() }
 
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
