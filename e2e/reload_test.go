@@ -3,6 +3,9 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +17,7 @@ import (
 
 // logLines runs toolfold serve --http with its stderr read line by line,
 // so that a test waits on the line a reload writes instead of sleeping.
-func logLines(t *testing.T, args ...string) (*exec.Cmd, <-chan string) {
+func logLines(t *testing.T, args ...string) (*exec.Cmd, <-chan string, string) {
 	t.Helper()
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -39,7 +42,7 @@ func logLines(t *testing.T, args ...string) (*exec.Cmd, <-chan string) {
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() { cancel(); <-exited })
 	waitListening(t, "toolfold", addr, exited)
-	return cmd, lines
+	return cmd, lines, "http://" + addr
 }
 
 // waitLog returns the first line containing want. A closed stream (the
@@ -71,7 +74,7 @@ func TestReloadSIGHUPKeepsServing(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "toolfold.json")
 	writeFile(t, cfg, validEmpty)
-	cmd, lines := logLines(t, "--config", cfg)
+	cmd, lines, _ := logLines(t, "--config", cfg)
 	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +105,7 @@ func TestReloadSeesConfigMapSwap(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "..v1", "toolfold.json"), validEmpty)
 	must(t, os.Symlink("..v1", filepath.Join(dir, "..data")))
 	must(t, os.Symlink(filepath.Join("..data", "toolfold.json"), filepath.Join(dir, "toolfold.json")))
-	_, lines := logLines(t, "--config", filepath.Join(dir, "toolfold.json"))
+	_, lines, _ := logLines(t, "--config", filepath.Join(dir, "toolfold.json"))
 
 	must(t, os.Mkdir(filepath.Join(dir, "..v2"), 0o755))
 	writeFile(t, filepath.Join(dir, "..v2", "toolfold.json"), refused)
@@ -120,5 +123,39 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReloadEndpoint asks for a reload over HTTP, as an operator's script
+// would, and reads the outcome back from /healthz.
+func TestReloadEndpoint(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "toolfold.json")
+	writeFile(t, cfg, validEmpty)
+	_, _, url := logLines(t, "--config", cfg)
+	if code, body := get(t, url+"/healthz", nil); code != http.StatusOK || strings.Contains(body, `"reload"`) {
+		t.Fatalf("healthz before any reload: %d %s", code, body)
+	}
+	// Written while the watcher may also see it: the endpoint's answer is
+	// its own validation of what is on disk now, whichever runs first.
+	writeFile(t, cfg, refused)
+	resp, err := http.Post(url+"/api/reload", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var st struct {
+		Result   string
+		Problems []string
+	}
+	if err := json.Unmarshal(body, &st); err != nil || resp.StatusCode != http.StatusOK || st.Result != "refused" || len(st.Problems) != 1 || !strings.Contains(st.Problems[0], "toolfold.json:1: mcpServers.x.bogus") {
+		t.Fatalf("POST /api/reload: %d %s", resp.StatusCode, body)
+	}
+	if _, body := get(t, url+"/healthz", nil); !strings.Contains(body, `"result": "refused"`) && !strings.Contains(body, `"result":"refused"`) {
+		t.Fatalf("healthz does not show the refused reload: %s", body)
+	}
+	if code, _ := get(t, url+"/api/reload", nil); code != http.StatusMethodNotAllowed {
+		t.Errorf("GET /api/reload: %d, want 405", code)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/httpapi"
 	"github.com/toolfold/toolfold/internal/watch"
 )
 
@@ -26,12 +27,7 @@ const (
 )
 
 // reloadStatus is the last reload's outcome, for the log and /healthz.
-type reloadStatus struct {
-	Trigger  string    `json:"trigger"`
-	Result   string    `json:"result"`
-	At       time.Time `json:"at"`
-	Problems []string  `json:"problems,omitempty"`
-}
+type reloadStatus = httpapi.ReloadStatus
 
 // reloader validates the config serve was started with each time it is
 // asked to, exactly as check would, and reports the outcome. It never
@@ -43,6 +39,8 @@ type reloader struct {
 	logger    *slog.Logger
 	count     func(result string)
 
+	w *watch.Watcher // nil when files cannot be watched
+
 	mu      sync.Mutex
 	running []byte // the config file's bytes at start
 	last    *reloadStatus
@@ -51,6 +49,12 @@ type reloader struct {
 func newReloader(path string, lookupEnv func(string) (string, bool), logger *slog.Logger, count func(string)) *reloader {
 	r := &reloader{path: path, lookupEnv: lookupEnv, logger: logger, count: count}
 	r.running, _ = os.ReadFile(path)
+	// The watch starts now, with the baseline: a save between now and
+	// run is seen, not folded into the baseline.
+	var err error
+	if r.w, err = watch.New(r.files(), logger); err != nil {
+		logger.Warn("config file changes will not be seen; SIGHUP still reloads", "err", err)
+	}
 	return r
 }
 
@@ -118,12 +122,9 @@ func (r *reloader) lastStatus() *reloadStatus {
 }
 
 // run reloads on every file change and every value of hup until ctx ends.
-// A watch that cannot start leaves SIGHUP working, and says so.
 func (r *reloader) run(ctx context.Context, hup <-chan os.Signal) {
 	var changes <-chan struct{}
-	if w, err := watch.New(r.files(), r.logger); err != nil {
-		r.logger.Warn("config file changes will not be seen; SIGHUP still reloads", "err", err)
-	} else {
+	if w := r.w; w != nil {
 		changes = w.Changes()
 		done := make(chan struct{})
 		go func() { defer close(done); _ = w.Run(ctx) }()

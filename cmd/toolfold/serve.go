@@ -133,6 +133,12 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 			logger.Warn("could not export the last spans", "err", err)
 		}
 	}()
+	// The reloader's baseline is taken before the build reads the config,
+	// so a save during the start is a change it sees.
+	var rl *reloader
+	if path := configPath(d, e); path != "" {
+		rl = newReloader(path, e.lookupEnv, logger, m.ConfigReloaded)
+	}
 	p, b, err := build(ctx, e, d, logger, pendingStart)
 	if err != nil {
 		return err
@@ -167,8 +173,8 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	defer func() { stopReload(); <-reloadDone }()
 	go func() {
 		defer close(reloadDone)
-		if path := configPath(d, e); path != "" {
-			newReloader(path, e.lookupEnv, logger, m.ConfigReloaded).run(rctx, hup)
+		if rl != nil {
+			rl.run(rctx, hup)
 			return
 		}
 		for {
@@ -185,7 +191,7 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
 	}
-	return serveHTTP(ctx, p, b, ln, *stateless, limits, *drainTimeout, m.Handler(), activity, logger)
+	return serveHTTP(ctx, p, b, ln, *stateless, limits, *drainTimeout, m.Handler(), activity, rl, logger)
 }
 
 // configRefused ends serving when the catalog a pending start completes
@@ -257,7 +263,7 @@ func listenAddr(s string) string {
 // seconds Kubernetes and many supervisors give before SIGKILL.
 const defaultDrainTimeout = 25 * time.Second
 
-func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.Listener, stateless bool, limits httpLimits, drainTimeout time.Duration, metricsHandler http.Handler, activity *httpapi.Activity, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.Listener, stateless bool, limits httpLimits, drainTimeout time.Duration, metricsHandler http.Handler, activity *httpapi.Activity, rl *reloader, logger *slog.Logger) error {
 	httpOpts, err := limits.options(p.HTTP)
 	if err != nil {
 		return err
@@ -275,7 +281,14 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 		defer oauthServer.Close()
 		logger.Info("accepting OAuth access tokens", "resource", o.Resource, "issuers", o.Issuers, "metadata", oauthServer.MetadataURL())
 	}
+	var reload func() httpapi.ReloadStatus
+	var lastReload func() *httpapi.ReloadStatus
+	if rl != nil {
+		reload = func() httpapi.ReloadStatus { return rl.reload("POST /api/reload") }
+		lastReload = rl.lastStatus
+	}
 	api, err := httpapi.New(&httpapi.Options{
+		Reload: reload, LastReload: lastReload,
 		MCP: httpapi.LimitedViews(mcpHandler, func(groups []string, readOnly bool) (http.Handler, error) {
 			return b.Gateway.LimitedHandler(groups, readOnly, httpOpts)
 		}, logger),
