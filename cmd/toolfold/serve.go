@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
+	"os/signal"
 	"sort"
 	"strings"
 	"sync"
@@ -64,6 +66,13 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return usageError{fmt.Sprintf("unknown log level %q: use debug, info, warn or error", *logLevel)}
 	}
+	// SIGHUP asks for a reload instead of ending the gateway, as it does
+	// for most daemons; file changes ask too. Caught
+	// before the address is taken, so a SIGHUP that comes during the start
+	// waits for it rather than ending the gateway.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	// On stdio, stdout carries only JSON-RPC: logs always go to stderr.
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	// The address is taken before any server starts: a port in use must
@@ -131,6 +140,12 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 			logger.Warn("could not export the last spans", "err", err)
 		}
 	}()
+	// The reloader's baseline is taken before the build reads the config,
+	// so a save during the start is a change it sees.
+	var rl *reloader
+	if path := configPath(d, e); path != "" {
+		rl = newReloader(path, e.lookupEnv, logger, m.ConfigReloaded)
+	}
 	p, b, err := build(ctx, e, d, logger, pendingStart)
 	if err != nil {
 		return err
@@ -166,12 +181,30 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	}()
 	report = func() []httpapi.SourceStatus { return sources(p, b) }
 	held = p.HeldCounts
+	rctx, stopReload := context.WithCancel(ctx)
+	reloadDone := make(chan struct{})
+	defer func() { stopReload(); <-reloadDone }()
+	go func() {
+		defer close(reloadDone)
+		if rl != nil {
+			rl.run(rctx, hup)
+			return
+		}
+		for {
+			select {
+			case <-rctx.Done():
+				return
+			case <-hup:
+				logger.Info("SIGHUP: nothing to reload, the built-in demo catalog has no config file")
+			}
+		}
+	}()
 	m.Read(metrics.Gauges{OpenSessions: b.Gateway.OpenSessions, InitialTokens: initialTokens(b.Gateway, logger), AnswerBytesInFlight: b.Gateway.AnswerBytesInFlight})
 	if ln == nil {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
 	}
-	return serveHTTP(ctx, p, b, ln, *stateless, limits, *drainTimeout, m.Handler(), activity, logger)
+	return serveHTTP(ctx, p, b, ln, *stateless, limits, *drainTimeout, m.Handler(), activity, rl, logger)
 }
 
 // configRefused ends serving when the catalog a pending start completes
@@ -243,7 +276,7 @@ func listenAddr(s string) string {
 // seconds Kubernetes and many supervisors give before SIGKILL.
 const defaultDrainTimeout = 25 * time.Second
 
-func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.Listener, stateless bool, limits httpLimits, drainTimeout time.Duration, metricsHandler http.Handler, activity *httpapi.Activity, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.Listener, stateless bool, limits httpLimits, drainTimeout time.Duration, metricsHandler http.Handler, activity *httpapi.Activity, rl *reloader, logger *slog.Logger) error {
 	httpOpts, err := limits.options(p.HTTP)
 	if err != nil {
 		return err
@@ -261,7 +294,14 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 		defer oauthServer.Close()
 		logger.Info("accepting OAuth access tokens", "resource", o.Resource, "issuers", o.Issuers, "metadata", oauthServer.MetadataURL())
 	}
+	var reload func() httpapi.ReloadStatus
+	var lastReload func() *httpapi.ReloadStatus
+	if rl != nil {
+		reload = func() httpapi.ReloadStatus { return rl.reload("POST /api/reload") }
+		lastReload = rl.lastStatus
+	}
 	api, err := httpapi.New(&httpapi.Options{
+		Reload: reload, LastReload: lastReload,
 		MCP: httpapi.LimitedViews(mcpHandler, func(groups []string, readOnly bool) (http.Handler, error) {
 			return b.Gateway.LimitedHandler(groups, readOnly, httpOpts)
 		}, logger),
@@ -492,4 +532,17 @@ func serveProfiler(addr string, logger *slog.Logger) (stop func(), err error) {
 	go srv.Serve(ln)
 	logger.Info("serving the profiler", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
 	return func() { srv.Close() }, nil
+}
+
+// configPath is the config file serve reads, "" for the demo catalog.
+func configPath(d deployment, e env) string {
+	if d.demo {
+		return ""
+	}
+	cwd, _ := os.Getwd()
+	path, found, err := config.Find(d.config, e.lookupEnv, cwd)
+	if err != nil || !found {
+		return ""
+	}
+	return path
 }

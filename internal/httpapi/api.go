@@ -72,6 +72,13 @@ type Options struct {
 	Find func(phrasings []string, limit int) ([]FoundTool, error)
 	// Pins serves /api/pins and the dashboard's pins; nil leaves them out.
 	Pins *Pins
+
+	// Reload, when set, serves POST /api/reload (operators only): it
+	// validates the config on disk and returns the outcome.
+	Reload func() ReloadStatus
+	// LastReload, when set, is the last reload's outcome for /healthz;
+	// it returns nil before the first.
+	LastReload func() *ReloadStatus
 }
 
 // SessionInfo is one live client session on the dashboard.
@@ -143,6 +150,9 @@ func New(opts *Options) (*API, error) {
 	a.mux.Handle("/healthz", readOnlyMethods(a.serveHealth))
 	a.mux.Handle("/api/groups", a.adminOnly(readOnlyMethods(a.serveGroups)))
 	a.mux.Handle("/api/tools", a.adminOnly(readOnlyMethods(a.serveTools)))
+	if a.opts.Reload != nil {
+		a.mux.Handle("/api/reload", a.adminOnly(http.HandlerFunc(a.serveReload)))
+	}
 	a.mux.Handle("/{$}", a.adminOnly(readOnlyMethods(a.serveDashboard)))
 	if opts.Pins != nil {
 		a.mux.Handle("/api/pins", a.adminOnly(http.HandlerFunc(a.servePins)))
@@ -244,7 +254,7 @@ func (a *API) serveHealth(w http.ResponseWriter, r *http.Request) {
 	cat := a.opts.Catalog()
 	// The status sums up every source, whoever asks: it is the state of
 	// the server, not of one token's view of it.
-	h := Health{Status: healthOf(all), Sources: visibleSources(all, cat, accessOf(r))}
+	h := Health{Status: healthOf(all), Sources: visibleSources(all, cat, accessOf(r)), Reload: a.lastReload(r)}
 	if cat != nil {
 		access := accessOf(r)
 		for _, t := range cat.Tools() {

@@ -77,6 +77,8 @@ type Health struct {
 	Tools   int            `json:"tools"`
 	Groups  int            `json:"groups"`
 	Sources []SourceStatus `json:"sources"`
+	// Reload is the last config reload's outcome, absent before the first.
+	Reload *ReloadStatus `json:"reload,omitempty"`
 }
 
 // Health statuses.

@@ -50,6 +50,7 @@ type Metrics struct {
 	duration *prometheus.HistogramVec
 	sessions *prometheus.CounterVec
 	panics   *prometheus.CounterVec
+	reloads  *prometheus.CounterVec
 }
 
 // New registers toolfold's metrics, and the Go runtime's, in a registry of
@@ -74,8 +75,12 @@ func New(sources func() []Source) *Metrics {
 			Name: "toolfold_handler_panics_total",
 			Help: "Panics in a request's handler, by the path the request took (typed, stdio-bytes, http-request-bytes, http-session-bytes, http): each failed its request with an internal error and left the gateway serving; the stack is in the log.",
 		}, []string{"path"}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolfold_config_reloads_total",
+			Help: "Config reloads asked for (file change, SIGHUP), by result (refused: the new config has problems and the old one keeps serving; needs_restart: valid, applied at the next start; unchanged).",
+		}, []string{"result"}),
 	}
-	m.registry.MustRegister(m.calls, m.duration, m.sessions, m.panics,
+	m.registry.MustRegister(m.calls, m.duration, m.sessions, m.panics, m.reloads,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if sources != nil {
 		m.registry.MustRegister(&sourceCollector{sources: sources})
@@ -105,6 +110,9 @@ func (m *Metrics) SessionStarted(mode string) { m.sessions.WithLabelValues(mode)
 
 // HandlerPanicked records a panic recovered in a request's handler.
 func (m *Metrics) HandlerPanicked(path string) { m.panics.WithLabelValues(path).Inc() }
+
+// ConfigReloaded records one config reload by its result.
+func (m *Metrics) ConfigReloaded(result string) { m.reloads.WithLabelValues(result).Inc() }
 
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {

@@ -56,3 +56,18 @@ func TestMetricsAreServed(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigReloadsAreCountedByResult(t *testing.T) {
+	m := New(nil)
+	m.ConfigReloaded("refused")
+	m.ConfigReloaded("refused")
+	m.ConfigReloaded("unchanged")
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body, _ := io.ReadAll(rec.Body)
+	for _, want := range []string{`toolfold_config_reloads_total{result="refused"} 2`, `toolfold_config_reloads_total{result="unchanged"} 1`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}

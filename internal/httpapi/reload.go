@@ -1,0 +1,45 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// ReloadStatus is the outcome of one config reload: what asked for it, the
+// result (refused, needs_restart, unchanged…), when, and, when refused, the
+// problems in check's file:line form.
+type ReloadStatus struct {
+	Trigger  string    `json:"trigger"`
+	Result   string    `json:"result"`
+	At       time.Time `json:"at"`
+	Problems []string  `json:"problems,omitempty"`
+}
+
+// serveReload runs a reload for an operator (POST /api/reload) and answers
+// its outcome; a refused config is a 200 too, since the gateway did what
+// was asked and kept serving: the body says why it refused.
+func (a *API) serveReload(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s only answers POST, not %s", r.URL.Path, r.Method))
+		return
+	}
+	writeJSON(w, http.StatusOK, a.opts.Reload())
+}
+
+// lastReload is the healthz field: nil before the first reload. Problems
+// quote the config, so only operators see them.
+func (a *API) lastReload(r *http.Request) *ReloadStatus {
+	if a.opts.LastReload == nil {
+		return nil
+	}
+	st := a.opts.LastReload()
+	if st == nil {
+		return nil
+	}
+	if access, ok := AccessFromContext(r.Context()); ok && !access.Admin {
+		st.Problems = nil
+	}
+	return st
+}
