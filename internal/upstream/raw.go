@@ -182,8 +182,13 @@ func (r *rawLines) Read(p []byte) (int, error) {
 			r.over = nil
 			continue
 		}
-		if len(line) > 0 && r.raw != nil && r.raw.take(line, &r.answers) {
-			continue
+		if len(line) > 0 && r.raw != nil {
+			if rest, took := r.raw.take(line, &r.answers); took {
+				if len(rest) == 0 {
+					continue
+				}
+				line = rest // a batch's messages of the SDK's
+			}
 		}
 		r.rest = line
 	}
@@ -284,16 +289,26 @@ func (r *rawLines) skipLong(line []byte, err error) error {
 }
 
 // take hands a response to a fast-path call to its caller, and reports
-// whether the line was one (the answer of a withdrawn call included). The
-// caller may hold its answer back for answers (rawcall.Call.Answers).
-func (r *rawConn) take(line []byte, answers *rawcall.Batch) bool {
+// whether the line held one (the answer of a withdrawn call included). rest
+// is what the SDK still has to read of a line that was taken: the other
+// messages of a batch, as a batch line, or nothing. The caller may hold
+// its answer back for answers (rawcall.Call.Answers).
+func (r *rawConn) take(line []byte, answers *rawcall.Batch) (rest []byte, took bool) {
+	if !bytes.Contains(line, []byte(rawIDPrefix)) && !bytes.Contains(line, []byte(`\u`)) {
+		return nil, false // no id of ours, however written: the SDK's alone
+	}
+	if t := bytes.TrimLeft(line, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		return r.takeBatch(t, answers)
+	}
+	return nil, r.takeOne(line, answers)
+}
+
+// takeOne is take of a line that holds one message.
+func (r *rawConn) takeOne(line []byte, answers *rawcall.Batch) bool {
 	// An id may be written with escapes ("toolfold\u002draw-1"): the
 	// typed path reads it as the same string, so this one must too.
 	if !bytes.Contains(line, []byte(rawIDPrefix)) && !bytes.Contains(line, []byte(`\u`)) {
 		return false
-	}
-	if t := bytes.TrimLeft(line, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-		return r.takeBatch(t, answers)
 	}
 	var id, result, rpcErr []byte
 	if rawcall.Members(line, func(k, v []byte) bool {
@@ -314,7 +329,12 @@ func (r *rawConn) take(line []byte, answers *rawcall.Batch) bool {
 	}
 	key, ok := rawcall.String(id)
 	if !ok && len(id) > 0 && id[0] == '"' {
-		ok = json.Unmarshal(id, &key) == nil
+		// Its own variable: &key would move key to the heap on every
+		// answer, where only an escaped id needs decoding.
+		var unescaped string
+		if json.Unmarshal(id, &unescaped) == nil {
+			key, ok = unescaped, true
+		}
 	}
 	if !ok || !strings.HasPrefix(key, rawIDPrefix) {
 		return false
@@ -331,23 +351,32 @@ func (r *rawConn) take(line []byte, answers *rawcall.Batch) bool {
 	return true
 }
 
-// takeBatch takes a JSON-RPC batch line whose every element is an answer
-// to a fast-path call, as the typed path would read each. A batch holding
-// anything else goes to the typed path whole.
-func (r *rawConn) takeBatch(line []byte, answers *rawcall.Batch) bool {
+// takeBatch takes the fast-path answers of a JSON-RPC batch line, as the
+// SDK would read each of its messages; the rest (answers and requests of
+// the SDK's) go on to it as a smaller batch. A line that is not a batch of
+// messages is left whole to the SDK, which answers it as it would.
+func (r *rawConn) takeBatch(line []byte, answers *rawcall.Batch) (rest []byte, took bool) {
 	var elems []json.RawMessage
 	if json.Unmarshal(line, &elems) != nil || len(elems) == 0 {
-		return false
+		return nil, false
 	}
+	var others []json.RawMessage
 	for _, e := range elems {
-		if !r.isFastAnswer(e) {
-			return false
+		if r.isFastAnswer(e) {
+			r.takeOne(e, answers)
+			took = true
+		} else {
+			others = append(others, e)
 		}
 	}
-	for _, e := range elems {
-		r.take(e, answers)
+	if !took || len(others) == 0 {
+		return nil, took
 	}
-	return true
+	rest, err := json.Marshal(others)
+	if err != nil {
+		return nil, true // cannot happen: each element was read as JSON
+	}
+	return append(rest, '\n'), true
 }
 
 // isFastAnswer reports whether one message is the answer of a fast-path

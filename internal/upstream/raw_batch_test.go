@@ -209,3 +209,76 @@ func TestRawLinesHoldsAnswersReadTogether(t *testing.T) {
 		t.Errorf("Done saw a batch of answers: %v, want one for each", sawAnswers)
 	}
 }
+
+// TestRawLinesTakesEveryFramingTheSDKReads answers fast-path calls in the
+// framings a server may use besides one plain object a line: a batch (an
+// array line, which may also hold an answer of the SDK's) and an id
+// written with escapes. Each call is answered as its line is read, and the
+// SDK reads what is its own.
+func TestRawLinesTakesEveryFramingTheSDKReads(t *testing.T) {
+	sdkAnswer := `{"jsonrpc":"2.0","id":1,"result":{}}`
+	for _, tc := range []struct {
+		name    string
+		answers func(ids []string) string
+		sdk     string // what the SDK must read
+	}{
+		{
+			name: "batch",
+			answers: func(ids []string) string {
+				return fmt.Sprintf(`[{"jsonrpc":"2.0","id":%s,"result":{"content":[]}},%s,{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}]`+"\n", ids[0], sdkAnswer, ids[1])
+			},
+			sdk: "[" + sdkAnswer + "]\n",
+		},
+		{
+			name: "batch of fast-path answers only",
+			answers: func(ids []string) string {
+				return fmt.Sprintf(`[{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}, {"jsonrpc":"2.0","id":%s,"result":{"content":[]}}]`+"\n", ids[0], ids[1])
+			},
+		},
+		{
+			name: "escaped ids",
+			answers: func(ids []string) string {
+				var b strings.Builder
+				for _, id := range ids {
+					esc := strings.ReplaceAll(id, "-", `\u002d`)
+					fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`+"\n", esc)
+				}
+				return b.String() + sdkAnswer + "\n"
+			},
+			sdk: sdkAnswer + "\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "serve", nil)}, nil)
+			c := runningConn(t, m, "fx")
+			var requests rawcall.Batch // never ends: the server never sees the requests
+			var done []error
+			for range 2 {
+				call := &rawcall.Call{Arguments: json.RawMessage(`{}`), Batch: &requests}
+				call.Done = func(_ json.RawMessage, err error) { done = append(done, err) }
+				if _, ok := m.ForwardRaw("fx", "add", call); !ok {
+					t.Fatal("ForwardRaw refused a call to a running server")
+				}
+			}
+			var ids []string
+			c.raw.w.mu.Lock()
+			for line := range strings.Lines(string(c.raw.w.held)) {
+				ids = append(ids, string(rawcall.Member([]byte(line), "id")))
+			}
+			c.raw.w.mu.Unlock()
+			if len(ids) != 2 {
+				t.Fatalf("%d requests held, want 2", len(ids))
+			}
+			got, err := io.ReadAll(&rawLines{src: strings.NewReader(tc.answers(ids)), raw: c.raw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(done) != 2 || done[0] != nil || done[1] != nil {
+				t.Errorf("calls answered: %v, want 2 without error", done)
+			}
+			if string(got) != tc.sdk {
+				t.Errorf("the SDK read %q, want %q", got, tc.sdk)
+			}
+		})
+	}
+}
