@@ -200,7 +200,10 @@ write_config() {
   fi
   # JSON-escape the path (backslashes and quotes; it is a path this script made).
   fixture="$(printf '%s' "$fixture" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')"
-  printf '{\n  "mcpServers": {\n    "everything": {"command": "%s", "prefix": ""}\n  }\n}\n' "$fixture" >"$1"
+  # The suite checks pass-through: the fixture adds a tool mid-run for its
+  # list_changed scenario, which the trust gate would hold by default
+  # (trust.onNew: hold), so this config accepts new items.
+  printf '{\n  "mcpServers": {\n    "everything": {"command": "%s", "prefix": ""}\n  },\n  "trust": {"onNew": "accept"}\n}\n' "$fixture" >"$1"
 }
 
 # run_leg LEG: both halves of one leg, then its report; returns non-zero on a

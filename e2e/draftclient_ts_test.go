@@ -52,7 +52,11 @@ func TestTSDraftClientMultiServer(t *testing.T) {
 		"filesystem": map[string]any{"command": nodeServer(t, "mcp-server-filesystem"), "args": []string{t.TempDir()}},
 		"everything": map[string]any{"command": nodeServer(t, "mcp-server-everything")},
 		"fx":         map[string]any{"command": fx, "env": map[string]string{"GROUPS_FIXTURE_MODE": "grouping"}},
-	}})
+	},
+		// The fixture adds a group mid-session on purpose, and this test is
+		// about hearing it: the trust gate accepts it (under the default it
+		// is held, as TestTrustHoldsAGroupAddedMidSession shows).
+		"trust": map[string]any{"onNew": "accept", "onChange": "accept"}})
 	calls := []map[string]any{
 		{"group": "memory", "tool": "memory__read_graph"},
 		{"group": "filesystem", "tool": "filesystem__list_allowed_directories"},
