@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/toolfold/toolfold/internal/trust"
+	"github.com/toolfold/toolfold/internal/watch"
 )
 
 // TrustState is what the trust gate knows after a build: the lock as
@@ -82,48 +81,32 @@ func (p *Plan) ApprovePins(server string, items []string, who string) ([]trust.A
 	return apps, nil
 }
 
-// WatchLock picks up a changed lock file until ctx ends: an operator's
-// `toolfold pins approve`, a pull of the committed lock, a replica's mount
-// updated. The catalog is rebuilt through the same path as an upstream's
-// list change, so held items appear and clients hear list_changed once. It
-// watches the lock's directory, not the file, so an editor's or a
-// ConfigMap's save by rename is seen too.
+// WatchLock picks up a changed lock file until ctx ends or the upstreams
+// close: an operator's `toolfold pins approve`, a pull of the committed
+// lock, a replica's mount updated. The catalog is rebuilt through the same
+// path as an upstream's list change, so held items appear and clients hear
+// list_changed once. internal/watch sees rename-saves and a ConfigMap's
+// symlink swap, and tells only of a change of content.
 func (p *Plan) WatchLock(ctx context.Context) error {
 	if p.Upstreams == nil || p.Upstreams.trust == nil {
 		return nil
 	}
 	g := p.Upstreams.trust
-	w, err := fsnotify.NewWatcher()
+	w, err := watch.New([]string{g.path}, g.log)
 	if err != nil {
 		return fmt.Errorf("watching the lock file: %w", err)
 	}
-	dir := filepath.Dir(g.path)
-	if err := w.Add(dir); err != nil {
-		w.Close()
-		return fmt.Errorf("watching the lock file's directory %s: %w", dir, err)
-	}
-	name := filepath.Base(g.path)
+	ctx, cancel := context.WithCancel(ctx)
+	go w.Run(ctx) // ends with ctx, which the loop below cancels when it returns
 	go func() {
-		defer w.Close()
+		defer cancel()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-g.done: // the upstreams closed: serving has ended
 				return
-			case err, ok := <-w.Errors:
-				if !ok {
-					return
-				}
-				g.log.Warn("trust: watching the lock file", "lock_file", g.path, "error", err)
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				// Kubernetes swaps a "..data" link for a mounted file.
-				if filepath.Base(ev.Name) != name && filepath.Base(ev.Name) != "..data" {
-					continue
-				}
+			case <-w.Changes():
 				changed, err := g.Reload()
 				if err != nil {
 					g.log.Warn("trust: the changed lock file cannot be read; the pins before it stay", "lock_file", g.path, "error", err)

@@ -268,7 +268,8 @@ func TestMovingASourceWithoutExtrasTellsNobody(t *testing.T) {
 				if err := g.Update(space); err != nil {
 					t.Fatal(err)
 				}
-				// Past the gateway's delay and the SDK's debounce.
+				// A virtual second (the bubble's clock): past the gateway's delay
+				// and the SDK's debounce, with no real wait.
 				time.Sleep(time.Second)
 				synctest.Wait()
 				silent(t, "c", "prompts", l.prompts)
