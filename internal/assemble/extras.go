@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/trust"
 	"github.com/toolfold/toolfold/internal/upstream"
 )
 
@@ -39,7 +40,13 @@ type routes struct {
 	prompts   map[string]promptRoute
 	resources map[string]string // URI → server
 	templates map[string]string // URI template → server
+	// held are the refusals of the prompts (by the name clients see) and
+	// resources (by URI) the last listings held back (trust.onChange…).
+	held map[string]heldRoute
 }
+
+// heldRoute is a held prompt's or resource's refusal and its server.
+type heldRoute struct{ server, refusal string }
 
 type promptRoute struct{ server, name string }
 
@@ -47,7 +54,7 @@ func (r *routes) set(update func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.prompts == nil {
-		r.prompts, r.resources, r.templates = map[string]promptRoute{}, map[string]string{}, map[string]string{}
+		r.prompts, r.resources, r.templates, r.held = map[string]promptRoute{}, map[string]string{}, map[string]string{}, map[string]heldRoute{}
 	}
 	update()
 }
@@ -63,6 +70,11 @@ func (r *routes) forget(server string, prompts, resources bool) {
 				if pr.server == server {
 					delete(r.prompts, name)
 				}
+			}
+		}
+		for key, h := range r.held {
+			if h.server == server && (prompts && strings.HasPrefix(key, "prompt:") || resources && !strings.HasPrefix(key, "prompt:")) {
+				delete(r.held, key)
 			}
 		}
 		if resources {
@@ -87,13 +99,19 @@ func (u *Upstreams) ListPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
 // (nil: all), for the groups that scope a server's prompts.
 func (u *Upstreams) ListPromptsOf(ctx context.Context, from func(server string) bool) ([]*mcp.Prompt, error) {
 	return gather(ctx, u, from, hasPrompts, u.Manager.ListPrompts, func(s upstreamServer, prompts []*mcp.Prompt) []*mcp.Prompt {
-		out := make([]*mcp.Prompt, len(prompts))
+		held := judgeListingOf(u, s.key, trust.KindPrompt, prompts, func(p *mcp.Prompt) string { return p.Name }, trust.PromptItem)
+		out := make([]*mcp.Prompt, 0, len(prompts))
 		u.routes.set(func() {
-			for i, p := range prompts {
-				cp := *p
-				cp.Name = s.qualify(p.Name)
-				u.routes.prompts[cp.Name] = promptRoute{s.key, p.Name}
-				out[i] = &cp
+			for _, p := range prompts {
+				name := s.qualify(p.Name)
+				if h, ok := held[p.Name]; ok {
+					delete(u.routes.prompts, name)
+					u.routes.held["prompt:"+name] = heldRoute{s.key, h.Refusal()}
+					continue
+				}
+				delete(u.routes.held, "prompt:"+name)
+				u.routes.prompts[name] = promptRoute{s.key, p.Name}
+				out = append(out, sanitizedPrompt(p, name))
 			}
 		})
 		return out
@@ -144,6 +162,8 @@ func (u *Upstreams) promptRoute(ctx context.Context, name string) (promptRoute, 
 	if ok {
 		return r, nil
 	}
+	// Listed afresh even when the last listing held it: the server may
+	// have gone back to its pinned text, or an operator approved it.
 	if _, err := u.ListPrompts(ctx); err != nil {
 		return promptRoute{}, err
 	}
@@ -151,6 +171,9 @@ func (u *Upstreams) promptRoute(ctx context.Context, name string) (promptRoute, 
 	defer u.routes.mu.Unlock()
 	if r, ok := u.routes.prompts[name]; ok {
 		return r, nil
+	}
+	if h, ok := u.routes.held["prompt:"+name]; ok {
+		return promptRoute{}, errors.New(h.refusal)
 	}
 	return promptRoute{}, fmt.Errorf("there is no prompt %q; prompts/list names them", name)
 }
@@ -188,28 +211,50 @@ func (u *Upstreams) ListResources(ctx context.Context) ([]*mcp.Resource, error) 
 // true (nil: all).
 func (u *Upstreams) ListResourcesOf(ctx context.Context, from func(server string) bool) ([]*mcp.Resource, error) {
 	return gather(ctx, u, from, hasResources, u.Manager.ListResources, func(s upstreamServer, resources []*mcp.Resource) []*mcp.Resource {
+		held := judgeListingOf(u, s.key, trust.KindResource, resources, func(r *mcp.Resource) string { return r.URI }, trust.ResourceItem)
+		out := make([]*mcp.Resource, 0, len(resources))
 		u.routes.set(func() {
 			for _, r := range resources {
+				if h, ok := held[r.URI]; ok {
+					if u.routes.resources[r.URI] == s.key {
+						delete(u.routes.resources, r.URI)
+					}
+					u.routes.held["resource:"+r.URI] = heldRoute{s.key, h.Refusal()}
+					continue
+				}
+				if u.routes.held["resource:"+r.URI].server == s.key {
+					delete(u.routes.held, "resource:"+r.URI)
+				}
 				if _, taken := u.routes.resources[r.URI]; !taken {
 					u.routes.resources[r.URI] = s.key
 				}
+				out = append(out, sanitizedResource(r))
 			}
 		})
-		return resources
+		return out
 	})
 }
 
 // ListResourceTemplates lists every server's resource templates.
 func (u *Upstreams) ListResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplate, error) {
 	return gather(ctx, u, nil, hasResources, u.Manager.ListResourceTemplates, func(s upstreamServer, templates []*mcp.ResourceTemplate) []*mcp.ResourceTemplate {
+		held := judgeListingOf(u, s.key, trust.KindTemplate, templates, func(t *mcp.ResourceTemplate) string { return t.URITemplate }, trust.TemplateItem)
+		out := make([]*mcp.ResourceTemplate, 0, len(templates))
 		u.routes.set(func() {
 			for _, t := range templates {
+				if _, ok := held[t.URITemplate]; ok {
+					if u.routes.templates[t.URITemplate] == s.key {
+						delete(u.routes.templates, t.URITemplate)
+					}
+					continue
+				}
 				if _, taken := u.routes.templates[t.URITemplate]; !taken {
 					u.routes.templates[t.URITemplate] = s.key
 				}
+				out = append(out, sanitizedTemplate(t))
 			}
 		})
-		return templates
+		return out
 	})
 }
 
@@ -220,6 +265,13 @@ func (u *Upstreams) ReadResource(ctx context.Context, params *mcp.ReadResourcePa
 	p := *params
 	p.Meta = hopMeta(params.Meta)
 	opts := askVia(ctx)
+	u.routes.mu.Lock()
+	h, held := u.routes.held["resource:"+params.URI]
+	_, listed := u.routes.resources[params.URI]
+	u.routes.mu.Unlock()
+	if held && !listed {
+		return nil, errors.New(h.refusal)
+	}
 	if server, ok := u.resourceServer(params.URI); ok {
 		return u.Manager.ReadResource(ctx, server, &p, opts)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/toolfold/toolfold/internal/trust"
 	"github.com/toolfold/toolfold/internal/watch"
@@ -30,7 +32,11 @@ func (p *Plan) Trust() *TrustState {
 	g := p.Upstreams.trust
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return &TrustState{LockFile: g.path, ReadOnly: g.readOnly, Lock: g.lock.Clone(), Findings: append([]trust.Finding(nil), g.findings...), Unreadable: g.loadErr}
+	findings := slices.Clone(g.findings)
+	for _, key := range slices.Sorted(maps.Keys(g.listings)) {
+		findings = append(findings, g.listings[key].findings...)
+	}
+	return &TrustState{LockFile: g.path, ReadOnly: g.readOnly, Lock: g.lock.Clone(), Findings: findings, Unreadable: g.loadErr}
 }
 
 // HeldCounts are the held definitions per upstream server now, for the

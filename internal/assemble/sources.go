@@ -11,9 +11,17 @@ import (
 var _ gateway.SourcedExtras = (*Upstreams)(nil)
 
 // PromptSource names the server of a listed prompt.
+// A held prompt has its source too: getting it is refused by GetPrompt,
+// which says why.
 func (u *Upstreams) PromptSource(ctx context.Context, name string) (string, bool) {
 	r, err := u.promptRoute(ctx, name)
-	return r.server, err == nil
+	if err == nil {
+		return r.server, true
+	}
+	u.routes.mu.Lock()
+	defer u.routes.mu.Unlock()
+	h, held := u.routes.held["prompt:"+name]
+	return h.server, held
 }
 
 // ResourceSource names the server that listed a URI or whose template it
@@ -24,7 +32,15 @@ func (u *Upstreams) ResourceSource(ctx context.Context, uri string) (string, boo
 	}
 	u.ListResources(ctx)
 	u.ListResourceTemplates(ctx)
-	return u.resourceServer(uri)
+	if s, ok := u.resourceServer(uri); ok {
+		return s, true
+	}
+	// A held resource has a source, which refuses to read it saying why
+	// (ReadResource), rather than a reader being told it does not exist.
+	u.routes.mu.Lock()
+	defer u.routes.mu.Unlock()
+	h, held := u.routes.held["resource:"+uri]
+	return h.server, held
 }
 
 // TemplateSource names the server of a listed resource template.

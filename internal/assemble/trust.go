@@ -44,7 +44,11 @@ type trustGate struct {
 	// logged, so each is said once.
 	findings []trust.Finding
 	scanner  trust.Scanner
-	logged   map[string]bool
+	// listings are the last judgements of prompt, resource and template
+	// listings, by server and kind; listingScanner scans for them.
+	listings       map[string]*listingTrust
+	listingScanner trust.Scanner
+	logged         map[string]bool
 	// heldLogged are the holds already logged (server, item, digest).
 	heldLogged map[string]bool
 	// closed is set when the upstreams close: a rebuild still under way
@@ -91,7 +95,8 @@ func newTrustGate(cfg *config.Config, log *slog.Logger) *trustGate {
 		path: cfg.LockPath(), readOnly: cfg.Trust.ReadOnly, log: log,
 		policy: trust.Policy{OnChange: cfg.Trust.OnChange, OnNew: cfg.Trust.OnNew, NewServers: cfg.Trust.NewServers, OnFinding: cfg.Trust.OnFinding},
 		memo:   map[string]*serverTrust{}, logged: map[string]bool{}, heldLogged: map[string]bool{},
-		done: make(chan struct{}),
+		listings: map[string]*listingTrust{},
+		done:     make(chan struct{}),
 	}
 	g.lock, g.loadErr = trust.LoadLock(g.path)
 	if g.loadErr != nil {
@@ -202,16 +207,77 @@ func (g *trustGate) judge(servers []string, known func(string) ([]*mcp.Tool, []*
 				delete(g.memo, name)
 			}
 		}
-		if changed && !g.readOnly && !g.noWrite && !g.closed && g.loadErr == nil {
-			if err := g.lock.Save(g.path); err != nil {
-				g.log.Error("trust: the lock file cannot be written; pins stay in memory until it can", "lock_file", g.path, "error", err)
-			}
+		if changed {
+			g.save()
 		}
 	}
 	for name := range inputs {
 		view.byServer[name] = g.memo[name]
 	}
 	return view
+}
+
+// judgeListing decides one listing of a server's prompts, resources or
+// templates, made when a client asks for them. The scan sees them beside
+// the catalog's items, so a prompt that names another server's tool is
+// flagged as a tool would be. A listing equal to the last one, under the
+// same lock, reuses its judgement.
+func (g *trustGate) judgeListing(server string, kind trust.Kind, items []trust.Item) *trust.Verdict {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var h strings.Builder
+	for _, it := range items {
+		h.WriteString(it.Key())
+		h.WriteString(it.Digest())
+	}
+	key := server + "\x00" + string(kind)
+	if m := g.listings[key]; m != nil && m.gen == g.gen && m.from == h.String() {
+		return m.v
+	}
+	if g.loadErr != nil {
+		return holdAll(server, items, g.loadErr)
+	}
+	all := map[string][]trust.Item{}
+	for name, m := range g.memo {
+		all[name] = m.items
+	}
+	all[server] = append(slices.Clone(all[server]), items...)
+	var findings []trust.Finding
+	for _, f := range g.listingScanner.Scan(all) {
+		if k, _ := trust.ParseKey(f.Item); f.Server == server && k == kind {
+			findings = append(findings, f)
+			if s := f.String(); !g.logged[s] {
+				g.logged[s] = true
+				g.log.Warn("trust: the scan flagged an upstream definition", "server", f.Server, "item", f.Item, "finding", f.Kind, "detail", f.Detail)
+			}
+		}
+	}
+	v := trust.DecideKinds(g.lock, server, kind, items, g.policy, findings)
+	g.audit(v)
+	if v.LockChanged {
+		g.save()
+	}
+	g.listings[key] = &listingTrust{from: h.String(), gen: g.gen, v: v, findings: findings}
+	return v
+}
+
+// listingTrust is the last judgement of one listing and what it was made
+// from (each item's key and digest).
+type listingTrust struct {
+	from     string
+	gen      uint64
+	v        *trust.Verdict
+	findings []trust.Finding
+}
+
+// save writes the lock unless this run may not; g.mu is held.
+func (g *trustGate) save() {
+	if g.readOnly || g.noWrite || g.closed || g.loadErr != nil {
+		return
+	}
+	if err := g.lock.Save(g.path); err != nil {
+		g.log.Error("trust: the lock file cannot be written; pins stay in memory until it can", "lock_file", g.path, "error", err)
+	}
 }
 
 // audit logs each hold once (per definition) and each warned change.
@@ -244,6 +310,10 @@ func (g *trustGate) HeldCounts() map[string]int {
 	out := map[string]int{}
 	for name, m := range g.memo {
 		out[name] = len(m.v.Held)
+	}
+	for key, m := range g.listings {
+		server, _, _ := strings.Cut(key, "\x00")
+		out[server] += len(m.v.Held)
 	}
 	return out
 }
@@ -373,4 +443,83 @@ func sanitizedGroup(g *upstream.Group) *upstream.Group {
 	c := *g
 	c.Title, c.Description, c.Instructions = title, desc, instr
 	return &c
+}
+
+// judgeListing judges one listing of a server's prompts, resources or
+// templates and returns the holds by the item's name (a prompt's name as the
+// server gave it, a URI, a URI template); nil when nothing is held or the
+// plan does not pin. An item that cannot be encoded is held too: it could
+// not be compared with its pin.
+func judgeListingOf[T any](u *Upstreams, server string, kind trust.Kind, list []T, name func(T) string, item func(T) (trust.Item, error)) map[string]trust.Hold {
+	if u.trust == nil || len(list) == 0 {
+		return nil
+	}
+	var items []trust.Item
+	var out map[string]trust.Hold
+	for _, x := range list {
+		it, err := item(x)
+		if err != nil {
+			if out == nil {
+				out = map[string]trust.Hold{}
+			}
+			out[name(x)] = trust.Hold{Server: server, Item: string(kind) + ":" + name(x), Reason: "its definition cannot be encoded: " + err.Error()}
+			continue
+		}
+		items = append(items, it)
+	}
+	v := u.trust.judgeListing(server, kind, items)
+	for key, h := range v.Held {
+		if out == nil {
+			out = map[string]trust.Hold{}
+		}
+		_, n := trust.ParseKey(key)
+		out[n] = h
+	}
+	return out
+}
+
+// sanitizedPrompt is a copy of p named name, with invisible and
+// bidi-control characters removed from what the model reads.
+func sanitizedPrompt(p *mcp.Prompt, name string) *mcp.Prompt {
+	cp := *p
+	cp.Name, cp.Title, cp.Description = name, trust.Sanitize(p.Title), trust.Sanitize(p.Description)
+	cloned := false
+	for i, a := range p.Arguments {
+		if a == nil {
+			continue
+		}
+		if d, t := trust.Sanitize(a.Description), trust.Sanitize(a.Title); d != a.Description || t != a.Title {
+			if !cloned {
+				cp.Arguments, cloned = slices.Clone(p.Arguments), true
+			}
+			ca := *a
+			ca.Description, ca.Title = d, t
+			cp.Arguments[i] = &ca
+		}
+	}
+	return &cp
+}
+
+// sanitizedResource is r with invisible characters removed from what the
+// model reads, or r itself when it has none.
+func sanitizedResource(r *mcp.Resource) *mcp.Resource {
+	n, t, d := trust.Sanitize(r.Name), trust.Sanitize(r.Title), trust.Sanitize(r.Description)
+	if n == r.Name && t == r.Title && d == r.Description {
+		return r
+	}
+	cp := *r
+	cp.Name, cp.Title, cp.Description = n, t, d
+	return &cp
+}
+
+// sanitizedTemplate is t with invisible characters removed from what the
+// model reads, or t itself when it has none.
+func sanitizedTemplate(t *mcp.ResourceTemplate) *mcp.ResourceTemplate {
+	n, ti, d := trust.Sanitize(t.Name), trust.Sanitize(t.Title), trust.Sanitize(t.Description)
+	if n == t.Name && ti == t.Title && d == t.Description {
+		return t
+	}
+	cp := *t
+	cp.Name, cp.Title, cp.Description = n, ti, d
+	return &cp
 }

@@ -40,6 +40,12 @@ type ServerPins struct {
 	// Quarantined is true while the whole server waits for approval
 	// (trust.newServers "hold"); its items are all in Held.
 	Quarantined bool `json:"quarantined,omitempty"`
+	// Listed are the kinds of item beyond the catalog's (prompts,
+	// resources, templates) whose first listing has been pinned. A server's
+	// prompts are listed when a client asks, often long after its tools
+	// were pinned: their first listing is first sight, and only a prompt
+	// new after it is "new to a pinned server".
+	Listed []Kind `json:"listed,omitempty"`
 }
 
 // Lock is the content of the lock file: one entry per server.

@@ -151,8 +151,28 @@ func (v *Verdict) Serves(key string) bool { _, held := v.Held[key]; return !held
 // per item serve or hold. findings are the scan's findings on these items;
 // they hold an item only if it is not already pinned as it is, so an
 // approved item is never held again for the same text.
+//
+// Decide judges a server's catalog: its tools, groups, skills, instructions
+// and a command's help. Its prompts, resources and templates are listed
+// apart, when a client asks: [DecideKinds] judges those.
 func Decide(l *Lock, server string, items []Item, p Policy, findings []Finding) *Verdict {
+	return decide(l, server, items, p, findings, catalogKinds)
+}
+
+// catalogKinds are the kinds a server's catalog holds, judged together.
+var catalogKinds = []Kind{KindTool, KindGroup, KindSkill, KindInstructions, KindHelp}
+
+// DecideKinds is [Decide] over one listing of kind (prompts, resources or
+// templates): held items of other kinds stay as they are, and the first
+// listing of the kind on a pinned server pins what it lists, as a server's
+// first start does.
+func DecideKinds(l *Lock, server string, kind Kind, items []Item, p Policy, findings []Finding) *Verdict {
+	return decide(l, server, items, p, findings, []Kind{kind})
+}
+
+func decide(l *Lock, server string, items []Item, p Policy, findings []Finding, kinds []Kind) *Verdict {
 	v := &Verdict{Held: map[string]Hold{}}
+	extra := !slices.Equal(kinds, catalogKinds)
 	byItem := map[string][]Finding{}
 	for _, f := range findings {
 		if f.Server == server {
@@ -169,8 +189,24 @@ func Decide(l *Lock, server string, items []Item, p Policy, findings []Finding) 
 			sp.Quarantined = true
 		}
 	}
-	oldHeld := sp.Held
-	sp.Held = nil
+	if extra && !first && !slices.Contains(sp.Listed, kinds[0]) {
+		// The kind's first listing on a known server.
+		first = true
+	}
+	if extra && !slices.Contains(sp.Listed, kinds[0]) {
+		sp.Listed = append(sp.Listed, kinds[0])
+		slices.Sort(sp.Listed)
+		v.LockChanged = true
+	}
+	oldHeld := maps.Clone(sp.Held)
+	// Only the held items of the kinds judged now are judged again.
+	maps.DeleteFunc(sp.Held, func(key string, _ Pin) bool {
+		k, _ := ParseKey(key)
+		return slices.Contains(kinds, k)
+	})
+	if len(sp.Held) == 0 {
+		sp.Held = nil
+	}
 	hold := func(it Item, h Hold) {
 		h.Server, h.Item, h.NewDigest = server, it.Key(), it.Digest()
 		v.Held[h.Item] = h
