@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolfold/toolfold/internal/autogroup"
 	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/cmdtool"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
@@ -77,6 +78,11 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		groups[name] = gs
 	}
 
+	if opts.Trust && pinsAnything(cfg) {
+		p.trust = newTrustGate(cfg, opts.Logger)
+		p.trust.noWrite = opts.TrustNoWrite
+	}
+
 	// Command-line programs: one group each, named after the entry.
 	cmdNames := make([]string, 0, len(cfg.Commands))
 	for name, c := range cfg.Commands {
@@ -99,6 +105,12 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 			return nil, err
 		}
 		p.Spec.Tools = append(p.Spec.Tools, tools...)
+		if prog.Discover == cmdtool.DiscoverHelp {
+			if p.helpCommands == nil {
+				p.helpCommands = map[string]bool{}
+			}
+			p.helpCommands[name] = true
+		}
 		if gs, ok := groups[name]; ok {
 			gs.Members.Tools = append(gs.Members.Tools, group.Members.Tools...)
 			if gs.Description == "" {
@@ -158,7 +170,7 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 		p.Warnings = append(p.Warnings, w.String())
 	}
 	p.SetGroupStates(catalogStates(states))
-	p.Upstreams = newUpstreams(cfg, states, opts)
+	p.Upstreams = newUpstreams(cfg, states, opts, p.trust)
 	p.AutoGroups = autoGroups(cfg, opts.LookupEnv, deferEnable, deferExclude)
 
 	modeName := string(cfg.Disclosure.Mode)
@@ -307,4 +319,21 @@ func splitDerivedNames(cfg *config.Config, known []string, names []string) (kept
 		kept = append(kept, n)
 	}
 	return kept, derived
+}
+
+// pinsAnything reports whether a config has anything to pin: an MCP server
+// or a program whose actions come from its help (declared actions are the
+// config's own words, reviewed with it).
+func pinsAnything(cfg *config.Config) bool {
+	for _, sc := range cfg.MCPServers {
+		if !sc.Disabled {
+			return true
+		}
+	}
+	for _, c := range cfg.Commands {
+		if !c.Disabled && Program(c).Discover == cmdtool.DiscoverHelp {
+			return true
+		}
+	}
+	return false
 }

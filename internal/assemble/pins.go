@@ -26,10 +26,10 @@ type TrustState struct {
 // Trust is the plan's trust state, or nil when the plan does not pin
 // (a plan not made by the toolfold command, or one with no upstreams).
 func (p *Plan) Trust() *TrustState {
-	if p.Upstreams == nil || p.Upstreams.trust == nil {
+	if p.trust == nil {
 		return nil
 	}
-	g := p.Upstreams.trust
+	g := p.trust
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	findings := slices.Clone(g.findings)
@@ -42,10 +42,10 @@ func (p *Plan) Trust() *TrustState {
 // HeldCounts are the held definitions per upstream server now, for the
 // metrics; nil when the plan does not pin.
 func (p *Plan) HeldCounts() map[string]int {
-	if p.Upstreams == nil || p.Upstreams.trust == nil {
+	if p.trust == nil {
 		return nil
 	}
-	return p.Upstreams.trust.HeldCounts()
+	return p.trust.HeldCounts()
 }
 
 // ErrLockReadOnly refuses an approval where trust.readOnly is set.
@@ -55,10 +55,10 @@ var ErrLockReadOnly = errors.New("the lock file is read-only here (trust.readOnl
 // and saves the lock; who is named in the audit line. A running gateway's
 // catalog is rebuilt with them, so clients hear list_changed.
 func (p *Plan) ApprovePins(server string, items []string, who string) ([]trust.Approval, error) {
-	if p.Upstreams == nil || p.Upstreams.trust == nil {
+	if p.trust == nil {
 		return nil, fmt.Errorf("nothing is pinned: the config folds no MCP servers")
 	}
-	g := p.Upstreams.trust
+	g := p.trust
 	g.mu.Lock()
 	if g.readOnly {
 		g.mu.Unlock()
@@ -83,7 +83,7 @@ func (p *Plan) ApprovePins(server string, items []string, who string) ([]trust.A
 		g.log.Info("trust approve", "who", who, "server", a.Server, "item", a.Item, "old_digest", a.OldDigest, "new_digest", a.NewDigest)
 	}
 	g.mu.Unlock()
-	p.Upstreams.changed()
+	p.rebuild()
 	return apps, nil
 }
 
@@ -94,10 +94,10 @@ func (p *Plan) ApprovePins(server string, items []string, who string) ([]trust.A
 // list_changed once. internal/watch sees rename-saves and a ConfigMap's
 // symlink swap, and tells only of a change of content.
 func (p *Plan) WatchLock(ctx context.Context) error {
-	if p.Upstreams == nil || p.Upstreams.trust == nil {
+	if p.trust == nil {
 		return nil
 	}
-	g := p.Upstreams.trust
+	g := p.trust
 	w, err := watch.New([]string{g.path}, g.log)
 	if err != nil {
 		return fmt.Errorf("watching the lock file: %w", err)
@@ -119,10 +119,19 @@ func (p *Plan) WatchLock(ctx context.Context) error {
 					continue
 				}
 				if changed {
-					p.Upstreams.changed()
+					p.rebuild()
 				}
 			}
 		}
 	}()
 	return nil
+}
+
+// rebuild asks for the catalog to be built again after the pins changed,
+// through the path an upstream's list change takes. A plan of programs
+// alone has no such path: its approved actions serve from the next start.
+func (p *Plan) rebuild() {
+	if p.Upstreams != nil {
+		p.Upstreams.changed()
+	}
 }

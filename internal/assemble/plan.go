@@ -48,6 +48,11 @@ type Plan struct {
 	// buildHook, when set, builds catalogs in place of catalog.Build: tests
 	// count the builds through it.
 	buildHook func(catalog.Spec) (*catalog.Result, error)
+	// trust judges what sources say against the lock file (see trustGate);
+	// nil when the plan does not pin. helpCommands are the programs whose
+	// actions come from their help, which it pins too.
+	trust        *trustGate
+	helpCommands map[string]bool
 	// WarnMissingGroups makes Build warn about the groups the config
 	// names that the catalog lacks instead of refusing: for the commands
 	// that show a catalog, which must show it to help fix the names.
@@ -73,6 +78,9 @@ func (p *Plan) spec() (catalog.Spec, uint64, []string) {
 		spec.UnavailableSources = p.Upstreams.unavailable()
 		spec.UnavailableRetry = p.Upstreams.retries(spec.UnavailableSources)
 		spec.SourcePrefixes = p.Upstreams.prefixes()
+	}
+	if len(p.helpCommands) > 0 && p.trust != nil {
+		spec.Tools, spec.Held = p.trustedHelp(spec.Tools, spec.Held)
 	}
 	return spec, gen, warnings
 }

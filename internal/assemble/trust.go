@@ -523,3 +523,51 @@ func sanitizedTemplate(t *mcp.ResourceTemplate) *mcp.ResourceTemplate {
 	cp.Name, cp.Title, cp.Description = n, ti, d
 	return &cp
 }
+
+// trustedHelp judges the actions of the programs discovered from their
+// help: a program upgraded to new help text is a server that changed its
+// words. Held actions leave tools, and their refusals join held.
+func (p *Plan) trustedHelp(tools []*catalog.Tool, held map[catalog.ToolID]string) ([]*catalog.Tool, map[catalog.ToolID]string) {
+	byCommand := map[string][]trust.Item{}
+	for _, t := range tools {
+		if t == nil || !p.helpCommands[t.Source] || t.Def == nil {
+			continue
+		}
+		it, err := trust.ToolItem(t.Def)
+		if err != nil {
+			continue // not encodable: the build reports the tool
+		}
+		it.Kind = trust.KindHelp
+		byCommand[t.Source] = append(byCommand[t.Source], it)
+	}
+	drop := map[catalog.ToolID]string{}
+	for _, name := range slices.Sorted(maps.Keys(byCommand)) {
+		v := p.trust.judgeListing(name, trust.KindHelp, byCommand[name])
+		for _, t := range tools {
+			if t == nil || t.Source != name {
+				continue
+			}
+			if h, ok := v.Held[string(trust.KindHelp)+":"+t.Def.Name]; ok {
+				drop[t.ID] = h.Refusal()
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return tools, held
+	}
+	out := make([]*catalog.Tool, 0, len(tools))
+	for _, t := range tools {
+		if t != nil {
+			if _, ok := drop[t.ID]; ok {
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	merged := maps.Clone(held)
+	if merged == nil {
+		merged = map[catalog.ToolID]string{}
+	}
+	maps.Copy(merged, drop)
+	return out, merged
+}

@@ -91,7 +91,7 @@ func (s upstreamServer) toolID(name string) catalog.ToolID {
 // newUpstreams prepares the enabled servers of cfg, leaving out those whose
 // group is excluded: a server none of whose tools can be used is never
 // started.
-func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts Options) *Upstreams {
+func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts Options, gate *trustGate) *Upstreams {
 	u := &Upstreams{}
 	servers := map[string]config.ServerConfig{}
 	keys := make([]string, 0, len(cfg.MCPServers))
@@ -123,10 +123,7 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 	if len(servers) == 0 {
 		return nil
 	}
-	if opts.Trust {
-		u.trust = newTrustGate(cfg, opts.Logger)
-		u.trust.noWrite = opts.TrustNoWrite
-	}
+	u.trust = gate
 	// Sampling and elicitation reach the client that made the call. Roots
 	// stay off: a server such as the filesystem one replaces its configured
 	// directories with the client's roots, which would silently change what
