@@ -205,7 +205,7 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request) *http.Request {
 		writeError(w, http.StatusNotFound, noOAuth)
 		return nil
 	}
-	r, ok := a.authenticate(w, r)
+	r, ok := a.authenticate(w, liftFormToken(r))
 	if !ok {
 		return nil
 	}

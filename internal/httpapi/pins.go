@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 
 	"github.com/toolfold/toolfold/internal/trust"
@@ -48,9 +49,20 @@ func (a *API) servePins(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		var req approveRequest
-		body, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
-		if err == nil {
-			err = json.Unmarshal(body, &req)
+		var err error
+		form := isForm(r)
+		if form {
+			// The dashboard's approve button (see liftFormToken).
+			r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+			if err = r.ParseForm(); err == nil {
+				req.Server, req.Items = r.PostForm.Get("server"), r.PostForm["item"]
+			}
+		} else {
+			var body []byte
+			body, err = io.ReadAll(io.LimitReader(r.Body, 64<<10))
+			if err == nil {
+				err = json.Unmarshal(body, &req)
+			}
 		}
 		if err != nil || req.Server == "" {
 			writeError(w, http.StatusBadRequest, `POST /api/pins takes {"server": "NAME", "items": ["ITEM", ...]} (no items: every held item of the server)`)
@@ -65,9 +77,41 @@ func (a *API) servePins(w http.ResponseWriter, r *http.Request) {
 			writeError(w, status, fmt.Sprintf("approving pins of %s: %v", req.Server, err))
 			return
 		}
+		if form {
+			// Back to the dashboard, which now shows the item pinned.
+			http.Redirect(w, r, "/#pins", http.StatusSeeOther)
+			return
+		}
 		writeJSON(w, http.StatusOK, map[string]any{"approved": res})
 	default:
 		w.Header().Set("Allow", "GET, HEAD, POST")
 		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("/api/pins answers GET (the state) and POST (an approval), not %s", r.Method))
 	}
+}
+
+// isForm reports whether r is a form POST (the dashboard's approve button).
+func isForm(r *http.Request) bool {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return r.Method == http.MethodPost && ct == "application/x-www-form-urlencoded"
+}
+
+// liftFormToken lets the dashboard's approve button authenticate: the page
+// may run no script, so it cannot send an Authorization header, and the
+// operator types the admin token into the form instead. The token goes
+// where a header's would, and the one check (authenticate) judges it.
+// A page on another site cannot do this: it does not know the token, and
+// its Origin is refused before this runs. Only POST /api/pins is read
+// so; the form is bounded like the JSON body.
+func liftFormToken(r *http.Request) *http.Request {
+	if r.URL.Path != "/api/pins" || !isForm(r) || r.Header.Get("Authorization") != "" {
+		return r
+	}
+	r.Body = http.MaxBytesReader(nil, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		return r // refused by servePins: no server named
+	}
+	if tok := r.PostForm.Get("token"); tok != "" {
+		r.Header.Set("Authorization", "Bearer "+tok)
+	}
+	return r
 }

@@ -111,3 +111,56 @@ func TestDashboardShowsHeldPins(t *testing.T) {
 		}
 	}
 }
+
+// TestDashboardApproveButton: the dashboard's approve form carries the
+// admin token in its body (the page runs no script, so it cannot send a
+// header); the token is judged by the same check as a header's, a wrong
+// or client token approves nothing, a foreign page's form is refused by
+// its Origin, and a good one returns to the dashboard.
+func TestDashboardApproveButton(t *testing.T) {
+	cases := []struct {
+		name, token, origin string
+		status              int
+		wantApproved        string
+	}{
+		{"admin token", "admin-token-value", "http://127.0.0.1:8080", http.StatusSeeOther, "mail [tool:send_email] by http.auth.tokens[0]"},
+		{"client token", "client-token-value", "http://127.0.0.1:8080", http.StatusForbidden, ""},
+		{"wrong token", "nope", "http://127.0.0.1:8080", http.StatusUnauthorized, ""},
+		{"no token", "", "http://127.0.0.1:8080", http.StatusUnauthorized, ""},
+		{"another site's page", "admin-token-value", "https://evil.example", http.StatusForbidden, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a, approved := pinsAPI(t, true)
+			form := "server=mail&item=tool%3Asend_email&token=" + c.token
+			r := httptest.NewRequest("POST", "/api/pins", strings.NewReader(form))
+			r.Host = "127.0.0.1:8080"
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			r.Header.Set("Origin", c.origin)
+			r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}))
+			w := httptest.NewRecorder()
+			a.ServeHTTP(w, r)
+			if w.Code != c.status {
+				t.Errorf("status %d, want %d: %s", w.Code, c.status, w.Body)
+			}
+			if got := strings.Join(*approved, "; "); got != c.wantApproved {
+				t.Errorf("approved %q, want %q", got, c.wantApproved)
+			}
+			if c.status == http.StatusSeeOther && w.Header().Get("Location") != "/#pins" {
+				t.Errorf("redirected to %q", w.Header().Get("Location"))
+			}
+		})
+	}
+	// The page offers the form for each held item.
+	a, _ := pinsAPI(t, false)
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Host = "127.0.0.1:8080"
+	r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}))
+	w := httptest.NewRecorder()
+	a.ServeHTTP(w, r)
+	for _, want := range []string{`<form method="post" action="/api/pins"`, `name="item" value="tool:send_email"`, `type="password" name="token"`} {
+		if !strings.Contains(w.Body.String(), want) {
+			t.Errorf("the dashboard lacks %q", want)
+		}
+	}
+}
