@@ -71,6 +71,12 @@ TOOLFOLD_BYTE_FORWARDING=off go test -race -count=1 -timeout 30m ./e2e/ ./confor
 log "fuzzing client-supplied parameters (30 s)"
 go test -run '^$' -fuzz='^FuzzClientParams$' -fuzztime=30s ./internal/gateway/
 
+# The typed path and the byte path must answer a call alike, whatever the
+# upstream's bytes. Bounded by executions, not time: each one starts a
+# gateway, and a time bound on loaded cores ends with a worker mid-input.
+log "fuzzing the typed path against the byte path (15,000 inputs)"
+go test -run '^$' -fuzz='^FuzzTypedAndBytePathsAgree$' -fuzztime=15000x ./internal/gateway/
+
 log "allocation counts and big lists (without -race, which moves values to the heap and reads megabytes ten times slower)"
 go test -count=1 -run 'Allocations$|^TestBigList' ./internal/...
 

@@ -534,6 +534,10 @@ func fastAnswer(id string, w *expose.Wire, ev era, res json.RawMessage, err erro
 		// The source's bytes go out as they are below: a server's answer
 		// is untrusted, and invalid JSON would break the client's stream.
 		res, _ = json.Marshal(meta.ErrorResult(fmt.Sprintf("%s failed: its server's answer was not valid JSON (%d bytes); the server has a bug, report it to its maintainers", w.Name, len(res))))
+	} else if err == nil && !isObject(res) {
+		// Valid JSON, but no result a client can read (a string, an
+		// array, null): the typed path's decoding refuses it too.
+		res, _ = json.Marshal(meta.ErrorResult(fmt.Sprintf("%s failed: its server's answer was not a JSON object, as a tool's result must be; the server has a bug, report it to its maintainers", w.Name)))
 	}
 	if err == nil {
 		var add []byte
@@ -575,7 +579,8 @@ var (
 // and for a 2026-07-28 request "resultType":"complete" unless it already
 // says what it is. add are members to put first in the object (nil for
 // none); res is the result, re-encoded only if it held "content":null. It
-// reports isError. A result that is not an object is passed on as it is.
+// reports isError. A result that is not an object is passed on as it is
+// (fastAnswer has refused one already).
 func completeRaw(res json.RawMessage, stateless bool) (out json.RawMessage, add []byte, isError bool) {
 	var hasContent, nullContent, hasType bool
 	if rawcall.Members(res, func(k, v []byte) bool {
@@ -650,4 +655,10 @@ func plainInt(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// isObject reports whether valid JSON is an object.
+func isObject(v json.RawMessage) bool {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	return len(v) > 0 && v[0] == '{'
 }
