@@ -436,12 +436,10 @@ func (u *Upstreams) heldNotes(v trustView) map[catalog.ToolID]string {
 // sanitizedGroup is g with invisible characters removed from what the model
 // reads of it, or g itself when it has none.
 func sanitizedGroup(g *upstream.Group) *upstream.Group {
-	title, desc, instr := trust.Sanitize(g.Title), trust.Sanitize(g.Description), trust.Sanitize(g.Instructions)
-	if title == g.Title && desc == g.Description && instr == g.Instructions {
+	c := *g
+	if !sanitizeAll(&c.Title, &c.Description, &c.Instructions) {
 		return g
 	}
-	c := *g
-	c.Title, c.Description, c.Instructions = title, desc, instr
 	return &c
 }
 
@@ -503,25 +501,33 @@ func sanitizedPrompt(p *mcp.Prompt, name string) *mcp.Prompt {
 // sanitizedResource is r with invisible characters removed from what the
 // model reads, or r itself when it has none.
 func sanitizedResource(r *mcp.Resource) *mcp.Resource {
-	n, t, d := trust.Sanitize(r.Name), trust.Sanitize(r.Title), trust.Sanitize(r.Description)
-	if n == r.Name && t == r.Title && d == r.Description {
+	cp := *r
+	if !sanitizeAll(&cp.Name, &cp.Title, &cp.Description) {
 		return r
 	}
-	cp := *r
-	cp.Name, cp.Title, cp.Description = n, t, d
 	return &cp
 }
 
 // sanitizedTemplate is t with invisible characters removed from what the
 // model reads, or t itself when it has none.
 func sanitizedTemplate(t *mcp.ResourceTemplate) *mcp.ResourceTemplate {
-	n, ti, d := trust.Sanitize(t.Name), trust.Sanitize(t.Title), trust.Sanitize(t.Description)
-	if n == t.Name && ti == t.Title && d == t.Description {
+	cp := *t
+	if !sanitizeAll(&cp.Name, &cp.Title, &cp.Description) {
 		return t
 	}
-	cp := *t
-	cp.Name, cp.Title, cp.Description = n, ti, d
 	return &cp
+}
+
+// sanitizeAll removes invisible characters from each text in place and
+// reports whether any had some.
+func sanitizeAll(texts ...*string) bool {
+	changed := false
+	for _, s := range texts {
+		if c := trust.Sanitize(*s); c != *s {
+			*s, changed = c, true
+		}
+	}
+	return changed
 }
 
 // trustedHelp judges the actions of the programs discovered from their
