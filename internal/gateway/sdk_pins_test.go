@@ -9,7 +9,9 @@ package gateway_test
 //	tools/list_changed is sent by the SDK itself,   the sending middleware drops it and the gateway
 //	  through the sending middleware                  announces changes itself (session.go)
 //	prompts/list_changed is sent only when the      a placeholder prompt added and removed (listchanged.go)
-//	  server's own registry changes
+//	  server's own registry changes (resources too)
+//	AddSendingMiddleware hands the middleware its   session.send keeps it to announce past the filter
+//	  next handler at once                            (session.go)
 //	a server cannot send a notification the SDK     groups/list_changed is written between the SDK's
 //	  does not know; each SSE event is one Write,     events of a listen stream (groupstream.go):
 //	  flushed through FlushError                      TestSDKWritesOneEventPerWrite (groupstream_test.go)
@@ -107,6 +109,41 @@ func TestSDKAnnouncesPromptChangesOnlyFromItsRegistry(t *testing.T) {
 	res, err := cs.ListPrompts(context.Background(), nil)
 	if err != nil || len(res.Prompts) != 0 {
 		t.Fatalf("after the placeholder went, prompts/list = %v, %v; want empty", res, err)
+	}
+}
+
+// TestSDKAnnouncesResourceChangesOnlyFromItsRegistry: as for prompts, the
+// SDK sends resources/list_changed only when its registry changes, which
+// listchanged.go's placeholder resource relies on.
+func TestSDKAnnouncesResourceChangesOnlyFromItsRegistry(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{ListChanged: true}}})
+	heard := make(chan struct{}, 4)
+	cs, _ := bareServer(t, s, &mcp.ClientOptions{ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { heard <- struct{}{} }})
+	s.AddResource(&mcp.Resource{Name: "placeholder", URI: "toolfold://placeholder"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{}, nil
+	})
+	s.RemoveResources("toolfold://placeholder")
+	<-heard
+	res, err := cs.ListResources(context.Background(), nil)
+	if err != nil || len(res.Resources) != 0 {
+		t.Fatalf("after the placeholder went, resources/list = %v, %v; want empty", res, err)
+	}
+}
+
+// TestSDKBuildsTheSendingChainAtOnce: AddSendingMiddleware calls the
+// middleware with its next handler before it returns. The gateway keeps
+// that next (session.go, session.send) to send notifications past its own
+// filter; if the SDK built the chain later, send would stay nil and the
+// gateway's list_changed would silently go nowhere.
+func TestSDKBuildsTheSendingChainAtOnce(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, nil)
+	var next mcp.MethodHandler
+	s.AddSendingMiddleware(func(n mcp.MethodHandler) mcp.MethodHandler {
+		next = n
+		return n
+	})
+	if next == nil {
+		t.Fatal("AddSendingMiddleware returned before handing the middleware its next handler")
 	}
 }
 
