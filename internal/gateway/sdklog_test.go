@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// TestSDKChatterIsDebug: at the default level (info) the SDK's session
+// TestChatterOfTheSDKIsDebug: at the default level (info) the SDK's session
 // notes are hidden; its warnings still show; at debug everything shows.
-func TestSDKChatterIsDebug(t *testing.T) {
+func TestChatterOfTheSDKIsDebug(t *testing.T) {
 	for _, tt := range []struct {
 		level slog.Level
 		want  []string
