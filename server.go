@@ -217,93 +217,129 @@ func AddTool[In, Out any](r Registrar, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out
 // is repeated here with the same schema library and the same rules.
 func typedTool[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.Tool, mcp.ToolHandler, error) {
 	tt := *t
+	th := &typedHandler[In, Out]{tool: &tt, h: h}
+	if err := th.resolveInput(); err != nil {
+		return nil, nil, err
+	}
+	if err := th.resolveOutput(); err != nil {
+		return nil, nil, err
+	}
+	return &tt, th.call, nil
+}
+
+// typedHandler is the handler typedTool makes: it checks and decodes the
+// arguments into In, calls h, and encodes its Out as structured content.
+type typedHandler[In, Out any] struct {
+	tool *mcp.Tool
+	h    mcp.ToolHandlerFor[In, Out]
+	in   *jsonschema.Resolved
+	out  *jsonschema.Resolved // nil when Out is any and no schema is given
+	wrap bool                 // Out is not an object: send {"result": out}
+	// elemZero stands in for a nil pointer result, which would be JSON
+	// null, as in the SDK.
+	elemZero any
+}
+
+// resolveInput sets the tool's input schema, given or inferred from In,
+// which must describe an object.
+func (th *typedHandler[In, Out]) resolveInput() error {
+	tt := th.tool
 	if tt.InputSchema == nil && reflect.TypeFor[In]() == reflect.TypeFor[any]() {
 		tt.InputSchema = &jsonschema.Schema{Type: "object"}
 	}
 	inSchema, err := schemaFor[In](tt.InputSchema)
 	if err != nil {
-		return nil, nil, fmt.Errorf("input schema: %w", err)
+		return fmt.Errorf("input schema: %w", err)
 	}
 	if inSchema.Type != "object" {
-		return nil, nil, fmt.Errorf("input type %v must be a struct or map (schema type %q), since tool arguments are an object", reflect.TypeFor[In](), inSchema.Type)
+		return fmt.Errorf("input type %v must be a struct or map (schema type %q), since tool arguments are an object", reflect.TypeFor[In](), inSchema.Type)
 	}
 	if tt.InputSchema == nil {
 		tt.InputSchema = inSchema
 	}
-	inResolved, err := inSchema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-	if err != nil {
-		return nil, nil, fmt.Errorf("input schema: %w", err)
+	if th.in, err = inSchema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+		return fmt.Errorf("input schema: %w", err)
 	}
+	return nil
+}
 
+// resolveOutput sets the tool's output schema, given or inferred from Out
+// and wrapped when Out is not an object.
+func (th *typedHandler[In, Out]) resolveOutput() error {
+	tt := th.tool
 	outType := reflect.TypeFor[Out]()
-	var (
-		outResolved *jsonschema.Resolved
-		wrap        bool
-		// elemZero stands in for a nil pointer result, which would be
-		// JSON null, as in the SDK.
-		elemZero any
-	)
 	if outType.Kind() == reflect.Pointer {
-		elemZero = reflect.Zero(outType.Elem()).Interface()
+		th.elemZero = reflect.Zero(outType.Elem()).Interface()
 	}
-	if tt.OutputSchema != nil || outType != reflect.TypeFor[any]() {
-		s, err := schemaFor[Out](tt.OutputSchema)
-		if err != nil {
-			return nil, nil, fmt.Errorf("output schema: %w", err)
-		}
-		if tt.OutputSchema == nil {
-			s, wrap = objectOutputSchema(s)
-			tt.OutputSchema = s
-		}
-		if outResolved, err = s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
-			return nil, nil, fmt.Errorf("output schema: %w", err)
-		}
+	if tt.OutputSchema == nil && outType == reflect.TypeFor[any]() {
+		return nil
 	}
-	handler := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args, err := applyInputSchema(req.Params.Arguments, inResolved)
-		if err != nil {
-			return errorResult(fmt.Errorf("the arguments do not fit %s: %w", tt.Name, err)), nil
-		}
-		var in In
-		if err := json.Unmarshal(args, &in); err != nil {
-			return errorResult(fmt.Errorf("the arguments do not fit %s: %w", tt.Name, err)), nil
-		}
-		res, out, err := h(ctx, req, in)
-		if err != nil {
-			if rpcErr, ok := err.(*jsonrpc.Error); ok {
-				return nil, rpcErr
-			}
-			return errorResult(err), nil
-		}
-		if res == nil {
-			res = &mcp.CallToolResult{}
-		}
-		var v any = out
-		if res.InputRequests != nil {
-			v = nil // input requests and content are exclusive on the wire
-		} else if elemZero != nil && reflect.ValueOf(out).IsNil() {
-			v = elemZero
-		}
-		if v == nil {
-			return res, nil
-		}
-		if wrap {
-			v = wrappedResult{Result: v}
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("encoding the output of %s: %w", tt.Name, err)
-		}
-		if b, err = applyOutputSchema(b, outResolved); err != nil {
-			return nil, fmt.Errorf("the output of %s does not fit its output schema: %w", tt.Name, err)
-		}
-		res.StructuredContent = json.RawMessage(b)
-		if res.Content == nil {
-			res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
-		}
-		return res, nil
+	s, err := schemaFor[Out](tt.OutputSchema)
+	if err != nil {
+		return fmt.Errorf("output schema: %w", err)
 	}
-	return &tt, handler, nil
+	if tt.OutputSchema == nil {
+		s, th.wrap = objectOutputSchema(s)
+		tt.OutputSchema = s
+	}
+	if th.out, err = s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+		return fmt.Errorf("output schema: %w", err)
+	}
+	return nil
+}
+
+func (th *typedHandler[In, Out]) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	args, err := applyInputSchema(req.Params.Arguments, th.in)
+	if err != nil {
+		return errorResult(fmt.Errorf("the arguments do not fit %s: %w", th.tool.Name, err)), nil
+	}
+	var in In
+	if err := json.Unmarshal(args, &in); err != nil {
+		return errorResult(fmt.Errorf("the arguments do not fit %s: %w", th.tool.Name, err)), nil
+	}
+	res, out, err := th.h(ctx, req, in)
+	if err != nil {
+		if rpcErr, ok := err.(*jsonrpc.Error); ok {
+			return nil, rpcErr
+		}
+		return errorResult(err), nil
+	}
+	if res == nil {
+		res = &mcp.CallToolResult{}
+	}
+	if err := th.structured(res, out); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// structured puts out into res as structured content, checked against the
+// output schema, and as text content when res has none.
+func (th *typedHandler[In, Out]) structured(res *mcp.CallToolResult, out Out) error {
+	var v any = out
+	if res.InputRequests != nil {
+		v = nil // input requests and content are exclusive on the wire
+	} else if th.elemZero != nil && reflect.ValueOf(out).IsNil() {
+		v = th.elemZero
+	}
+	if v == nil {
+		return nil
+	}
+	if th.wrap {
+		v = wrappedResult{Result: v}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding the output of %s: %w", th.tool.Name, err)
+	}
+	if b, err = applyOutputSchema(b, th.out); err != nil {
+		return fmt.Errorf("the output of %s does not fit its output schema: %w", th.tool.Name, err)
+	}
+	res.StructuredContent = json.RawMessage(b)
+	if res.Content == nil {
+		res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+	}
+	return nil
 }
 
 // schemaFor is the schema a tool gave (any value that marshals to one), or

@@ -84,80 +84,27 @@ type Gateway struct {
 // that have no cached tool list (waiting at most opts.Wait) and builds the
 // catalog. A bad config is refused with every problem listed.
 func Open(ctx context.Context, opts *Options) (*Gateway, error) {
-	if opts == nil {
-		opts = &Options{}
+	o := withDefaults(opts)
+	g := &Gateway{logger: o.Logger}
+	cfg, warnings, err := loadConfig(o)
+	if err != nil {
+		return nil, err
 	}
-	lookup := config.LookupEnv(opts.LookupEnv)
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	name := opts.Name
-	if name == "" {
-		name = "toolfold"
-	}
-	cacheDir := opts.CacheDir
-	if cacheDir == "" {
-		if base, err := os.UserCacheDir(); err == nil {
-			cacheDir = filepath.Join(base, "toolfold")
-		}
-	}
-	g := &Gateway{logger: logger}
-	// No config is an empty one, with every default a config has.
-	cfg, diags := config.Parse("(no config)", []byte("{}"), config.Options{LookupEnv: lookup})
-	if opts.Config != "" {
-		cfg, diags = config.Load(opts.Config, config.Options{LookupEnv: lookup})
-	}
-	if opts.Config != "" {
-		// Without a config, the empty one's "no servers" warning is no news.
-		for _, w := range diags.Warnings() {
-			g.warnings = append(g.warnings, w.String())
-		}
-	}
-	if diags.HasErrors() {
-		return nil, fmt.Errorf("the config %s has problems; fix them (toolfold check --config %s lists them too):\n%s", opts.Config, opts.Config, diags.Errors().String())
-	}
-	p, err := assemble.FromConfig(ctx, cfg, assemble.Switches{Mode: string(opts.Mode)},
-		assemble.Options{LookupEnv: lookup, CacheDir: cacheDir, Logger: logger, Name: name, Version: opts.Version})
+	g.warnings = warnings
+	p, err := assemble.FromConfig(ctx, cfg, assemble.Switches{Mode: string(o.Mode)},
+		assemble.Options{LookupEnv: o.LookupEnv, CacheDir: o.CacheDir, Logger: o.Logger, Name: o.Name, Version: o.Version})
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
-	if opts.Config == "" {
+	if o.Config == "" {
 		p.Origin = "the library servers"
 	}
-	owner := map[string]string{} // a library tool's name → its server, described
-	for i, srv := range opts.Servers {
-		who := libraryName(i, srv)
-		spec, err := libspec.Of(srv)
-		if err != nil {
-			p.Upstreams.Close()
-			return nil, fmt.Errorf("gateway: %s: %w", who, err)
-		}
-		for _, t := range spec.Tools {
-			if spec.ReadOnly && !t.ReadOnly() {
-				continue // not served, so in no one's way
-			}
-			if i := slices.IndexFunc(p.Spec.Tools, func(c *catalog.Tool) bool { return c.ID == t.ID }); i >= 0 && owner[string(t.ID)] == "" {
-				p.Upstreams.Close()
-				return nil, fmt.Errorf("gateway: %s has a tool %q, and so has the config's %q: rename the library tool, or give %q a different prefix in the config", who, t.ID, p.Spec.Tools[i].Source, p.Spec.Tools[i].Source)
-			}
-			if prev, dup := owner[string(t.ID)]; dup {
-				p.Upstreams.Close()
-				return nil, fmt.Errorf("gateway: %s and %s both have a tool %q, and clients see library tools by their own names: rename the tool in one of them", prev, who, t.ID)
-			}
-			owner[string(t.ID)] = who
-		}
-		p.AddSpec(spec)
+	if err := addLibraryServers(p, o.Servers); err != nil {
+		p.Upstreams.Close()
+		return nil, err
 	}
 	if p.Upstreams != nil {
-		wait := opts.Wait
-		if wait == 0 {
-			wait = 2 * time.Second
-		}
-		for server, err := range p.Upstreams.Discover(ctx, wait) {
+		for server, err := range p.Upstreams.Discover(ctx, o.Wait) {
 			if err != nil {
 				g.warnings = append(g.warnings, fmt.Sprintf("MCP server %q is not available: %v", server, err))
 			}
@@ -171,10 +118,95 @@ func Open(ctx context.Context, opts *Options) (*Gateway, error) {
 	g.plan, g.built = p, b
 	g.warnings = append(g.warnings, b.Warnings...)
 	for _, w := range g.warnings {
-		logger.Warn(w)
+		o.Logger.Warn(w)
 	}
 	p.Follow(b)
 	return g, nil
+}
+
+// withDefaults is a copy of opts (which may be nil) with the documented
+// default in every field left empty that has one.
+func withDefaults(opts *Options) Options {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Name == "" {
+		o.Name = "toolfold"
+	}
+	if o.CacheDir == "" {
+		if base, err := os.UserCacheDir(); err == nil {
+			o.CacheDir = filepath.Join(base, "toolfold")
+		}
+	}
+	if o.Wait == 0 {
+		o.Wait = 2 * time.Second
+	}
+	return o
+}
+
+// loadConfig loads o.Config, or without one the empty config, with every
+// default a config has. It returns the config's warnings, and an error
+// listing every problem when it has any.
+func loadConfig(o Options) (*config.Config, []string, error) {
+	copts := config.Options{LookupEnv: o.LookupEnv}
+	cfg, diags := config.Parse("(no config)", []byte("{}"), copts)
+	var warnings []string
+	if o.Config != "" {
+		cfg, diags = config.Load(o.Config, copts)
+		// Without a config, the empty one's "no servers" warning is no news.
+		for _, w := range diags.Warnings() {
+			warnings = append(warnings, w.String())
+		}
+	}
+	if diags.HasErrors() {
+		return nil, nil, fmt.Errorf("the config %s has problems; fix them (toolfold check --config %s lists them too):\n%s", o.Config, o.Config, diags.Errors().String())
+	}
+	return cfg, warnings, nil
+}
+
+// addLibraryServers adds the tools of the library servers to the plan. A
+// tool name that the config or another library server already uses is an
+// error, since clients see library tools by their own names.
+func addLibraryServers(p *assemble.Plan, servers []*toolfold.Server) error {
+	owner := map[string]string{} // a library tool's name → its server, described
+	for i, srv := range servers {
+		who := libraryName(i, srv)
+		spec, err := libspec.Of(srv)
+		if err != nil {
+			return fmt.Errorf("gateway: %s: %w", who, err)
+		}
+		for _, t := range spec.Tools {
+			if spec.ReadOnly && !t.ReadOnly() {
+				continue // not served, so in no one's way
+			}
+			if err := claimToolName(p, owner, who, t); err != nil {
+				return err
+			}
+		}
+		p.AddSpec(spec)
+	}
+	return nil
+}
+
+// claimToolName records that the library server who serves t, unless the
+// config or an earlier library server has a tool of that name.
+func claimToolName(p *assemble.Plan, owner map[string]string, who string, t *catalog.Tool) error {
+	id := string(t.ID)
+	if i := slices.IndexFunc(p.Spec.Tools, func(c *catalog.Tool) bool { return c.ID == t.ID }); i >= 0 && owner[id] == "" {
+		return fmt.Errorf("gateway: %s has a tool %q, and so has the config's %q: rename the library tool, or give %q a different prefix in the config", who, t.ID, p.Spec.Tools[i].Source, p.Spec.Tools[i].Source)
+	}
+	if prev, dup := owner[id]; dup {
+		return fmt.Errorf("gateway: %s and %s both have a tool %q, and clients see library tools by their own names: rename the tool in one of them", prev, who, t.ID)
+	}
+	owner[id] = who
+	return nil
 }
 
 // libraryName describes the i-th library server for a message; the index

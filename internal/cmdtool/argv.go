@@ -55,6 +55,30 @@ func BuildArgv(p Program, a Action, args map[string]any) ([]string, error) {
 	if err := a.Validate(); err != nil {
 		return nil, fmt.Errorf("action %q of %q is misconfigured, fix the config: %w", a.Name, p.Name, err)
 	}
+	problems := nameProblems(a, args)
+	var parts argvParts
+	for _, prm := range a.Params {
+		raw, ok := args[prm.Name]
+		if !ok || raw == nil {
+			continue
+		}
+		values, isTrue, err := prm.values(raw)
+		if err == nil {
+			err = parts.add(p, prm, values, isTrue)
+		}
+		if err != nil {
+			problems = append(problems, err)
+		}
+	}
+	if err := errors.Join(problems...); err != nil {
+		return nil, err
+	}
+	return parts.argv(p, a), nil
+}
+
+// nameProblems reports the arguments no parameter declares, in name
+// order, and the required parameters that are missing.
+func nameProblems(a Action, args map[string]any) []error {
 	var problems []error
 	declared := make(map[string]bool, len(a.Params))
 	for _, prm := range a.Params {
@@ -75,64 +99,62 @@ func BuildArgv(p Program, a Action, args map[string]any) ([]string, error) {
 			problems = append(problems, &ParamError{Param: name, Problem: "is required; " + describeParam(a, name)})
 		}
 	}
+	return problems
+}
 
-	var switches, options, before, after []string
-	for _, prm := range a.Params {
-		raw, ok := args[prm.Name]
-		if !ok || raw == nil {
-			continue
+// argvParts collects the argv elements by where they go.
+type argvParts struct {
+	switches, options, before, after []string
+}
+
+// add places the values of one parameter.
+func (parts *argvParts) add(p Program, prm Param, values []string, isTrue bool) error {
+	switch {
+	case prm.Flag != "" && prm.typeOrDefault() == TypeBoolean:
+		if isTrue {
+			parts.switches = append(parts.switches, prm.Flag)
 		}
-		values, isTrue, err := prm.values(raw)
-		if err != nil {
-			problems = append(problems, err)
-			continue
+	case prm.Flag != "":
+		for _, v := range values {
+			elem, err := joinFlag(prm, v)
+			if err != nil {
+				return err
+			}
+			parts.options = append(parts.options, elem)
 		}
-		switch {
-		case prm.Flag != "" && prm.typeOrDefault() == TypeBoolean:
-			if isTrue {
-				switches = append(switches, prm.Flag)
+	case prm.BeforeSeparator || p.NoSeparator:
+		for _, v := range values {
+			if strings.HasPrefix(v, "-") {
+				return &ParamError{Param: prm.Name, Problem: fmt.Sprintf(
+					"value %q starts with '-', which %s would read as an option; pass a value that does not start with '-'",
+					clip(v), placeName(p))}
 			}
-		case prm.Flag != "":
-			for _, v := range values {
-				elem, err := joinFlag(prm, v)
-				if err != nil {
-					problems = append(problems, err)
-					break
-				}
-				options = append(options, elem)
-			}
-		case prm.BeforeSeparator || p.NoSeparator:
-			for _, v := range values {
-				if strings.HasPrefix(v, "-") {
-					problems = append(problems, &ParamError{Param: prm.Name, Problem: fmt.Sprintf(
-						"value %q starts with '-', which %s would read as an option; pass a value that does not start with '-'",
-						clip(v), placeName(p))})
-					break
-				}
-			}
-			before = append(before, values...)
-		default:
-			after = append(after, values...)
 		}
+		parts.before = append(parts.before, values...)
+	default:
+		parts.after = append(parts.after, values...)
 	}
-	if err := errors.Join(problems...); err != nil {
-		return nil, err
-	}
-	argv := make([]string, 0, 1+len(a.Argv)+len(switches)+len(options)+len(before)+1+len(after))
+	return nil
+}
+
+// argv puts the parts in their order after the command and the action's
+// fixed arguments.
+func (parts *argvParts) argv(p Program, a Action) []string {
+	argv := make([]string, 0, 1+len(a.Argv)+len(parts.switches)+len(parts.options)+len(parts.before)+1+len(parts.after))
 	argv = append(argv, p.Command)
 	argv = append(argv, a.Argv...)
 	// Switches go first: if a switch were wrongly configured as boolean
 	// while the program expects a value, it would swallow the next
 	// element; a "--flag=value" element is the least harmful thing to
 	// swallow.
-	argv = append(argv, switches...)
-	argv = append(argv, options...)
-	argv = append(argv, before...)
-	if len(after) > 0 {
+	argv = append(argv, parts.switches...)
+	argv = append(argv, parts.options...)
+	argv = append(argv, parts.before...)
+	if len(parts.after) > 0 {
 		argv = append(argv, Separator)
-		argv = append(argv, after...)
+		argv = append(argv, parts.after...)
 	}
-	return argv, nil
+	return argv
 }
 
 func placeName(p Program) string {
@@ -248,12 +270,9 @@ const maxExactInteger = 1 << 53
 func asInteger(raw any) (int64, bool) {
 	switch v := raw.(type) {
 	case float64:
-		if math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) || math.Abs(v) > maxExactInteger {
-			return 0, false
-		}
-		return int64(v), true
+		return floatInteger(v)
 	case float32:
-		return asInteger(float64(v))
+		return floatInteger(float64(v))
 	case json.Number:
 		if n, err := v.Int64(); err == nil {
 			return n, true
@@ -262,7 +281,23 @@ func asInteger(raw any) (int64, bool) {
 		if err != nil {
 			return 0, false
 		}
-		return asInteger(f)
+		return floatInteger(f)
+	}
+	return goInteger(raw)
+}
+
+// floatInteger accepts a float that holds an integer exactly.
+func floatInteger(v float64) (int64, bool) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) || math.Abs(v) > maxExactInteger {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// goInteger accepts Go's integer types, as callers in Go pass them, when
+// the value fits in an int64.
+func goInteger(raw any) (int64, bool) {
+	switch v := raw.(type) {
 	case int:
 		return int64(v), true
 	case int8:

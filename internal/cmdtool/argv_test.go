@@ -213,3 +213,46 @@ func TestFilterAndReadOnly(t *testing.T) {
 		t.Errorf("ReadOnlyActions = %v", got)
 	}
 }
+
+// TestAsInteger covers every kind of value a caller may pass for an
+// integer parameter: JSON numbers as decoded by encoding/json, and Go's
+// integer types from callers in Go, including the ones that overflow.
+func TestAsInteger(t *testing.T) {
+	tests := []struct {
+		name string
+		raw  any
+		want int64
+		ok   bool
+	}{
+		{"float64", float64(42), 42, true},
+		{"float64 fraction", 1.5, 0, false},
+		{"float64 beyond exact", float64(1 << 54), 0, false},
+		{"float32", float32(-7), -7, true},
+		{"json.Number int", json.Number("9007199254740993"), 9007199254740993, true},
+		{"json.Number float", json.Number("3.0"), 3, true},
+		{"json.Number fraction", json.Number("3.5"), 0, false},
+		{"json.Number junk", json.Number("x"), 0, false},
+		{"int", int(-1), -1, true},
+		{"int8", int8(-8), -8, true},
+		{"int16", int16(16), 16, true},
+		{"int32", int32(-32), -32, true},
+		{"int64", int64(1) << 62, 1 << 62, true},
+		{"uint8", uint8(8), 8, true},
+		{"uint16", uint16(16), 16, true},
+		{"uint32", uint32(1) << 31, 1 << 31, true},
+		{"uint", uint(5), 5, true},
+		{"uint overflow", ^uint(0), 0, false},
+		{"uint64", uint64(64), 64, true},
+		{"uint64 overflow", ^uint64(0), 0, false},
+		{"string", "5", 0, false},
+		{"bool", true, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := asInteger(tt.raw)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("asInteger(%#v) = %d, %v; want %d, %v", tt.raw, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}

@@ -376,13 +376,8 @@ func (p *helpParser) entry(trimmed string, indent int) {
 	if p.entryIndent < 0 {
 		p.entryIndent = indent
 	}
-	if p.choices != nil && indent > p.entryIndent {
-		if m := commandEntry.FindStringSubmatch(trimmed); m != nil && p.choices[m[1]] {
-			p.endEntry()
-			p.command = &HelpCommand{Name: m[1], Description: m[3], Category: p.category}
-			p.descCol = descColumn(trimmed, indent, m[3])
-			return
-		}
+	if p.choices != nil && indent > p.entryIndent && p.choiceEntry(trimmed, indent) {
+		return
 	}
 	if p.hasCurrent() && p.isContinuation(indent, startsFlag) {
 		p.continueEntry(trimmed, indent)
@@ -390,23 +385,52 @@ func (p *helpParser) entry(trimmed string, indent int) {
 	}
 	p.endEntry()
 	p.entries++
+	if p.choiceList(trimmed) {
+		return
+	}
 	kind := p.kind
 	if startsFlag && kind != sectionCommands {
 		kind = sectionFlags
 	}
-	if m := choiceList.FindStringSubmatch(strings.Fields(trimmed)[0]); m != nil {
-		// argparse subparsers: "{search,remove}", then each choice on a
-		// deeper line with its help.
-		p.choices = map[string]bool{}
-		for _, c := range strings.Split(m[1], ",") {
-			if c != "" {
-				p.choices[c] = true
-				p.addCommand(HelpCommand{Name: c, Category: p.category})
-			}
-		}
-		p.descCol = 0
-		return
+	p.startEntry(kind, trimmed, indent)
+}
+
+// choiceEntry starts a command entry for a line that names one of the
+// argparse subparser choices, deeper than the choice list; it reports
+// whether the line was one.
+func (p *helpParser) choiceEntry(trimmed string, indent int) bool {
+	m := commandEntry.FindStringSubmatch(trimmed)
+	if m == nil || !p.choices[m[1]] {
+		return false
 	}
+	p.endEntry()
+	p.command = &HelpCommand{Name: m[1], Description: m[3], Category: p.category}
+	p.descCol = descColumn(trimmed, indent, m[3])
+	return true
+}
+
+// choiceList reads argparse's subparser list, "{search,remove}", whose
+// choices follow on deeper lines with their help; it reports whether the
+// line was one.
+func (p *helpParser) choiceList(trimmed string) bool {
+	m := choiceList.FindStringSubmatch(strings.Fields(trimmed)[0])
+	if m == nil {
+		return false
+	}
+	p.choices = map[string]bool{}
+	for _, c := range strings.Split(m[1], ",") {
+		if c != "" {
+			p.choices[c] = true
+			p.addCommand(HelpCommand{Name: c, Category: p.category})
+		}
+	}
+	p.descCol = 0
+	return true
+}
+
+// startEntry starts a flag, command or positional entry from a line of a
+// section of the given kind.
+func (p *helpParser) startEntry(kind sectionKind, trimmed string, indent int) {
 	switch kind {
 	case sectionFlags:
 		if f, descCol, ok := parseFlagLine(trimmed); ok {

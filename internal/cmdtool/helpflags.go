@@ -38,18 +38,7 @@ var (
 // where the description starts (0 if it starts on a later line), and false
 // if the line is not an option entry.
 func parseFlagLine(trimmed string) (HelpFlag, int, bool) {
-	spec, desc, descCol := splitColumns(trimmed)
-	// git's "-a  --text    treat all files as text": two spellings with a
-	// wide gap between them.
-	for i := 0; i < 3 && strings.HasPrefix(desc, "--") && !strings.ContainsAny(spec, " <=[") && !strings.HasPrefix(spec, "--"); i++ {
-		s2, d2, c2 := splitColumns(desc)
-		spec, desc = spec+", "+s2, d2
-		if c2 > 0 {
-			descCol += c2
-		} else {
-			descCol = 0
-		}
-	}
+	spec, desc, descCol := joinSpellings(splitColumns(trimmed))
 	tokens := tokenize(spec, true)
 	var f HelpFlag
 	var values []string
@@ -67,24 +56,11 @@ func parseFlagLine(trimmed string) (HelpFlag, int, bool) {
 				continue
 			}
 			seenOption = true
-			name := m[1] + m[3]
-			if m[1] == "--" || len(m[3]) > 1 {
-				// "--max-count", or a single-dash long option ("-timeout").
-				if f.Long == "" {
-					f.Long = name
-				}
-			} else if f.Short == "" {
-				f.Short = name
-			}
-			if rest := m[4]; rest != "" {
-				rest = strings.TrimSuffix(rest, ":")
-				if strings.HasPrefix(rest, "[") && strings.HasSuffix(rest, "]") {
-					optional = true
-					rest = rest[1 : len(rest)-1]
-				}
-				if rest != "" {
-					attached = rest
-				}
+			f.addSpelling(m[1], m[3])
+			value, opt := attachedValue(m[4])
+			optional = optional || opt
+			if value != "" {
+				attached = value
 			}
 			continue
 		}
@@ -111,6 +87,46 @@ func parseFlagLine(trimmed string) (HelpFlag, int, bool) {
 		descCol = 0
 	}
 	return f, descCol, true
+}
+
+// joinSpellings folds git's "-a  --text    treat all files as text", two
+// spellings with a wide gap between them, into one spec.
+func joinSpellings(spec, desc string, descCol int) (string, string, int) {
+	for i := 0; i < 3 && strings.HasPrefix(desc, "--") && !strings.ContainsAny(spec, " <=[") && !strings.HasPrefix(spec, "--"); i++ {
+		s2, d2, c2 := splitColumns(desc)
+		spec, desc = spec+", "+s2, d2
+		if c2 > 0 {
+			descCol += c2
+		} else {
+			descCol = 0
+		}
+	}
+	return spec, desc, descCol
+}
+
+// addSpelling records one spelling of the option; the first long and the
+// first short spelling win.
+func (f *HelpFlag) addSpelling(dashes, name string) {
+	spelled := dashes + name
+	if dashes == "--" || len(name) > 1 {
+		// "--max-count", or a single-dash long option ("-timeout").
+		if f.Long == "" {
+			f.Long = spelled
+		}
+	} else if f.Short == "" {
+		f.Short = spelled
+	}
+}
+
+// attachedValue reads what is glued to an option, as in "--color[=WHEN]"
+// or "--limit=-1:"; optional is true when it is in brackets.
+func attachedValue(rest string) (value string, optional bool) {
+	rest = strings.TrimSuffix(rest, ":")
+	if strings.HasPrefix(rest, "[") && strings.HasSuffix(rest, "]") {
+		optional = true
+		rest = rest[1 : len(rest)-1]
+	}
+	return rest, optional
 }
 
 // splitColumns splits "spec  description" at the first run of two or
@@ -155,24 +171,15 @@ func classifyValue(attached string, values []string) (ParamType, []string, strin
 		return TypeBoolean, nil, ""
 	}
 	valueName := strings.Join(all, " ")
-	// kubectl shows defaults: "--all-namespaces=false:", "--limit=-1:".
 	if attached != "" && len(values) == 0 && !strings.ContainsAny(attached, "<[{(") {
-		a := "=" + strings.TrimPrefix(attached, "=")
-		switch {
-		case kubectlBool.MatchString(a + ":"):
-			return TypeBoolean, nil, ""
-		case a == "=[]" || a == "=[]:":
-			return TypeArray, nil, valueName
-		case kubectlInt.MatchString(a):
-			return TypeInteger, nil, valueName
+		if t, ok := kubectlDefault(attached); ok {
+			if t == TypeBoolean {
+				return TypeBoolean, nil, ""
+			}
+			return t, nil, valueName
 		}
 	}
-	array := false
-	for _, v := range values {
-		if v == "..." || strings.HasSuffix(v, "...") || strings.HasSuffix(v, "...]") {
-			array = true
-		}
-	}
+	array := repeats(values)
 	first := strings.TrimPrefix(all[0], "=")
 	if enum := enumOf(first); enum != nil {
 		if array {
@@ -187,20 +194,53 @@ func classifyValue(attached string, values []string) (ParamType, []string, strin
 	if len(values) >= 2 && values[1] == "RANGE" {
 		word += " range"
 	}
+	t, enum := typeOfWord(word)
+	return t, enum, valueName
+}
+
+// repeats reports whether a value is marked as given many times: "...",
+// "FILE..." or "[FILE...]".
+func repeats(values []string) bool {
+	for _, v := range values {
+		if strings.HasSuffix(v, "...") || strings.HasSuffix(v, "...]") {
+			return true
+		}
+	}
+	return false
+}
+
+// kubectlDefault reads the type from the default kubectl shows in place of
+// a value: "--all-namespaces=false:", "--limit=-1:", "--labels=[]:".
+func kubectlDefault(attached string) (ParamType, bool) {
+	a := "=" + strings.TrimPrefix(attached, "=")
+	switch {
+	case kubectlBool.MatchString(a + ":"):
+		return TypeBoolean, true
+	case a == "=[]" || a == "=[]:":
+		return TypeArray, true
+	case kubectlInt.MatchString(a):
+		return TypeInteger, true
+	}
+	return "", false
+}
+
+// typeOfWord reads the type from a value's name, such as <n>, FILE or
+// BOOLEAN.
+func typeOfWord(word string) (ParamType, []string) {
 	lower := strings.ToLower(word)
 	switch {
 	case word == "BOOLEAN":
-		return TypeString, []string{"true", "false"}, valueName
+		return TypeString, []string{"true", "false"}
 	case integerWords[lower]:
-		return TypeInteger, nil, valueName
+		return TypeInteger, nil
 	case numberWords[lower]:
-		return TypeNumber, nil, valueName
+		return TypeNumber, nil
 	case arrayWords[lower]:
-		return TypeArray, nil, valueName
+		return TypeArray, nil
 	case booleanWords[lower]:
-		return TypeString, []string{"true", "false"}, valueName
+		return TypeString, []string{"true", "false"}
 	}
-	return TypeString, nil, valueName
+	return TypeString, nil
 }
 
 // enumOf reads a list of choices: argparse "{a,b}", click "[a|b]", git

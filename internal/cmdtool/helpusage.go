@@ -69,9 +69,7 @@ func (w *usageWalker) token(tok string, optional bool, depth int) {
 	u := w.line
 	switch {
 	case tok == "--":
-		if w.sepAt < 0 {
-			w.sepAt = len(u.positionals)
-		}
+		w.markSeparator()
 	case tok == "...":
 		w.markLastArray()
 	case tok == "|":
@@ -105,9 +103,7 @@ func (w *usageWalker) group(tok string, open, close byte, optional bool, depth i
 	parts := tokenize(inner, false)
 	first := parts[0]
 	if first == "--" && len(parts) == 1 {
-		if w.sepAt < 0 {
-			w.sepAt = len(u.positionals)
-		}
+		w.markSeparator()
 		return
 	}
 	if isOptionGroup(first) {
@@ -130,8 +126,7 @@ func (w *usageWalker) group(tok string, open, close byte, optional bool, depth i
 		u.complex = true
 		return
 	}
-	if n := len(u.positionals); n > 0 && (len(parts) == 2 && parts[1] == "..." || len(parts) == 1 && strings.HasSuffix(first, "...")) &&
-		paramNameFrom(strings.Trim(strings.TrimSuffix(first, "..."), "<>")) == u.positionals[n-1].Name {
+	if w.repeatsLast(parts) {
 		// "items [items ...]" (argparse), "CONTAINER [CONTAINER...]"
 		// (cobra): one or more.
 		w.markLastArray()
@@ -139,11 +134,34 @@ func (w *usageWalker) group(tok string, open, close byte, optional bool, depth i
 	}
 	before := len(u.positionals)
 	w.walk(parts, optional, depth+1)
-	if suffix == "..." && len(u.positionals) > before {
-		w.markLastArray()
-	} else if suffix != "" && suffix != "..." {
+	switch {
+	case suffix == "...":
+		if len(u.positionals) > before {
+			w.markLastArray()
+		}
+	case suffix != "":
 		u.complex = true
 	}
+}
+
+// markSeparator records that "--" comes before the positionals seen so
+// far, unless one came earlier.
+func (w *usageWalker) markSeparator() {
+	if w.sepAt < 0 {
+		w.sepAt = len(w.line.positionals)
+	}
+}
+
+// repeatsLast reports whether a group's parts ("items ...", "ITEM...")
+// repeat the last positional, making it one or more.
+func (w *usageWalker) repeatsLast(parts []string) bool {
+	n := len(w.line.positionals)
+	if n == 0 {
+		return false
+	}
+	first := parts[0]
+	repeated := len(parts) == 2 && parts[1] == "..." || len(parts) == 1 && strings.HasSuffix(first, "...")
+	return repeated && paramNameFrom(strings.Trim(strings.TrimSuffix(first, "..."), "<>")) == w.line.positionals[n-1].Name
 }
 
 func (w *usageWalker) placeholder(tok string, optional bool) {

@@ -276,6 +276,19 @@ func (prm Param) validate() error {
 	if !paramNamePattern.MatchString(prm.Name) {
 		errs = append(errs, fmt.Errorf("%s: name must be a letter or '_' followed by up to 63 letters, digits or '_'", where))
 	}
+	errs = append(errs, prm.typeErrors(where)...)
+	errs = append(errs, prm.placementErrors(where)...)
+	if prm.Pattern != "" {
+		if _, err := compilePattern(prm.Pattern); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", where, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// typeErrors checks type, items and enum, and that they fit together.
+func (prm Param) typeErrors(where string) []error {
+	var errs []error
 	typ := prm.typeOrDefault()
 	switch typ {
 	case TypeString, TypeInteger, TypeNumber, TypeBoolean, TypeArray:
@@ -291,6 +304,14 @@ func (prm Param) validate() error {
 	if len(prm.Enum) > 0 && typ != TypeString && typ != TypeArray {
 		errs = append(errs, fmt.Errorf("%s: enum is only supported for string and array parameters", where))
 	}
+	return errs
+}
+
+// placementErrors checks that the parameter has exactly one place in the
+// command line, a well-formed flag or a position, and that its options
+// suit that place.
+func (prm Param) placementErrors(where string) []error {
+	var errs []error
 	switch {
 	case prm.Flag != "" && prm.Positional:
 		errs = append(errs, fmt.Errorf("%s: set either flag or positional, not both", where))
@@ -299,18 +320,13 @@ func (prm Param) validate() error {
 	case prm.Flag != "" && styleOfFlag(prm.Flag) == flagInvalid:
 		errs = append(errs, fmt.Errorf("%s: flag %q must look like \"--name\", \"-n\" or \"-name\" (letters, digits, '-', '_', '.')", where, prm.Flag))
 	}
-	if prm.Positional && typ == TypeBoolean {
+	if prm.Positional && prm.typeOrDefault() == TypeBoolean {
 		errs = append(errs, fmt.Errorf("%s: a boolean cannot be positional; give it a flag", where))
 	}
 	if prm.BeforeSeparator && !prm.Positional {
 		errs = append(errs, fmt.Errorf("%s: beforeSeparator only applies to positional parameters", where))
 	}
-	if prm.Pattern != "" {
-		if _, err := compilePattern(prm.Pattern); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", where, err))
-		}
-	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // compilePattern anchors a configured pattern so that it must match the

@@ -63,75 +63,92 @@ func (c *Config) ResolveGroupStates(groups []string, o Overrides, lookup LookupE
 	}
 	groups = append([]string(nil), groups...)
 	sort.Strings(groups)
-	known := map[string]bool{}
-	for _, g := range groups {
-		known[g] = true
-	}
-	var diags Diagnostics
-	problem := func(sev Severity, source, path, format string, args ...any) {
-		diags = append(diags, Problem{Severity: sev, File: source, Path: path, Message: fmt.Sprintf(format, args...)})
-	}
+	r := &stateResolver{cfg: c, groups: groups, states: map[string]GroupState{}, flagged: map[string]string{}}
+	r.defaults(lookup)
+	r.flag("--groups", o.Enable, GroupEnabled)
+	r.flag("--exclude-groups", o.Exclude, GroupExcluded)
+	r.hierarchy()
+	return r.states, r.diags
+}
 
-	states := map[string]GroupState{}
-	for _, g := range groups {
-		states[g] = GroupAvailable
-		if gc, ok := c.Groups[g]; ok && gc.Default != "" {
-			states[g] = gc.Default
+// stateResolver holds the work of one ResolveGroupStates call.
+type stateResolver struct {
+	cfg     *Config
+	groups  []string // sorted
+	states  map[string]GroupState
+	flagged map[string]string // group -> the flag that switched it
+	diags   Diagnostics
+}
+
+func (r *stateResolver) problem(sev Severity, source, path, format string, args ...any) {
+	r.diags = append(r.diags, Problem{Severity: sev, File: source, Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// defaults sets each group's state from the config's default, then from
+// its MCP_GROUP_<NAME> variable when lookup is set.
+func (r *stateResolver) defaults(lookup LookupEnv) {
+	for _, g := range r.groups {
+		r.states[g] = GroupAvailable
+		if gc, ok := r.cfg.Groups[g]; ok && gc.Default != "" {
+			r.states[g] = gc.Default
 		}
 		if lookup == nil {
 			continue
 		}
 		name := GroupEnvVar(g)
-		if raw, ok := lookup(name); ok {
-			if s, valid := parseSwitch(raw); valid {
-				states[g] = s
-			} else {
-				problem(SeverityError, SourceEnvironment, name, "%q is not a group switch; use true (enabled in every view), false (excluded) or available", raw)
-			}
+		raw, ok := lookup(name)
+		if !ok {
+			continue
+		}
+		if s, valid := parseSwitch(raw); valid {
+			r.states[g] = s
+		} else {
+			r.problem(SeverityError, SourceEnvironment, name, "%q is not a group switch; use true (enabled in every view), false (excluded) or available", raw)
 		}
 	}
+}
 
-	flagged := map[string]string{}
-	apply := func(flag string, names []string, state GroupState) {
-		for _, n := range names {
-			if !known[n] {
-				problem(SeverityError, SourceCommandLine, flag, "%s", withFix(fmt.Sprintf("group %q does not exist", n), n, groups, `run "toolfold groups" to list the groups`))
-				continue
-			}
-			if other, dup := flagged[n]; dup && other != flag {
-				problem(SeverityError, SourceCommandLine, flag, "group %q is given to both %s and %s; keep it in one", n, other, flag)
-				continue
-			}
-			flagged[n] = flag
-			states[n] = state
+// flag applies a command-line flag that sets names to state. An unknown
+// group, or one already given to the other flag, is an error.
+func (r *stateResolver) flag(flag string, names []string, state GroupState) {
+	for _, n := range names {
+		if _, known := r.states[n]; !known {
+			r.problem(SeverityError, SourceCommandLine, flag, "%s", withFix(fmt.Sprintf("group %q does not exist", n), n, r.groups, `run "toolfold groups" to list the groups`))
+			continue
 		}
+		if other, dup := r.flagged[n]; dup && other != flag {
+			r.problem(SeverityError, SourceCommandLine, flag, "group %q is given to both %s and %s; keep it in one", n, other, flag)
+			continue
+		}
+		r.flagged[n] = flag
+		r.states[n] = state
 	}
-	apply("--groups", o.Enable, GroupEnabled)
-	apply("--exclude-groups", o.Exclude, GroupExcluded)
+}
 
-	// Hierarchy: exclusion flows down, enabling flows up.
-	for _, g := range groups {
-		for _, anc := range c.ancestors(g) {
-			if states[anc] == GroupExcluded && states[g] != GroupExcluded {
-				if states[g] == GroupEnabled {
-					problem(SeverityWarning, "", g, "group %q is switched on but its ancestor %q is excluded, so it is excluded too; enable %q or stop excluding it", g, anc, anc)
+// hierarchy lets exclusion flow down to descendants, then enabling flow up
+// to ancestors.
+func (r *stateResolver) hierarchy() {
+	for _, g := range r.groups {
+		for _, anc := range r.cfg.ancestors(g) {
+			if r.states[anc] == GroupExcluded && r.states[g] != GroupExcluded {
+				if r.states[g] == GroupEnabled {
+					r.problem(SeverityWarning, "", g, "group %q is switched on but its ancestor %q is excluded, so it is excluded too; enable %q or stop excluding it", g, anc, anc)
 				}
-				states[g] = GroupExcluded
+				r.states[g] = GroupExcluded
 				break
 			}
 		}
 	}
-	for _, g := range groups {
-		if states[g] != GroupEnabled {
+	for _, g := range r.groups {
+		if r.states[g] != GroupEnabled {
 			continue
 		}
-		for _, anc := range c.ancestors(g) {
-			if _, ok := states[anc]; ok {
-				states[anc] = GroupEnabled
+		for _, anc := range r.cfg.ancestors(g) {
+			if _, ok := r.states[anc]; ok {
+				r.states[anc] = GroupEnabled
 			}
 		}
 	}
-	return states, diags
 }
 
 // ancestors lists a group's parent, grandparent and so on, stopping at a cycle

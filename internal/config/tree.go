@@ -224,44 +224,18 @@ func (p *jsonParser) fromToken(tok json.Token) (*node, error) {
 // before } or ] becomes a space.
 func blankCommentsAndTrailingCommas(in []byte) ([]byte, error) {
 	out := bytes.Clone(in)
-	inString, escaped := false, false
 	lastComma := -1 // offset of a comma not yet followed by a value
 	for i := 0; i < len(out); i++ {
 		c := out[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
 		switch {
 		case c == '"':
-			inString, lastComma = true, -1
+			i, lastComma = stringEnd(out, i), -1
 		case c == '/' && i+1 < len(out) && out[i+1] == '/':
-			for i < len(out) && out[i] != '\n' {
-				out[i] = ' '
-				i++
-			}
+			i = blankLineComment(out, i)
 		case c == '/' && i+1 < len(out) && out[i+1] == '*':
 			start := i
-			out[i], out[i+1] = ' ', ' '
-			i += 2
-			for ; i < len(out); i++ {
-				if out[i] == '*' && i+1 < len(out) && out[i+1] == '/' {
-					out[i], out[i+1] = ' ', ' '
-					i++
-					break
-				}
-				if out[i] != '\n' {
-					out[i] = ' '
-				}
-			}
-			if i >= len(out) {
+			var closed bool
+			if i, closed = blankBlockComment(out, i); !closed {
 				return nil, &syntaxError{line: lineAt(in, start), msg: "a /* comment is never closed; add */"}
 			}
 		case c == ',':
@@ -277,6 +251,51 @@ func blankCommentsAndTrailingCommas(in []byte) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// stringEnd returns the offset of the quote that closes the string opening
+// at b[open], or len(b) when it is never closed.
+func stringEnd(b []byte, open int) int {
+	escaped := false
+	for i := open + 1; i < len(b); i++ {
+		switch {
+		case escaped:
+			escaped = false
+		case b[i] == '\\':
+			escaped = true
+		case b[i] == '"':
+			return i
+		}
+	}
+	return len(b)
+}
+
+// blankLineComment blanks the // comment starting at b[start] and returns
+// the offset of the newline that ends it (or len(b)).
+func blankLineComment(b []byte, start int) int {
+	i := start
+	for i < len(b) && b[i] != '\n' {
+		b[i] = ' '
+		i++
+	}
+	return i
+}
+
+// blankBlockComment blanks the /* comment starting at b[start], keeping its
+// newlines so that line numbers still hold, and returns the offset of its
+// closing slash; closed is false when the comment never ends.
+func blankBlockComment(b []byte, start int) (end int, closed bool) {
+	b[start], b[start+1] = ' ', ' '
+	for i := start + 2; i < len(b); i++ {
+		if b[i] == '*' && i+1 < len(b) && b[i+1] == '/' {
+			b[i], b[i+1] = ' ', ' '
+			return i + 1, true
+		}
+		if b[i] != '\n' {
+			b[i] = ' '
+		}
+	}
+	return len(b), false
 }
 
 // parseYAML parses the first YAML document into the shared tree, expanding aliases
@@ -380,19 +399,7 @@ func (c *yamlConverter) convertSized(y *yaml.Node, depth int) (*node, int, error
 		return nil, 0, &syntaxError{line: y.Line, msg: "values are nested too deeply"}
 	}
 	if y.Kind == yaml.AliasNode {
-		if y.Alias == nil {
-			return nil, 0, &syntaxError{line: y.Line, msg: "an alias refers to no anchor"}
-		}
-		target, size, err := c.convertSized(y.Alias, depth+1)
-		if err != nil {
-			return nil, 0, err
-		}
-		if err := c.add(size, y.Line); err != nil {
-			return nil, 0, err
-		}
-		clone := *target
-		clone.line = y.Line
-		return &clone, size, nil
+		return c.alias(y, depth)
 	}
 	if done, ok := c.done[y]; ok {
 		return done.node, done.size, nil
@@ -400,58 +407,101 @@ func (c *yamlConverter) convertSized(y *yaml.Node, depth int) (*node, int, error
 	if err := c.add(1, y.Line); err != nil {
 		return nil, 0, err
 	}
-	n, size := &node{line: y.Line}, 1
+	n := &node{line: y.Line}
+	children := 0
+	var err error
 	switch y.Kind {
 	case yaml.SequenceNode:
 		n.kind = kindList
-		for _, item := range y.Content {
-			v, s, err := c.convertSized(item, depth+1)
-			if err != nil {
-				return nil, 0, err
-			}
-			n.items = append(n.items, v)
-			size += s
-		}
+		children, err = c.sequence(n, y, depth)
 	case yaml.MappingNode:
 		n.kind = kindObject
-		seen := map[string]int{}
-		for i := 0; i+1 < len(y.Content); i += 2 {
-			k, v := y.Content[i], y.Content[i+1]
-			if k.Kind != yaml.ScalarNode {
-				return nil, 0, &syntaxError{line: k.Line, msg: "a key must be a plain name, not a list or an object"}
-			}
-			if k.Value == "<<" && k.Tag == "!!merge" {
-				return nil, 0, &syntaxError{line: k.Line, msg: "YAML merge keys (<<) are not supported; write the keys out"}
-			}
-			if first, dup := seen[k.Value]; dup {
-				return nil, 0, &syntaxError{line: k.Line, msg: fmt.Sprintf("key %q appears twice in the same mapping (first on line %d); keep one", k.Value, first)}
-			}
-			seen[k.Value] = k.Line
-			val, s, err := c.convertSized(v, depth+1)
-			if err != nil {
-				return nil, 0, err
-			}
-			n.entries = append(n.entries, entry{key: k.Value, keyLine: k.Line, value: val})
-			size += s
-		}
+		children, err = c.mapping(n, y, depth)
 	case yaml.ScalarNode:
-		n.text = y.Value
-		switch y.ShortTag() {
-		case "!!null":
-			n.kind = kindNull
-		case "!!bool":
-			n.kind = kindBool
-			n.text = strings.ToLower(y.Value)
-		case "!!int", "!!float":
-			n.kind = kindNumber
-		default:
-			n.kind = kindString
-		}
+		n.kind, n.text = scalarKind(y)
 	default:
 		n.kind = kindNull
 	}
+	if err != nil {
+		return nil, 0, err
+	}
+	size := 1 + children
 	c.done[y] = converted{node: n, size: size}
 	return n, size, nil
+}
+
+// alias converts the anchored value an alias refers to, and counts its
+// whole size again, since every alias expands it once more.
+func (c *yamlConverter) alias(y *yaml.Node, depth int) (*node, int, error) {
+	if y.Alias == nil {
+		return nil, 0, &syntaxError{line: y.Line, msg: "an alias refers to no anchor"}
+	}
+	target, size, err := c.convertSized(y.Alias, depth+1)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := c.add(size, y.Line); err != nil {
+		return nil, 0, err
+	}
+	clone := *target
+	clone.line = y.Line
+	return &clone, size, nil
+}
+
+// sequence converts the items of y into n and returns their size.
+func (c *yamlConverter) sequence(n *node, y *yaml.Node, depth int) (int, error) {
+	size := 0
+	for _, item := range y.Content {
+		v, s, err := c.convertSized(item, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		n.items = append(n.items, v)
+		size += s
+	}
+	return size, nil
+}
+
+// mapping converts the entries of y into n and returns their size. Keys
+// must be plain, unique names; merge keys are refused.
+func (c *yamlConverter) mapping(n *node, y *yaml.Node, depth int) (int, error) {
+	size := 0
+	seen := map[string]int{}
+	for i := 0; i+1 < len(y.Content); i += 2 {
+		k, v := y.Content[i], y.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return 0, &syntaxError{line: k.Line, msg: "a key must be a plain name, not a list or an object"}
+		}
+		if k.Value == "<<" && k.Tag == "!!merge" {
+			return 0, &syntaxError{line: k.Line, msg: "YAML merge keys (<<) are not supported; write the keys out"}
+		}
+		if first, dup := seen[k.Value]; dup {
+			return 0, &syntaxError{line: k.Line, msg: fmt.Sprintf("key %q appears twice in the same mapping (first on line %d); keep one", k.Value, first)}
+		}
+		seen[k.Value] = k.Line
+		val, s, err := c.convertSized(v, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		n.entries = append(n.entries, entry{key: k.Value, keyLine: k.Line, value: val})
+		size += s
+	}
+	return size, nil
+}
+
+// scalarKind maps a YAML scalar's resolved tag to the tree's kinds; a
+// boolean's text is lower-cased so that True and TRUE read as true.
+func scalarKind(y *yaml.Node) (kind, string) {
+	switch y.ShortTag() {
+	case "!!null":
+		return kindNull, y.Value
+	case "!!bool":
+		return kindBool, strings.ToLower(y.Value)
+	case "!!int", "!!float":
+		return kindNumber, y.Value
+	default:
+		return kindString, y.Value
+	}
 }
 
 // add counts values against maxNodes.

@@ -136,63 +136,82 @@ func (v *checker) servers() {
 	for _, key := range sortedKeys(c.MCPServers) {
 		s := c.MCPServers[key]
 		p := joinPath("mcpServers", key)
-		if key == "" {
-			v.errorf(p, "a server needs a non-empty name; give it a key such as \"github\"")
-		}
-		switch {
-		case s.Command == "" && s.URL == "":
-			v.errorf(p, `the server has neither "command" (a program to run over stdio) nor "url" (a remote server); add one`)
-		case s.Command != "" && s.URL != "":
-			v.errorf(p, `the server has both "command" and "url"; keep "command" for a local program or "url" for a remote server`)
-		}
-		v.transport(p, &s)
-		if s.URL != "" {
-			for _, k := range []struct {
-				key string
-				set bool
-			}{{"args", len(s.Args) > 0}, {"env", len(s.Env) > 0}, {"envFile", s.EnvFile != ""}, {"cwd", s.Cwd != ""}} {
-				if k.set && s.Command == "" {
-					v.errorf(joinPath(p, k.key), "%q only applies to servers started with \"command\"; remove it (a remote server at \"url\" runs elsewhere)", k.key)
-				}
-			}
-			v.url(joinPath(p, "url"), s.URL)
-		}
-		if s.Command != "" && s.URL == "" && len(s.Headers) > 0 {
-			v.errorf(joinPath(p, "headers"), `"headers" only apply to remote servers with "url"; for a local program pass secrets in "env"`)
-		}
-		v.envKeys(joinPath(p, "env"), s.Env)
-		v.dir(joinPath(p, "cwd"), s.Cwd)
-		if s.Prefix != nil && !wireChars.MatchString(*s.Prefix) {
-			v.errorf(joinPath(p, "prefix"), "%q cannot be part of a tool name; use only letters, digits, _ and -", *s.Prefix)
-		}
-		if s.Group != nil && *s.Group != "" {
-			v.groupName(joinPath(p, "group"), *s.Group)
-		}
-		v.globs(joinPath(p, "include"), s.Include)
-		v.globs(joinPath(p, "exclude"), s.Exclude)
-		v.idleTimeout(p, &s)
-		v.sandbox(p, &s)
-		if s.MaxTools < 0 {
-			v.errorf(joinPath(p, "maxTools"), "%d is not a number of tools; leave it out for the default of %d", s.MaxTools, DefaultMaxTools)
-		}
-		if s.StartTimeout == 0 {
-			s.StartTimeout = v.cfg.ServerDefaults.StartTimeout
-		}
+		v.server(p, key, &s)
 		c.MCPServers[key] = s
-
-		if prefix := s.EffectivePrefix(); prefix != "" && !s.Disabled {
-			if other, taken := prefixOwner[prefix]; taken {
-				v.errorf(joinPath(p, "prefix"), "servers %q and %q both use the prefix %q, so their tool names would collide; give one a different \"prefix\"", other, key, prefix)
-			} else {
-				prefixOwner[prefix] = key
-			}
-		}
+		v.claimPrefix(p, key, &s, prefixOwner)
 	}
 	for _, key := range sortedKeys(c.Commands) {
 		if other, taken := prefixOwner[key]; taken && !c.Commands[key].Disabled {
 			v.errorf(joinPath("commands", key), "the command %q and the server %q both prefix tools with %q, so their names would collide; rename the command or give the server another \"prefix\"", key, other, key)
 		}
 	}
+}
+
+// server checks one entry of mcpServers at p and fills in the start
+// timeout it inherits from serverDefaults.
+func (v *checker) server(p, key string, s *ServerConfig) {
+	if key == "" {
+		v.errorf(p, "a server needs a non-empty name; give it a key such as \"github\"")
+	}
+	switch {
+	case s.Command == "" && s.URL == "":
+		v.errorf(p, `the server has neither "command" (a program to run over stdio) nor "url" (a remote server); add one`)
+	case s.Command != "" && s.URL != "":
+		v.errorf(p, `the server has both "command" and "url"; keep "command" for a local program or "url" for a remote server`)
+	}
+	v.transport(p, s)
+	v.launchFields(p, s)
+	v.envKeys(joinPath(p, "env"), s.Env)
+	v.dir(joinPath(p, "cwd"), s.Cwd)
+	if s.Prefix != nil && !wireChars.MatchString(*s.Prefix) {
+		v.errorf(joinPath(p, "prefix"), "%q cannot be part of a tool name; use only letters, digits, _ and -", *s.Prefix)
+	}
+	if s.Group != nil && *s.Group != "" {
+		v.groupName(joinPath(p, "group"), *s.Group)
+	}
+	v.globs(joinPath(p, "include"), s.Include)
+	v.globs(joinPath(p, "exclude"), s.Exclude)
+	v.idleTimeout(p, s)
+	v.sandbox(p, s)
+	if s.MaxTools < 0 {
+		v.errorf(joinPath(p, "maxTools"), "%d is not a number of tools; leave it out for the default of %d", s.MaxTools, DefaultMaxTools)
+	}
+	if s.StartTimeout == 0 {
+		s.StartTimeout = v.cfg.ServerDefaults.StartTimeout
+	}
+}
+
+// launchFields checks that the fields for starting a local program and
+// those for reaching a remote server are not mixed, and checks the url.
+func (v *checker) launchFields(p string, s *ServerConfig) {
+	if s.URL != "" {
+		for _, k := range []struct {
+			key string
+			set bool
+		}{{"args", len(s.Args) > 0}, {"env", len(s.Env) > 0}, {"envFile", s.EnvFile != ""}, {"cwd", s.Cwd != ""}} {
+			if k.set && s.Command == "" {
+				v.errorf(joinPath(p, k.key), "%q only applies to servers started with \"command\"; remove it (a remote server at \"url\" runs elsewhere)", k.key)
+			}
+		}
+		v.url(joinPath(p, "url"), s.URL)
+	}
+	if s.Command != "" && s.URL == "" && len(s.Headers) > 0 {
+		v.errorf(joinPath(p, "headers"), `"headers" only apply to remote servers with "url"; for a local program pass secrets in "env"`)
+	}
+}
+
+// claimPrefix records which server uses the tool-name prefix of s, and
+// reports a second enabled server that uses the same one.
+func (v *checker) claimPrefix(p, key string, s *ServerConfig, owner map[string]string) {
+	prefix := s.EffectivePrefix()
+	if prefix == "" || s.Disabled {
+		return
+	}
+	if other, taken := owner[prefix]; taken {
+		v.errorf(joinPath(p, "prefix"), "servers %q and %q both use the prefix %q, so their tool names would collide; give one a different \"prefix\"", other, key, prefix)
+		return
+	}
+	owner[prefix] = key
 }
 
 // idleTimeout warns about an idle timeout on a remote server, which toolfold
@@ -355,28 +374,44 @@ func (v *checker) param(p string, prm *Param) {
 	case len(prm.Enum) > 0 && prm.Type != ParamEnum && prm.Type != ParamString:
 		v.errorf(joinPath(p, "enum"), `"enum" only applies to string and enum parameters; remove it or change "type"`)
 	}
-	if prm.Type == ParamArray {
-		if prm.Items != nil && prm.Items.Type != ParamString {
-			v.errorf(joinPath(joinPath(p, "items"), "type"), `only arrays of strings are supported; write "items": {"type": "string"}`)
-		}
-	} else if prm.Items != nil {
-		v.errorf(joinPath(p, "items"), `"items" only applies to "type": "array"; remove it`)
-	}
-	switch {
-	case prm.Flag != "" && prm.Positional:
-		v.errorf(p, `a parameter is either a "flag" or "positional", not both; remove one`)
-	case prm.Flag == "" && !prm.Positional:
-		v.errorf(p, `the parameter has neither "flag" nor "positional": true, so it cannot be placed in the command line; add one, such as "flag": "--%s"`, strings.ReplaceAll(prm.Name, "_", "-"))
-	case prm.Flag != "" && (!strings.HasPrefix(prm.Flag, "-") || strings.ContainsAny(prm.Flag, "= \t") || strings.Trim(prm.Flag, "-") == ""):
-		v.errorf(joinPath(p, "flag"), "%q is not an option name; write it with its dashes and without a value, such as \"--max-count\"", prm.Flag)
-	case prm.Positional && prm.Type == ParamBoolean:
-		v.errorf(joinPath(p, "positional"), `a boolean cannot be positional (true and false are not arguments); give it a "flag" instead`)
-	}
+	v.paramItems(p, prm)
+	v.paramPlacement(p, prm)
 	if prm.Pattern != "" {
 		if _, err := regexp.Compile(prm.Pattern); err != nil {
 			v.errorf(joinPath(p, "pattern"), "%q is not a valid regular expression: %v", prm.Pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 		}
 	}
+}
+
+// paramItems checks "items", which only arrays of strings may have.
+func (v *checker) paramItems(p string, prm *Param) {
+	switch {
+	case prm.Type != ParamArray && prm.Items != nil:
+		v.errorf(joinPath(p, "items"), `"items" only applies to "type": "array"; remove it`)
+	case prm.Type == ParamArray && prm.Items != nil && prm.Items.Type != ParamString:
+		v.errorf(joinPath(joinPath(p, "items"), "type"), `only arrays of strings are supported; write "items": {"type": "string"}`)
+	}
+}
+
+// paramPlacement checks that the parameter has exactly one place in the
+// command line: a well-formed flag, or a position.
+func (v *checker) paramPlacement(p string, prm *Param) {
+	switch {
+	case prm.Flag != "" && prm.Positional:
+		v.errorf(p, `a parameter is either a "flag" or "positional", not both; remove one`)
+	case prm.Flag == "" && !prm.Positional:
+		v.errorf(p, `the parameter has neither "flag" nor "positional": true, so it cannot be placed in the command line; add one, such as "flag": "--%s"`, strings.ReplaceAll(prm.Name, "_", "-"))
+	case prm.Flag != "" && !isOptionName(prm.Flag):
+		v.errorf(joinPath(p, "flag"), "%q is not an option name; write it with its dashes and without a value, such as \"--max-count\"", prm.Flag)
+	case prm.Positional && prm.Type == ParamBoolean:
+		v.errorf(joinPath(p, "positional"), `a boolean cannot be positional (true and false are not arguments); give it a "flag" instead`)
+	}
+}
+
+// isOptionName reports whether flag is an option name with its dashes and
+// without a value, such as "--max-count" or "-n".
+func isOptionName(flag string) bool {
+	return strings.HasPrefix(flag, "-") && !strings.ContainsAny(flag, "= \t") && strings.Trim(flag, "-") != ""
 }
 
 var groupStates = []string{string(GroupAvailable), string(GroupEnabled), string(GroupExcluded)}
@@ -389,18 +424,8 @@ func (v *checker) groups() {
 	for _, name := range sortedKeys(c.Groups) {
 		g := c.Groups[name]
 		p := joinPath("groups", name)
-		validName := v.groupName(p, name)
-		implied := impliedParent(name)
-		switch {
-		case !validName:
-		case g.Parent == name:
-			v.errorf(joinPath(p, "parent"), "a group cannot be its own parent; remove \"parent\" or name another group")
-		case g.Parent != "" && implied != "" && g.Parent != implied:
-			v.errorf(joinPath(p, "parent"), "the name %q already makes %q its parent, but \"parent\" says %q; drop \"parent\" or rename the group", name, implied, g.Parent)
-		case g.Parent != "" && !known[g.Parent]:
-			v.errorf(joinPath(p, "parent"), "%s", missingGroup(fmt.Sprintf("group %q does not exist", g.Parent), g.Parent, knownList))
-		case g.Parent == "" && implied != "" && !known[implied]:
-			v.errorf(p, "the name %q makes %q its parent, which does not exist; define %q under \"groups\", or name the group without a dot", name, implied, implied)
+		if v.groupName(p, name) {
+			v.groupParent(p, name, g.Parent, known, knownList)
 		}
 		if g.Default == "" {
 			g.Default = GroupAvailable
@@ -413,37 +438,64 @@ func (v *checker) groups() {
 			v.enum(joinPath(p, "exposition"), string(g.Exposition), "an exposition", expositions...)
 		}
 		v.globs(joinPath(p, "tools"), g.Tools)
-		for i, m := range g.Merge {
-			mp := indexPath(joinPath(p, "merge"), i)
-			switch {
-			case m == name:
-				v.errorf(mp, "a group cannot merge itself; name the derived groups it takes over")
-			case known[m]:
-				v.errorf(mp, "%q is a declared group, not a derived one; merge names groups toolfold derived ('toolfold groups' marks them), so edit %q itself instead", m, m)
-			case impliedParent(m) == "" || !groupNamePattern.MatchString(m):
-				v.errorf(mp, "%q cannot be a derived group: derived groups are named <group>.<name>, such as \"github.issue\"; 'toolfold groups' lists them", m)
-			}
-		}
-		for i, pre := range g.Prefixes {
-			if pre == "" {
-				v.errorf(indexPath(joinPath(p, "prefixes"), i), `an empty prefix would match every tool; remove it, or use "tools": ["*"]`)
-			}
-		}
-		serverKeys := sortedKeys(c.MCPServers)
-		for i, s := range g.Servers {
-			if _, ok := c.MCPServers[s]; !ok {
-				v.errorf(indexPath(joinPath(p, "servers"), i), "%s", withFix(fmt.Sprintf("server %q does not exist", s), s, serverKeys, `define it under "mcpServers" or fix the name`))
-			}
-		}
-		for i, t := range g.Tags {
-			if t == "" {
-				v.errorf(indexPath(joinPath(p, "tags"), i), "an empty tag matches nothing; remove it")
-			}
-		}
+		v.groupMerge(p, name, g.Merge, known)
+		v.groupMembers(p, &g)
 		c.Groups[name] = g
 	}
 	v.parentCycles()
 	v.switchCollisions(knownList)
+}
+
+// groupParent checks the parent of the group name: the one "parent" names
+// and the one its dotted name implies must agree and exist.
+func (v *checker) groupParent(p, name, parent string, known map[string]bool, knownList []string) {
+	implied := impliedParent(name)
+	switch {
+	case parent == name:
+		v.errorf(joinPath(p, "parent"), "a group cannot be its own parent; remove \"parent\" or name another group")
+	case parent != "" && implied != "" && parent != implied:
+		v.errorf(joinPath(p, "parent"), "the name %q already makes %q its parent, but \"parent\" says %q; drop \"parent\" or rename the group", name, implied, parent)
+	case parent != "" && !known[parent]:
+		v.errorf(joinPath(p, "parent"), "%s", missingGroup(fmt.Sprintf("group %q does not exist", parent), parent, knownList))
+	case parent == "" && implied != "" && !known[implied]:
+		v.errorf(p, "the name %q makes %q its parent, which does not exist; define %q under \"groups\", or name the group without a dot", name, implied, implied)
+	}
+}
+
+// groupMerge checks that the group name merges only derived groups.
+func (v *checker) groupMerge(p, name string, merge []string, known map[string]bool) {
+	for i, m := range merge {
+		mp := indexPath(joinPath(p, "merge"), i)
+		switch {
+		case m == name:
+			v.errorf(mp, "a group cannot merge itself; name the derived groups it takes over")
+		case known[m]:
+			v.errorf(mp, "%q is a declared group, not a derived one; merge names groups toolfold derived ('toolfold groups' marks them), so edit %q itself instead", m, m)
+		case impliedParent(m) == "" || !groupNamePattern.MatchString(m):
+			v.errorf(mp, "%q cannot be a derived group: derived groups are named <group>.<name>, such as \"github.issue\"; 'toolfold groups' lists them", m)
+		}
+	}
+}
+
+// groupMembers checks the prefixes, servers and tags that pick the
+// group's tools.
+func (v *checker) groupMembers(p string, g *GroupConfig) {
+	for i, pre := range g.Prefixes {
+		if pre == "" {
+			v.errorf(indexPath(joinPath(p, "prefixes"), i), `an empty prefix would match every tool; remove it, or use "tools": ["*"]`)
+		}
+	}
+	serverKeys := sortedKeys(v.cfg.MCPServers)
+	for i, s := range g.Servers {
+		if _, ok := v.cfg.MCPServers[s]; !ok {
+			v.errorf(indexPath(joinPath(p, "servers"), i), "%s", withFix(fmt.Sprintf("server %q does not exist", s), s, serverKeys, `define it under "mcpServers" or fix the name`))
+		}
+	}
+	for i, t := range g.Tags {
+		if t == "" {
+			v.errorf(indexPath(joinPath(p, "tags"), i), "an empty tag matches nothing; remove it")
+		}
+	}
 }
 
 // parentCycles reports each cycle in parent links once, naming every group in it.
@@ -602,20 +654,36 @@ func (v *checker) trust() {
 func (v *checker) http() {
 	h := v.cfg.HTTP
 	if h.Listen != "" {
-		host, port, err := net.SplitHostPort(h.Listen)
-		n, perr := strconv.Atoi(port)
-		switch {
-		case err != nil || perr != nil || n < 0 || n > 65535:
-			v.errorf("http.listen", "%q is not host:port; write it like \"127.0.0.1:8080\"", h.Listen)
-		case !h.Auth.Enabled() && !isLoopback(host) && !h.AllowUnauthenticated:
-			v.warnf("http.listen", "%q accepts connections from other machines and http.auth has neither tokens nor oauth, so toolfold serve refuses it: anyone who can reach it could call every tool; bind to 127.0.0.1, add tokens under http.auth.tokens or your identity provider under http.auth.oauth, or set http.allowUnauthenticated to true if the network is trusted", h.Listen)
-		}
+		v.httpListen(h)
 	}
 	if h.MaxSessions < 1 {
 		v.errorf("http.maxSessions", "%d cannot cap the sessions; use at least 1 (the default is %d), or remove the key", h.MaxSessions, DefaultMaxSessions)
 	}
+	v.authTokens(h.Auth.Tokens)
+	if h.Auth.OAuth != nil {
+		v.oauth(h.Auth.OAuth)
+	}
+	v.allowedOrigins(h.AllowedOrigins)
+}
+
+// httpListen checks the listen address, and warns when it is open to other
+// machines without authentication.
+func (v *checker) httpListen(h HTTPConfig) {
+	host, port, err := net.SplitHostPort(h.Listen)
+	n, perr := strconv.Atoi(port)
+	switch {
+	case err != nil || perr != nil || n < 0 || n > 65535:
+		v.errorf("http.listen", "%q is not host:port; write it like \"127.0.0.1:8080\"", h.Listen)
+	case !h.Auth.Enabled() && !isLoopback(host) && !h.AllowUnauthenticated:
+		v.warnf("http.listen", "%q accepts connections from other machines and http.auth has neither tokens nor oauth, so toolfold serve refuses it: anyone who can reach it could call every tool; bind to 127.0.0.1, add tokens under http.auth.tokens or your identity provider under http.auth.oauth, or set http.allowUnauthenticated to true if the network is trusted", h.Listen)
+	}
+}
+
+// authTokens checks that every bearer token is set, listed once, and
+// grants groups that exist.
+func (v *checker) authTokens(tokens []TokenConfig) {
 	seen := map[Secret]int{}
-	for i, t := range h.Auth.Tokens {
+	for i, t := range tokens {
 		p := indexPath("http.auth.tokens", i)
 		if strings.TrimSpace(string(t.Token)) == "" {
 			v.errorf(joinPath(p, "token"), `the token is empty, which would let anyone in; set it, usually to "${SOME_VARIABLE}" holding a long random value`)
@@ -626,10 +694,11 @@ func (v *checker) http() {
 		}
 		v.groupRefs(joinPath(p, "groups"), t.Groups)
 	}
-	if h.Auth.OAuth != nil {
-		v.oauth(h.Auth.OAuth)
-	}
-	for i, o := range h.AllowedOrigins {
+}
+
+// allowedOrigins checks that each entry is an origin, and warns about "*".
+func (v *checker) allowedOrigins(origins []string) {
+	for i, o := range origins {
 		p := indexPath("http.allowedOrigins", i)
 		if o == "*" {
 			v.warnf(p, `"*" accepts every Origin and turns off DNS-rebinding protection; list the origins you use instead`)
@@ -642,42 +711,61 @@ func (v *checker) http() {
 	}
 }
 
+const oauthPath = "http.auth.oauth"
+
 func (v *checker) oauth(o *OAuthConfig) {
-	const base = "http.auth.oauth"
 	if o.Resource == "" {
-		v.errorf(joinPath(base, "resource"), `the resource is missing: set it to toolfold's MCP URL as clients reach it, such as "https://tools.example.com/mcp"; tokens must name it as their audience`)
+		v.errorf(joinPath(oauthPath, "resource"), `the resource is missing: set it to toolfold's MCP URL as clients reach it, such as "https://tools.example.com/mcp"; tokens must name it as their audience`)
 	} else if !isServerURL(o.Resource) {
-		v.errorf(joinPath(base, "resource"), "%q is not an http(s) URL with a host and no fragment; write it like \"https://tools.example.com/mcp\"", o.Resource)
+		v.errorf(joinPath(oauthPath, "resource"), "%q is not an http(s) URL with a host and no fragment; write it like \"https://tools.example.com/mcp\"", o.Resource)
 	}
 	if len(o.Issuers) == 0 {
-		v.errorf(joinPath(base, "issuers"), `no issuer is listed: name your identity provider's issuer URL, such as ["https://login.example.com"]`)
+		v.errorf(joinPath(oauthPath, "issuers"), `no issuer is listed: name your identity provider's issuer URL, such as ["https://login.example.com"]`)
 	}
 	for i, iss := range o.Issuers {
 		if !isServerURL(iss) {
-			v.errorf(indexPath(joinPath(base, "issuers"), i), "%q is not an http(s) URL with a host; write the issuer exactly as the provider's metadata names it, such as \"https://login.example.com\"", iss)
+			v.errorf(indexPath(joinPath(oauthPath, "issuers"), i), "%q is not an http(s) URL with a host; write the issuer exactly as the provider's metadata names it, such as \"https://login.example.com\"", iss)
 		}
 	}
 	for i, sc := range o.Scopes {
-		if sc == "" || strings.ContainsAny(sc, " \"\\") || strings.IndexFunc(sc, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0 {
-			v.errorf(indexPath(joinPath(base, "scopes"), i), "%q is not a scope: a scope is printable ASCII without spaces, quotes or backslashes (RFC 6749 §3.3), such as \"tools:read\"", sc)
+		if !isScope(sc) {
+			v.errorf(indexPath(joinPath(oauthPath, "scopes"), i), "%q is not a scope: a scope is printable ASCII without spaces, quotes or backslashes (RFC 6749 §3.3), such as \"tools:read\"", sc)
 		}
 	}
-	if in := o.Introspection; in != nil {
-		p := joinPath(base, "introspection")
-		if in.Endpoint == "" && len(o.Issuers) > 1 {
-			v.errorf(joinPath(p, "endpoint"), "the endpoint is missing and %d issuers are listed, so toolfold cannot tell whose to use; set it", len(o.Issuers))
-		} else if in.Endpoint != "" && !isServerURL(in.Endpoint) {
-			v.errorf(joinPath(p, "endpoint"), "%q is not an http(s) URL with a host", in.Endpoint)
-		}
-		if in.ClientID == "" || strings.TrimSpace(string(in.ClientSecret)) == "" {
-			v.errorf(p, `introspection needs clientId and clientSecret (toolfold's own credentials at the provider), usually "${VARIABLES}"; check that they are set`)
-		}
+	if o.Introspection != nil {
+		v.introspection(o.Introspection, len(o.Issuers))
 	}
-	if len(o.Rules) == 0 {
-		v.errorf(joinPath(base, "rules"), `no rule grants anything, so every token would be refused; add rules such as {"group": "engineering", "groups": ["code"]}`)
+	v.oauthRules(o.Rules)
+}
+
+// isScope reports whether sc is an OAuth scope token: printable ASCII
+// without spaces, quotes or backslashes.
+func isScope(sc string) bool {
+	return sc != "" && !strings.ContainsAny(sc, " \"\\") && strings.IndexFunc(sc, func(r rune) bool { return r < 0x21 || r > 0x7e }) < 0
+}
+
+// introspection checks the endpoint and credentials for opaque tokens;
+// the endpoint may only be left out when one issuer is listed.
+func (v *checker) introspection(in *IntrospectionConfig, issuers int) {
+	p := joinPath(oauthPath, "introspection")
+	if in.Endpoint == "" && issuers > 1 {
+		v.errorf(joinPath(p, "endpoint"), "the endpoint is missing and %d issuers are listed, so toolfold cannot tell whose to use; set it", issuers)
+	} else if in.Endpoint != "" && !isServerURL(in.Endpoint) {
+		v.errorf(joinPath(p, "endpoint"), "%q is not an http(s) URL with a host", in.Endpoint)
 	}
-	for i, r := range o.Rules {
-		p := indexPath(joinPath(base, "rules"), i)
+	if in.ClientID == "" || strings.TrimSpace(string(in.ClientSecret)) == "" {
+		v.errorf(p, `introspection needs clientId and clientSecret (toolfold's own credentials at the provider), usually "${VARIABLES}"; check that they are set`)
+	}
+}
+
+// oauthRules checks that there are rules, and that each matches on some
+// claim and grants groups that exist or may be discovered.
+func (v *checker) oauthRules(rules []OAuthRule) {
+	if len(rules) == 0 {
+		v.errorf(joinPath(oauthPath, "rules"), `no rule grants anything, so every token would be refused; add rules such as {"group": "engineering", "groups": ["code"]}`)
+	}
+	for i, r := range rules {
+		p := indexPath(joinPath(oauthPath, "rules"), i)
 		if r.Group == "" && r.Scope == "" && r.Sub == "" {
 			v.errorf(p, "the rule matches nothing in particular: set group, scope or sub (all set ones must match)")
 		}

@@ -83,31 +83,13 @@ type lineEdit struct {
 // common subsequence of lines. The common prefix and suffix are taken off
 // first, so the quadratic table only covers the part that changed.
 func diffLines(a, b []string) ([]lineEdit, error) {
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
+	pre, suf := commonEnds(a, b)
 	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
 	n, m := len(ma), len(mb)
 	if (n+1)*(m+1) > maxDiffCells {
 		return nil, fmt.Errorf("the changed parts are too large to compare (%d × %d lines, limit %d cells): diff smaller pieces of the texts", n, m, maxDiffCells)
 	}
-	// lcs[i*(m+1)+j] is the length of the longest common subsequence of
-	// ma[i:] and mb[j:].
-	lcs := make([]int32, (n+1)*(m+1))
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if ma[i] == mb[j] {
-				lcs[i*(m+1)+j] = lcs[(i+1)*(m+1)+j+1] + 1
-			} else {
-				lcs[i*(m+1)+j] = max(lcs[(i+1)*(m+1)+j], lcs[i*(m+1)+j+1])
-			}
-		}
-	}
+	lcs := lcsTable(ma, mb)
 	edits := make([]lineEdit, 0, len(a)+len(b))
 	for k := 0; k < pre; k++ {
 		edits = append(edits, lineEdit{' ', k, k})
@@ -132,6 +114,35 @@ func diffLines(a, b []string) ([]lineEdit, error) {
 		edits = append(edits, lineEdit{' ', pre + n + k, pre + m + k})
 	}
 	return edits, nil
+}
+
+// commonEnds counts the lines a and b share at their start and, in what
+// is left, at their end.
+func commonEnds(a, b []string) (pre, suf int) {
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	return pre, suf
+}
+
+// lcsTable returns the table whose cell i*(len(b)+1)+j is the length of
+// the longest common subsequence of a[i:] and b[j:].
+func lcsTable(a, b []string) []int32 {
+	n, m := len(a), len(b)
+	lcs := make([]int32, (n+1)*(m+1))
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i*(m+1)+j] = lcs[(i+1)*(m+1)+j+1] + 1
+			} else {
+				lcs[i*(m+1)+j] = max(lcs[(i+1)*(m+1)+j], lcs[i*(m+1)+j+1])
+			}
+		}
+	}
+	return lcs
 }
 
 // unified renders an edit script as a unified diff with context lines

@@ -276,34 +276,12 @@ func isNameByte(c byte) bool {
 func (p *exprParser) number(start int) token {
 	s := p.src
 	if s[p.pos] == '0' && p.pos+1 < len(s) && strings.IndexByte("xXbBoO", s[p.pos+1]) >= 0 {
-		p.pos += 2
-		for p.pos < len(s) && isNameByte(s[p.pos]) {
-			p.pos++
-		}
-		text := s[start:p.pos]
-		n, err := strconv.ParseInt(text, 0, 64)
-		if err != nil {
-			return token{kind: tokBad, text: text, hint: "not a valid hex, binary or octal integer that fits in 64 bits", off: start}
-		}
-		return token{kind: tokNum, text: text, num: float64(n), off: start}
+		return p.radixNumber(start)
 	}
-	for p.pos < len(s) && (s[p.pos] >= '0' && s[p.pos] <= '9' || s[p.pos] == '.' || s[p.pos] == '_') {
+	for p.pos < len(s) && (isDigit(s[p.pos]) || s[p.pos] == '.' || s[p.pos] == '_') {
 		p.pos++
 	}
-	if p.pos < len(s) && (s[p.pos] == 'e' || s[p.pos] == 'E') {
-		// An exponent only when digits follow, so "2e" reads as 2 times e
-		// would be an error rather than a surprise.
-		q := p.pos + 1
-		if q < len(s) && (s[q] == '+' || s[q] == '-') {
-			q++
-		}
-		if q < len(s) && s[q] >= '0' && s[q] <= '9' {
-			p.pos = q
-			for p.pos < len(s) && s[p.pos] >= '0' && s[p.pos] <= '9' {
-				p.pos++
-			}
-		}
-	}
+	p.exponent()
 	text := s[start:p.pos]
 	v, err := strconv.ParseFloat(text, 64)
 	if err != nil || strings.HasPrefix(text, "_") {
@@ -314,6 +292,45 @@ func (p *exprParser) number(start int) token {
 	}
 	return token{kind: tokNum, text: text, num: v, off: start}
 }
+
+// radixNumber scans a hex, binary or octal integer; p.pos is at its 0x,
+// 0b or 0o prefix.
+func (p *exprParser) radixNumber(start int) token {
+	s := p.src
+	p.pos += 2
+	for p.pos < len(s) && isNameByte(s[p.pos]) {
+		p.pos++
+	}
+	text := s[start:p.pos]
+	n, err := strconv.ParseInt(text, 0, 64)
+	if err != nil {
+		return token{kind: tokBad, text: text, hint: "not a valid hex, binary or octal integer that fits in 64 bits", off: start}
+	}
+	return token{kind: tokNum, text: text, num: float64(n), off: start}
+}
+
+// exponent scans an exponent such as e-3 after a number's digits, but only
+// when digits follow, so "2e" reads as 2 times e would be an error rather
+// than a surprise.
+func (p *exprParser) exponent() {
+	s := p.src
+	if p.pos >= len(s) || s[p.pos] != 'e' && s[p.pos] != 'E' {
+		return
+	}
+	q := p.pos + 1
+	if q < len(s) && (s[q] == '+' || s[q] == '-') {
+		q++
+	}
+	if q >= len(s) || !isDigit(s[q]) {
+		return
+	}
+	p.pos = q
+	for p.pos < len(s) && isDigit(s[p.pos]) {
+		p.pos++
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func (p *exprParser) isOp(ops ...string) bool {
 	return p.tok.kind == tokOp && slices.Contains(ops, p.tok.text)

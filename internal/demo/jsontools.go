@@ -313,65 +313,82 @@ func parsePath(p string) ([]pathStep, error) {
 	s = strings.TrimPrefix(s, "$")
 	var steps []pathStep
 	for i := 0; i < len(s); {
+		var step pathStep
+		var err error
 		switch s[i] {
 		case '.':
-			i++
-			if i < len(s) && s[i] == '*' {
-				steps = append(steps, pathStep{wildcard: true})
-				i++
-				continue
-			}
-			j := i
-			for j < len(s) && s[j] != '.' && s[j] != '[' {
-				j++
-			}
-			if j == i {
-				return nil, fmt.Errorf("path %q has an empty key at position %d: remove the extra dot", p, i+1)
-			}
-			steps = append(steps, pathStep{key: s[i:j]})
-			i = j
+			step, i, err = dotStep(p, s, i+1)
 		case '[':
-			if i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\'') {
-				// A quoted key may contain ] and dots: find its closing quote.
-				q := s[i+1]
-				closing := strings.IndexByte(s[i+2:], q)
-				if closing < 0 || i+2+closing+1 >= len(s) || s[i+2+closing+1] != ']' {
-					return nil, fmt.Errorf("path %q has an unterminated quoted key: write [\"key\"]", p)
-				}
-				raw := s[i+1 : i+2+closing+1]
-				key := raw[1 : len(raw)-1]
-				if q == '"' {
-					if uq, err := strconv.Unquote(raw); err == nil {
-						key = uq
-					}
-				}
-				steps = append(steps, pathStep{key: key})
-				i += 2 + closing + 2
-				continue
-			}
-			end := strings.IndexByte(s[i:], ']')
-			if end < 0 {
-				return nil, fmt.Errorf("path %q has a [ without ]: close it, e.g. items[0]", p)
-			}
-			inner := strings.TrimSpace(s[i+1 : i+end])
-			if inner == "*" {
-				steps = append(steps, pathStep{wildcard: true})
-			} else {
-				n, err := strconv.Atoi(inner)
-				if err != nil {
-					return nil, fmt.Errorf("path %q has [%s], which is neither an index nor a quoted key: write [0], [-1], [*] or [\"key\"]", p, inner)
-				}
-				steps = append(steps, pathStep{index: n, isIndex: true})
-			}
-			i += end + 1
+			step, i, err = bracketStep(p, s, i)
 		default:
 			if i != 0 {
 				return nil, fmt.Errorf("path %q: expected . or [ at position %d", p, i+1)
 			}
 			s = "." + s // a leading key needs no dot
+			continue
 		}
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, step)
 	}
 	return steps, nil
+}
+
+// dotStep reads the key or * that starts at s[i], just after a dot, and
+// returns where the next step starts. p is the whole path, for errors.
+func dotStep(p, s string, i int) (pathStep, int, error) {
+	if i < len(s) && s[i] == '*' {
+		return pathStep{wildcard: true}, i + 1, nil
+	}
+	j := i
+	for j < len(s) && s[j] != '.' && s[j] != '[' {
+		j++
+	}
+	if j == i {
+		return pathStep{}, 0, fmt.Errorf("path %q has an empty key at position %d: remove the extra dot", p, i+1)
+	}
+	return pathStep{key: s[i:j]}, j, nil
+}
+
+// bracketStep reads the [0], [*] or ["key"] that starts at s[i] and returns
+// where the next step starts. p is the whole path, for errors.
+func bracketStep(p, s string, i int) (pathStep, int, error) {
+	if i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\'') {
+		return quotedKeyStep(p, s, i)
+	}
+	end := strings.IndexByte(s[i:], ']')
+	if end < 0 {
+		return pathStep{}, 0, fmt.Errorf("path %q has a [ without ]: close it, e.g. items[0]", p)
+	}
+	next := i + end + 1
+	inner := strings.TrimSpace(s[i+1 : i+end])
+	if inner == "*" {
+		return pathStep{wildcard: true}, next, nil
+	}
+	n, err := strconv.Atoi(inner)
+	if err != nil {
+		return pathStep{}, 0, fmt.Errorf("path %q has [%s], which is neither an index nor a quoted key: write [0], [-1], [*] or [\"key\"]", p, inner)
+	}
+	return pathStep{index: n, isIndex: true}, next, nil
+}
+
+// quotedKeyStep reads a ["key"] or ['key'] that starts at s[i]. A quoted
+// key may contain ] and dots, so it ends at its closing quote.
+func quotedKeyStep(p, s string, i int) (pathStep, int, error) {
+	q := s[i+1]
+	closing := strings.IndexByte(s[i+2:], q)
+	if closing < 0 || i+2+closing+1 >= len(s) || s[i+2+closing+1] != ']' {
+		return pathStep{}, 0, fmt.Errorf("path %q has an unterminated quoted key: write [\"key\"]", p)
+	}
+	raw := s[i+1 : i+2+closing+1]
+	key := raw[1 : len(raw)-1]
+	if q == '"' {
+		if uq, err := strconv.Unquote(raw); err == nil {
+			key = uq
+		}
+	}
+	return pathStep{key: key}, i + 2 + closing + 2, nil
 }
 
 func jsonQuery(_ context.Context, in jsonQueryInput) (jsonQueryOutput, error) {
@@ -515,59 +532,18 @@ func jsonDiff(_ context.Context, in jsonDiffInput) (jsonDiffOutput, error) {
 func diffValues(a, b any, path string, record func(jsonDifference)) {
 	switch av := a.(type) {
 	case map[string]any:
-		bv, ok := b.(map[string]any)
-		if !ok {
-			break
+		if bv, ok := b.(map[string]any); ok {
+			diffObjects(av, bv, path, record)
+			return
 		}
-		keys := make([]string, 0, len(av)+len(bv))
-		for k := range av {
-			keys = append(keys, k)
-		}
-		for k := range bv {
-			if _, ok := av[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			x, inA := av[k]
-			y, inB := bv[k]
-			p := joinPath(path, k)
-			switch {
-			case !inB:
-				record(jsonDifference{Path: p, Change: "removed", Before: &x})
-			case !inA:
-				record(jsonDifference{Path: p, Change: "added", After: &y})
-			default:
-				diffValues(x, y, p, record)
-			}
-		}
-		return
 	case []any:
-		bv, ok := b.([]any)
-		if !ok {
-			break
+		if bv, ok := b.([]any); ok {
+			diffArrays(av, bv, path, record)
+			return
 		}
-		for i := 0; i < max(len(av), len(bv)); i++ {
-			p := fmt.Sprintf("%s[%d]", path, i)
-			switch {
-			case i >= len(bv):
-				record(jsonDifference{Path: p, Change: "removed", Before: &av[i]})
-			case i >= len(av):
-				record(jsonDifference{Path: p, Change: "added", After: &bv[i]})
-			default:
-				diffValues(av[i], bv[i], p, record)
-			}
-		}
-		return
 	case json.Number:
-		// 1, 1.0 and 1e0 are the same number.
-		if bn, ok := b.(json.Number); ok {
-			x, errX := av.Float64()
-			y, errY := bn.Float64()
-			if av == bn || (errX == nil && errY == nil && x == y) {
-				return
-			}
+		if sameNumber(av, b) {
+			return
 		}
 	default:
 		if a == b {
@@ -575,4 +551,63 @@ func diffValues(a, b any, path string, record func(jsonDifference)) {
 		}
 	}
 	record(jsonDifference{Path: path, Change: "changed", Before: &a, After: &b})
+}
+
+// diffObjects records the keys only one side has and compares the rest,
+// in key order so that the differences come out the same every time.
+func diffObjects(av, bv map[string]any, path string, record func(jsonDifference)) {
+	keys := make([]string, 0, len(av)+len(bv))
+	for k := range av {
+		keys = append(keys, k)
+	}
+	for k := range bv {
+		if _, ok := av[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		x, inA := av[k]
+		y, inB := bv[k]
+		p := joinPath(path, k)
+		switch {
+		case !inB:
+			record(jsonDifference{Path: p, Change: "removed", Before: &x})
+		case !inA:
+			record(jsonDifference{Path: p, Change: "added", After: &y})
+		default:
+			diffValues(x, y, p, record)
+		}
+	}
+}
+
+// diffArrays compares the arrays element by element; the longer one's
+// tail is added or removed.
+func diffArrays(av, bv []any, path string, record func(jsonDifference)) {
+	for i := 0; i < max(len(av), len(bv)); i++ {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		switch {
+		case i >= len(bv):
+			record(jsonDifference{Path: p, Change: "removed", Before: &av[i]})
+		case i >= len(av):
+			record(jsonDifference{Path: p, Change: "added", After: &bv[i]})
+		default:
+			diffValues(av[i], bv[i], p, record)
+		}
+	}
+}
+
+// sameNumber reports whether b is the number a: 1, 1.0 and 1e0 are the
+// same number.
+func sameNumber(a json.Number, b any) bool {
+	bn, ok := b.(json.Number)
+	if !ok {
+		return false
+	}
+	if a == bn {
+		return true
+	}
+	x, errX := a.Float64()
+	y, errY := bn.Float64()
+	return errX == nil && errY == nil && x == y
 }

@@ -300,7 +300,7 @@ type wordFrequency struct {
 
 func wordCount(_ context.Context, in wordCountInput) (wordCountOutput, error) {
 	t := in.Text
-	out := wordCountOutput{Bytes: len(t), MostCommonWords: []wordFrequency{}}
+	out := wordCountOutput{Bytes: len(t)}
 	for _, r := range t {
 		out.Characters++
 		if !unicode.IsSpace(r) {
@@ -309,12 +309,29 @@ func wordCount(_ context.Context, in wordCountInput) (wordCountOutput, error) {
 	}
 	words := strings.Fields(t)
 	out.Words = len(words)
-	freq := map[string]int{}
-	letters := 0
+	freq, letters := wordFrequencies(words)
+	out.UniqueWords = len(freq)
+	out.Lines = countLines(t)
+	out.Sentences = countSentences(t)
+	out.Paragraphs = countParagraphs(t)
+	out.ReadingTimeMinutes = roundTo(float64(out.Words)/200, 1)
+	if out.Words > 0 {
+		out.AverageWordLength = roundTo(float64(letters)/float64(out.Words), 1)
+	}
+	out.MostCommonWords = mostCommonWords(freq, 5)
+	return out, nil
+}
+
+func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// wordFrequencies counts each word, lower-cased and stripped of the
+// punctuation around it, and the letters and digits in all of them.
+func wordFrequencies(words []string) (freq map[string]int, letters int) {
+	freq = map[string]int{}
 	for _, w := range words {
-		key := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		key := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !isLetterOrDigit(r) }))
 		for _, r := range key {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if isLetterOrDigit(r) {
 				letters++
 			}
 		}
@@ -322,54 +339,75 @@ func wordCount(_ context.Context, in wordCountInput) (wordCountOutput, error) {
 			freq[key]++
 		}
 	}
-	out.UniqueWords = len(freq)
-	if t != "" {
-		out.Lines = strings.Count(t, "\n") + 1
-		if strings.HasSuffix(t, "\n") {
-			out.Lines--
-		}
+	return freq, letters
+}
+
+// countLines counts lines the way editors do: a final newline does not
+// start another line.
+func countLines(t string) int {
+	if t == "" {
+		return 0
 	}
-	// A sentence ends at a run of terminators; text after the last one
-	// that contains a word is a sentence too.
+	n := strings.Count(t, "\n") + 1
+	if strings.HasSuffix(t, "\n") {
+		n--
+	}
+	return n
+}
+
+// countSentences counts sentences. A sentence ends at a run of
+// terminators; text after the last one that contains a word is a sentence
+// too.
+func countSentences(t string) int {
+	n := 0
 	inSentence := false
 	for _, r := range t {
 		switch {
 		case r == '.' || r == '!' || r == '?':
 			if inSentence {
-				out.Sentences++
+				n++
 			}
 			inSentence = false
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
+		case isLetterOrDigit(r):
 			inSentence = true
 		}
 	}
 	if inSentence {
-		out.Sentences++
+		n++
 	}
+	return n
+}
+
+// countParagraphs counts the blocks of text between blank lines.
+func countParagraphs(t string) int {
+	n := 0
 	for _, p := range strings.Split(strings.ReplaceAll(t, "\r\n", "\n"), "\n\n") {
 		if strings.TrimSpace(p) != "" {
-			out.Paragraphs++
+			n++
 		}
 	}
-	out.ReadingTimeMinutes = roundTo(float64(out.Words)/200, 1)
-	if out.Words > 0 {
-		out.AverageWordLength = roundTo(float64(letters)/float64(out.Words), 1)
-	}
+	return n
+}
+
+// mostCommonWords returns up to limit words of three letters or more, most
+// frequent first and alphabetical among equals.
+func mostCommonWords(freq map[string]int, limit int) []wordFrequency {
+	top := []wordFrequency{}
 	for w, c := range freq {
 		if utf8.RuneCountInString(w) >= 3 {
-			out.MostCommonWords = append(out.MostCommonWords, wordFrequency{w, c})
+			top = append(top, wordFrequency{w, c})
 		}
 	}
-	slices.SortFunc(out.MostCommonWords, func(a, b wordFrequency) int {
+	slices.SortFunc(top, func(a, b wordFrequency) int {
 		if a.Count != b.Count {
 			return b.Count - a.Count
 		}
 		return strings.Compare(a.Word, b.Word)
 	})
-	if len(out.MostCommonWords) > 5 {
-		out.MostCommonWords = out.MostCommonWords[:5]
+	if len(top) > limit {
+		top = top[:limit]
 	}
-	return out, nil
+	return top
 }
 
 // ---- regex_find / regex_replace

@@ -412,79 +412,126 @@ func strftime(t time.Time, pattern string) (string, error) {
 			return "", fmt.Errorf("layout %q ends with a lone %%: write %%%% for a literal percent sign", pattern)
 		}
 		i++
-		switch code := pattern[i]; code {
-		case 'Y':
-			fmt.Fprintf(&b, "%04d", t.Year())
-		case 'y':
-			fmt.Fprintf(&b, "%02d", t.Year()%100)
-		case 'm':
-			fmt.Fprintf(&b, "%02d", int(t.Month()))
-		case 'd':
-			fmt.Fprintf(&b, "%02d", t.Day())
-		case 'e':
-			fmt.Fprintf(&b, "%2d", t.Day())
-		case 'H':
-			fmt.Fprintf(&b, "%02d", t.Hour())
-		case 'I':
-			fmt.Fprintf(&b, "%02d", (t.Hour()+11)%12+1)
-		case 'M':
-			fmt.Fprintf(&b, "%02d", t.Minute())
-		case 'S':
-			fmt.Fprintf(&b, "%02d", t.Second())
-		case 'f':
-			fmt.Fprintf(&b, "%06d", t.Nanosecond()/1000)
-		case 'L':
-			fmt.Fprintf(&b, "%03d", t.Nanosecond()/1e6)
-		case 'p':
-			b.WriteString(t.Format("PM"))
-		case 'b', 'h':
-			b.WriteString(t.Format("Jan"))
-		case 'B':
-			b.WriteString(t.Month().String())
-		case 'a':
-			b.WriteString(t.Format("Mon"))
-		case 'A':
-			b.WriteString(t.Weekday().String())
-		case 'j':
-			fmt.Fprintf(&b, "%03d", t.YearDay())
-		case 'u':
-			fmt.Fprintf(&b, "%d", isoWeekday(t))
-		case 'w':
-			fmt.Fprintf(&b, "%d", int(t.Weekday()))
-		case 'V':
-			_, w := t.ISOWeek()
-			fmt.Fprintf(&b, "%02d", w)
-		case 'G':
-			y, _ := t.ISOWeek()
-			fmt.Fprintf(&b, "%04d", y)
-		case 'Z':
-			abbr, _ := t.Zone()
-			b.WriteString(abbr)
-		case 'z':
-			b.WriteString(t.Format("-0700"))
-		case 's':
-			fmt.Fprintf(&b, "%d", t.Unix())
-		case 'F':
-			b.WriteString(t.Format("2006-01-02"))
-		case 'T':
-			b.WriteString(t.Format("15:04:05"))
-		case 'R':
-			b.WriteString(t.Format("15:04"))
-		case 'D':
-			b.WriteString(t.Format("01/02/06"))
-		case 'c':
-			b.WriteString(t.Format("Mon Jan  2 15:04:05 2006"))
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case '%':
-			b.WriteByte('%')
-		default:
-			return "", fmt.Errorf("layout %q uses %%%c, which is not a supported strftime code: use %%Y %%m %%d %%H %%M %%S %%f %%p %%I %%b %%B %%a %%A %%j %%u %%V %%G %%Z %%z %%s %%F %%T %%R %%D %%c or %%%%", pattern, code)
+		out, ok := strftimeCode(t, pattern[i])
+		if !ok {
+			return "", fmt.Errorf("layout %q uses %%%c, which is not a supported strftime code: use %%Y %%m %%d %%H %%M %%S %%f %%p %%I %%b %%B %%a %%A %%j %%u %%V %%G %%Z %%z %%s %%F %%T %%R %%D %%c or %%%%", pattern, pattern[i])
 		}
+		b.WriteString(out)
 	}
 	return b.String(), nil
+}
+
+// strftimeCode expands one strftime code; ok is false for a code it does
+// not know. The codes are split by what they print so that each switch
+// stays short.
+func strftimeCode(t time.Time, code byte) (out string, ok bool) {
+	if out, ok = strftimeDate(t, code); ok {
+		return out, true
+	}
+	if out, ok = strftimeClock(t, code); ok {
+		return out, true
+	}
+	if out, ok = strftimeName(t, code); ok {
+		return out, true
+	}
+	return strftimeShorthand(t, code)
+}
+
+// strftimeDate expands the numeric calendar codes.
+func strftimeDate(t time.Time, code byte) (string, bool) {
+	switch code {
+	case 'Y':
+		return fmt.Sprintf("%04d", t.Year()), true
+	case 'y':
+		return fmt.Sprintf("%02d", t.Year()%100), true
+	case 'm':
+		return fmt.Sprintf("%02d", int(t.Month())), true
+	case 'd':
+		return fmt.Sprintf("%02d", t.Day()), true
+	case 'e':
+		return fmt.Sprintf("%2d", t.Day()), true
+	case 'j':
+		return fmt.Sprintf("%03d", t.YearDay()), true
+	case 'u':
+		return fmt.Sprintf("%d", isoWeekday(t)), true
+	case 'w':
+		return fmt.Sprintf("%d", int(t.Weekday())), true
+	case 'V':
+		_, w := t.ISOWeek()
+		return fmt.Sprintf("%02d", w), true
+	case 'G':
+		y, _ := t.ISOWeek()
+		return fmt.Sprintf("%04d", y), true
+	}
+	return "", false
+}
+
+// strftimeClock expands the time-of-day codes and the Unix time.
+func strftimeClock(t time.Time, code byte) (string, bool) {
+	switch code {
+	case 'H':
+		return fmt.Sprintf("%02d", t.Hour()), true
+	case 'I':
+		return fmt.Sprintf("%02d", (t.Hour()+11)%12+1), true
+	case 'M':
+		return fmt.Sprintf("%02d", t.Minute()), true
+	case 'S':
+		return fmt.Sprintf("%02d", t.Second()), true
+	case 'f':
+		return fmt.Sprintf("%06d", t.Nanosecond()/1000), true
+	case 'L':
+		return fmt.Sprintf("%03d", t.Nanosecond()/1e6), true
+	case 'p':
+		return t.Format("PM"), true
+	case 's':
+		return fmt.Sprintf("%d", t.Unix()), true
+	}
+	return "", false
+}
+
+// strftimeName expands the codes that print names: months, weekdays and
+// zones.
+func strftimeName(t time.Time, code byte) (string, bool) {
+	switch code {
+	case 'b', 'h':
+		return t.Format("Jan"), true
+	case 'B':
+		return t.Month().String(), true
+	case 'a':
+		return t.Format("Mon"), true
+	case 'A':
+		return t.Weekday().String(), true
+	case 'Z':
+		abbr, _ := t.Zone()
+		return abbr, true
+	case 'z':
+		return t.Format("-0700"), true
+	}
+	return "", false
+}
+
+// strftimeShorthand expands the codes that stand for whole layouts or for
+// a single character.
+func strftimeShorthand(t time.Time, code byte) (string, bool) {
+	switch code {
+	case 'F':
+		return t.Format("2006-01-02"), true
+	case 'T':
+		return t.Format("15:04:05"), true
+	case 'R':
+		return t.Format("15:04"), true
+	case 'D':
+		return t.Format("01/02/06"), true
+	case 'c':
+		return t.Format("Mon Jan  2 15:04:05 2006"), true
+	case 'n':
+		return "\n", true
+	case 't':
+		return "\t", true
+	case '%':
+		return "%", true
+	}
+	return "", false
 }
 
 // calendarDuration is a duration with calendar parts (added with AddDate,
@@ -534,26 +581,7 @@ func parseCalendarDuration(s string) (calendarDuration, error) {
 		return calendarDuration{}, errEmpty("duration", `a duration such as "1h30m", "3 days" or "P1DT12H"`)
 	}
 	if m := isoDuration.FindStringSubmatch(strings.ToUpper(s)); m != nil && len(s) > 1 && !strings.HasSuffix(strings.ToUpper(s), "T") {
-		num := func(i int) int { n, _ := strconv.Atoi(m[i]); return n }
-		d := calendarDuration{years: num(2), months: num(3), days: num(4)*7 + num(5)}
-		for _, v := range []int{d.years, d.months, d.days} {
-			if v > maxCalendarAmount {
-				return calendarDuration{}, fmt.Errorf("duration %q is too long: keep each part under %d", orig, maxCalendarAmount)
-			}
-		}
-		secs, _ := strconv.ParseFloat(strings.ReplaceAll(m[8], ",", "."), 64)
-		exact := float64(num(6))*3600 + float64(num(7))*60 + secs
-		if exact > math.MaxInt64/1e9 {
-			return calendarDuration{}, fmt.Errorf("duration %q is too long: the hours, minutes and seconds must stay under 290 years", orig)
-		}
-		d.exact = time.Duration(exact * 1e9)
-		if m[1] == "-" {
-			d = d.negate()
-		}
-		if m[2]+m[3]+m[4]+m[5]+m[6]+m[7]+m[8] == "" {
-			return calendarDuration{}, fmt.Errorf("duration %q has no parts: write e.g. P1D or PT2H", orig)
-		}
-		return d, nil
+		return isoCalendarDuration(orig, m)
 	}
 	neg := false
 	switch s[0] {
@@ -562,8 +590,42 @@ func parseCalendarDuration(s string) (calendarDuration, error) {
 	case '+':
 		s = strings.TrimSpace(s[1:])
 	}
+	d, err := unitCalendarDuration(orig, strings.ToLower(s))
+	if neg {
+		d = d.negate()
+	}
+	return d, err
+}
+
+// isoCalendarDuration builds the duration from the groups of isoDuration
+// that matched orig.
+func isoCalendarDuration(orig string, m []string) (calendarDuration, error) {
+	num := func(i int) int { n, _ := strconv.Atoi(m[i]); return n }
+	d := calendarDuration{years: num(2), months: num(3), days: num(4)*7 + num(5)}
+	for _, v := range []int{d.years, d.months, d.days} {
+		if v > maxCalendarAmount {
+			return calendarDuration{}, fmt.Errorf("duration %q is too long: keep each part under %d", orig, maxCalendarAmount)
+		}
+	}
+	secs, _ := strconv.ParseFloat(strings.ReplaceAll(m[8], ",", "."), 64)
+	exact := float64(num(6))*3600 + float64(num(7))*60 + secs
+	if exact > math.MaxInt64/1e9 {
+		return calendarDuration{}, fmt.Errorf("duration %q is too long: the hours, minutes and seconds must stay under 290 years", orig)
+	}
+	d.exact = time.Duration(exact * 1e9)
+	if m[1] == "-" {
+		d = d.negate()
+	}
+	if m[2]+m[3]+m[4]+m[5]+m[6]+m[7]+m[8] == "" {
+		return calendarDuration{}, fmt.Errorf("duration %q has no parts: write e.g. P1D or PT2H", orig)
+	}
+	return d, nil
+}
+
+// unitCalendarDuration reads number-unit pairs such as "1h30m" or "2 weeks
+// and 1 day" from rest, which is lower-cased and has no sign.
+func unitCalendarDuration(orig, rest string) (calendarDuration, error) {
 	var d calendarDuration
-	rest := strings.ToLower(s)
 	if rest == "" {
 		return calendarDuration{}, fmt.Errorf("duration %q has no amount: write e.g. 2h or 3 days", orig)
 	}
@@ -572,43 +634,49 @@ func parseCalendarDuration(s string) (calendarDuration, error) {
 		if m == nil {
 			return calendarDuration{}, fmt.Errorf("cannot read duration %q at %q: write number-unit pairs such as 1h30m, 3 days, 2w 1d or ISO 8601 such as P1DT12H", orig, rest)
 		}
-		u, ok := durationUnits[m[2]]
-		if !ok {
-			return calendarDuration{}, fmt.Errorf("duration %q has the unknown unit %q: use y, mo, w, d, h, m, s, ms, us or ns (or their names: years, months, weeks, days, hours, minutes, seconds)", orig, m[2])
-		}
-		amount, err := strconv.ParseFloat(m[1], 64)
-		if err != nil {
-			return calendarDuration{}, fmt.Errorf("duration %q: %w", orig, err)
-		}
-		if u.calendar != "" {
-			if amount != math.Trunc(amount) {
-				return calendarDuration{}, fmt.Errorf("duration %q has a fractional %s: calendar units (years, months, weeks, days) must be whole; use hours for the rest", orig, m[2])
-			}
-			if amount > maxCalendarAmount {
-				return calendarDuration{}, fmt.Errorf("duration %q is too long: keep each part under %d", orig, maxCalendarAmount)
-			}
-			switch u.calendar {
-			case "y":
-				d.years += int(amount)
-			case "mo":
-				d.months += int(amount)
-			case "d":
-				d.days += int(amount) * u.days
-			}
-		} else {
-			add := amount * float64(u.exact)
-			if math.Abs(float64(d.exact)+add) > math.MaxInt64 {
-				return calendarDuration{}, fmt.Errorf("duration %q is too long: the hours, minutes and seconds must stay under 290 years", orig)
-			}
-			d.exact += time.Duration(add)
+		if err := d.addPart(orig, m[1], m[2]); err != nil {
+			return calendarDuration{}, err
 		}
 		rest = strings.TrimLeft(rest[len(m[0]):], " ,")
 		rest = strings.TrimPrefix(rest, "and ")
 	}
-	if neg {
-		d = d.negate()
-	}
 	return d, nil
+}
+
+// addPart adds number of unit to d; orig is the whole duration, for the
+// error messages.
+func (d *calendarDuration) addPart(orig, number, unit string) error {
+	u, ok := durationUnits[unit]
+	if !ok {
+		return fmt.Errorf("duration %q has the unknown unit %q: use y, mo, w, d, h, m, s, ms, us or ns (or their names: years, months, weeks, days, hours, minutes, seconds)", orig, unit)
+	}
+	amount, err := strconv.ParseFloat(number, 64)
+	if err != nil {
+		return fmt.Errorf("duration %q: %w", orig, err)
+	}
+	if u.calendar == "" {
+		add := amount * float64(u.exact)
+		if math.Abs(float64(d.exact)+add) > math.MaxInt64 {
+			return fmt.Errorf("duration %q is too long: the hours, minutes and seconds must stay under 290 years", orig)
+		}
+		d.exact += time.Duration(add)
+		return nil
+	}
+	if amount != math.Trunc(amount) {
+		return fmt.Errorf("duration %q has a fractional %s: calendar units (years, months, weeks, days) must be whole; use hours for the rest", orig, unit)
+	}
+	if amount > maxCalendarAmount {
+		return fmt.Errorf("duration %q is too long: keep each part under %d", orig, maxCalendarAmount)
+	}
+	switch u.calendar {
+	case "y":
+		d.years += int(amount)
+	case "mo":
+		d.months += int(amount)
+	case "d":
+		d.days += int(amount) * u.days
+	}
+	return nil
 }
 
 func (d calendarDuration) negate() calendarDuration {
