@@ -171,87 +171,108 @@ func DecideKinds(l *Lock, server string, kind Kind, items []Item, p Policy, find
 }
 
 func decide(l *Lock, server string, items []Item, p Policy, findings []Finding, kinds []Kind) *Verdict {
-	v := &Verdict{Held: map[string]Hold{}}
-	extra := !slices.Equal(kinds, catalogKinds)
-	byItem := map[string][]Finding{}
+	d := &decision{server: server, p: p, v: &Verdict{Held: map[string]Hold{}}, findings: map[string][]Finding{}}
 	for _, f := range findings {
 		if f.Server == server {
-			byItem[f.Item] = append(byItem[f.Item], f)
+			d.findings[f.Item] = append(d.findings[f.Item], f)
 		}
 	}
-	sp := l.Servers[server]
-	first := sp == nil
-	if first {
-		sp = &ServerPins{Pinned: map[string]Pin{}}
-		l.Servers[server] = sp
-		v.LockChanged = true
-		if p.newServers() == PolicyHold {
-			sp.Quarantined = true
-		}
-	}
-	if extra && !first && !slices.Contains(sp.Listed, kinds[0]) {
-		// The kind's first listing on a known server.
-		first = true
-	}
-	if extra && !slices.Contains(sp.Listed, kinds[0]) {
-		sp.Listed = append(sp.Listed, kinds[0])
-		slices.Sort(sp.Listed)
-		v.LockChanged = true
-	}
-	oldHeld := maps.Clone(sp.Held)
+	d.open(l, kinds)
+	oldHeld := maps.Clone(d.sp.Held)
 	// Only the held items of the kinds judged now are judged again.
-	maps.DeleteFunc(sp.Held, func(key string, _ Pin) bool {
+	maps.DeleteFunc(d.sp.Held, func(key string, _ Pin) bool {
 		k, _ := ParseKey(key)
 		return slices.Contains(kinds, k)
 	})
-	if len(sp.Held) == 0 {
-		sp.Held = nil
-	}
-	hold := func(it Item, h Hold) {
-		h.Server, h.Item, h.NewDigest = server, it.Key(), it.Digest()
-		v.Held[h.Item] = h
-		if sp.Held == nil {
-			sp.Held = map[string]Pin{}
-		}
-		sp.Held[h.Item] = Pin{Digest: h.NewDigest, Definition: it.Def}
-	}
-	pin := func(it Item) {
-		sp.Pinned[it.Key()] = Pin{Digest: it.Digest(), Definition: it.Def}
-		v.Pinned = append(v.Pinned, it.Key())
-		v.LockChanged = true
+	if len(d.sp.Held) == 0 {
+		d.sp.Held = nil
 	}
 	for _, it := range items {
-		key := it.Key()
-		fs := byItem[key]
-		flagged := len(fs) > 0 && p.onFinding() == PolicyHold
-		old, pinned := sp.Pinned[key]
-		switch {
-		case sp.Quarantined:
-			hold(it, Hold{Reason: ReasonNewServer, OldDigest: old.Digest, Findings: fs})
-		case pinned && old.Digest == it.Digest():
-			// As approved.
-		case flagged:
-			hold(it, Hold{Reason: ReasonFinding, OldDigest: old.Digest, Changed: changedIf(pinned, old, it), Findings: fs})
-		case pinned:
-			h := Hold{Server: server, Item: key, Reason: ReasonChanged, Changed: Changed(old.Definition, it.Def), OldDigest: old.Digest, NewDigest: it.Digest(), Findings: fs}
-			switch p.onChange() {
-			case PolicyAccept:
-				pin(it)
-			case PolicyWarn:
-				v.Warned = append(v.Warned, h)
-			default:
-				hold(it, h)
-			}
-		case first || p.onNew() == PolicyAccept:
-			pin(it)
-		default:
-			hold(it, Hold{Reason: ReasonNew, Findings: fs})
-		}
+		d.judge(it)
 	}
-	if !sameHeld(oldHeld, sp.Held) {
-		v.LockChanged = true
+	if !sameHeld(oldHeld, d.sp.Held) {
+		d.v.LockChanged = true
 	}
-	return v
+	return d.v
+}
+
+// decision is one Decide under way: the server's pins, whether this is
+// their first sight, and the verdict it builds.
+type decision struct {
+	server   string
+	p        Policy
+	sp       *ServerPins
+	first    bool
+	findings map[string][]Finding // by item key
+	v        *Verdict
+}
+
+// open finds the server's pins, making them on first sight, and says
+// whether what is judged now is seen for the first time: the server's first
+// listing, or a kind's first listing beyond the catalog's.
+func (d *decision) open(l *Lock, kinds []Kind) {
+	d.sp = l.Servers[d.server]
+	d.first = d.sp == nil
+	if d.first {
+		d.sp = &ServerPins{Pinned: map[string]Pin{}, Quarantined: d.p.newServers() == PolicyHold}
+		l.Servers[d.server] = d.sp
+		d.v.LockChanged = true
+	}
+	if slices.Equal(kinds, catalogKinds) || slices.Contains(d.sp.Listed, kinds[0]) {
+		return
+	}
+	d.first = true
+	d.sp.Listed = append(d.sp.Listed, kinds[0])
+	slices.Sort(d.sp.Listed)
+	d.v.LockChanged = true
+}
+
+// judge decides one item: serve it as pinned, pin it, warn or hold it.
+func (d *decision) judge(it Item) {
+	key := it.Key()
+	fs := d.findings[key]
+	old, pinned := d.sp.Pinned[key]
+	switch {
+	case d.sp.Quarantined:
+		d.hold(it, Hold{Reason: ReasonNewServer, OldDigest: old.Digest, Findings: fs})
+	case pinned && old.Digest == it.Digest():
+		// As approved.
+	case len(fs) > 0 && d.p.onFinding() == PolicyHold:
+		d.hold(it, Hold{Reason: ReasonFinding, OldDigest: old.Digest, Changed: changedIf(pinned, old, it), Findings: fs})
+	case pinned:
+		d.changed(it, Hold{Server: d.server, Item: key, Reason: ReasonChanged, Changed: Changed(old.Definition, it.Def), OldDigest: old.Digest, NewDigest: it.Digest(), Findings: fs})
+	case d.first || d.p.onNew() == PolicyAccept:
+		d.pin(it)
+	default:
+		d.hold(it, Hold{Reason: ReasonNew, Findings: fs})
+	}
+}
+
+// changed applies trust.onChange to a pinned item whose definition changed.
+func (d *decision) changed(it Item, h Hold) {
+	switch d.p.onChange() {
+	case PolicyAccept:
+		d.pin(it)
+	case PolicyWarn:
+		d.v.Warned = append(d.v.Warned, h)
+	default:
+		d.hold(it, h)
+	}
+}
+
+func (d *decision) hold(it Item, h Hold) {
+	h.Server, h.Item, h.NewDigest = d.server, it.Key(), it.Digest()
+	d.v.Held[h.Item] = h
+	if d.sp.Held == nil {
+		d.sp.Held = map[string]Pin{}
+	}
+	d.sp.Held[h.Item] = Pin{Digest: h.NewDigest, Definition: it.Def}
+}
+
+func (d *decision) pin(it Item) {
+	d.sp.Pinned[it.Key()] = Pin{Digest: it.Digest(), Definition: it.Def}
+	d.v.Pinned = append(d.v.Pinned, it.Key())
+	d.v.LockChanged = true
 }
 
 func changedIf(pinned bool, old Pin, it Item) []string {
