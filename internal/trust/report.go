@@ -60,5 +60,30 @@ func NewReport(lockFile string, readOnly bool, l *Lock, findings []Finding) Repo
 		}
 		r.Servers = append(r.Servers, s)
 	}
+	r.Findings = append(r.Findings, heldFindings(l, r.Findings)...)
 	return r
+}
+
+// heldFindings scans the held definitions the lock keeps that findings do
+// not cover: a lock pulled onto another machine, or read where the servers'
+// lists are not cached, still says why a held item looks poisoned.
+func heldFindings(l *Lock, findings []Finding) []Finding {
+	covered := map[string]bool{}
+	for _, f := range findings {
+		covered[f.Server+"\x00"+f.Item] = true
+	}
+	held := map[string][]Item{}
+	for name, sp := range l.Servers {
+		for key, pin := range sp.Held {
+			if covered[name+"\x00"+key] {
+				continue
+			}
+			kind, item := ParseKey(key)
+			held[name] = append(held[name], Item{Kind: kind, Name: item, Def: pin.Definition})
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	return Scan(held)
 }
