@@ -5,9 +5,9 @@
 //
 // Go cannot run code between fork and exec, so the rules are applied by a
 // re-executed toolfold: Prepare rewrites an exec.Cmd to start toolfold's
-// own binary with the policy in an environment variable; Main, called
-// first thing in that binary's main (and in TestMain of tests that start
-// servers), sees the variable, joins the cgroup, sets the limits,
+// own binary with the policy in an environment variable; the launcher
+// (package launch, whose init runs before toolfold's heavy packages are
+// initialised) sees the variable, joins the cgroup, sets the limits,
 // restricts itself with Landlock and execve's the server. The server so
 // runs restricted from its first instruction, and everything it starts
 // inherits the restriction: Landlock domains and rlimits survive fork

@@ -9,38 +9,8 @@ import (
 	"strings"
 
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/sandbox/launch"
 )
-
-// policyEnv carries the policy to the helper. Main removes it before the
-// server runs, so the server (a nested toolfold included) never sees it.
-const policyEnv = "TOOLFOLD_SANDBOX_POLICY"
-
-// Main is the helper's entry point: when the process was started by
-// Prepare it enforces the policy and execve's the server, never
-// returning; otherwise it returns at once. Call it first in main, and in
-// the TestMain of tests whose binary plays toolfold.
-func Main() {
-	raw, ok := os.LookupEnv(policyEnv)
-	if !ok {
-		return
-	}
-	var p Policy
-	if err := json.Unmarshal([]byte(raw), &p); err != nil {
-		fail(fmt.Errorf("reading the policy: %w", err))
-	}
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, policyEnv+"=") {
-			env = append(env, kv)
-		}
-	}
-	fail(enforceAndExec(&p, os.Args, env))
-}
-
-func fail(err error) {
-	fmt.Fprintf(os.Stderr, "toolfold sandbox: %v\n", err)
-	os.Exit(126)
-}
 
 // Prepare makes cmd (built, not started) start its program inside the
 // sandbox sb. It returns release, to call once the process has been
@@ -76,7 +46,7 @@ func Prepare(cmd *exec.Cmd, name string, sb *config.SandboxConfig, log *slog.Log
 		return nil, fmt.Errorf("sandbox of %q: %w", name, err)
 	}
 	cmd.Path = self
-	cmd.Env = append(cmd.Env, policyEnv+"="+string(data))
+	cmd.Env = append(cmd.Env, launch.PolicyEnv+"="+string(data))
 	return release, nil
 }
 

@@ -11,12 +11,6 @@ import (
 	"github.com/toolfold/toolfold/internal/config"
 )
 
-// The test binary plays toolfold: Prepare re-executes it as the helper.
-func TestMain(m *testing.M) {
-	Main()
-	os.Exit(m.Run())
-}
-
 func TestResolve(t *testing.T) {
 	home := t.TempDir()
 	notes := filepath.Join(home, "notes")
