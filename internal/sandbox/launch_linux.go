@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -16,45 +15,23 @@ import (
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// landlockConfig is the newest ABI toolfold asks for: files (with
-// truncate and device ioctls), TCP, and the scopes that keep the server
-// from signalling, or connecting to abstract unix sockets of, processes
-// outside its sandbox.
-var landlockABI = 6
-
-// Unenforceable names each part of p this kernel cannot enforce.
-func Unenforceable(p *Policy) []string {
-	var missing []string
-	abi, err := ll.LandlockGetABIVersion()
-	switch {
-	case err != nil || abi < 1:
-		return append(missing, "this kernel has no Landlock (Linux 5.13 or later with landlock among its LSMs), so no file or network rule can be enforced")
-	case abi < 4 && !p.AllNetwork:
-		missing = append(missing, fmt.Sprintf("Landlock ABI %d has no TCP rules (ABI 4, Linux 6.7, has), so network is not restricted", abi))
-	case abi < landlockABI:
-		missing = append(missing, fmt.Sprintf("Landlock ABI %d does not scope signals and abstract unix sockets (ABI 6 does)", abi))
+// ProbeKernel reads what the running kernel can enforce.
+func ProbeKernel() Kernel {
+	k := Kernel{Linux: true, Root: os.Geteuid() == 0}
+	if abi, err := ll.LandlockGetABIVersion(); err == nil && abi > 0 {
+		k.LandlockABI = abi
 	}
-	if p.Processes > 0 && os.Geteuid() == 0 {
-		if _, err := pidsCgroupBase(); err != nil {
-			missing = append(missing, fmt.Sprintf("the process limit cannot bind a server run as root without a pids cgroup (%v)", err))
-		}
-	}
-	return missing
+	k.PidsCgroup, k.PidsCgroupErr = pidsCgroupBase()
+	return k
 }
 
-// setup makes what the start needs outside the helper: the pids cgroup.
-func setup(p *Policy, _ *exec.Cmd) (func(), error) {
-	if p.Processes <= 0 {
+// setup makes what the start needs outside the launcher: the pids
+// cgroup, where the kernel has one (Missing has named its absence).
+func setup(p *Policy, k Kernel) (func(), error) {
+	if p.Processes <= 0 || k.PidsCgroup == "" {
 		return func() {}, nil
 	}
-	base, err := pidsCgroupBase()
-	if err != nil {
-		if os.Geteuid() != 0 || p.BestEffort {
-			return func() {}, nil // RLIMIT_NPROC binds a non-root server
-		}
-		return nil, fmt.Errorf("sandbox of %q: %w", p.Server, err)
-	}
-	dir, err := os.MkdirTemp(base, "toolfold-")
+	dir, err := os.MkdirTemp(k.PidsCgroup, "toolfold-")
 	if err != nil {
 		return nil, fmt.Errorf("sandbox of %q: making its pids cgroup: %w", p.Server, err)
 	}

@@ -126,3 +126,6 @@ func Describe(p *Policy) []string {
 	}
 	return lines
 }
+
+// Summary is the policy on one line, for the log line of a start.
+func Summary(p *Policy) string { return strings.Join(Describe(p), "; ") }

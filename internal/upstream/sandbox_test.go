@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/logtest"
 )
 
 // probeEnv makes the test binary a server with one tool, "try", that
@@ -141,7 +143,8 @@ func TestSandboxEnforced(t *testing.T) {
 	boxed.Sandbox = box
 	plain := boxed
 	plain.Sandbox = nil
-	m := newTestManager(t, map[string]config.ServerConfig{"boxed": boxed, "plain": plain}, nil)
+	var logs logtest.Buffer
+	m := newTestManager(t, map[string]config.ServerConfig{"boxed": boxed, "plain": plain}, &Options{Logger: logs.Logger(slog.LevelInfo)})
 
 	tests := []struct {
 		name    string
@@ -168,6 +171,19 @@ func TestSandboxEnforced(t *testing.T) {
 		}
 		return text(res)
 	}
+	defer func() { // the start's log line names its rules, in the server's logger
+		var line string
+		for l := range strings.Lines(logs.String()) {
+			if strings.Contains(l, "starting the server in its sandbox") {
+				line = l
+			}
+		}
+		for _, want := range []string{"upstream=boxed", "write: ", allowed, "TCP connect to port", "processes 40"} {
+			if !strings.Contains(line, want) {
+				t.Errorf("the start's log line %q does not name %q; logs:\n%s", line, want, logs.String())
+			}
+		}
+	}()
 	defer func() { // /api and the dashboard read this
 		for _, st := range m.Status() {
 			if want := map[string]string{"boxed": "preset go", "plain": "none"}[st.Name]; !strings.HasPrefix(st.Sandbox, want) {

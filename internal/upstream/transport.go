@@ -230,10 +230,11 @@ type dialed struct {
 	http      *headerTransport // a remote server's HTTP round tripper
 }
 
-// dialer makes the transport for one connection attempt.
-type dialer func(ctx context.Context, name string, cfg config.ServerConfig) (dialed, error)
+// dialer makes the transport for one connection attempt; log is the
+// server's logger.
+type dialer func(ctx context.Context, name string, cfg config.ServerConfig, log *slog.Logger) (dialed, error)
 
-func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig) (dialed, error) {
+func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig, log *slog.Logger) (dialed, error) {
 	switch {
 	case cfg.Command != "":
 		tail := newTailBuffer(stderrTailSize)
@@ -244,7 +245,7 @@ func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig) (dialed
 		var release func()
 		if cfg.Sandbox != nil {
 			var err error
-			if release, err = sandbox.Prepare(cmd, cfg.Name, cfg.Sandbox, slog.Default()); err != nil {
+			if release, err = sandbox.Prepare(cmd, cfg.Name, cfg.Sandbox, log); err != nil {
 				return dialed{}, err
 			}
 		}
