@@ -3,11 +3,11 @@
 package sandbox
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -65,40 +65,82 @@ func removeCgroup(dir string) {
 
 // pidsCgroupBase is a directory where toolfold may make a pids cgroup:
 // below its own cgroup, in the v1 pids hierarchy or in v2 where the
-// pids controller is enabled for children.
+// pids controller is enabled for children. Where both hierarchies are
+// mounted (a "hybrid" system) the pids controller is bound to one of
+// them, and that one is found.
 func pidsCgroupBase() (string, error) {
-	f, err := os.Open("/proc/self/cgroup")
+	cg, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return "", fmt.Errorf("no cgroups: %w", err)
 	}
-	defer f.Close()
-	var v2 string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		parts := strings.SplitN(sc.Text(), ":", 3)
+	mounts, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return "", fmt.Errorf("reading the mounts to find the cgroups: %w", err)
+	}
+	return findPidsCgroup(string(cg), string(mounts), writable)
+}
+
+// cgroupBases lists the directories of toolfold's own cgroup that could
+// hold a pids cgroup, v1's first, from the contents of /proc/self/cgroup
+// and /proc/self/mounts.
+func cgroupBases(procCgroup, mounts string) (v1, v2 []string) {
+	var v1Path, v2Path string
+	hasV2 := false
+	for line := range strings.Lines(procCgroup) {
+		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
 		if len(parts) != 3 {
 			continue
 		}
-		for _, c := range strings.Split(parts[1], ",") {
-			if c == "pids" {
-				dir := filepath.Join("/sys/fs/cgroup/pids", parts[2])
-				if writable(dir) {
-					return dir, nil
-				}
-			}
-		}
 		if parts[0] == "0" && parts[1] == "" {
-			v2 = parts[2]
+			v2Path, hasV2 = parts[2], true
+		}
+		if slices.Contains(strings.Split(parts[1], ","), "pids") {
+			v1Path = parts[2]
 		}
 	}
-	for _, mnt := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
-		dir := filepath.Join(mnt, v2)
+	for line := range strings.Lines(mounts) {
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			continue
+		}
+		switch {
+		case f[2] == "cgroup" && v1Path != "" && slices.Contains(strings.Split(f[3], ","), "pids"):
+			v1 = append(v1, filepath.Join(f[1], v1Path))
+		case f[2] == "cgroup2" && hasV2:
+			v2 = append(v2, filepath.Join(f[1], v2Path))
+		}
+	}
+	return v1, v2
+}
+
+// findPidsCgroup picks the first base where toolfold may make a child
+// with a process limit.
+func findPidsCgroup(procCgroup, mounts string, canWrite func(string) bool) (string, error) {
+	v1, v2 := cgroupBases(procCgroup, mounts)
+	var why []string
+	for _, dir := range v1 {
+		if canWrite(dir) {
+			return dir, nil
+		}
+		why = append(why, "the v1 pids cgroup "+dir+" is not writable")
+	}
+	for _, dir := range v2 {
 		ctl, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
-		if err == nil && strings.Contains(" "+string(ctl)+" ", " pids ") && writable(dir) {
+		switch {
+		case err != nil:
+			why = append(why, fmt.Sprintf("cgroup v2 at %s: %v", dir, err))
+		case !slices.Contains(strings.Fields(string(ctl)), "pids"):
+			why = append(why, "cgroup v2 at "+dir+" does not enable pids for its children (cgroup.subtree_control)")
+		case !canWrite(dir):
+			why = append(why, "cgroup v2 at "+dir+" is not writable")
+		default:
 			return dir, nil
 		}
 	}
-	return "", errors.New("no writable pids cgroup: neither a v1 pids hierarchy nor a v2 cgroup with pids in cgroup.subtree_control")
+	if len(why) == 0 {
+		return "", errors.New("no pids cgroup is mounted")
+	}
+	return "", errors.New("no writable pids cgroup: " + strings.Join(why, "; "))
 }
 
 func writable(dir string) bool { return syscall.Access(dir, 2 /* W_OK */) == nil }

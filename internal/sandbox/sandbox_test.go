@@ -1,15 +1,27 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/toolfold/toolfold/internal/config"
 )
+
+// The test binary plays toolfold (Prepare launches it, and the launcher
+// runs in its init) and, told by spawnEnv, the server.
+func TestMain(m *testing.M) {
+	if n, err := strconv.Atoi(os.Getenv(spawnEnv)); err == nil {
+		spawn(n)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 func TestResolve(t *testing.T) {
 	home := t.TempDir()
@@ -93,4 +105,38 @@ func BenchmarkStart(b *testing.B) {
 			}
 		})
 	}
+}
+
+// spawnEnv makes this test binary a program that starts the number of
+// children it says (each a "cat" that waits on its stdin) and reports
+// how far it got.
+const spawnEnv = "TOOLFOLD_SANDBOX_TEST_SPAWN"
+
+// spawn runs in the child: it starts n children and prints "started n"
+// or "refused after i: why".
+func spawn(n int) {
+	var stdins []*os.File
+	defer func() {
+		for _, w := range stdins {
+			w.Close()
+		}
+	}()
+	for i := range n {
+		r, w, err := os.Pipe()
+		if err != nil {
+			fmt.Println("pipe:", err)
+			return
+		}
+		c := exec.Command("cat")
+		c.Stdin = r
+		err = c.Start()
+		r.Close()
+		if err != nil {
+			w.Close()
+			fmt.Printf("refused after %d: %v\n", i, err)
+			return
+		}
+		stdins = append(stdins, w)
+	}
+	fmt.Printf("started %d\n", n)
 }

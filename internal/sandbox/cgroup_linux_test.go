@@ -1,0 +1,136 @@
+package sandbox
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolfold/toolfold/internal/config"
+)
+
+// TestFindPidsCgroup: the pids cgroup is found in v1, in v2, and on a
+// hybrid system where both are mounted and pids is bound to one, and
+// its absence is explained.
+func TestFindPidsCgroup(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel, subtree string) string {
+		dir := filepath.Join(root, rel)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if subtree != "" {
+			if err := os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte(subtree+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	v1 := mk("v1/pids/user/me", "")
+	v2 := mk("v2/user/me", "cpu pids")
+	mk("v2off/user/me", "cpu memory") // v2 mounted, pids not enabled for children
+	readOnly := mk("ro/pids/user/me", "")
+	canWrite := func(dir string) bool { return dir != readOnly }
+	tests := []struct {
+		name, cgroup, mounts string
+		want, wantErr        string
+	}{
+		{"v1", "3:pids:/user/me\n1:cpu:/\n", "cgroup " + root + "/v1/pids cgroup rw,pids 0 0\n", v1, ""},
+		{"v2", "0::/user/me\n", "cgroup2 " + root + "/v2 cgroup2 rw 0 0\n", v2, ""},
+		{"hybrid, pids in v1", "8:pids:/user/me\n0::/user/me\n", "cgroup " + root + "/v1/pids cgroup rw,pids 0 0\ncgroup2 " + root + "/v2off cgroup2 rw 0 0\n", v1, ""},
+		{"hybrid, pids in v2", "1:cpu:/\n0::/user/me\n", "cgroup " + root + "/cpu cgroup rw,cpu 0 0\ncgroup2 " + root + "/v2 cgroup2 rw 0 0\n", v2, ""},
+		{"v2 without pids for children", "0::/user/me\n", "cgroup2 " + root + "/v2off cgroup2 rw 0 0\n", "", "does not enable pids for its children"},
+		{"v1 not writable", "3:pids:/user/me\n", "cgroup " + root + "/ro/pids cgroup rw,pids 0 0\n", "", "is not writable"},
+		{"no cgroups mounted", "0::/\n", "proc /proc proc rw 0 0\n", "", "no pids cgroup is mounted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := findPidsCgroup(tt.cgroup, tt.mounts, canWrite)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got %q, %v; want an error saying %q", got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("got %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestProcessLimitPerHierarchy: a server forking past its process
+// limit is refused by the pids cgroup, in v1 and in v2, wherever this
+// machine has each; the same start without the limit forks them all
+// (the control). It runs as root or not: the cgroup binds both.
+func TestProcessLimitPerHierarchy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	if _, err := exec.LookPath("cat"); err != nil {
+		t.Skip("no cat(1) to start")
+	}
+	cg, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Skip("no cgroups")
+	}
+	mounts, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, v2 := cgroupBases(string(cg), string(mounts))
+	const children, limit = 30, 10
+	run := func(t *testing.T, k Kernel, processes int) string {
+		t.Helper()
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(self)
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", spawnEnv, children))
+		sb := &config.SandboxConfig{Preset: "go", Exec: []string{"/usr/bin", "/bin"}, Limits: config.SandboxLimits{Processes: processes}}
+		release, err := prepare(cmd, "spawner", sb, nil, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release()
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("the spawner failed: %v", err)
+		}
+		line, _, _ := bufio.NewReader(strings.NewReader(string(out))).ReadLine()
+		return string(line)
+	}
+	for _, h := range []struct {
+		name  string
+		bases []string
+	}{{"v1", v1}, {"v2", v2}} {
+		t.Run(h.name, func(t *testing.T) {
+			base := ""
+			for _, b := range h.bases {
+				if ctl, err := os.ReadFile(filepath.Join(b, "cgroup.subtree_control")); h.name == "v1" || (err == nil && strings.Contains(string(ctl), "pids")) {
+					if writable(b) {
+						base = b
+						break
+					}
+				}
+			}
+			if base == "" {
+				t.Skipf("no writable %s pids cgroup here (mounted at %v; in a hybrid system the pids controller is bound to one hierarchy only)", h.name, h.bases)
+			}
+			k := ProbeKernel()
+			k.PidsCgroup = base
+			if got := run(t, k, 0); got != fmt.Sprintf("started %d", children) {
+				t.Fatalf("control without a process limit: %s", got)
+			}
+			got := run(t, k, limit)
+			if !strings.HasPrefix(got, "refused after ") || !strings.Contains(got, "resource temporarily unavailable") {
+				t.Fatalf("with processes %d in the %s cgroup %s: %s, want the fork refused", limit, h.name, base, got)
+			}
+			t.Log(got)
+		})
+	}
+}
