@@ -62,13 +62,16 @@ func enforceAndExec(p *Policy, argv, env []string) error {
 	return nil
 }
 
+// No path is granted device ioctls (AccessFSIoctlDev): a granted
+// /dev/tty would otherwise let the server type into the user's shell
+// (TIOCSTI). Descriptors the server inherits are not affected.
 const (
-	fileRights  = ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSExecute | ll.AccessFSTruncate | ll.AccessFSIoctlDev
+	fileRights  = ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSExecute | ll.AccessFSTruncate
 	readRights  = ll.AccessFSReadFile | ll.AccessFSReadDir
 	execRights  = readRights | ll.AccessFSExecute
 	writeRights = readRights | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile |
 		ll.AccessFSMakeChar | ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo |
-		ll.AccessFSMakeSym | ll.AccessFSRefer | ll.AccessFSIoctlDev
+		ll.AccessFSMakeSym | ll.AccessFSRefer
 )
 
 // pathRules grants each path its rights, those of a file alone where

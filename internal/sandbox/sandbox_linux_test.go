@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolfold/toolfold/internal/config"
+	"golang.org/x/sys/unix"
 )
 
 // TestFindPidsCgroup: the pids cgroup is found in v1, in v2, and on a
@@ -132,5 +133,60 @@ func TestProcessLimitPerHierarchy(t *testing.T) {
 			}
 			t.Log(got)
 		})
+	}
+}
+
+// ioctlEnv makes this test binary open the device it names for writing
+// and ask it for terminal attributes (an ioctl), printing the outcome.
+const ioctlEnv = "TOOLFOLD_SANDBOX_TEST_IOCTL"
+
+func tryIoctl(dev string) string {
+	f, err := os.OpenFile(dev, os.O_WRONLY, 0)
+	if err != nil {
+		return "open: " + err.Error()
+	}
+	defer f.Close()
+	_, err = unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return fmt.Sprintf("ioctl: %v", err)
+}
+
+// TestNoDeviceIoctl: a device granted for writing (the presets grant
+// /dev/null and /dev/tty) takes writes but no ioctl, so a server cannot
+// type into the user's terminal with TIOCSTI. The control, without a
+// sandbox, reaches the device's driver (which answers that /dev/null is
+// no terminal).
+func TestNoDeviceIoctl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	k := ProbeKernel()
+	if k.LandlockABI < 5 {
+		t.Skipf("Landlock ABI %d has no device ioctl rule (ABI 5 has)", k.LandlockABI)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(sb *config.SandboxConfig) string {
+		cmd := exec.Command(self)
+		cmd.Env = append(os.Environ(), ioctlEnv+"=/dev/null")
+		if sb != nil {
+			release, err := prepare(cmd, "ioctl", sb, nil, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+		}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if got := run(nil); got != "ioctl: "+unix.ENOTTY.Error() {
+		t.Fatalf("control without a sandbox: %s, want the driver's %q", got, unix.ENOTTY.Error())
+	}
+	if got := run(&config.SandboxConfig{Preset: "go"}); got != "ioctl: "+unix.EACCES.Error() {
+		t.Fatalf("sandboxed: %s, want the ioctl refused (%q)", got, unix.EACCES.Error())
 	}
 }
