@@ -67,9 +67,10 @@ func TestLaunchSkipsHeavyInit(t *testing.T) {
 	}
 }
 
-// BenchmarkSandboxStart is what the sandbox adds to a server's start,
-// with toolfold's own imports in the launcher (this test binary): "true"
-// started and waited for, plainly and through the launcher. cpu-ms/op is
+// BenchmarkSandboxStart is what the launcher (used for a block with
+// resource limits) adds to a server's start, with toolfold's own imports
+// in it (this test binary): "true" started and waited for, plainly and
+// through the launcher. cpu-ms/op is
 // the CPU time of the started process, steadier than wall time on a
 // loaded machine.
 //

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/toolfold/toolfold/internal/config"
-	"github.com/toolfold/toolfold/internal/sandbox/launch"
 )
 
 // TestRequiredRefuses: where the kernel cannot enforce what a block
@@ -50,10 +49,10 @@ func TestRequiredRefuses(t *testing.T) {
 				var logs bytes.Buffer
 				log := slog.New(slog.NewTextHandler(&logs, nil))
 				cmd := exec.Command("true")
-				release, err := prepare(cmd, "notes", &sb, log, tt.kernel)
+				prep, err := prepare(cmd, "notes", &sb, log, tt.kernel)
 				if tt.want != "" && required {
 					if err == nil {
-						release()
+						prep.Release()
 						t.Fatalf("started; want a refusal naming %q", tt.want)
 					}
 					for _, w := range []string{tt.want, `server "notes"`, `"required": false`} {
@@ -69,11 +68,7 @@ func TestRequiredRefuses(t *testing.T) {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
 				}
-				defer release()
-				policy := lookup(cmd.Env, launch.PolicyEnv)
-				if policy == "" {
-					t.Fatalf("the start does not go through the launcher: %v", cmd.Env)
-				}
+				defer prep.Release()
 				warned := strings.Contains(logs.String(), "sandbox not fully enforced")
 				if tt.want == "" {
 					if warned {
@@ -84,8 +79,8 @@ func TestRequiredRefuses(t *testing.T) {
 				}
 				// Best effort exactly where something is missing and the
 				// block allows it; a required sandbox is enforced in full.
-				if got, want := strings.Contains(policy, `"bestEffort":true`), !required; got != want {
-					t.Errorf("best effort = %v, want %v (policy %s)", got, want, policy)
+				if got, want := prep.Policy.BestEffort, !required; got != want {
+					t.Errorf("best effort = %v, want %v", got, want)
 				}
 				if !strings.Contains(logs.String(), "starting the server in its sandbox") {
 					t.Errorf("no log line naming the start's rules:\n%s", logs.String())

@@ -51,7 +51,9 @@ func removeCgroup(dir string) {
 		if data, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil {
 			for _, f := range strings.Fields(string(data)) {
 				var pid int
-				if _, err := fmt.Sscan(f, &pid); err == nil && pid > 0 {
+				// Never toolfold: a v1 cgroup lists toolfold while the thread
+				// that started the server into it is still ending.
+				if _, err := fmt.Sscan(f, &pid); err == nil && pid > 0 && pid != os.Getpid() {
 					_ = syscall.Kill(pid, syscall.SIGKILL)
 				}
 			}

@@ -93,16 +93,16 @@ func TestProcessLimitPerHierarchy(t *testing.T) {
 		cmd := exec.Command(self)
 		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", spawnEnv, children))
 		sb := &config.SandboxConfig{Preset: "go", Exec: []string{"/usr/bin", "/bin"}, Limits: config.SandboxLimits{Processes: processes}}
-		release, err := prepare(cmd, "spawner", sb, nil, k)
+		prep, err := prepare(cmd, "spawner", sb, nil, k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer release()
-		out, err := cmd.Output()
+		defer prep.Release()
+		out, err := output(cmd, prep)
 		if err != nil {
 			t.Fatalf("the spawner failed: %v", err)
 		}
-		line, _, _ := bufio.NewReader(strings.NewReader(string(out))).ReadLine()
+		line, _, _ := bufio.NewReader(strings.NewReader(out)).ReadLine()
 		return string(line)
 	}
 	for _, h := range []struct {
@@ -170,23 +170,74 @@ func TestNoDeviceIoctl(t *testing.T) {
 	run := func(sb *config.SandboxConfig) string {
 		cmd := exec.Command(self)
 		cmd.Env = append(os.Environ(), ioctlEnv+"=/dev/null")
+		prep := Prepared{Start: cmd.Start, Release: func() {}}
 		if sb != nil {
-			release, err := prepare(cmd, "ioctl", sb, nil, k)
-			if err != nil {
+			var err error
+			if prep, err = prepare(cmd, "ioctl", sb, nil, k); err != nil {
 				t.Fatal(err)
 			}
-			defer release()
+			defer prep.Release()
 		}
-		out, err := cmd.Output()
+		out, err := output(cmd, prep)
 		if err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
-		return strings.TrimSpace(string(out))
+		return strings.TrimSpace(out)
 	}
 	if got := run(nil); got != "ioctl: "+unix.ENOTTY.Error() {
 		t.Fatalf("control without a sandbox: %s, want the driver's %q", got, unix.ENOTTY.Error())
 	}
 	if got := run(&config.SandboxConfig{Preset: "go"}); got != "ioctl: "+unix.EACCES.Error() {
 		t.Fatalf("sandboxed: %s, want the ioctl refused (%q)", got, unix.EACCES.Error())
+	}
+}
+
+// TestThreadStartLeavesToolfoldAlone: the thread that restricts itself
+// to start a server ends with its start, so toolfold (its goroutines on
+// every thread, and the unsandboxed servers it starts after) keeps its
+// own rights.
+func TestThreadStartLeavesToolfoldAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	k := ProbeKernel()
+	if k.LandlockABI < 1 {
+		t.Skip("no Landlock here")
+	}
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("s3cret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		cmd := exec.Command("cat", secret)
+		prep, err := prepare(cmd, "boxed", &config.SandboxConfig{Preset: "go", Exec: []string{"/usr/bin", "/bin"}}, nil, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prep.Policy == nil || needsLauncher(prep.Policy) {
+			t.Fatal("the start does not go through a restricted thread")
+		}
+		if out, err := output(cmd, prep); err == nil {
+			t.Fatalf("the sandboxed cat read the secret: %q", out)
+		}
+		prep.Release()
+	}
+	// Many goroutines at once, so that they spread over the threads.
+	errs := make(chan error, 64)
+	for range cap(errs) {
+		go func() {
+			_, err := os.ReadFile(secret)
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Fatalf("toolfold lost its own rights: %v", err)
+		}
+	}
+	for range 5 {
+		if out, err := exec.Command("cat", secret).Output(); err != nil || string(out) != "s3cret" {
+			t.Fatalf("a server started without a sandbox after sandboxed ones: %q, %v", out, err)
+		}
 	}
 }

@@ -242,14 +242,14 @@ func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig, log *sl
 		cmd := newCommand(cfg, tail)
 		// The sandbox wraps every start (and so every restart) here, the
 		// one place a stdio server's process is made.
-		var release func()
+		var prep sandbox.Prepared
 		if cfg.Sandbox != nil {
 			var err error
-			if release, err = sandbox.Prepare(cmd, cfg.Name, cfg.Sandbox, log); err != nil {
+			if prep, err = sandbox.Prepare(cmd, cfg.Name, cfg.Sandbox, log); err != nil {
 				return dialed{}, err
 			}
 		}
-		return dialed{transport: &stdioTransport{cmd: cmd, terminateGrace: terminateGrace, release: release}, cmd: cmd, stderr: tail}, nil
+		return dialed{transport: &stdioTransport{cmd: cmd, terminateGrace: terminateGrace, release: prep.Release, start: prep.Start}, cmd: cmd, stderr: tail}, nil
 	case cfg.URL != "":
 		// No overall client timeout: SSE streams stay open for the session's
 		// life; requests are bounded by their contexts instead.

@@ -37,21 +37,9 @@ func enforceAndExec(p *Policy, argv, env []string) error {
 			return fmt.Errorf("setting the %s limit to %d: %w", l.name, l.value, err)
 		}
 	}
-	cfg := landlock.V6
-	if p.AllNetwork {
-		cfg.HandledAccessNet = 0
-	}
-	if p.BestEffort {
-		cfg = cfg.BestEffort()
-	}
-	rules, err := pathRules(p)
+	cfg, rules, err := Ruleset(p)
 	if err != nil {
 		return err
-	}
-	if !p.AllNetwork {
-		for _, port := range p.Ports {
-			rules = append(rules, landlock.ConnectTCP(uint16(port)))
-		}
 	}
 	if err := cfg.Restrict(rules...); err != nil {
 		return fmt.Errorf("applying the Landlock rules: %w", err)
@@ -65,6 +53,27 @@ func enforceAndExec(p *Policy, argv, env []string) error {
 // No path is granted device ioctls (AccessFSIoctlDev): a granted
 // /dev/tty would otherwise let the server type into the user's shell
 // (TIOCSTI). Descriptors the server inherits are not affected.
+// Ruleset is the Landlock configuration and rules of p.
+func Ruleset(p *Policy) (landlock.Config, []landlock.Rule, error) {
+	cfg := landlock.V6
+	if p.AllNetwork {
+		cfg.HandledAccessNet = 0
+	}
+	if p.BestEffort {
+		cfg = cfg.BestEffort()
+	}
+	rules, err := pathRules(p)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if !p.AllNetwork {
+		for _, port := range p.Ports {
+			rules = append(rules, landlock.ConnectTCP(uint16(port)))
+		}
+	}
+	return cfg, rules, nil
+}
+
 const (
 	fileRights  = ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSExecute | ll.AccessFSTruncate
 	readRights  = ll.AccessFSReadFile | ll.AccessFSReadDir
