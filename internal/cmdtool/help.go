@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -104,14 +105,18 @@ const (
 	maxEntriesOnPage = 2000
 )
 
+// The patterns are compiled on first use, not at init: every toolfold
+// command starts the whole binary, and most never read a help text.
 var (
-	ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]`)
+	ansiEscape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]`) })
 	// Overstrike bold/underline as man and some help printers emit it.
-	overstrike   = regexp.MustCompile(`.\x08`)
-	commandEntry = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._:-]*?)\*?(:)?(?:\s{2,}(\S.*))?$`)
-	plainWord    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
-	upperWord    = regexp.MustCompile(`^[A-Z][A-Z0-9_-]*$`)
-	choiceList   = regexp.MustCompile(`^\{([^{}\s]+)\}$`)
+	overstrike   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`.\x08`) })
+	commandEntry = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._:-]*?)\*?(:)?(?:\s{2,}(\S.*))?$`)
+	})
+	plainWord  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`) })
+	upperWord  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_-]*$`) })
+	choiceList = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\{([^{}\s]+)\}$`) })
 )
 
 // ErrNoHelp is returned by ParseHelp for a text in which no usage line,
@@ -145,8 +150,8 @@ func normalizeHelp(text string) []string {
 		text = text[:maxHelpBytes]
 	}
 	text = strings.ToValidUTF8(text, "\uFFFD")
-	text = ansiEscape.ReplaceAllString(text, "")
-	text = overstrike.ReplaceAllString(text, "")
+	text = ansiEscape().ReplaceAllString(text, "")
+	text = overstrike().ReplaceAllString(text, "")
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\r", "\n")
 	lines := strings.Split(text, "\n")
@@ -377,7 +382,7 @@ func (p *helpParser) entry(trimmed string, indent int) {
 		p.entryIndent = indent
 	}
 	if p.choices != nil && indent > p.entryIndent {
-		if m := commandEntry.FindStringSubmatch(trimmed); m != nil && p.choices[m[1]] {
+		if m := commandEntry().FindStringSubmatch(trimmed); m != nil && p.choices[m[1]] {
 			p.endEntry()
 			p.command = &HelpCommand{Name: m[1], Description: m[3], Category: p.category}
 			p.descCol = descColumn(trimmed, indent, m[3])
@@ -394,7 +399,7 @@ func (p *helpParser) entry(trimmed string, indent int) {
 	if startsFlag && kind != sectionCommands {
 		kind = sectionFlags
 	}
-	if m := choiceList.FindStringSubmatch(strings.Fields(trimmed)[0]); m != nil {
+	if m := choiceList().FindStringSubmatch(strings.Fields(trimmed)[0]); m != nil {
 		// argparse subparsers: "{search,remove}", then each choice on a
 		// deeper line with its help.
 		p.choices = map[string]bool{}
@@ -420,12 +425,12 @@ func (p *helpParser) entry(trimmed string, indent int) {
 		if kind == sectionAuto && p.page.Style != StyleGit {
 			return
 		}
-		if m := commandEntry.FindStringSubmatch(trimmed); m != nil {
+		if m := commandEntry().FindStringSubmatch(trimmed); m != nil {
 			p.command = &HelpCommand{Name: m[1], Description: m[3], Category: p.category}
 			p.descCol = descColumn(trimmed, indent, m[3])
 		}
 	case sectionPositionals:
-		if m := commandEntry.FindStringSubmatch(trimmed); m != nil {
+		if m := commandEntry().FindStringSubmatch(trimmed); m != nil {
 			p.positional = &HelpPositional{Name: paramNameFrom(m[1]), Description: m[3]}
 			p.descCol = descColumn(trimmed, indent, m[3])
 		}
