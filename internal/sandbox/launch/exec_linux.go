@@ -19,13 +19,19 @@ func enforceAndExec(p *Policy, argv, env []string) error {
 			return fmt.Errorf("joining the pids cgroup %s: %w", p.Cgroup, err)
 		}
 	}
+	// RLIMIT_NPROC counts every process of the user, not the server's
+	// tree, so it is the process limit only where no pids cgroup is.
+	nproc := int64(p.Processes)
+	if p.Cgroup != "" {
+		nproc = 0
+	}
 	for _, l := range []struct {
 		name     string
 		resource int
 		value    int64
 	}{
 		{"memory", syscall.RLIMIT_DATA, p.MemoryBytes},
-		{"processes", 6 /* RLIMIT_NPROC */, int64(p.Processes)},
+		{"processes", 6 /* RLIMIT_NPROC */, nproc},
 		{"openFiles", syscall.RLIMIT_NOFILE, int64(p.OpenFiles)},
 		{"cpu", syscall.RLIMIT_CPU, p.CPUSeconds},
 	} {
