@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -194,5 +195,79 @@ func TestPythonServerInSandbox(t *testing.T) {
 	s := stdioSessionEnv(t, "e2e-sandbox", []string{"TOOLFOLD_CACHE_DIR=" + t.TempDir()}, "--config", path, "--mode", "flat")
 	if text := s.mustCall("py__echo", map[string]any{"text": "from the sandbox"}); !strings.Contains(text, "echo: from the sandbox") {
 		t.Errorf("echo = %s", text)
+	}
+}
+
+// BenchmarkSandboxedServerStart is what a sandbox adds to the start of
+// real servers: each op is "toolfold tools" with a fresh cache, which
+// starts the server, lists its tools and stops it; toolfold's own start
+// is the same in every variant. "thread" is a sandbox without resource
+// limits (started from a restricted thread), "launcher" one with them
+// (started through the re-executed toolfold).
+//
+//	go test -run '^$' -bench SandboxedServerStart -benchtime 10x ./e2e/
+func BenchmarkSandboxedServerStart(b *testing.B) {
+	modules, err := filepath.Abs(filepath.Join("node", "node_modules"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	python, _ := exec.LookPath("python3")
+	script, err := filepath.Abs(filepath.Join("testdata", "echo_server.py"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	type server struct {
+		name    string
+		cfg     map[string]any
+		preset  string
+		grants  map[string]any
+		missing string
+	}
+	servers := []server{
+		{"memory", map[string]any{"command": filepath.Join(modules, ".bin", "mcp-server-memory"),
+			"env": map[string]any{"MEMORY_FILE_PATH": filepath.Join(b.TempDir(), "memory.jsonl")}},
+			"node", map[string]any{"exec": []string{modules}, "write": []string{b.TempDir()}}, filepath.Join(modules, ".bin", "mcp-server-memory")},
+		{"python", map[string]any{"command": python, "args": []string{script}},
+			"python", map[string]any{"read": []string{script}}, python},
+	}
+	for _, srv := range servers {
+		if _, err := os.Stat(srv.missing); srv.missing == "" || err != nil {
+			b.Logf("skipping %s: %s is missing (npm ci --prefix e2e/node; python3)", srv.name, srv.missing)
+			continue
+		}
+		for _, variant := range []string{"plain", "thread", "launcher"} {
+			cfg := maps.Clone(srv.cfg)
+			if variant != "plain" {
+				box := maps.Clone(srv.grants)
+				box["preset"] = srv.preset
+				if variant == "launcher" {
+					box["limits"] = map[string]any{"openFiles": 1024}
+				}
+				cfg["sandbox"] = box
+			}
+			raw, err := json.Marshal(map[string]any{"mcpServers": map[string]any{srv.name: cfg}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			path := filepath.Join(b.TempDir(), "toolfold.json")
+			if err := os.WriteFile(path, raw, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			b.Run(srv.name+"/"+variant, func(b *testing.B) {
+				for b.Loop() {
+					cache, err := os.MkdirTemp("", "toolfold-bench-")
+					if err != nil {
+						b.Fatal(err)
+					}
+					cmd := exec.Command(binary, "tools", "--config", path)
+					cmd.Env = append(cmd.Environ(), "TOOLFOLD_CACHE_DIR="+cache)
+					out, err := cmd.CombinedOutput()
+					os.RemoveAll(cache)
+					if err != nil || !strings.Contains(string(out), srv.name+"__") {
+						b.Fatalf("tools: %v\n%s", err, out)
+					}
+				}
+			})
+		}
 	}
 }

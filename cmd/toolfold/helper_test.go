@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolfold/toolfold/internal/sandbox"
 )
 
 // The test binary stands in for the programs a config starts, chosen by
@@ -24,7 +23,6 @@ import (
 //	hang      reads stdin to its end and never answers
 //	mcp       an MCP server whose instructions quote $TOKEN
 func TestMain(m *testing.M) {
-	sandbox.Main() // the test binary launches sandboxed servers, as toolfold does
 	switch os.Getenv("TOOLFOLD_TEST_HELPER") {
 	case "":
 		os.Exit(m.Run())

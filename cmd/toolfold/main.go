@@ -15,7 +15,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/toolfold/toolfold/internal/sandbox"
+	// A sandboxed server's launch runs in this package's init, before
+	// the rest of toolfold is initialised, and becomes the server.
+	_ "github.com/toolfold/toolfold/internal/sandbox/launch"
 )
 
 // Exit codes (docs/design.md#command-line).
@@ -35,7 +37,6 @@ type env struct {
 }
 
 func main() {
-	sandbox.Main() // a sandboxed server's launch runs here, then becomes the server
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, lookupEnv: os.LookupEnv})
 	stop()

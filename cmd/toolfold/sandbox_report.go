@@ -35,7 +35,7 @@ func sandboxReport(w io.Writer, cfg *config.Config, home string) {
 			preset = "none"
 		}
 		lines = append(lines, fmt.Sprintf("  %s (preset %s):", name, preset))
-		for _, l := range p.Describe() {
+		for _, l := range sandbox.Describe(p) {
 			lines = append(lines, "    "+l)
 		}
 		for _, m := range sandbox.Unenforceable(p) {

@@ -261,7 +261,7 @@ func (d *discoverer) children(words []string, page HelpPage) []node {
 			len(words) > 0 && c.Name == words[len(words)-1], // git notes list -h repeats "list"
 			slices.Contains(hiddenEverywhere, c.Name),
 			matchesAny(d.known.hidden, name),
-			!actionNamePattern.MatchString(name),
+			!actionNamePattern().MatchString(name),
 			!d.mayMatchInclude(name):
 			continue
 		}
@@ -357,7 +357,7 @@ func (d *discoverer) actionFrom(n node, page *HelpPage) Action {
 // git has both -c and -C.
 func shortParamName(short string) string {
 	s := strings.TrimPrefix(short, "-")
-	if s == "" || !paramNamePattern.MatchString(s) {
+	if s == "" || !paramNamePattern().MatchString(s) {
 		return "flag_" + paramNameFrom(s)
 	}
 	return s

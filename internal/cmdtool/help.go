@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -105,13 +106,15 @@ const (
 )
 
 var (
-	ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]`)
+	ansiEscape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]`) })
 	// Overstrike bold/underline as man and some help printers emit it.
-	overstrike   = regexp.MustCompile(`.\x08`)
-	commandEntry = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._:-]*?)\*?(:)?(?:\s{2,}(\S.*))?$`)
-	plainWord    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
-	upperWord    = regexp.MustCompile(`^[A-Z][A-Z0-9_-]*$`)
-	choiceList   = regexp.MustCompile(`^\{([^{}\s]+)\}$`)
+	overstrike   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`.\x08`) })
+	commandEntry = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._:-]*?)\*?(:)?(?:\s{2,}(\S.*))?$`)
+	})
+	plainWord  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`) })
+	upperWord  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_-]*$`) })
+	choiceList = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\{([^{}\s]+)\}$`) })
 )
 
 // ErrNoHelp is returned by ParseHelp for a text in which no usage line,
@@ -145,8 +148,8 @@ func normalizeHelp(text string) []string {
 		text = text[:maxHelpBytes]
 	}
 	text = strings.ToValidUTF8(text, "\uFFFD")
-	text = ansiEscape.ReplaceAllString(text, "")
-	text = overstrike.ReplaceAllString(text, "")
+	text = ansiEscape().ReplaceAllString(text, "")
+	text = overstrike().ReplaceAllString(text, "")
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\r", "\n")
 	lines := strings.Split(text, "\n")
@@ -399,7 +402,7 @@ func (p *helpParser) entry(trimmed string, indent int) {
 // argparse subparser choices, deeper than the choice list; it reports
 // whether the line was one.
 func (p *helpParser) choiceEntry(trimmed string, indent int) bool {
-	m := commandEntry.FindStringSubmatch(trimmed)
+	m := commandEntry().FindStringSubmatch(trimmed)
 	if m == nil || !p.choices[m[1]] {
 		return false
 	}
@@ -413,7 +416,7 @@ func (p *helpParser) choiceEntry(trimmed string, indent int) bool {
 // choices follow on deeper lines with their help; it reports whether the
 // line was one.
 func (p *helpParser) choiceList(trimmed string) bool {
-	m := choiceList.FindStringSubmatch(strings.Fields(trimmed)[0])
+	m := choiceList().FindStringSubmatch(strings.Fields(trimmed)[0])
 	if m == nil {
 		return false
 	}
@@ -444,12 +447,12 @@ func (p *helpParser) startEntry(kind sectionKind, trimmed string, indent int) {
 		if kind == sectionAuto && p.page.Style != StyleGit {
 			return
 		}
-		if m := commandEntry.FindStringSubmatch(trimmed); m != nil {
+		if m := commandEntry().FindStringSubmatch(trimmed); m != nil {
 			p.command = &HelpCommand{Name: m[1], Description: m[3], Category: p.category}
 			p.descCol = descColumn(trimmed, indent, m[3])
 		}
 	case sectionPositionals:
-		if m := commandEntry.FindStringSubmatch(trimmed); m != nil {
+		if m := commandEntry().FindStringSubmatch(trimmed); m != nil {
 			p.positional = &HelpPositional{Name: paramNameFrom(m[1]), Description: m[3]}
 			p.descCol = descColumn(trimmed, indent, m[3])
 		}

@@ -3,6 +3,7 @@ package cmdtool
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Type words that help texts print after an option, lower-cased: pflag's
@@ -27,10 +28,10 @@ func setOf(words ...string) map[string]bool {
 }
 
 var (
-	optionToken = regexp.MustCompile(`^(--?)(\[no-\])?([A-Za-z0-9][A-Za-z0-9_.-]*)(.*)$`)
-	lowerWord   = regexp.MustCompile(`^[a-z][a-zA-Z0-9-]*$`)
-	kubectlBool = regexp.MustCompile(`^=(true|false):?$`)
-	kubectlInt  = regexp.MustCompile(`^=-?[0-9]+:?$`)
+	optionToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(--?)(\[no-\])?([A-Za-z0-9][A-Za-z0-9_.-]*)(.*)$`) })
+	lowerWord   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-zA-Z0-9-]*$`) })
+	kubectlBool = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^=(true|false):?$`) })
+	kubectlInt  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^=-?[0-9]+:?$`) })
 )
 
 // parseFlagLine parses one option entry ("-n, --max-count <n>   limit the
@@ -50,7 +51,7 @@ func parseFlagLine(trimmed string) (HelpFlag, int, bool) {
 			skipNext = true
 			continue
 		}
-		if m := optionToken.FindStringSubmatch(tok); m != nil && looksLikeFlag(tok) {
+		if m := optionToken().FindStringSubmatch(tok); m != nil && looksLikeFlag(tok) {
 			if skipNext {
 				skipNext = false
 				continue
@@ -152,9 +153,9 @@ func isValueToken(tok string, lastAndAlone bool) bool {
 		return true
 	case strings.HasPrefix(tok, "="):
 		return true
-	case upperWord.MatchString(strings.TrimSuffix(tok, "...")):
+	case upperWord().MatchString(strings.TrimSuffix(tok, "...")):
 		return true
-	case lastAndAlone && lowerWord.MatchString(tok):
+	case lastAndAlone && lowerWord().MatchString(tok):
 		// cobra's type word: "--format string   Format output".
 		return true
 	}
@@ -214,11 +215,11 @@ func repeats(values []string) bool {
 func kubectlDefault(attached string) (ParamType, bool) {
 	a := "=" + strings.TrimPrefix(attached, "=")
 	switch {
-	case kubectlBool.MatchString(a + ":"):
+	case kubectlBool().MatchString(a + ":"):
 		return TypeBoolean, true
 	case a == "=[]" || a == "=[]:":
 		return TypeArray, true
-	case kubectlInt.MatchString(a):
+	case kubectlInt().MatchString(a):
 		return TypeInteger, true
 	}
 	return "", false

@@ -4,12 +4,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
+// Compiled on first use (see help.go).
 var (
-	anglePlaceholder = regexp.MustCompile(`^<([A-Za-z][A-Za-z0-9_ .-]*)>(\.\.\.)?$`)
-	upperPlaceholder = regexp.MustCompile(`^([A-Z][A-Z0-9_-]*)((?:\[[^\]]*\])*)(\.\.\.)?$`)
-	optionsWord      = regexp.MustCompile(`(?i)^<?[a-z-]*(options|flags)>?$`)
+	anglePlaceholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<([A-Za-z][A-Za-z0-9_ .-]*)>(\.\.\.)?$`) })
+	upperPlaceholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Z][A-Z0-9_-]*)((?:\[[^\]]*\])*)(\.\.\.)?$`) })
+	optionsWord      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^<?[a-z-]*(options|flags)>?$`) })
 )
 
 // usageLine is what one usage line says.
@@ -37,7 +39,7 @@ func analyzeUsage(text string, style HelpStyle, hasCommands bool) usageLine {
 	i := 0
 	for ; i < len(tokens); i++ {
 		t := tokens[i]
-		if i > 0 && !plainWord.MatchString(t) {
+		if i > 0 && !plainWord().MatchString(t) {
 			break
 		}
 		u.leading = append(u.leading, t)
@@ -82,7 +84,7 @@ func (w *usageWalker) token(tok string, optional bool, depth int) {
 		w.group(tok, '(', ')', optional, depth)
 	case strings.HasPrefix(tok, "{"):
 		w.commandPlaceholder(optional)
-	case optionsWord.MatchString(tok):
+	case optionsWord().MatchString(tok):
 	default:
 		w.placeholder(tok, optional)
 	}
@@ -97,7 +99,7 @@ func (w *usageWalker) group(tok string, open, close byte, optional bool, depth i
 		suffix = tok[end+1:]
 	}
 	inner = strings.TrimSpace(inner)
-	if inner == "" || optionsWord.MatchString(inner) {
+	if inner == "" || optionsWord().MatchString(inner) {
 		return
 	}
 	parts := tokenize(inner, false)
@@ -117,7 +119,7 @@ func (w *usageWalker) group(tok string, open, close byte, optional bool, depth i
 		}
 		return
 	}
-	if w.style == StyleGit && plainWord.MatchString(first) {
+	if w.style == StyleGit && plainWord().MatchString(first) {
 		// git stash [push [-p] ...]: an optional subcommand and its options.
 		u.subs = append(u.subs, first)
 		return
@@ -167,11 +169,11 @@ func (w *usageWalker) repeatsLast(parts []string) bool {
 func (w *usageWalker) placeholder(tok string, optional bool) {
 	u := w.line
 	name, array := "", false
-	if m := anglePlaceholder.FindStringSubmatch(tok); m != nil {
+	if m := anglePlaceholder().FindStringSubmatch(tok); m != nil {
 		name, array = m[1], m[2] != ""
-	} else if m := upperPlaceholder.FindStringSubmatch(tok); m != nil {
+	} else if m := upperPlaceholder().FindStringSubmatch(tok); m != nil {
 		name, array = m[1], m[3] != ""
-	} else if plainWord.MatchString(tok) || strings.HasSuffix(tok, "...") && plainWord.MatchString(strings.TrimSuffix(tok, "...")) {
+	} else if plainWord().MatchString(tok) || strings.HasSuffix(tok, "...") && plainWord().MatchString(strings.TrimSuffix(tok, "...")) {
 		switch w.style {
 		case StyleArgparse:
 			name, array = strings.TrimSuffix(tok, "..."), strings.HasSuffix(tok, "...")
@@ -194,7 +196,7 @@ func (w *usageWalker) placeholder(tok string, optional bool) {
 		w.commandPlaceholder(optional)
 		return
 	}
-	if optionsWord.MatchString(name) {
+	if optionsWord().MatchString(name) {
 		return
 	}
 	u.positionals = append(u.positionals, HelpPositional{Name: paramNameFrom(name), Array: array, Optional: optional})
@@ -244,7 +246,7 @@ func wordAlternatives(inner string) []string {
 	var out []string
 	for _, p := range strings.Split(inner, "|") {
 		p = strings.TrimSpace(p)
-		if !plainWord.MatchString(p) {
+		if !plainWord().MatchString(p) {
 			return nil
 		}
 		out = append(out, p)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -138,16 +139,17 @@ type Param struct {
 
 // Param names are JSON property names chosen in config or derived from
 // help; keep them to identifiers so every exposition and client can use them.
-var paramNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+// Compiled on first use (see help.go).
+var paramNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`) })
 
 // Flag names a model can never choose; these shapes are the only ones
 // BuildArgv knows how to join with a value without ambiguity.
 var (
-	longFlagPattern       = regexp.MustCompile(`^--[A-Za-z0-9][A-Za-z0-9_.-]*$`)
-	shortFlagPattern      = regexp.MustCompile(`^-[A-Za-z0-9]$`)
-	singleDashLongPattern = regexp.MustCompile(`^-[A-Za-z0-9][A-Za-z0-9_.-]+$`)
-	actionNamePattern     = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-	envNamePattern        = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	longFlagPattern       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^--[A-Za-z0-9][A-Za-z0-9_.-]*$`) })
+	shortFlagPattern      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-[A-Za-z0-9]$`) })
+	singleDashLongPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-[A-Za-z0-9][A-Za-z0-9_.-]+$`) })
+	actionNamePattern     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
+	envNamePattern        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 )
 
 // flagStyle says how a flag is joined with its value.
@@ -162,11 +164,11 @@ const (
 
 func styleOfFlag(flag string) flagStyle {
 	switch {
-	case longFlagPattern.MatchString(flag):
+	case longFlagPattern().MatchString(flag):
 		return flagLong
-	case shortFlagPattern.MatchString(flag):
+	case shortFlagPattern().MatchString(flag):
 		return flagShort
-	case singleDashLongPattern.MatchString(flag):
+	case singleDashLongPattern().MatchString(flag):
 		return flagSingleDash
 	}
 	return flagInvalid
@@ -205,7 +207,7 @@ func (p Program) Validate() error {
 		errs = append(errs, fmt.Errorf("%s: maxOutput %d is negative", where, p.MaxOutput))
 	}
 	for k, v := range p.Env {
-		if !envNamePattern.MatchString(k) {
+		if !envNamePattern().MatchString(k) {
 			errs = append(errs, fmt.Errorf("%s: env name %q is not a valid variable name (letters, digits, _)", where, k))
 		}
 		if strings.ContainsRune(v, 0) {
@@ -237,7 +239,7 @@ func (p Program) Validate() error {
 func (a Action) Validate() error {
 	var errs []error
 	where := "action " + quoteName(a.Name)
-	if !actionNamePattern.MatchString(a.Name) {
+	if !actionNamePattern().MatchString(a.Name) {
 		errs = append(errs, fmt.Errorf("%s: name must be 1-64 letters, digits, '_' or '-'", where))
 	}
 	for _, w := range a.Argv {
@@ -273,7 +275,7 @@ func (a Action) Validate() error {
 func (prm Param) validate() error {
 	where := "parameter " + quoteName(prm.Name)
 	var errs []error
-	if !paramNamePattern.MatchString(prm.Name) {
+	if !paramNamePattern().MatchString(prm.Name) {
 		errs = append(errs, fmt.Errorf("%s: name must be a letter or '_' followed by up to 63 letters, digits or '_'", where))
 	}
 	errs = append(errs, prm.typeErrors(where)...)

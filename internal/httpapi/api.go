@@ -255,6 +255,7 @@ func (a *API) serveHealth(w http.ResponseWriter, r *http.Request) {
 	// The status sums up every source, whoever asks: it is the state of
 	// the server, not of one token's view of it.
 	h := Health{Status: healthOf(all), Sources: visibleSources(all, cat, accessOf(r)), Reload: a.lastReload(r)}
+	h.Unsandboxed = unsandboxed(h.Sources)
 	if cat != nil {
 		access := accessOf(r)
 		for _, t := range cat.Tools() {

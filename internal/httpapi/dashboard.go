@@ -52,15 +52,17 @@ var dashboardTemplate = template.Must(template.New("dashboard").Funcs(template.F
 
 // dashboardData is what the page shows.
 type dashboardData struct {
-	Status   string
-	Tools    int
-	Sources  []SourceStatus
-	Tree     GroupTree
-	Access   Access
-	Refresh  int // seconds; 0: the page does not reload itself
-	Operator bool
-	Sessions []SessionInfo
-	Activity []ToolActivity
+	Status  string
+	Tools   int
+	Sources []SourceStatus
+	// Unsandboxed names the stdio servers that run with the user's rights.
+	Unsandboxed []string
+	Tree        GroupTree
+	Access      Access
+	Refresh     int // seconds; 0: the page does not reload itself
+	Operator    bool
+	Sessions    []SessionInfo
+	Activity    []ToolActivity
 	// Failures are recent traced calls that did not end ok.
 	Failures []CallFailure
 	Modes    []ModeCost
@@ -111,6 +113,7 @@ func (a *API) serveDashboard(w http.ResponseWriter, r *http.Request) {
 	access := accessOf(r)
 	all := a.sources()
 	d := dashboardData{Status: healthOf(all), Sources: visibleSources(all, cat, access), Tree: BuildGroupTree(cat, m, access), Access: access}
+	d.Unsandboxed = unsandboxed(d.Sources)
 	if cat != nil {
 		for _, t := range cat.Tools() {
 			if access.AllowsTool(t) {

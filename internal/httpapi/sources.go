@@ -55,6 +55,21 @@ type SourceStatus struct {
 	Sandbox string `json:"sandbox,omitempty"`
 }
 
+// sandboxNone is SourceStatus.Sandbox of a stdio server without one.
+const sandboxNone = "none"
+
+// unsandboxed names the sources that run a program with the user's full
+// rights: the stdio servers without a sandbox.
+func unsandboxed(sources []SourceStatus) []string {
+	var names []string
+	for _, s := range sources {
+		if s.Sandbox == sandboxNone && !s.Disabled {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
 // UpstreamSources converts the states of upstream MCP servers
 // (upstream.Manager.Status) for Options.Sources.
 func UpstreamSources(statuses []upstream.Status) []SourceStatus {
@@ -77,6 +92,9 @@ type Health struct {
 	Tools   int            `json:"tools"`
 	Groups  int            `json:"groups"`
 	Sources []SourceStatus `json:"sources"`
+	// Unsandboxed names the stdio servers that run without a sandbox,
+	// with the rights of the user running toolfold.
+	Unsandboxed []string `json:"unsandboxed,omitempty"`
 	// Reload is the last config reload's outcome, absent before the first.
 	Reload *ReloadStatus `json:"reload,omitempty"`
 }

@@ -1,15 +1,15 @@
 // Package sandbox runs a stdio server inside a kernel sandbox: Landlock
 // rules for the files it may read, write and execute and the TCP ports it
-// may connect to, no_new_privs, resource limits, and a pids cgroup for
-// its process count.
+// may connect to, Landlock scopes, no_new_privs, resource limits, and a
+// pids cgroup for its process count.
 //
-// Go cannot run code between fork and exec, so the rules are applied by a
-// re-executed toolfold: Prepare rewrites an exec.Cmd to start toolfold's
-// own binary with the policy in an environment variable; Main, called
-// first thing in that binary's main (and in TestMain of tests that start
-// servers), sees the variable, joins the cgroup, sets the limits,
-// restricts itself with Landlock and execve's the server. The server so
-// runs restricted from its first instruction, and everything it starts
-// inherits the restriction: Landlock domains and rlimits survive fork
-// and execve and cannot be lifted.
+// Landlock and no_new_privs are per thread and inherited, so most starts
+// are made from an OS thread of toolfold that restricts itself and is
+// then discarded: the server runs restricted from its first instruction
+// and no second program is started. Resource limits belong to a process,
+// so a block with limits starts through the launcher (package launch):
+// Prepare rewrites the command to run toolfold's own binary, which
+// restricts itself in launch's init and execve's the server. Either way
+// everything the server starts inherits the restriction, which cannot be
+// lifted.
 package sandbox

@@ -9,75 +9,82 @@ import (
 	"strings"
 
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/sandbox/launch"
 )
 
-// policyEnv carries the policy to the helper. Main removes it before the
-// server runs, so the server (a nested toolfold included) never sees it.
-const policyEnv = "TOOLFOLD_SANDBOX_POLICY"
-
-// Main is the helper's entry point: when the process was started by
-// Prepare it enforces the policy and execve's the server, never
-// returning; otherwise it returns at once. Call it first in main, and in
-// the TestMain of tests whose binary plays toolfold.
-func Main() {
-	raw, ok := os.LookupEnv(policyEnv)
-	if !ok {
-		return
-	}
-	var p Policy
-	if err := json.Unmarshal([]byte(raw), &p); err != nil {
-		fail(fmt.Errorf("reading the policy: %w", err))
-	}
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, policyEnv+"=") {
-			env = append(env, kv)
-		}
-	}
-	fail(enforceAndExec(&p, os.Args, env))
-}
-
-func fail(err error) {
-	fmt.Fprintf(os.Stderr, "toolfold sandbox: %v\n", err)
-	os.Exit(126)
+// Prepared is a start that Prepare made ready.
+type Prepared struct {
+	// Start starts the command inside its sandbox; call it instead of
+	// cmd.Start.
+	Start func() error
+	// Release is called once the process has been waited for (or its
+	// start failed): it removes the start's cgroup.
+	Release func()
+	// Policy is what the start is held to.
+	Policy *Policy
 }
 
 // Prepare makes cmd (built, not started) start its program inside the
-// sandbox sb. It returns release, to call once the process has been
-// waited for (it removes the start's cgroup and private temp directory).
-// Where the kernel cannot enforce sb, a required sandbox fails naming
-// why; else log is warned of what is not enforced and the rest applies.
-func Prepare(cmd *exec.Cmd, name string, sb *config.SandboxConfig, log *slog.Logger) (release func(), err error) {
+// sandbox sb. Where the kernel cannot enforce sb, a required sandbox
+// fails naming why; else log (the server's logger) is warned of what is
+// not enforced and the rest applies. log also gets the start's rules, at
+// Info.
+func Prepare(cmd *exec.Cmd, name string, sb *config.SandboxConfig, log *slog.Logger) (Prepared, error) {
+	return prepare(cmd, name, sb, log, ProbeKernel())
+}
+
+// prepare is Prepare on the kernel k.
+//
+// Most starts are made from a thread of toolfold that restricts itself
+// first (startInThread): no second program runs. Resource limits belong
+// to a process, not a thread, so a block with limits other than a
+// process count in a pids cgroup starts through the launcher instead:
+// cmd is rewritten to run toolfold's own binary, whose package launch
+// restricts that process and execve's the server.
+func prepare(cmd *exec.Cmd, name string, sb *config.SandboxConfig, log *slog.Logger, k Kernel) (Prepared, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	home := lookup(cmd.Env, "HOME")
 	p, err := Resolve(name, sb, cmd.Path, home)
 	if err != nil {
-		return nil, err
+		return Prepared{}, err
 	}
-	if missing := Unenforceable(p); len(missing) > 0 {
+	if missing := k.Missing(p); len(missing) > 0 {
 		if sb.IsRequired() {
-			return nil, fmt.Errorf("server %q has a required sandbox this machine cannot enforce: %s; run it on a kernel that can, or set \"required\": false in its sandbox block to start it with what can be enforced", name, strings.Join(missing, "; "))
+			return Prepared{}, fmt.Errorf("server %q has a required sandbox this machine cannot enforce: %s; run it on a kernel that can, or set \"required\": false in its sandbox block to start it with what can be enforced", name, strings.Join(missing, "; "))
 		}
-		if log != nil {
-			log.Warn("sandbox not fully enforced", "server", name, "missing", strings.Join(missing, "; "))
-		}
+		log.Warn("sandbox not fully enforced: the server starts with what this kernel can enforce", "server", name, "not_enforced", strings.Join(missing, "; "))
 		p.BestEffort = true
 	}
-	self, err := os.Executable()
+	release, err := setup(p, k)
 	if err != nil {
-		return nil, fmt.Errorf("sandbox of %q: finding toolfold's own binary to launch the server through: %w", name, err)
+		return Prepared{}, err
 	}
-	release, err = setup(p, cmd)
-	if err != nil {
-		return nil, err
+	prep := Prepared{Start: func() error { return startInThread(cmd, p) }, Release: release, Policy: p}
+	how := "thread"
+	if needsLauncher(p) {
+		how = "launcher"
+		self, err := os.Executable()
+		if err != nil {
+			release()
+			return Prepared{}, fmt.Errorf("sandbox of %q: finding toolfold's own binary to launch the server through: %w", name, err)
+		}
+		data, err := json.Marshal(p)
+		if err != nil {
+			release()
+			return Prepared{}, fmt.Errorf("sandbox of %q: %w", name, err)
+		}
+		cmd.Path = self
+		if cmd.Env == nil {
+			cmd.Env = os.Environ() // what a nil Env would have passed
+		}
+		cmd.Env = append(cmd.Env, launch.PolicyEnv+"="+string(data))
+		prep.Start = cmd.Start
 	}
-	data, err := json.Marshal(p)
-	if err != nil {
-		release()
-		return nil, fmt.Errorf("sandbox of %q: %w", name, err)
-	}
-	cmd.Path = self
-	cmd.Env = append(cmd.Env, policyEnv+"="+string(data))
-	return release, nil
+	// The audit trail of a start names the rules it runs under.
+	log.Info("starting the server in its sandbox", "server", name, "sandbox", Summary(p), "via", how)
+	return prep, nil
 }
 
 func lookup(env []string, key string) string {

@@ -3,59 +3,35 @@
 package sandbox
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// landlockConfig is the newest ABI toolfold asks for: files (with
-// truncate and device ioctls), TCP, and the scopes that keep the server
-// from signalling, or connecting to abstract unix sockets of, processes
-// outside its sandbox.
-var landlockABI = 6
-
-// Unenforceable names each part of p this kernel cannot enforce.
-func Unenforceable(p *Policy) []string {
-	var missing []string
-	abi, err := ll.LandlockGetABIVersion()
-	switch {
-	case err != nil || abi < 1:
-		return append(missing, "this kernel has no Landlock (Linux 5.13 or later with landlock among its LSMs), so no file or network rule can be enforced")
-	case abi < 4 && !p.AllNetwork:
-		missing = append(missing, fmt.Sprintf("Landlock ABI %d has no TCP rules (ABI 4, Linux 6.7, has), so network is not restricted", abi))
-	case abi < landlockABI:
-		missing = append(missing, fmt.Sprintf("Landlock ABI %d does not scope signals and abstract unix sockets (ABI 6 does)", abi))
+// ProbeKernel reads what the running kernel can enforce.
+func ProbeKernel() Kernel {
+	k := Kernel{Linux: true, Root: os.Geteuid() == 0}
+	if abi, err := ll.LandlockGetABIVersion(); err == nil && abi > 0 {
+		k.LandlockABI = abi
 	}
-	if p.Processes > 0 && os.Geteuid() == 0 {
-		if _, err := pidsCgroupBase(); err != nil {
-			missing = append(missing, fmt.Sprintf("the process limit cannot bind a server run as root without a pids cgroup (%v)", err))
-		}
-	}
-	return missing
+	k.PidsCgroup, k.PidsCgroupErr = pidsCgroupBase()
+	return k
 }
 
-// setup makes what the start needs outside the helper: the pids cgroup.
-func setup(p *Policy, _ *exec.Cmd) (func(), error) {
-	if p.Processes <= 0 {
+// setup makes what the start needs outside the launcher: the pids
+// cgroup, where the kernel has one (Missing has named its absence).
+func setup(p *Policy, k Kernel) (func(), error) {
+	if p.Processes <= 0 || k.PidsCgroup == "" {
 		return func() {}, nil
 	}
-	base, err := pidsCgroupBase()
-	if err != nil {
-		if os.Geteuid() != 0 || p.BestEffort {
-			return func() {}, nil // RLIMIT_NPROC binds a non-root server
-		}
-		return nil, fmt.Errorf("sandbox of %q: %w", p.Server, err)
-	}
-	dir, err := os.MkdirTemp(base, "toolfold-")
+	dir, err := os.MkdirTemp(k.PidsCgroup, "toolfold-")
 	if err != nil {
 		return nil, fmt.Errorf("sandbox of %q: making its pids cgroup: %w", p.Server, err)
 	}
@@ -75,7 +51,9 @@ func removeCgroup(dir string) {
 		if data, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil {
 			for _, f := range strings.Fields(string(data)) {
 				var pid int
-				if _, err := fmt.Sscan(f, &pid); err == nil && pid > 0 {
+				// Never toolfold: a v1 cgroup lists toolfold while the thread
+				// that started the server into it is still ending.
+				if _, err := fmt.Sscan(f, &pid); err == nil && pid > 0 && pid != os.Getpid() {
 					_ = syscall.Kill(pid, syscall.SIGKILL)
 				}
 			}
@@ -89,123 +67,82 @@ func removeCgroup(dir string) {
 
 // pidsCgroupBase is a directory where toolfold may make a pids cgroup:
 // below its own cgroup, in the v1 pids hierarchy or in v2 where the
-// pids controller is enabled for children.
+// pids controller is enabled for children. Where both hierarchies are
+// mounted (a "hybrid" system) the pids controller is bound to one of
+// them, and that one is found.
 func pidsCgroupBase() (string, error) {
-	f, err := os.Open("/proc/self/cgroup")
+	cg, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return "", fmt.Errorf("no cgroups: %w", err)
 	}
-	defer f.Close()
-	var v2 string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		parts := strings.SplitN(sc.Text(), ":", 3)
+	mounts, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return "", fmt.Errorf("reading the mounts to find the cgroups: %w", err)
+	}
+	return findPidsCgroup(string(cg), string(mounts), writable)
+}
+
+// cgroupBases lists the directories of toolfold's own cgroup that could
+// hold a pids cgroup, v1's first, from the contents of /proc/self/cgroup
+// and /proc/self/mounts.
+func cgroupBases(procCgroup, mounts string) (v1, v2 []string) {
+	var v1Path, v2Path string
+	hasV2 := false
+	for line := range strings.Lines(procCgroup) {
+		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
 		if len(parts) != 3 {
 			continue
 		}
-		for _, c := range strings.Split(parts[1], ",") {
-			if c == "pids" {
-				dir := filepath.Join("/sys/fs/cgroup/pids", parts[2])
-				if writable(dir) {
-					return dir, nil
-				}
-			}
-		}
 		if parts[0] == "0" && parts[1] == "" {
-			v2 = parts[2]
+			v2Path, hasV2 = parts[2], true
+		}
+		if slices.Contains(strings.Split(parts[1], ","), "pids") {
+			v1Path = parts[2]
 		}
 	}
-	for _, mnt := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
-		dir := filepath.Join(mnt, v2)
+	for line := range strings.Lines(mounts) {
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			continue
+		}
+		switch {
+		case f[2] == "cgroup" && v1Path != "" && slices.Contains(strings.Split(f[3], ","), "pids"):
+			v1 = append(v1, filepath.Join(f[1], v1Path))
+		case f[2] == "cgroup2" && hasV2:
+			v2 = append(v2, filepath.Join(f[1], v2Path))
+		}
+	}
+	return v1, v2
+}
+
+// findPidsCgroup picks the first base where toolfold may make a child
+// with a process limit.
+func findPidsCgroup(procCgroup, mounts string, canWrite func(string) bool) (string, error) {
+	v1, v2 := cgroupBases(procCgroup, mounts)
+	var why []string
+	for _, dir := range v1 {
+		if canWrite(dir) {
+			return dir, nil
+		}
+		why = append(why, "the v1 pids cgroup "+dir+" is not writable")
+	}
+	for _, dir := range v2 {
 		ctl, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
-		if err == nil && strings.Contains(" "+string(ctl)+" ", " pids ") && writable(dir) {
+		switch {
+		case err != nil:
+			why = append(why, fmt.Sprintf("cgroup v2 at %s: %v", dir, err))
+		case !slices.Contains(strings.Fields(string(ctl)), "pids"):
+			why = append(why, "cgroup v2 at "+dir+" does not enable pids for its children (cgroup.subtree_control)")
+		case !canWrite(dir):
+			why = append(why, "cgroup v2 at "+dir+" is not writable")
+		default:
 			return dir, nil
 		}
 	}
-	return "", errors.New("no writable pids cgroup: neither a v1 pids hierarchy nor a v2 cgroup with pids in cgroup.subtree_control")
+	if len(why) == 0 {
+		return "", errors.New("no pids cgroup is mounted")
+	}
+	return "", errors.New("no writable pids cgroup: " + strings.Join(why, "; "))
 }
 
 func writable(dir string) bool { return syscall.Access(dir, 2 /* W_OK */) == nil }
-
-// enforceAndExec runs in the helper: join the cgroup, set the limits,
-// restrict with Landlock (which also sets no_new_privs), execve.
-func enforceAndExec(p *Policy, argv, env []string) error {
-	if p.Cgroup != "" {
-		if err := os.WriteFile(filepath.Join(p.Cgroup, "cgroup.procs"), []byte("0"), 0); err != nil {
-			return fmt.Errorf("joining the pids cgroup %s: %w", p.Cgroup, err)
-		}
-	}
-	for _, l := range []struct {
-		name     string
-		resource int
-		value    int64
-	}{
-		{"memory", syscall.RLIMIT_DATA, p.MemoryBytes},
-		{"processes", 6 /* RLIMIT_NPROC */, int64(p.Processes)},
-		{"openFiles", syscall.RLIMIT_NOFILE, int64(p.OpenFiles)},
-		{"cpu", syscall.RLIMIT_CPU, p.CPUSeconds},
-	} {
-		if l.value <= 0 {
-			continue
-		}
-		lim := &syscall.Rlimit{Cur: uint64(l.value), Max: uint64(l.value)}
-		if err := syscall.Setrlimit(l.resource, lim); err != nil {
-			return fmt.Errorf("setting the %s limit to %d: %w", l.name, l.value, err)
-		}
-	}
-	cfg := landlock.V6
-	if p.AllNetwork {
-		cfg.HandledAccessNet = 0
-	}
-	if p.BestEffort {
-		cfg = cfg.BestEffort()
-	}
-	rules, err := pathRules(p)
-	if err != nil {
-		return err
-	}
-	if !p.AllNetwork {
-		for _, port := range p.Ports {
-			rules = append(rules, landlock.ConnectTCP(uint16(port)))
-		}
-	}
-	if err := cfg.Restrict(rules...); err != nil {
-		return fmt.Errorf("applying the Landlock rules: %w", err)
-	}
-	if err := syscall.Exec(p.Program, argv, env); err != nil {
-		return fmt.Errorf("starting %s inside the sandbox: %w (is its directory granted in \"exec\"?)", p.Program, err)
-	}
-	return nil
-}
-
-const (
-	fileRights  = ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSExecute | ll.AccessFSTruncate | ll.AccessFSIoctlDev
-	readRights  = ll.AccessFSReadFile | ll.AccessFSReadDir
-	execRights  = readRights | ll.AccessFSExecute
-	writeRights = readRights | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile |
-		ll.AccessFSMakeChar | ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo |
-		ll.AccessFSMakeSym | ll.AccessFSRefer | ll.AccessFSIoctlDev
-)
-
-// pathRules grants each path its rights, those of a file alone where
-// the path is not a directory (Landlock refuses directory rights there).
-func pathRules(p *Policy) ([]landlock.Rule, error) {
-	var rules []landlock.Rule
-	for _, set := range []struct {
-		paths  []string
-		rights uint64
-	}{{p.Read, readRights}, {p.Write, writeRights}, {p.Exec, execRights}} {
-		for _, path := range set.paths {
-			st, err := os.Stat(path)
-			if err != nil {
-				return nil, fmt.Errorf("granted path %s: %w", path, err)
-			}
-			rights := set.rights
-			if !st.IsDir() {
-				rights &= fileRights
-			}
-			rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(rights), path))
-		}
-	}
-	return rules, nil
-}

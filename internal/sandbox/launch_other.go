@@ -2,18 +2,14 @@
 
 package sandbox
 
-import (
-	"os/exec"
-	"syscall"
-)
+import "os/exec"
 
-// Unenforceable: only Linux has the kernel features the sandbox uses.
-func Unenforceable(*Policy) []string {
-	return []string{"the sandbox is enforced on Linux only (Landlock); on this system nothing in the block is"}
-}
+// ProbeKernel: only Linux has the kernel features the sandbox uses.
+func ProbeKernel() Kernel { return Kernel{} }
 
-func setup(*Policy, *exec.Cmd) (func(), error) { return func() {}, nil }
+func setup(*Policy, Kernel) (func(), error) { return func() {}, nil }
 
-func enforceAndExec(p *Policy, argv, env []string) error {
-	return syscall.Exec(p.Program, argv, env)
-}
+// needsLauncher: off Linux nothing is enforced, so nothing needs it.
+func needsLauncher(*Policy) bool { return false }
+
+func startInThread(cmd *exec.Cmd, _ *Policy) error { return cmd.Start() }

@@ -9,35 +9,12 @@ import (
 	"strings"
 
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/sandbox/launch"
 )
 
-// Policy is a sandbox block resolved for one start of one server: the
-// preset's grants added, "~" expanded, the program to run found. It is
-// what the helper process enforces, so it travels as JSON.
-type Policy struct {
-	// Server names the server in messages.
-	Server string `json:"server"`
-	// Program is the absolute path of the server's program.
-	Program string `json:"program"`
-	// Read, Write and Exec are the paths granted, each with what is
-	// under it.
-	Read  []string `json:"read,omitempty"`
-	Write []string `json:"write,omitempty"`
-	Exec  []string `json:"exec,omitempty"`
-	// AllNetwork leaves TCP unrestricted; else the server may connect
-	// to Ports only and bind none.
-	AllNetwork bool  `json:"allNetwork,omitempty"`
-	Ports      []int `json:"ports,omitempty"`
-	// Limits; zero is none.
-	MemoryBytes int64 `json:"memoryBytes,omitempty"`
-	Processes   int   `json:"processes,omitempty"`
-	OpenFiles   int   `json:"openFiles,omitempty"`
-	CPUSeconds  int64 `json:"cpuSeconds,omitempty"`
-	// Cgroup is the cgroup directory the helper joins, for Processes.
-	Cgroup string `json:"cgroup,omitempty"`
-	// BestEffort applies what the kernel offers (required: false).
-	BestEffort bool `json:"bestEffort,omitempty"`
-}
+// Policy is a sandbox block resolved for one start of one server; the
+// launcher enforces it.
+type Policy = launch.Policy
 
 // Resolve turns a server's sandbox block into the policy of one start.
 // program is the command as configured; lookPath finds it the way the
@@ -117,7 +94,7 @@ func dedupe(s []string) []string { return slices.Compact(slices.Sorted(slices.Va
 
 // Describe is the policy in a few lines, for toolfold check and the
 // dashboard.
-func (p *Policy) Describe() []string {
+func Describe(p *Policy) []string {
 	net := "no TCP"
 	switch {
 	case p.AllNetwork:
@@ -149,3 +126,6 @@ func (p *Policy) Describe() []string {
 	}
 	return lines
 }
+
+// Summary is the policy on one line, for the log line of a start.
+func Summary(p *Policy) string { return strings.Join(Describe(p), "; ") }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -57,16 +58,20 @@ type rule struct {
 // <IMPORTANT> blocks, "do not tell the user", reading ~/.ssh or mcp.json into
 // a "sidenote" argument). They are kept narrow: the recorded real catalogs
 // in testdata/catalogs make no finding of these kinds (see scan_test.go).
-var rules = []rule{
-	{FindInstruction, regexp.MustCompile(`(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|other|system)\s+(instructions|prompts?|rules|messages)`), []string{"ignore", "disregard", "forget"}},
-	{FindInstruction, regexp.MustCompile(`(?i)\b(do\s+not|don'?t|never|must\s+not)\s+(tell|inform|mention|reveal|notify|alert|warn)\b[^.\n]{0,40}\buser`), []string{"user"}},
-	{FindInstruction, regexp.MustCompile(`(?i)\bwithout\s+(telling|informing|notifying|alerting|asking)\s+the\s+user`), []string{"without"}},
-	{FindInstruction, regexp.MustCompile(`(?i)\b(hide|conceal|keep)\s+(this|it|these)\s+(secret\s+|hidden\s+)?from\s+the\s+user`), []string{"from the user"}},
-	{FindInstruction, regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|hidden|admin|critical|override)\b[^>]{0,40}>`), []string{"<"}},
-	{FindInstruction, regexp.MustCompile(`(?i)\b(the\s+user|they)\s+(must|should)\s+not\s+(know|see|be\s+told)`), []string{" not "}},
-	{FindCredentials, regexp.MustCompile(`(?i)\b(read|cat|open|send|include|upload|attach|pass|contents?\s+of)\b[^.\n]{0,40}((~|\$HOME|%USERPROFILE%)[/\\]\.(ssh|aws|gnupg|kube|docker|cursor|config/gcloud)\b|\bid_(rsa|ed25519|ecdsa)\b|\.aws/credentials|\.netrc\b|/etc/shadow|\bmcp\.json\b|\.env\b)`), []string{"ssh", "id_", ".aws", "netrc", "shadow", "mcp.json", ".env", "gnupg", ".kube", ".docker", ".cursor", "gcloud"}},
-	{FindCredentials, regexp.MustCompile(`(?i)\b(read|cat|send|pass|include|put|append|add|copy|provide)\b[^.\n]{0,60}\b(private\s+keys?|ssh\s+keys?|api[ _-]?keys?|credentials|passwords?|secrets?|access\s+tokens?|conversation\s+history|system\s+prompt)\b[^.\n]{0,60}\b(sidenote|side\s+note|notes?\s+(argument|parameter|field))`), []string{"note"}},
-}
+// They are compiled on first use: every toolfold command starts the whole
+// binary, and most never scan a definition.
+var rules = sync.OnceValue(func() []rule {
+	return []rule{
+		{FindInstruction, regexp.MustCompile(`(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|other|system)\s+(instructions|prompts?|rules|messages)`), []string{"ignore", "disregard", "forget"}},
+		{FindInstruction, regexp.MustCompile(`(?i)\b(do\s+not|don'?t|never|must\s+not)\s+(tell|inform|mention|reveal|notify|alert|warn)\b[^.\n]{0,40}\buser`), []string{"user"}},
+		{FindInstruction, regexp.MustCompile(`(?i)\bwithout\s+(telling|informing|notifying|alerting|asking)\s+the\s+user`), []string{"without"}},
+		{FindInstruction, regexp.MustCompile(`(?i)\b(hide|conceal|keep)\s+(this|it|these)\s+(secret\s+|hidden\s+)?from\s+the\s+user`), []string{"from the user"}},
+		{FindInstruction, regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|hidden|admin|critical|override)\b[^>]{0,40}>`), []string{"<"}},
+		{FindInstruction, regexp.MustCompile(`(?i)\b(the\s+user|they)\s+(must|should)\s+not\s+(know|see|be\s+told)`), []string{" not "}},
+		{FindCredentials, regexp.MustCompile(`(?i)\b(read|cat|open|send|include|upload|attach|pass|contents?\s+of)\b[^.\n]{0,40}((~|\$HOME|%USERPROFILE%)[/\\]\.(ssh|aws|gnupg|kube|docker|cursor|config/gcloud)\b|\bid_(rsa|ed25519|ecdsa)\b|\.aws/credentials|\.netrc\b|/etc/shadow|\bmcp\.json\b|\.env\b)`), []string{"ssh", "id_", ".aws", "netrc", "shadow", "mcp.json", ".env", "gnupg", ".kube", ".docker", ".cursor", "gcloud"}},
+		{FindCredentials, regexp.MustCompile(`(?i)\b(read|cat|send|pass|include|put|append|add|copy|provide)\b[^.\n]{0,60}\b(private\s+keys?|ssh\s+keys?|api[ _-]?keys?|credentials|passwords?|secrets?|access\s+tokens?|conversation\s+history|system\s+prompt)\b[^.\n]{0,60}\b(sidenote|side\s+note|notes?\s+(argument|parameter|field))`), []string{"note"}},
+	}
+})
 
 // invisible reports characters the model must never read, given the rune
 // before: format characters (zero-width, bidirectional controls, tag
@@ -109,7 +114,9 @@ func notToolChar(r rune) bool {
 	return !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
 }
 
-var escapeSeq = regexp.MustCompile("\x1b(\\[[0-9;?]*[ -/]*[@-~]|\\][^\x07\x1b]*(\x07|\x1b\\\\)|[@-Z\\\\-_])")
+var escapeSeq = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("\x1b(\\[[0-9;?]*[ -/]*[@-~]|\\][^\x07\x1b]*(\x07|\x1b\\\\)|[@-Z\\\\-_])")
+})
 
 // Sanitize removes terminal escape sequences and invisible characters
 // (zero-width, bidirectional controls, tag characters…) from s. It is applied
@@ -118,7 +125,7 @@ func Sanitize(s string) string {
 	if firstInvisible(s) < 0 {
 		return s
 	}
-	s = escapeSeq.ReplaceAllString(s, "")
+	s = escapeSeq().ReplaceAllString(s, "")
 	var b strings.Builder
 	prev := rune(0)
 	for _, r := range s {
@@ -284,12 +291,12 @@ func scanItem(it Item) *itemScan {
 	if n, first := countInvisible(raw); n > 0 {
 		add(FindInvisible, fmt.Sprintf("%d invisible or bidi-control characters, first %+q", n, first))
 	}
-	if strings.Contains(raw, "\x1b") && escapeSeq.MatchString(raw) {
-		add(FindEscape, "terminal escape sequence "+quote(escapeSeq.FindString(raw)))
+	if strings.Contains(raw, "\x1b") && escapeSeq().MatchString(raw) {
+		add(FindEscape, "terminal escape sequence "+quote(escapeSeq().FindString(raw)))
 	}
 	clean := Sanitize(text)
 	lower := strings.ToLower(clean)
-	for _, r := range rules {
+	for _, r := range rules() {
 		if !slices.ContainsFunc(r.any, func(w string) bool { return strings.Contains(lower, w) }) {
 			continue
 		}

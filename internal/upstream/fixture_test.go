@@ -17,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
-	"github.com/toolfold/toolfold/internal/sandbox"
 )
 
 // The fault tests run this test binary itself as an upstream MCP server: when
@@ -27,7 +26,6 @@ import (
 const fixtureEnv = "TOOLFOLD_UPSTREAM_FIXTURE"
 
 func TestMain(m *testing.M) {
-	sandbox.Main() // this binary launches the sandboxed fixture, as toolfold does
 	if os.Getenv(probeEnv) != "" {
 		os.Exit(runProbe())
 	}

@@ -27,7 +27,7 @@ import (
 // fixtureDialer connects each new connection to the groups fixture in
 // memory, through the fixture's own transport wrapper so it can notify.
 func fixtureDialer(fx *groupsfixture.Server) dialer {
-	return func(ctx context.Context, _ string, _ config.ServerConfig) (dialed, error) {
+	return func(ctx context.Context, _ string, _ config.ServerConfig, _ *slog.Logger) (dialed, error) {
 		clientT, serverT := mcp.NewInMemoryTransports()
 		if _, err := fx.Connect(ctx, fx.Transport(serverT), nil); err != nil {
 			return dialed{}, err
@@ -147,7 +147,7 @@ func TestGroupsAreCached(t *testing.T) {
 	first.Close()
 
 	dials := 0
-	second := newTestManager(t, cfg, &Options{CacheDir: dir, dial: func(context.Context, string, config.ServerConfig) (dialed, error) {
+	second := newTestManager(t, cfg, &Options{CacheDir: dir, dial: func(context.Context, string, config.ServerConfig, *slog.Logger) (dialed, error) {
 		dials++
 		return dialed{}, fmt.Errorf("the cached start must not dial")
 	}})

@@ -352,8 +352,8 @@ func TestCallDuringIdleStopWaitsAndStartsAgain(t *testing.T) {
 	closing, gate := make(chan struct{}, 1), make(chan struct{})
 	base := inMemoryDialer(blockingServer(make(chan struct{}, 1), nil))
 	dials := 0
-	dial := func(ctx context.Context, name string, cfg config.ServerConfig) (dialed, error) {
-		d, err := base(ctx, name, cfg)
+	dial := func(ctx context.Context, name string, cfg config.ServerConfig, log *slog.Logger) (dialed, error) {
+		d, err := base(ctx, name, cfg, log)
 		if err != nil {
 			return d, err
 		}

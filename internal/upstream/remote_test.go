@@ -92,7 +92,7 @@ func TestInMemoryDial(t *testing.T) {
 
 // inMemoryDialer connects each new connection to srv in memory.
 func inMemoryDialer(srv *mcp.Server) dialer {
-	return func(ctx context.Context, _ string, _ config.ServerConfig) (dialed, error) {
+	return func(ctx context.Context, _ string, _ config.ServerConfig, _ *slog.Logger) (dialed, error) {
 		clientT, serverT := mcp.NewInMemoryTransports()
 		if _, err := srv.Connect(ctx, serverT, nil); err != nil {
 			return dialed{}, err

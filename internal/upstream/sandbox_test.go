@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/logtest"
 )
 
 // probeEnv makes the test binary a server with one tool, "try", that
@@ -141,7 +143,15 @@ func TestSandboxEnforced(t *testing.T) {
 	boxed.Sandbox = box
 	plain := boxed
 	plain.Sandbox = nil
-	m := newTestManager(t, map[string]config.ServerConfig{"boxed": boxed, "plain": plain}, nil)
+	// A limit only a process can take sends the start through the
+	// launcher (a re-executed toolfold) instead of a restricted thread:
+	// both ways must hold the same rules.
+	launched := boxed
+	withLimit := *box
+	withLimit.Limits.OpenFiles = 256
+	launched.Sandbox = &withLimit
+	var logs logtest.Buffer
+	m := newTestManager(t, map[string]config.ServerConfig{"boxed": boxed, "launched": launched, "plain": plain}, &Options{Logger: logs.Logger(slog.LevelInfo)})
 
 	tests := []struct {
 		name    string
@@ -168,9 +178,22 @@ func TestSandboxEnforced(t *testing.T) {
 		}
 		return text(res)
 	}
+	defer func() { // the start's log line names its rules, in the server's logger
+		var line string
+		for l := range strings.Lines(logs.String()) {
+			if strings.Contains(l, "starting the server in its sandbox") && strings.Contains(l, "upstream=boxed") {
+				line = l
+			}
+		}
+		for _, want := range []string{"via=thread", "write: ", allowed, "TCP connect to port", "processes 40"} {
+			if !strings.Contains(line, want) {
+				t.Errorf("the start's log line %q does not name %q; logs:\n%s", line, want, logs.String())
+			}
+		}
+	}()
 	defer func() { // /api and the dashboard read this
 		for _, st := range m.Status() {
-			if want := map[string]string{"boxed": "preset go", "plain": "none"}[st.Name]; !strings.HasPrefix(st.Sandbox, want) {
+			if want := map[string]string{"boxed": "preset go", "launched": "preset go", "plain": "none"}[st.Name]; !strings.HasPrefix(st.Sandbox, want) {
 				t.Errorf("status of %s says sandbox %q, want %q", st.Name, st.Sandbox, want)
 			}
 		}
@@ -180,13 +203,15 @@ func TestSandboxEnforced(t *testing.T) {
 			if got := try(t, "plain", tt.op, tt.arg); got != "ok" {
 				t.Errorf("control without a sandbox: %s", got)
 			}
-			got := try(t, "boxed", tt.op, tt.arg)
-			t.Logf("sandboxed: %s", got)
-			if tt.boxedOK && got != "ok" {
-				t.Errorf("sandboxed: %s, want ok", got)
-			}
-			if !tt.boxedOK && !strings.HasPrefix(got, "refused: ") {
-				t.Errorf("sandboxed: %s, want refused by the kernel", got)
+			for _, server := range []string{"boxed", "launched"} {
+				got := try(t, server, tt.op, tt.arg)
+				t.Logf("%s: %s", server, got)
+				if tt.boxedOK && got != "ok" {
+					t.Errorf("%s: %s, want ok", server, got)
+				}
+				if !tt.boxedOK && !strings.HasPrefix(got, "refused: ") {
+					t.Errorf("%s: %s, want refused by the kernel", server, got)
+				}
 			}
 		})
 	}

@@ -449,7 +449,7 @@ func (s *server) start(done chan struct{}) {
 
 // dialAndInitialize spawns or dials the server and runs the MCP handshake.
 func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
-	d, err := s.m.dial(ctx, s.name, s.cfg)
+	d, err := s.m.dial(ctx, s.name, s.cfg, s.log)
 	if err != nil {
 		return nil, s.errorf(ErrStartFailed, err, "upstream %q could not be started: %v", s.name, err)
 	}

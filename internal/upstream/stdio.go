@@ -42,6 +42,8 @@ type stdioTransport struct {
 	// release, if set, undoes the sandbox's set-up of this start once the
 	// process has been waited for (sandbox.Prepare).
 	release func()
+	// start, if set, starts cmd inside its sandbox instead of cmd.Start.
+	start func() error
 }
 
 var _ mcp.Transport = (*stdioTransport)(nil)
@@ -55,7 +57,11 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.cmd.Start(); err != nil {
+	start := t.cmd.Start
+	if t.start != nil {
+		start = t.start
+	}
+	if err := start(); err != nil {
 		if t.release != nil {
 			t.release()
 		}

@@ -230,10 +230,11 @@ type dialed struct {
 	http      *headerTransport // a remote server's HTTP round tripper
 }
 
-// dialer makes the transport for one connection attempt.
-type dialer func(ctx context.Context, name string, cfg config.ServerConfig) (dialed, error)
+// dialer makes the transport for one connection attempt; log is the
+// server's logger.
+type dialer func(ctx context.Context, name string, cfg config.ServerConfig, log *slog.Logger) (dialed, error)
 
-func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig) (dialed, error) {
+func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig, log *slog.Logger) (dialed, error) {
 	switch {
 	case cfg.Command != "":
 		tail := newTailBuffer(stderrTailSize)
@@ -241,14 +242,14 @@ func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig) (dialed
 		cmd := newCommand(cfg, tail)
 		// The sandbox wraps every start (and so every restart) here, the
 		// one place a stdio server's process is made.
-		var release func()
+		var prep sandbox.Prepared
 		if cfg.Sandbox != nil {
 			var err error
-			if release, err = sandbox.Prepare(cmd, cfg.Name, cfg.Sandbox, slog.Default()); err != nil {
+			if prep, err = sandbox.Prepare(cmd, cfg.Name, cfg.Sandbox, log); err != nil {
 				return dialed{}, err
 			}
 		}
-		return dialed{transport: &stdioTransport{cmd: cmd, terminateGrace: terminateGrace, release: release}, cmd: cmd, stderr: tail}, nil
+		return dialed{transport: &stdioTransport{cmd: cmd, terminateGrace: terminateGrace, release: prep.Release, start: prep.Start}, cmd: cmd, stderr: tail}, nil
 	case cfg.URL != "":
 		// No overall client timeout: SSE streams stay open for the session's
 		// life; requests are bounded by their contexts instead.
