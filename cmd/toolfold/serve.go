@@ -179,7 +179,40 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 			err = refused.err
 		}
 	}()
-	report = func() []httpapi.SourceStatus { return sources(p, b) }
+	// A reload makes another plan the one served; the upstreams (and so
+	// the lock's watch and the pins) stay the same object throughout.
+	var curMu sync.Mutex
+	cur := p
+	current := func() *assemble.Plan {
+		curMu.Lock()
+		defer curMu.Unlock()
+		return cur
+	}
+	if rl != nil {
+		rl.setApply(func() (assemble.Reconciled, error) {
+			// The start's own catalog first: applying before it would
+			// be overwritten by it.
+			select {
+			case <-completed:
+			case <-ctx.Done():
+				return assemble.Reconciled{}, ctx.Err()
+			}
+			np, err := plan(ctx, e, d, logger)
+			if err != nil {
+				return assemble.Reconciled{}, err
+			}
+			np.WarnMissingGroups = d.inspecting
+			rec, err := np.Adopt(current(), b)
+			if err != nil {
+				return rec, err
+			}
+			curMu.Lock()
+			cur = np
+			curMu.Unlock()
+			return rec, nil
+		})
+	}
+	report = func() []httpapi.SourceStatus { return sources(current(), b) }
 	held = p.HeldCounts
 	rctx, stopReload := context.WithCancel(ctx)
 	reloadDone := make(chan struct{})
@@ -204,7 +237,7 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
 	}
-	return serveHTTP(ctx, p, b, ln, *stateless, limits, *drainTimeout, m.Handler(), activity, rl, logger)
+	return serveHTTP(ctx, p, b, ln, *stateless, limits, *drainTimeout, m.Handler(), activity, rl, current, logger)
 }
 
 // configRefused ends serving when the catalog a pending start completes
@@ -276,7 +309,7 @@ func listenAddr(s string) string {
 // seconds Kubernetes and many supervisors give before SIGKILL.
 const defaultDrainTimeout = 25 * time.Second
 
-func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.Listener, stateless bool, limits httpLimits, drainTimeout time.Duration, metricsHandler http.Handler, activity *httpapi.Activity, rl *reloader, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.Listener, stateless bool, limits httpLimits, drainTimeout time.Duration, metricsHandler http.Handler, activity *httpapi.Activity, rl *reloader, current func() *assemble.Plan, logger *slog.Logger) error {
 	httpOpts, err := limits.options(p.HTTP)
 	if err != nil {
 		return err
@@ -306,7 +339,7 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 			return b.Gateway.LimitedHandler(groups, readOnly, httpOpts)
 		}, logger),
 		Catalog: b.Gateway.Catalog,
-		Sources: func() []httpapi.SourceStatus { return sources(p, b) },
+		Sources: func() []httpapi.SourceStatus { return sources(current(), b) },
 		GroupHandler: func(group string, readOnly bool) (http.Handler, error) {
 			return b.Gateway.GroupHandler(group, readOnly, httpOpts)
 		},

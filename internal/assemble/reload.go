@@ -1,0 +1,147 @@
+package assemble
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/upstream"
+)
+
+// ErrNeedsRestart says a reloaded config changes something a running
+// gateway cannot take: the caller keeps serving the old config.
+var ErrNeedsRestart = errors.New("this change needs a restart")
+
+// Reconciled is what Adopt changed.
+type Reconciled struct {
+	upstream.Change
+	// NeedsRestart names the settings the new config changes that the
+	// running gateway keeps as they were until a restart (see
+	// restartNeeded); everything else was applied.
+	NeedsRestart []string
+}
+
+// Adopt makes p, planned from a reloaded config, the plan that b's
+// running gateway serves, in place of old, the plan it serves now. The
+// running servers are reconciled with p's (see upstream.Manager.Reconfigure):
+// a server whose config is unchanged keeps its process. Then the catalog
+// of p's groups and tools is built and handed to the gateway, whose
+// sessions stay open and hear list_changed only where their list changed,
+// and from then on upstream changes rebuild p's catalog, not old's.
+//
+// p's own upstreams are dropped (nothing of them was started): p serves
+// old's from now on. A config that adds the first MCP server to a gateway
+// started without any cannot be adopted (the gateway was built without a
+// way to reach servers): Adopt returns ErrNeedsRestart and changes nothing.
+func (p *Plan) Adopt(old *Plan, b *Built) (Reconciled, error) {
+	rec := Reconciled{NeedsRestart: restartNeeded(old, p)}
+	if old.Upstreams == nil && p.Upstreams != nil {
+		p.Upstreams.Close()
+		return rec, fmt.Errorf("%w: the running gateway was started with no MCP servers, and the new config adds some (restart toolfold to serve them)", ErrNeedsRestart)
+	}
+	if u := old.Upstreams; u != nil {
+		rec.Change = u.reconcile(p.Upstreams)
+		if p.Upstreams != nil {
+			p.Upstreams.Close() // nothing of it was started
+		}
+		p.Upstreams = u
+		p.Gateway.Extras = u
+	}
+	space, gen, warnings, err := p.space(false)
+	if err != nil {
+		// Reconciled already: the servers run the new config, the
+		// catalog the old one until a rebuild succeeds. A config check
+		// refuses such a config first, so this is a last line.
+		return rec, fmt.Errorf("the new catalog cannot be built; the previous one keeps serving: %w", err)
+	}
+	if err := b.Gateway.Update(space); err != nil {
+		return rec, fmt.Errorf("%s cannot be presented; the previous catalog keeps serving: %w", p.origin(), err)
+	}
+	if p.Upstreams != nil {
+		p.Upstreams.readOffers()
+		p.followChanges(b.Gateway, gen, warnings)
+	}
+	return rec, nil
+}
+
+// reconcile makes nu's servers (nil: none) the servers of u, which keeps
+// serving: see upstream.Manager.Reconfigure.
+func (u *Upstreams) reconcile(nu *Upstreams) upstream.Change {
+	var configs map[string]config.ServerConfig
+	var servers []upstreamServer
+	var startWait = u.StartWait()
+	if nu != nil {
+		configs, servers, startWait = nu.configs, nu.servers, nu.startWait
+	}
+	ch := u.Manager.Reconfigure(configs)
+	u.serversMu.Lock()
+	u.servers, u.configs, u.startWait = servers, configs, startWait
+	u.serversMu.Unlock()
+
+	gone := append(append([]string(nil), ch.Removed...), ch.Changed...)
+	var prompts, resources bool
+	u.mu.Lock()
+	for _, name := range gone {
+		delete(u.failed, name)
+		delete(u.results, name)
+		if o, ok := u.offered[name]; ok {
+			prompts = prompts || o.prompts
+			resources = resources || o.resources
+			delete(u.offered, name)
+		}
+	}
+	discovering := u.settled != nil
+	onPrompts, onResources := u.onPrompts, u.onResources
+	u.mu.Unlock()
+	for _, name := range gone {
+		u.routes.forget(name, true, true)
+	}
+	if prompts && onPrompts != nil {
+		onPrompts()
+	}
+	if resources && onResources != nil {
+		onResources()
+	}
+	if discovering && len(ch.Added)+len(ch.Changed) > 0 {
+		// Added servers start as they would have at start: those with
+		// no known list, and those not lazy.
+		go u.runDiscovery()
+	}
+	return ch
+}
+
+// owns reports whether p is the plan whose catalog is served.
+func (u *Upstreams) owns(p *Plan) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.owner == p
+}
+
+// restartNeeded lists the settings that differ between the running plan
+// and the new one and that a running gateway cannot take: they shape the
+// gateway itself, which is built once.
+func restartNeeded(old, p *Plan) []string {
+	var out []string
+	differ := func(name string, a, b any) {
+		if !reflect.DeepEqual(a, b) {
+			out = append(out, name)
+		}
+	}
+	og, ng := old.Gateway, p.Gateway
+	differ("disclosure.mode", og.Mode, ng.Mode)
+	differ("exposition.default", og.Exposition, ng.Exposition)
+	differ("exposition.annotateDescriptions", og.AnnotateDescriptions, ng.AnnotateDescriptions)
+	differ("disclosure.metaTools", og.Meta, ng.Meta)
+	differ("disclosure.resetTools", og.ResetTools, ng.ResetTools)
+	differ("disclosure.refreshingClients", og.RefreshingClients, ng.RefreshingClients)
+	differ("disclosure.searchingClients", og.SearchingClients, ng.SearchingClients)
+	differ("byteForwarding", og.NoByteForwarding, ng.NoByteForwarding)
+	differ("answerBytesInFlight", og.AnswerBytesInFlight, ng.AnswerBytesInFlight)
+	differ("http", old.HTTP, p.HTTP)
+	differ("telemetry", old.Telemetry, p.Telemetry)
+	if old.cfg != nil && p.cfg != nil {
+		differ("trust", old.cfg.Trust, p.cfg.Trust)
+	}
+	return out
+}
