@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -56,6 +57,9 @@ type reloader struct {
 	// and a POST /api/reload at once apply in turn.
 	reloading sync.Mutex
 	apply     applier // nil: a valid change is only reported
+	// tokens applies a reloaded http.auth.tokens (nil on stdio, which
+	// has none) and returns what needs a restart instead.
+	tokens func(config.HTTPConfig) []string
 
 	mu      sync.Mutex
 	running []byte // the bytes of the files read, as last applied
@@ -116,6 +120,22 @@ func (r *reloader) setApply(a applier) {
 	r.apply = a
 }
 
+// setTokens makes reloads apply http.auth.tokens through fn.
+func (r *reloader) setTokens(fn func(config.HTTPConfig) []string) {
+	r.reloading.Lock()
+	defer r.reloading.Unlock()
+	r.tokens = fn
+}
+
+// applyTokens applies the reloaded config's tokens, if serving HTTP.
+// Called by the applier, under reloading.
+func (r *reloader) applyTokens(h config.HTTPConfig) []string {
+	if r.tokens == nil {
+		return nil
+	}
+	return r.tokens(h)
+}
+
 // reload validates the config on disk now, applies it when it is valid
 // and changed, and reports the outcome.
 func (r *reloader) reload(trigger string) reloadStatus {
@@ -127,7 +147,15 @@ func (r *reloader) reload(trigger string) reloadStatus {
 	r.mu.Lock()
 	unchanged := string(data) == string(r.running)
 	r.mu.Unlock()
+	raw, _ := os.ReadFile(r.path)
 	switch {
+	case len(bytes.TrimSpace(raw)) == 0:
+		// An editor that writes in place truncates first: the empty file
+		// is a save in progress far more often than a wish to serve
+		// nothing, which would stop every server.
+		st.Result = reloadRefused
+		st.Problems = []string{r.path + ": the config file is empty (a save in progress, or truncated); the running config keeps serving. To serve nothing, write {}"}
+		r.logger.Warn("config reload refused: the config file is empty; the running config keeps serving", "trigger", trigger, "config", r.path)
 	case diags.HasErrors():
 		st.Result = reloadRefused
 		for _, p := range diags.Errors() {

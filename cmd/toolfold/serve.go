@@ -209,6 +209,7 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 			curMu.Lock()
 			cur = np
 			curMu.Unlock()
+			rec.NeedsRestart = append(rec.NeedsRestart, rl.applyTokens(np.HTTP)...)
 			return rec, nil
 		})
 	}
@@ -383,6 +384,9 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 	})
 	if err != nil {
 		return err
+	}
+	if rl != nil {
+		rl.setTokens(func(h config.HTTPConfig) []string { return applyTokens(api, b.Gateway, h, logger) })
 	}
 	// Streams that only wait for notifications (GET /mcp) would hold the
 	// drain for its whole timeout: they end when it begins, and their
@@ -578,4 +582,21 @@ func configPath(d deployment, e env) string {
 		return ""
 	}
 	return path
+}
+
+// applyTokens makes a reloaded http.auth.tokens judge the next request,
+// and ends the sessions opened with a token that was revoked or changed:
+// they were granted under rules that no longer hold. It returns the
+// settings left for a restart.
+func applyTokens(api *httpapi.API, gw *gateway.Gateway, h config.HTTPConfig, logger *slog.Logger) []string {
+	revoked, err := api.SetTokens(h.Auth.Tokens)
+	if err != nil {
+		logger.Warn("config reload: the new tokens are not applied; the running ones keep serving", "err", err)
+		return []string{"http.auth.tokens"}
+	}
+	for _, name := range revoked {
+		n := gw.EndSessionsOf(name)
+		logger.Info("audit: token revoked or changed by a config reload; its sessions end", "token", name, "sessions_ended", n)
+	}
+	return nil
 }

@@ -138,7 +138,11 @@ func restartNeeded(old, p *Plan) []string {
 	differ("disclosure.searchingClients", og.SearchingClients, ng.SearchingClients)
 	differ("byteForwarding", og.NoByteForwarding, ng.NoByteForwarding)
 	differ("answerBytesInFlight", og.AnswerBytesInFlight, ng.AnswerBytesInFlight)
-	differ("http", old.HTTP, p.HTTP)
+	// Tokens are the HTTP side's to apply (httpapi.API.SetTokens): the
+	// rest of the block shapes the listener and the handlers.
+	oh, nh := old.HTTP, p.HTTP
+	oh.Auth.Tokens, nh.Auth.Tokens = nil, nil
+	differ("http", oh, nh)
 	differ("telemetry", old.Telemetry, p.Telemetry)
 	if old.cfg != nil && p.cfg != nil {
 		differ("trust", old.cfg.Trust, p.cfg.Trust)

@@ -108,7 +108,7 @@ var ErrNotAllowed = errors.New("not allowed")
 type API struct {
 	opts    Options
 	log     *slog.Logger
-	tokens  *tokenSet
+	tokens  tokenSetPtr
 	oauth   *oauth.Server
 	origins originPolicy
 	mux     *http.ServeMux
@@ -134,7 +134,7 @@ func New(opts *Options) (*API, error) {
 		a.opts.Measure = MeasureFlat
 	}
 	var err error
-	if a.tokens, err = newTokenSet(opts.Tokens); err != nil {
+	if err = a.tokens.set(opts.Tokens); err != nil {
 		return nil, err
 	}
 	for i, o := range opts.AllowedOrigins {
@@ -201,7 +201,7 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request) *http.Request {
 		answerPreflight(w)
 		return nil
 	}
-	if a.tokens.enabled() && isOAuthDiscovery(r.URL.Path) {
+	if a.tokens.load().enabled() && isOAuthDiscovery(r.URL.Path) {
 		writeError(w, http.StatusNotFound, noOAuth)
 		return nil
 	}
