@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -213,5 +215,98 @@ func writeConfigAt(t *testing.T, path string, data []byte) {
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// startHTTPServe runs serve --http in-process on the config in dir and
+// returns its /mcp URL once it listens.
+func startHTTPServe(t *testing.T, dir string, log *lineWriter, args ...string) string {
+	t.Helper()
+	t.Chdir(dir)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cache := t.TempDir()
+	e := env{stdin: io.NopCloser(strings.NewReader("")), stdout: nopCloser{io.Discard}, stderr: log, lookupEnv: func(k string) (string, bool) {
+		if k == "TOOLFOLD_CACHE_DIR" {
+			return cache, true
+		}
+		return "", false
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, append([]string{"serve", "--http", addr, "--drain-timeout", "1s"}, args...), e) }()
+	t.Cleanup(func() { cancel(); <-done })
+	log.waitLine(t, "serving streamable HTTP")
+	return "http://" + addr + "/mcp"
+}
+
+// bearer adds a token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func connectAs(t *testing.T, url, token string) (*mcp.ClientSession, error) {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "reload-test", Version: "1"}, nil).Connect(t.Context(),
+		&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}, DisableStandaloneSSE: true},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err == nil {
+		t.Cleanup(func() { cs.Close() })
+	}
+	return cs, err
+}
+
+// TestReloadRevokesToken: a token taken out of the config is refused from
+// the next request, and the session opened with it ends; the other
+// token's session carries on.
+func TestReloadRevokesToken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a stdio server")
+	}
+	const alice, bob = "alice-token-0123456789abcdef", "bob-token-0123456789abcdef"
+	dir := t.TempDir()
+	write := func(tokens ...string) {
+		var list []map[string]any
+		for _, tok := range tokens {
+			list = append(list, map[string]any{"token": tok})
+		}
+		writeConfigJSON(t, dir, "toolfold.json", map[string]any{"http": map[string]any{"auth": map[string]any{"tokens": list}},
+			"mcpServers": map[string]any{"a": pidServer(t)}})
+	}
+	write(alice, bob)
+	log := &lineWriter{lines: make(chan string, 1000)}
+	url := startHTTPServe(t, dir, log, "--mode", "flat", "--config", filepath.Join(dir, "toolfold.json"))
+	as, err := connectAs(t, url, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := connectAs(t, url, bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bs.ListTools(t.Context(), nil); err != nil {
+		t.Fatalf("bob before the reload: %v", err)
+	}
+
+	write(alice)
+	if l := log.waitLine(t, "audit: token revoked"); !strings.Contains(l, "token=http.auth.tokens[1]") || !strings.Contains(l, "sessions_ended=1") {
+		t.Errorf("the audit line does not say bob's entry and its one session ended: %s", l)
+	}
+	if _, err := bs.ListTools(t.Context(), nil); err == nil {
+		t.Error("bob's session still answers after his token was revoked")
+	}
+	if _, err := connectAs(t, url, bob); err == nil {
+		t.Error("a revoked token opened a new session")
+	}
+	if _, err := as.ListTools(t.Context(), nil); err != nil {
+		t.Errorf("alice's session broke though her token stayed: %v", err)
 	}
 }
