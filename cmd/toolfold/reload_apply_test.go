@@ -238,7 +238,9 @@ func startHTTPServe(t *testing.T, dir string, log *lineWriter, args ...string) s
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, append([]string{"serve", "--http", addr, "--drain-timeout", "1s"}, args...), e) }()
+	go func() {
+		done <- run(ctx, append([]string{"serve", "--http", addr, "--drain-timeout", "1s"}, args...), e)
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	log.waitLine(t, "serving streamable HTTP")
 	return "http://" + addr + "/mcp"
