@@ -330,12 +330,13 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 	}
 	var reload func() httpapi.ReloadStatus
 	var lastReload func() *httpapi.ReloadStatus
+	var applied func() time.Time
 	if rl != nil {
 		reload = func() httpapi.ReloadStatus { return rl.reload("POST /api/reload") }
-		lastReload = rl.lastStatus
+		lastReload, applied = rl.lastStatus, rl.appliedAt
 	}
 	api, err := httpapi.New(&httpapi.Options{
-		Reload: reload, LastReload: lastReload,
+		Reload: reload, LastReload: lastReload, ConfigApplied: applied,
 		MCP: httpapi.LimitedViews(mcpHandler, func(groups []string, readOnly bool) (http.Handler, error) {
 			return b.Gateway.LimitedHandler(groups, readOnly, httpOpts)
 		}, logger),

@@ -79,6 +79,10 @@ type Options struct {
 	// LastReload, when set, is the last reload's outcome for /healthz;
 	// it returns nil before the first.
 	LastReload func() *ReloadStatus
+	// ConfigApplied, when set, is when the config now serving was
+	// applied (at start, or by the last reload that applied one), for
+	// /healthz and the dashboard.
+	ConfigApplied func() time.Time
 }
 
 // SessionInfo is one live client session on the dashboard.
@@ -254,7 +258,7 @@ func (a *API) serveHealth(w http.ResponseWriter, r *http.Request) {
 	cat := a.opts.Catalog()
 	// The status sums up every source, whoever asks: it is the state of
 	// the server, not of one token's view of it.
-	h := Health{Status: healthOf(all), Sources: visibleSources(all, cat, accessOf(r)), Reload: a.lastReload(r)}
+	h := Health{Status: healthOf(all), Sources: visibleSources(all, cat, accessOf(r)), Reload: a.lastReload(r), ConfigApplied: a.configApplied()}
 	if cat != nil {
 		access := accessOf(r)
 		for _, t := range cat.Tools() {

@@ -56,3 +56,12 @@ func (a *API) lastReload(r *http.Request) *ReloadStatus {
 	}
 	return st
 }
+
+// configApplied is when the config now serving was applied, zero when
+// unknown.
+func (a *API) configApplied() time.Time {
+	if a.opts.ConfigApplied == nil {
+		return time.Time{}
+	}
+	return a.opts.ConfigApplied().UTC()
+}
