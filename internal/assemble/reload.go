@@ -1,9 +1,11 @@
 package assemble
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/upstream"
@@ -41,21 +43,39 @@ func (p *Plan) Adopt(old *Plan, b *Built) (Reconciled, error) {
 		return rec, fmt.Errorf("%w: the running gateway was started with no MCP servers, and the new config adds some (restart toolfold to serve them)", ErrNeedsRestart)
 	}
 	if u := old.Upstreams; u != nil {
+		// No rebuild of the old plan's catalog from here on: the servers
+		// change under it, and the new plan's catalog is built below.
+		u.pause()
 		rec.Change = u.reconcile(p.Upstreams)
 		if p.Upstreams != nil {
 			p.Upstreams.Close() // nothing of it was started
 		}
 		p.Upstreams = u
 		p.Gateway.Extras = u
+		// An added server with no known list starts now; a short wait
+		// for it saves building the catalog twice (once with its tools
+		// pending, once with them), which at 20,000 tools is seconds of
+		// CPU. One slower than the wait joins when it is ready.
+		fresh := map[string]bool{}
+		for _, n := range append(append([]string(nil), rec.Added...), rec.Changed...) {
+			fresh[n] = true
+		}
+		if len(fresh) > 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), reloadStartWait)
+			u.awaitPending(ctx, func(s string) bool { return fresh[s] })
+			cancel()
+		}
 	}
 	space, gen, warnings, err := p.space(false)
 	if err != nil {
 		// Reconciled already: the servers run the new config, the
 		// catalog the old one until a rebuild succeeds. A config check
 		// refuses such a config first, so this is a last line.
+		old.resume(b)
 		return rec, fmt.Errorf("the new catalog cannot be built; the previous one keeps serving: %w", err)
 	}
 	if err := b.Gateway.Update(space); err != nil {
+		old.resume(b)
 		return rec, fmt.Errorf("%s cannot be presented; the previous catalog keeps serving: %w", p.origin(), err)
 	}
 	if p.Upstreams != nil {
@@ -63,6 +83,26 @@ func (p *Plan) Adopt(old *Plan, b *Built) (Reconciled, error) {
 		p.followChanges(b.Gateway, gen, warnings)
 	}
 	return rec, nil
+}
+
+// reloadStartWait bounds how long a reload waits for the servers it added
+// to list their tools before it builds the catalog.
+const reloadStartWait = 5 * time.Second
+
+// resume makes p's catalog follow the upstreams again after an Adopt of
+// another plan failed: rebuilt at once, since changes went unheard.
+func (p *Plan) resume(b *Built) {
+	if p.Upstreams != nil {
+		p.followChanges(b.Gateway, 0, nil)
+	}
+}
+
+// pause stops rebuilding any plan's catalog on upstream changes until the
+// next followChanges; the changes are still counted.
+func (u *Upstreams) pause() {
+	u.mu.Lock()
+	u.onChanged, u.owner = nil, nil
+	u.mu.Unlock()
 }
 
 // reconcile makes nu's servers (nil: none) the servers of u, which keeps
