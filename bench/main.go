@@ -17,7 +17,10 @@
 //  4. the scale sweep: catalogs of 1k, 5k and 20k tools made by repeating the
 //     recorded catalogs (testdata/catalogs) under new names, served by Go
 //     stand-ins (bench/fixture -catalog), cached: toolfold's CPU-seconds to
-//     the first tools/list, RSS and heap per tool.
+//     the first tools/list, RSS and heap per tool;
+//  5. reload: the same stand-ins served in flat mode, and the time from a
+//     config saved by rename with one server added to the client's
+//     tools/list_changed that brings its tools.
 //
 // With -profile DIR it also profiles toolfold under the same concurrent
 // load (CPU, and allocations as a before/after pair for pprof -base).
