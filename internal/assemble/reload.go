@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/upstream"
 )
@@ -114,6 +115,7 @@ func (u *Upstreams) reconcile(nu *Upstreams) upstream.Change {
 	if nu != nil {
 		configs, servers, startWait = nu.configs, nu.servers, nu.startWait
 	}
+	u.noteGone(configs)
 	ch := u.Manager.Reconfigure(configs)
 	u.serversMu.Lock()
 	u.servers, u.configs, u.startWait = servers, configs, startWait
@@ -186,6 +188,55 @@ func restartNeeded(old, p *Plan) []string {
 	differ("telemetry", old.Telemetry, p.Telemetry)
 	if old.cfg != nil && p.cfg != nil {
 		differ("trust", old.cfg.Trust, p.cfg.Trust)
+	}
+	return out
+}
+
+// noteGone records, before the servers missing from configs are removed,
+// the catalog names of their tools: a client that calls one after its
+// list changed is told the tool went with a config change, not only that
+// no such tool exists. A server that comes back takes its notes away.
+func (u *Upstreams) noteGone(configs map[string]config.ServerConfig) {
+	notes := map[catalog.ToolID]goneTool{}
+	for _, s := range u.serverList() {
+		if _, kept := configs[s.key]; kept {
+			continue
+		}
+		tools, _ := u.Manager.CachedTools(s.key)
+		for _, t := range tools {
+			id := s.toolID(t.Name)
+			notes[id] = goneTool{server: s.key, note: fmt.Sprintf("tool %q was removed by a config change: its server %q is no longer in the config. List the tools again to see the current catalog", string(id), s.key)}
+		}
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for id, g := range u.gone {
+		if _, back := configs[g.server]; !back {
+			if _, again := notes[id]; !again {
+				notes[id] = g
+			}
+		}
+	}
+	u.gone = notes
+}
+
+// goneTool is a tool a reload removed, with what a call to it is told.
+type goneTool struct{ server, note string }
+
+// withGoneNotes adds the notes of removed tools to held, a catalog's
+// Spec.Held: every path that cannot route a name answers with its note.
+func (u *Upstreams) withGoneNotes(held map[catalog.ToolID]string) map[catalog.ToolID]string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.gone) == 0 {
+		return held
+	}
+	out := make(map[catalog.ToolID]string, len(held)+len(u.gone))
+	for id, g := range u.gone {
+		out[id] = g.note
+	}
+	for id, n := range held { // a hold is the truer news
+		out[id] = n
 	}
 	return out
 }

@@ -39,6 +39,8 @@ type Upstreams struct {
 	// that served over these upstreams.
 	owner     *Plan
 	rebuildMu sync.Mutex
+	// gone holds the tools reloads removed (under mu; see noteGone).
+	gone map[catalog.ToolID]goneTool
 	// generation counts the changes of what the servers offer (under mu):
 	// a catalog built at one generation is current while it holds.
 	generation uint64
