@@ -39,6 +39,7 @@ func TestBenchmarkHarness(t *testing.T) {
 		Startup:     StartupParams{Servers: servers, Runs: 2, Settle: 100 * time.Millisecond},
 		Memory:      MemoryParams{Sessions: 10, Concurrency: 4, Servers: servers, Modes: []string{"groups", "search"}, Protocol: "2025-11-25", Settle: 100 * time.Millisecond},
 		Scale:       ScaleParams{Tools: []int{30, 90}, Batch: 2, Mode: "search", ProfileTime: time.Second, FindCalls: 60, OneServer: 1200},
+		Reload:      ReloadParams{Tools: []int{30}, Batch: 2, Runs: 2},
 		Profile:     t.TempDir(),
 		ProfileTime: time.Second,
 	}
@@ -150,6 +151,12 @@ func TestBenchmarkHarness(t *testing.T) {
 		}
 	}
 
+	if r.Reload == nil || len(r.Reload.Runs) != 1 {
+		t.Fatalf("the reload measurement has no run: %+v", r.Reload)
+	}
+	if rr := r.Reload.Runs[0]; rr.Tools != 30 || rr.Added < 1 || len(rr.ToListChangedMS) != 2 || slices.Min(rr.ToListChangedMS) <= 0 || rr.Median <= 0 {
+		t.Errorf("the reload run is not sane: %+v", rr)
+	}
 	if r.Scale == nil || len(r.Scale.Runs) != len(params.Scale.Tools) {
 		t.Fatalf("the scale sweep has no run per size: %+v", r.Scale)
 	}

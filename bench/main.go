@@ -17,7 +17,10 @@
 //  4. the scale sweep: catalogs of 1k, 5k and 20k tools made by repeating the
 //     recorded catalogs (testdata/catalogs) under new names, served by Go
 //     stand-ins (bench/fixture -catalog), cached: toolfold's CPU-seconds to
-//     the first tools/list, RSS and heap per tool.
+//     the first tools/list, RSS and heap per tool;
+//  5. reload: the same stand-ins served in flat mode, and the time from a
+//     config saved by rename with one server added to the client's
+//     tools/list_changed that brings its tools.
 //
 // With -profile DIR it also profiles toolfold under the same concurrent
 // load (CPU, and allocations as a before/after pair for pprof -base).
@@ -59,6 +62,7 @@ type Params struct {
 	Startup StartupParams `json:"startup"`
 	Memory  MemoryParams  `json:"memory"`
 	Scale   ScaleParams   `json:"scale"`
+	Reload  ReloadParams  `json:"reload"`
 	// Only names the measurements to run; empty runs them all.
 	Only []string `json:"only,omitempty"`
 	// Profile is a directory to write toolfold's profiles under load to;
@@ -68,7 +72,7 @@ type Params struct {
 }
 
 // measurements, in the order they run and print.
-var measurements = []string{"calls", "startup", "memory", "scale"}
+var measurements = []string{"calls", "startup", "memory", "scale", "reload"}
 
 func (p Params) runs(name string) bool { return len(p.Only) == 0 || slices.Contains(p.Only, name) }
 
@@ -98,6 +102,7 @@ type Report struct {
 	Startup  *StartupResult `json:"startup,omitempty"`
 	Memory   []MemoryResult `json:"memory,omitempty"`
 	Scale    *ScaleResult   `json:"scale,omitempty"`
+	Reload   *ReloadResult  `json:"reload,omitempty"`
 }
 
 func main() {
@@ -172,6 +177,9 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 	fs.StringVar(&p.Scale.Mode, "scale-mode", "search", "scale: the mode of the measured start")
 	fs.DurationVar(&p.Scale.ProfileTime, "scale-profile-time", 15*time.Second, "scale: with -profile, how long each size's start is CPU-profiled from launch, and find_tools after it")
 	fs.IntVar(&p.Scale.OneServer, "scale-one-server", 20000, "scale: also start one stand-in server of this many tools, listed unpaged (0: none)")
+	reloadTools := fs.String("reload-tools", "903,20000", "reload: comma-separated catalog sizes served before each reload adds a server")
+	fs.IntVar(&p.Reload.Batch, "reload-batch", 40, "reload: stand-in servers run at once while the cache is filled")
+	fs.IntVar(&p.Reload.Runs, "reload-runs", 5, "reload: reloads timed per size, each adding a server")
 	fs.IntVar(&p.Scale.FindCalls, "scale-find-calls", 500, "scale: timed sequential find_tools calls (and as many pings) per size; 0 times none")
 	if err := fs.Parse(args); err != nil {
 		return p, false, 0, err
@@ -186,6 +194,13 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 			return p, false, 0, fmt.Errorf("-scale-tools %q: %q is not a positive number of tools", *scaleTools, v)
 		}
 		p.Scale.Tools = append(p.Scale.Tools, n)
+	}
+	for _, v := range splitComma(*reloadTools) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return p, false, 0, fmt.Errorf("-reload-tools %q: %q is not a positive number of tools", *reloadTools, v)
+		}
+		p.Reload.Tools = append(p.Reload.Tools, n)
 	}
 	for _, v := range splitComma(*callers) {
 		n, err := strconv.Atoi(v)
@@ -213,6 +228,7 @@ func parseFlags(args []string) (p Params, asJSON bool, timeout time.Duration, er
 		"-calls": p.Calls.Calls, "-block": p.Calls.Block, "-rounds": p.Calls.Rounds,
 		"-servers": p.Startup.Servers, "-start-runs": p.Startup.Runs, "-sessions": p.Memory.Sessions,
 		"-session-concurrency": p.Memory.Concurrency, "-memory-servers": p.Memory.Servers, "-scale-batch": p.Scale.Batch,
+		"-reload-batch": p.Reload.Batch, "-reload-runs": p.Reload.Runs,
 	}
 	for name, v := range positive {
 		if v <= 0 {
@@ -318,6 +334,12 @@ func run(ctx context.Context, h *harness, p Params, log io.Writer) (*Report, err
 		var err error
 		p.Scale.Profile = p.Profile
 		if r.Scale, err = measureScale(ctx, h, p.Scale, progress); err != nil {
+			return nil, err
+		}
+	}
+	if p.runs("reload") && len(p.Reload.Tools) > 0 {
+		var err error
+		if r.Reload, err = measureReload(ctx, h, p.Reload, progress); err != nil {
 			return nil, err
 		}
 	}

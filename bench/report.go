@@ -124,6 +124,17 @@ func printTable(w io.Writer, r *Report) {
 			}
 		}
 	}
+	if rl := r.Reload; rl != nil {
+		fmt.Fprintf(w, "\nreload: toolfold serve over stdio in flat mode serving a cached catalog (the scale sweep's stand-ins); the config\n"+
+			"   saved by rename with one server more (a stand-in never started: no cached list); the time from the rename to the\n"+
+			"   client's tools list_changed after which its list holds the added tools; %d reloads per size\n", rl.Params.Runs)
+		tw := newTab(w)
+		fmt.Fprintln(tw, "\ttools\tservers\tadded tools\tmedian\tmin\tmax\t")
+		for _, run := range rl.Runs {
+			fmt.Fprintf(tw, "\t%d\t%d\t%d\t%s\t%s\t%s\t\n", run.Tools, run.Servers, run.Added, ms(run.Median), ms(slices.Min(run.ToListChangedMS)), ms(slices.Max(run.ToListChangedMS)))
+		}
+		tw.Flush()
+	}
 	fmt.Fprintf(w, "\ntotal %.1f s. Numbers from a shared or busy machine are noisy; compare the ratios, and rerun before trusting a change.\n", r.Seconds)
 }
 

@@ -9,6 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -158,4 +161,95 @@ func TestReloadEndpoint(t *testing.T) {
 	if code, _ := get(t, url+"/api/reload", nil); code != http.StatusMethodNotAllowed {
 		t.Errorf("GET /api/reload: %d, want 405", code)
 	}
+}
+
+// TestReloadAppliesConfigMapSwap applies a valid change delivered as a
+// kubelet delivers a ConfigMap update: the built binary, serving one
+// upstream (itself, serving its demo catalog over stdio), swaps in a
+// config with a second one. The first keeps its process; the second
+// appears in /healthz; the reload is applied, audited and dated.
+func TestReloadAppliesConfigMapSwap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the binary and two upstreams")
+	}
+	demo := func(names ...string) string {
+		servers := map[string]any{}
+		for _, n := range names {
+			servers[n] = map[string]any{"command": binary, "args": []string{"demo"}, "lazy": false}
+		}
+		raw, err := json.Marshal(map[string]any{"mcpServers": servers})
+		must(t, err)
+		return string(raw)
+	}
+	dir := t.TempDir()
+	must(t, os.Mkdir(filepath.Join(dir, "..v1"), 0o755))
+	writeFile(t, filepath.Join(dir, "..v1", "toolfold.json"), demo("d1"))
+	must(t, os.Symlink("..v1", filepath.Join(dir, "..data")))
+	must(t, os.Symlink(filepath.Join("..data", "toolfold.json"), filepath.Join(dir, "toolfold.json")))
+	t.Setenv("TOOLFOLD_CACHE_DIR", t.TempDir())
+	cmd, lines, base := logLines(t, "--config", filepath.Join(dir, "toolfold.json"))
+	waitFor(t, "d1 to start", func() bool { return sourceStatus(t, base, "d1").State == "ready" })
+	before := processesOf(t, cmd.Process.Pid)
+
+	must(t, os.Mkdir(filepath.Join(dir, "..v2"), 0o755))
+	writeFile(t, filepath.Join(dir, "..v2", "toolfold.json"), demo("d1", "d2"))
+	must(t, os.Symlink("..v2", filepath.Join(dir, "..data_tmp")))
+	must(t, os.Rename(filepath.Join(dir, "..data_tmp"), filepath.Join(dir, "..data")))
+	if l := waitLog(t, lines, "audit: config reload applied"); !strings.Contains(l, "added=[d2]") || !strings.Contains(l, "unchanged=1") {
+		t.Errorf("the audit line does not say d2 was added and d1 kept: %s", l)
+	}
+	waitFor(t, "d2 to start", func() bool { return sourceStatus(t, base, "d2").State == "ready" })
+	after := processesOf(t, cmd.Process.Pid)
+	for _, pid := range before {
+		if !slices.Contains(after, pid) {
+			t.Errorf("d1's process %d is gone after a reload that kept d1 (before %v, after %v)", pid, before, after)
+		}
+	}
+	if len(after) != len(before)+1 {
+		t.Errorf("toolfold's child processes: %v before, %v after; want one more", before, after)
+	}
+	_, body := get(t, base+"/healthz", nil)
+	var h struct {
+		ConfigApplied time.Time `json:"configApplied"`
+		Reload        struct {
+			Result string   `json:"result"`
+			Added  []string `json:"added"`
+		} `json:"reload"`
+	}
+	must(t, json.Unmarshal([]byte(body), &h))
+	if h.Reload.Result != "applied" || !slices.Equal(h.Reload.Added, []string{"d2"}) || h.ConfigApplied.IsZero() {
+		t.Errorf("/healthz after the reload: %s", body)
+	}
+
+	// SIGHUP with nothing changed touches nothing.
+	must(t, cmd.Process.Signal(syscall.SIGHUP))
+	waitLog(t, lines, "config file is unchanged")
+}
+
+// processesOf lists the child processes of pid, from /proc.
+func processesOf(t *testing.T, pid int) []int {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	entries, err := os.ReadDir("/proc")
+	must(t, err)
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// The fields after the command's closing parenthesis: state, ppid.
+		rest := string(stat[strings.LastIndexByte(string(stat), ')')+2:])
+		if f := strings.Fields(rest); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, child)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -22,6 +22,9 @@ import (
 //	marker    creates $TOOLFOLD_TEST_MARKER and exits
 //	hang      reads stdin to its end and never answers
 //	mcp       an MCP server whose instructions quote $TOKEN
+//	pid       an MCP server whose tool pid answers its process id and
+//	          whose tool gate answers once the named pipe at its path
+//	          argument is opened to write
 func TestMain(m *testing.M) {
 	switch os.Getenv("TOOLFOLD_TEST_HELPER") {
 	case "":
@@ -34,6 +37,8 @@ func TestMain(m *testing.M) {
 	case "hang":
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
+	case "pid":
+		os.Exit(helperPID())
 	case "mcp":
 		srv := mcp.NewServer(&mcp.Implementation{Name: "leaky", Version: "1"}, &mcp.ServerOptions{
 			Instructions: "Log in with the token " + os.Getenv("TOKEN") + " if asked.",
@@ -91,4 +96,24 @@ func startsOf(t *testing.T, file string) []string {
 		t.Fatal(err)
 	}
 	return strings.Fields(string(data))
+}
+
+func helperPID() int {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "pid", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "pid", Description: "Answer the process id."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(os.Getpid())}}}, nil, nil
+	})
+	type gateArgs struct {
+		Path string `json:"path"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "gate", Description: "Answer once the named pipe at path is opened to write."}, func(_ context.Context, _ *mcp.CallToolRequest, a gateArgs) (*mcp.CallToolResult, any, error) {
+		if _, err := os.ReadFile(a.Path); err != nil {
+			return nil, nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "released"}}}, nil, nil
+	})
+	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		return 1
+	}
+	return 0
 }

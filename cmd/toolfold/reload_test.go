@@ -59,3 +59,21 @@ func TestReloaderWatchesEnvFiles(t *testing.T) {
 		t.Fatalf("files %v, want the config and x.env", got)
 	}
 }
+
+// An editor that saves in place truncates the file first: a reload that
+// reads it then must not apply an empty config, which stops every server.
+func TestReloaderRefusesEmptyConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "toolfold.json")
+	if err := os.WriteFile(path, []byte(`{"mcpServers":{}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newReloader(path, func(string) (string, bool) { return "", false }, slog.New(slog.DiscardHandler), nil)
+	for _, content := range []string{"", "  \n"} {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if st := r.reload("test"); st.Result != reloadRefused || len(st.Problems) != 1 || !strings.Contains(st.Problems[0], "the config file is empty") {
+			t.Errorf("%q: %+v, want refused as empty", content, st)
+		}
+	}
+}

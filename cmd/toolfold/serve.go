@@ -179,7 +179,41 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 			err = refused.err
 		}
 	}()
-	report = func() []httpapi.SourceStatus { return sources(p, b) }
+	// A reload makes another plan the one served; the upstreams (and so
+	// the lock's watch and the pins) stay the same object throughout.
+	var curMu sync.Mutex
+	cur := p
+	current := func() *assemble.Plan {
+		curMu.Lock()
+		defer curMu.Unlock()
+		return cur
+	}
+	if rl != nil {
+		rl.setApply(func() (assemble.Reconciled, error) {
+			// The start's own catalog first: applying before it would
+			// be overwritten by it.
+			select {
+			case <-completed:
+			case <-ctx.Done():
+				return assemble.Reconciled{}, ctx.Err()
+			}
+			np, err := plan(ctx, e, d, logger)
+			if err != nil {
+				return assemble.Reconciled{}, err
+			}
+			np.WarnMissingGroups = d.inspecting
+			rec, err := np.Adopt(current(), b)
+			if err != nil {
+				return rec, err
+			}
+			curMu.Lock()
+			cur = np
+			curMu.Unlock()
+			rec.NeedsRestart = append(rec.NeedsRestart, rl.applyTokens(np.HTTP)...)
+			return rec, nil
+		})
+	}
+	report = func() []httpapi.SourceStatus { return sources(current(), b) }
 	held = p.HeldCounts
 	rctx, stopReload := context.WithCancel(ctx)
 	reloadDone := make(chan struct{})
@@ -204,7 +238,7 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
 		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
 	}
-	return serveHTTP(ctx, p, b, ln, *stateless, limits, *drainTimeout, m.Handler(), activity, rl, logger)
+	return serveHTTP(ctx, p, b, ln, *stateless, limits, *drainTimeout, m.Handler(), activity, rl, current, logger)
 }
 
 // configRefused ends serving when the catalog a pending start completes
@@ -276,7 +310,7 @@ func listenAddr(s string) string {
 // seconds Kubernetes and many supervisors give before SIGKILL.
 const defaultDrainTimeout = 25 * time.Second
 
-func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.Listener, stateless bool, limits httpLimits, drainTimeout time.Duration, metricsHandler http.Handler, activity *httpapi.Activity, rl *reloader, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.Listener, stateless bool, limits httpLimits, drainTimeout time.Duration, metricsHandler http.Handler, activity *httpapi.Activity, rl *reloader, current func() *assemble.Plan, logger *slog.Logger) error {
 	httpOpts, err := limits.options(p.HTTP)
 	if err != nil {
 		return err
@@ -296,17 +330,18 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 	}
 	var reload func() httpapi.ReloadStatus
 	var lastReload func() *httpapi.ReloadStatus
+	var applied func() time.Time
 	if rl != nil {
 		reload = func() httpapi.ReloadStatus { return rl.reload("POST /api/reload") }
-		lastReload = rl.lastStatus
+		lastReload, applied = rl.lastStatus, rl.appliedAt
 	}
 	api, err := httpapi.New(&httpapi.Options{
-		Reload: reload, LastReload: lastReload,
+		Reload: reload, LastReload: lastReload, ConfigApplied: applied,
 		MCP: httpapi.LimitedViews(mcpHandler, func(groups []string, readOnly bool) (http.Handler, error) {
 			return b.Gateway.LimitedHandler(groups, readOnly, httpOpts)
 		}, logger),
 		Catalog: b.Gateway.Catalog,
-		Sources: func() []httpapi.SourceStatus { return sources(p, b) },
+		Sources: func() []httpapi.SourceStatus { return sources(current(), b) },
 		GroupHandler: func(group string, readOnly bool) (http.Handler, error) {
 			return b.Gateway.GroupHandler(group, readOnly, httpOpts)
 		},
@@ -350,6 +385,9 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 	})
 	if err != nil {
 		return err
+	}
+	if rl != nil {
+		rl.setTokens(func(h config.HTTPConfig) []string { return applyTokens(api, b.Gateway, h, logger) })
 	}
 	// Streams that only wait for notifications (GET /mcp) would hold the
 	// drain for its whole timeout: they end when it begins, and their
@@ -545,4 +583,21 @@ func configPath(d deployment, e env) string {
 		return ""
 	}
 	return path
+}
+
+// applyTokens makes a reloaded http.auth.tokens judge the next request,
+// and ends the sessions opened with a token that was revoked or changed:
+// they were granted under rules that no longer hold. It returns the
+// settings left for a restart.
+func applyTokens(api *httpapi.API, gw *gateway.Gateway, h config.HTTPConfig, logger *slog.Logger) []string {
+	revoked, err := api.SetTokens(h.Auth.Tokens)
+	if err != nil {
+		logger.Warn("config reload: the new tokens are not applied; the running ones keep serving", "err", err)
+		return []string{"http.auth.tokens"}
+	}
+	for _, name := range revoked {
+		n := gw.EndSessionsOf(name)
+		logger.Info("audit: token revoked or changed by a config reload; its sessions end", "token", name, "sessions_ended", n)
+	}
+	return nil
 }

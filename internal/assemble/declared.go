@@ -46,7 +46,7 @@ func (u *Upstreams) declaredGroups(base []catalog.GroupSpec, tools []*catalog.To
 	for _, t := range tools {
 		offered[t.ID] = true
 	}
-	for _, s := range u.servers {
+	for _, s := range u.serverList() {
 		groups, _ := u.Manager.CachedGroups(s.key)
 		if len(groups) == 0 {
 			continue
@@ -158,7 +158,7 @@ func describe(g *upstream.Group, server string) string {
 func (u *Upstreams) withServerInstructions(specs []catalog.GroupSpec, tv trustView) []catalog.GroupSpec {
 	type said struct{ server, text string }
 	byGroup := map[catalog.GroupID][]said{}
-	for _, s := range u.servers {
+	for _, s := range u.serverList() {
 		if !s.grouped {
 			continue
 		}

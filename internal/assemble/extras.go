@@ -132,7 +132,7 @@ func gather[T any](ctx context.Context, u *Upstreams, from func(string) bool, of
 	// Whether a server still starting offers the feature is known once it
 	// has started.
 	u.awaitPending(ctx, from)
-	for _, s := range u.servers {
+	for _, s := range u.serverList() {
 		if (from != nil && !from(s.key)) || !u.offers(s.key, offered) {
 			continue
 		}
@@ -277,7 +277,7 @@ func (u *Upstreams) ReadResource(ctx context.Context, params *mcp.ReadResourcePa
 	}
 	var errs []error
 	u.awaitPending(ctx, nil)
-	for _, s := range u.servers {
+	for _, s := range u.serverList() {
 		if !u.offers(s.key, hasResources) {
 			continue
 		}
@@ -358,7 +358,7 @@ func (u *Upstreams) SetLoggingLevel(ctx context.Context, level mcp.LoggingLevel)
 	}
 	u.logLevel = level
 	u.mu.Unlock()
-	for _, s := range u.servers {
+	for _, s := range u.serverList() {
 		if u.offers(s.key, hasLogging) {
 			_ = u.Manager.SetLoggingLevel(ctx, s.key, level)
 		}

@@ -73,7 +73,7 @@ func (p *Plan) spec() (catalog.Spec, uint64, []string) {
 		tools, warnings = p.Upstreams.tools(tv)
 		spec.Tools = append(append([]*catalog.Tool(nil), p.Spec.Tools...), tools...)
 		spec.Groups = p.Upstreams.withServerInstructions(p.Upstreams.declaredGroups(p.Spec.Groups, tools, tv), tv)
-		spec.Held = p.Upstreams.heldNotes(tv)
+		spec.Held = p.Upstreams.withGoneNotes(p.Upstreams.heldNotes(tv))
 		spec.PendingSources = p.Upstreams.pending()
 		spec.UnavailableSources = p.Upstreams.unavailable()
 		spec.UnavailableRetry = p.Upstreams.retries(spec.UnavailableSources)

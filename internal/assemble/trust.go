@@ -416,7 +416,7 @@ func sanitizedTool(t *mcp.Tool) *mcp.Tool {
 // heldNotes are the refusals of a view's held tools, by catalog ID.
 func (u *Upstreams) heldNotes(v trustView) map[catalog.ToolID]string {
 	out := map[catalog.ToolID]string{}
-	for _, s := range u.servers {
+	for _, s := range u.serverList() {
 		st := v.byServer[s.key]
 		if st == nil {
 			continue

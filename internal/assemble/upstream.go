@@ -25,10 +25,22 @@ import (
 // how each one's tools are named in the catalog.
 type Upstreams struct {
 	Manager *upstream.Manager
-	servers []upstreamServer
+	// serversMu guards servers, configs and startWait, which a reload
+	// replaces (reconcile).
+	serversMu sync.RWMutex
+	servers   []upstreamServer
+	// configs are the servers' configs as the Manager was given them.
+	configs map[string]config.ServerConfig
 
 	mu        sync.Mutex
 	onChanged func()
+	// owner is the plan whose catalog is served (under mu): the one that
+	// set onChanged last. rebuildMu orders the rebuilds of every plan
+	// that served over these upstreams.
+	owner     *Plan
+	rebuildMu sync.Mutex
+	// gone holds the tools reloads removed (under mu; see noteGone).
+	gone map[catalog.ToolID]goneTool
 	// generation counts the changes of what the servers offer (under mu):
 	// a catalog built at one generation is current while it holds.
 	generation uint64
@@ -123,6 +135,7 @@ func newUpstreams(cfg *config.Config, states map[string]config.GroupState, opts 
 	if len(servers) == 0 {
 		return nil
 	}
+	u.configs = servers
 	u.trust = gate
 	// Sampling and elicitation reach the client that made the call. Roots
 	// stay off: a server such as the filesystem one replaces its configured
@@ -202,10 +215,10 @@ func (u *Upstreams) currentGeneration() uint64 {
 // follow sets what runs after any server's tool list changed, and reports
 // whether a change was counted after generation since: one the callback
 // will not hear of.
-func (u *Upstreams) follow(since uint64, fn func()) (missed bool) {
+func (u *Upstreams) follow(owner *Plan, since uint64, fn func()) (missed bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.onChanged = fn
+	u.onChanged, u.owner = fn, owner
 	return u.generation != since
 }
 
@@ -297,24 +310,30 @@ func (u *Upstreams) startDiscovery() {
 		u.mu.Unlock()
 		go func() {
 			defer close(u.settled)
-			for name, err := range u.Manager.Discover(context.Background()) {
-				u.mu.Lock()
-				u.results[name] = err
-				if err != nil {
-					u.failed[name] = err.Error()
-				} else {
-					delete(u.failed, name)
-				}
-				u.mu.Unlock()
-				if _, known := u.Manager.CachedTools(name); err != nil && !known {
-					// No tools will come: the catalog stops waiting for
-					// them and says why. (Success is announced by
-					// OnToolsChanged.)
-					u.changed()
-				}
-			}
+			u.runDiscovery()
 		}()
 	})
+}
+
+// runDiscovery starts the servers whose lists are not known and records
+// each outcome as it settles.
+func (u *Upstreams) runDiscovery() {
+	for name, err := range u.Manager.Discover(context.Background()) {
+		u.mu.Lock()
+		u.results[name] = err
+		if err != nil {
+			u.failed[name] = err.Error()
+		} else {
+			delete(u.failed, name)
+		}
+		u.mu.Unlock()
+		if _, known := u.Manager.CachedTools(name); err != nil && !known {
+			// No tools will come: the catalog stops waiting for
+			// them and says why. (Success is announced by
+			// OnToolsChanged.)
+			u.changed()
+		}
+	}
 }
 
 // startFailed records why a server's start failed, and rebuilds the
@@ -334,7 +353,18 @@ func (u *Upstreams) startFailed(server string, err error) {
 
 // StartWait is how long a request may wait for servers still starting: the
 // longest start timeout among them.
-func (u *Upstreams) StartWait() time.Duration { return u.startWait }
+func (u *Upstreams) StartWait() time.Duration {
+	u.serversMu.RLock()
+	defer u.serversMu.RUnlock()
+	return u.startWait
+}
+
+// serverList is the servers as they are now.
+func (u *Upstreams) serverList() []upstreamServer {
+	u.serversMu.RLock()
+	defer u.serversMu.RUnlock()
+	return u.servers
+}
 
 // trusted judges every server's known definitions against the lock (see
 // trustGate): the one step where what upstreams say is checked before it
@@ -362,7 +392,7 @@ func (u *Upstreams) trusted() trustView {
 // A tool the trust view holds is left out (its refusal is in heldNotes), and
 // what the model reads of the others is sanitized (trust.Sanitize).
 func (u *Upstreams) tools(tv trustView) (out []*catalog.Tool, warnings []string) {
-	for _, s := range u.servers {
+	for _, s := range u.serverList() {
 		list, ok := u.Manager.CachedTools(s.key)
 		if !ok {
 			continue
@@ -421,7 +451,7 @@ func (u *Upstreams) pending() []string {
 	failed := maps.Clone(u.failed)
 	u.mu.Unlock()
 	var out []string
-	for _, s := range u.servers {
+	for _, s := range u.serverList() {
 		if _, ok := u.Manager.CachedTools(s.key); !ok {
 			if _, bad := failed[s.key]; !bad {
 				out = append(out, s.key)
@@ -433,8 +463,9 @@ func (u *Upstreams) pending() []string {
 
 // names are the servers' names in mcpServers.
 func (u *Upstreams) names() []string {
-	out := make([]string, len(u.servers))
-	for i, s := range u.servers {
+	list := u.serverList()
+	out := make([]string, len(list))
+	for i, s := range list {
 		out[i] = s.key
 	}
 	return out
@@ -444,7 +475,7 @@ func (u *Upstreams) names() []string {
 // their names, separator included ("github__").
 func (u *Upstreams) prefixes() map[string]string {
 	out := map[string]string{}
-	for _, s := range u.servers {
+	for _, s := range u.serverList() {
 		if s.prefix != "" {
 			out[s.key] = s.prefix + s.sep
 		}
@@ -491,7 +522,7 @@ func (u *Upstreams) awaitPending(ctx context.Context, of func(server string) boo
 	if len(pending) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, u.startWait)
+	ctx, cancel := context.WithTimeout(ctx, u.StartWait())
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, key := range pending {
@@ -671,7 +702,7 @@ func (u *Upstreams) readOffers() {
 		u.offered = map[string]offers{}
 	}
 	u.mu.Unlock()
-	for _, s := range u.servers {
+	for _, s := range u.serverList() {
 		o := u.offersOf(s.key) // reads the cache: outside u.mu
 		u.mu.Lock()
 		u.offered[s.key] = o
@@ -682,7 +713,7 @@ func (u *Upstreams) readOffers() {
 // followChanges rebuilds the catalog of gw whenever an upstream's tools
 // change after generation; the warnings were told already.
 func (p *Plan) followChanges(gw *gateway.Gateway, generation uint64, warnings []string) {
-	var mu sync.Mutex // one rebuild at a time, in order
+	mu := &p.Upstreams.rebuildMu // one rebuild at a time, in order, whichever plan
 	// Each warning is told once: every rebuild finds the ones before again.
 	told := map[string]bool{}
 	for _, w := range warnings {
@@ -691,6 +722,11 @@ func (p *Plan) followChanges(gw *gateway.Gateway, generation uint64, warnings []
 	rebuild := func(logWarnings bool) {
 		mu.Lock()
 		defer mu.Unlock()
+		// A reload made another plan the one served (Adopt): a rebuild
+		// of this one, begun before, would serve the old config again.
+		if !p.Upstreams.owns(p) {
+			return
+		}
 		space, _, warnings, err := p.space(false)
 		if err != nil {
 			p.logf("the catalog could not be rebuilt after an upstream change; serving the previous one: %v", err)
@@ -711,7 +747,7 @@ func (p *Plan) followChanges(gw *gateway.Gateway, generation uint64, warnings []
 	// building it again would only double the start's work, which grows
 	// with the catalog. (Clients hear list_changed only if their list
 	// changed; the warnings were told when b was built.)
-	if p.Upstreams.follow(generation, func() { rebuild(true) }) {
+	if p.Upstreams.follow(p, generation, func() { rebuild(true) }) {
 		rebuild(false)
 	}
 	// Pending servers must be on their way for requests to wait for them.

@@ -169,3 +169,17 @@ type findIndex struct {
 	find     *meta.Discovery
 	findErr  error
 }
+
+// EndSessionsOf ends the HTTP sessions that caller opened (the
+// auth.TokenInfo.UserID of their first request), on every endpoint made
+// from the gateway, and returns how many: a config reload that revokes a
+// token ends its sessions rather than letting them run on.
+func (g *Gateway) EndSessionsOf(caller string) int {
+	g.mu.Lock()
+	table := g.httpSessions
+	g.mu.Unlock()
+	if table == nil || caller == "" {
+		return 0
+	}
+	return table.endOwnedBy(caller)
+}

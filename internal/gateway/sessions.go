@@ -35,6 +35,8 @@ type liveSession struct {
 	owner string
 	// ended, if set, hears that the session left the table, once.
 	ended func()
+	// close ends the session as a DELETE would (idleness, endOwnedBy).
+	close func()
 	busy  int
 	idle  time.Duration
 	timer *time.Timer
@@ -75,7 +77,7 @@ func (t *sessionTable) add(id string, front *httpFront, owner string, idle time.
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.reserved--
-	s := &liveSession{front: front, owner: owner, fast: fast, ended: ended, idle: idle, seen: time.Now()}
+	s := &liveSession{front: front, owner: owner, fast: fast, ended: ended, close: closeIdle, idle: idle, seen: time.Now()}
 	s.timer = time.AfterFunc(idle, func() {
 		t.mu.Lock()
 		if t.live[id] != s || s.busy > 0 {
@@ -190,4 +192,27 @@ func (t *sessionTable) activity(id string) (seen time.Time, busy, ok bool) {
 		return time.Time{}, false, false
 	}
 	return s.seen, s.busy > 0, true
+}
+
+// endOwnedBy ends every session owner opened, as a DELETE would, and
+// returns how many: a config reload revoked or changed the token they
+// were opened with. Their clients must open new sessions.
+func (t *sessionTable) endOwnedBy(owner string) int {
+	t.mu.Lock()
+	var ended []*liveSession
+	for id, s := range t.live {
+		if s.owner == owner {
+			s.timer.Stop()
+			delete(t.live, id)
+			ended = append(ended, s)
+		}
+	}
+	t.mu.Unlock()
+	for _, s := range ended {
+		s.close()
+		if s.ended != nil {
+			s.ended()
+		}
+	}
+	return len(ended)
 }

@@ -79,6 +79,10 @@ type Options struct {
 	// LastReload, when set, is the last reload's outcome for /healthz;
 	// it returns nil before the first.
 	LastReload func() *ReloadStatus
+	// ConfigApplied, when set, is when the config now serving was
+	// applied (at start, or by the last reload that applied one), for
+	// /healthz and the dashboard.
+	ConfigApplied func() time.Time
 }
 
 // SessionInfo is one live client session on the dashboard.
@@ -108,7 +112,7 @@ var ErrNotAllowed = errors.New("not allowed")
 type API struct {
 	opts    Options
 	log     *slog.Logger
-	tokens  *tokenSet
+	tokens  tokenSetPtr
 	oauth   *oauth.Server
 	origins originPolicy
 	mux     *http.ServeMux
@@ -134,7 +138,7 @@ func New(opts *Options) (*API, error) {
 		a.opts.Measure = MeasureFlat
 	}
 	var err error
-	if a.tokens, err = newTokenSet(opts.Tokens); err != nil {
+	if err = a.tokens.set(opts.Tokens); err != nil {
 		return nil, err
 	}
 	for i, o := range opts.AllowedOrigins {
@@ -201,7 +205,7 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request) *http.Request {
 		answerPreflight(w)
 		return nil
 	}
-	if a.tokens.enabled() && isOAuthDiscovery(r.URL.Path) {
+	if a.tokens.load().enabled() && isOAuthDiscovery(r.URL.Path) {
 		writeError(w, http.StatusNotFound, noOAuth)
 		return nil
 	}
@@ -254,7 +258,7 @@ func (a *API) serveHealth(w http.ResponseWriter, r *http.Request) {
 	cat := a.opts.Catalog()
 	// The status sums up every source, whoever asks: it is the state of
 	// the server, not of one token's view of it.
-	h := Health{Status: healthOf(all), Sources: visibleSources(all, cat, accessOf(r)), Reload: a.lastReload(r)}
+	h := Health{Status: healthOf(all), Sources: visibleSources(all, cat, accessOf(r)), Reload: a.lastReload(r), ConfigApplied: a.configApplied()}
 	h.Unsandboxed = unsandboxed(h.Sources)
 	if cat != nil {
 		access := accessOf(r)

@@ -90,7 +90,7 @@ type tokenSet struct {
 func newTokenSet(tokens []config.TokenConfig) (*tokenSet, error) {
 	ts := &tokenSet{}
 	for i, t := range tokens {
-		where := fmt.Sprintf("http.auth.tokens[%d]", i)
+		where := tokenName(i)
 		if strings.TrimSpace(string(t.Token)) == "" {
 			// An empty token would admit "Authorization: Bearer " from anyone.
 			return nil, fmt.Errorf("%s.token is empty, which would let anyone in; set it, usually to \"${SOME_VARIABLE}\" holding a long random value, and check that the variable is set", where)
@@ -151,7 +151,8 @@ func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (*http.Reques
 	if a.oauth != nil {
 		return a.authenticateOAuth(w, r)
 	}
-	if !a.tokens.enabled() {
+	tokens := a.tokens.load() // one set for the whole judgment, though a reload swaps it
+	if !tokens.enabled() {
 		return r, true
 	}
 	token, present := bearerToken(r)
@@ -159,7 +160,7 @@ func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (*http.Reques
 		a.refuseAuth(w, r, "", noToken)
 		return r, false
 	}
-	access, ok := a.tokens.match(token)
+	access, ok := tokens.match(token)
 	if !ok || token == "" {
 		a.refuseAuth(w, r, `invalid_token`, "the bearer token in the Authorization header is not one of http.auth.tokens; check the token your client sends (the header must read \"Authorization: Bearer <token>\")")
 		return r, false

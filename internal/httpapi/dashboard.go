@@ -78,6 +78,10 @@ type dashboardData struct {
 	Pins *trust.Report
 	// GroupNotes say, for a group with no tools of its own, why.
 	GroupNotes map[string]string
+	// ConfigApplied is when the config now serving was applied; Reload
+	// the last reload's outcome (problems for operators only).
+	ConfigApplied time.Time
+	Reload        *ReloadStatus
 }
 
 // ModeCost is what the first tools/list of a mode puts in context.
@@ -112,7 +116,8 @@ func (a *API) serveDashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	access := accessOf(r)
 	all := a.sources()
-	d := dashboardData{Status: healthOf(all), Sources: visibleSources(all, cat, access), Tree: BuildGroupTree(cat, m, access), Access: access}
+	d := dashboardData{Status: healthOf(all), Sources: visibleSources(all, cat, access), Tree: BuildGroupTree(cat, m, access), Access: access,
+		ConfigApplied: a.configApplied(), Reload: a.lastReload(r)}
 	d.Unsandboxed = unsandboxed(d.Sources)
 	if cat != nil {
 		for _, t := range cat.Tools() {

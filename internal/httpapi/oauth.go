@@ -17,8 +17,8 @@ import (
 // WWW-Authenticate, so an MCP client can discover where to get a token.
 func (a *API) authenticateOAuth(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
 	token, present := bearerToken(r)
-	if present && token != "" && a.tokens.enabled() {
-		if access, ok := a.tokens.match(token); ok {
+	if present && token != "" && a.tokens.load().enabled() {
+		if access, ok := a.tokens.load().match(token); ok {
 			return r.WithContext(WithAccess(r.Context(), access)), true
 		}
 	}

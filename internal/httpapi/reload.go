@@ -14,6 +14,19 @@ type ReloadStatus struct {
 	Result   string    `json:"result"`
 	At       time.Time `json:"at"`
 	Problems []string  `json:"problems,omitempty"`
+	// Added, Removed and Changed name the MCP servers an applied reload
+	// started, stopped and restarted; the others kept running.
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	Changed []string `json:"changed,omitempty"`
+	// NeedsRestart names the settings the new config changes that apply
+	// only after a restart; the rest of it was applied.
+	NeedsRestart []string `json:"needsRestart,omitempty"`
+	// Error says why a valid config could not be applied (result failed).
+	Error string `json:"error,omitempty"`
+	// Applied is when the config now serving was applied: at start, or
+	// by the last reload that applied one.
+	Applied time.Time `json:"applied,omitzero"`
 }
 
 // serveReload runs a reload for an operator (POST /api/reload) and answers
@@ -42,4 +55,13 @@ func (a *API) lastReload(r *http.Request) *ReloadStatus {
 		st.Problems = nil
 	}
 	return st
+}
+
+// configApplied is when the config now serving was applied, zero when
+// unknown.
+func (a *API) configApplied() time.Time {
+	if a.opts.ConfigApplied == nil {
+		return time.Time{}
+	}
+	return a.opts.ConfigApplied().UTC()
 }

@@ -97,6 +97,9 @@ type Health struct {
 	Unsandboxed []string `json:"unsandboxed,omitempty"`
 	// Reload is the last config reload's outcome, absent before the first.
 	Reload *ReloadStatus `json:"reload,omitempty"`
+	// ConfigApplied is when the config now serving was applied, absent
+	// when serving no config file.
+	ConfigApplied time.Time `json:"configApplied,omitzero"`
 }
 
 // Health statuses.

@@ -77,7 +77,7 @@ func New(sources func() []Source) *Metrics {
 		}, []string{"path"}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolfold_config_reloads_total",
-			Help: "Config reloads asked for (file change, SIGHUP), by result (refused: the new config has problems and the old one keeps serving; needs_restart: valid, applied at the next start; unchanged).",
+			Help: "Config reloads asked for (file change, SIGHUP, POST /api/reload), by result (applied: the new config serves now; refused: the new config has problems and the old one keeps serving; needs_restart: valid, but it can only apply at the next start; failed: valid, but it could not be applied; unchanged).",
 		}, []string{"result"}),
 	}
 	m.registry.MustRegister(m.calls, m.duration, m.sessions, m.panics, m.reloads,

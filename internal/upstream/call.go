@@ -461,7 +461,9 @@ func (m *Manager) Subscribe(ctx context.Context, server string, params *mcp.Subs
 		}
 		// Counted before the lease is given back, so the server cannot be
 		// stopped for idleness between the two.
-		m.servers[server].subscribed(params.URI, 1)
+		if s, err := m.lookup(server); err == nil {
+			s.subscribed(params.URI, 1)
+		}
 		return struct{}{}, nil
 	})
 	return err
@@ -470,7 +472,7 @@ func (m *Manager) Subscribe(ctx context.Context, server string, params *mcp.Subs
 // Unsubscribe cancels a Subscribe.
 func (m *Manager) Unsubscribe(ctx context.Context, server string, params *mcp.UnsubscribeParams) error {
 	// The client gives the subscription up whatever happens to the request.
-	if s, ok := m.servers[server]; ok {
+	if s, err := m.lookup(server); err == nil {
 		s.subscribed(params.URI, -1)
 	}
 	_, err := do(ctx, m, server, fmt.Sprintf("resources/unsubscribe %q", params.URI), "resource subscriptions", offersSubscribe, func(ctx context.Context, cs *mcp.ClientSession) (struct{}, error) {

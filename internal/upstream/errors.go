@@ -14,6 +14,8 @@ import (
 var (
 	// ErrUnknownServer: no server of that name is configured.
 	ErrUnknownServer = errors.New("unknown upstream server")
+	// ErrRemoved: a config reload took the server away.
+	ErrRemoved = errors.New("upstream server removed by a config change")
 	// ErrDisabled: the server is configured with "disabled": true.
 	ErrDisabled = errors.New("upstream server disabled")
 	// ErrExcluded: the tool is filtered out by the server's include/exclude.

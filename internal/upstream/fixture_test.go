@@ -271,6 +271,13 @@ func newFixtureServer() *mcp.Server {
 		logEvent("cancelled hang")
 		return nil, ctx.Err()
 	})
+	tool("gate", "Answers once the named pipe at path is opened to write and closed", func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		logEvent("started gate")
+		if _, err := os.ReadFile(fmt.Sprint(args(req)["path"])); err != nil {
+			return nil, err
+		}
+		return textResult("released"), nil
+	})
 	tool("crash", "Exits the process with a message", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		fmt.Fprintln(os.Stderr, "panic: boom: out of cheese")
 		os.Exit(1)

@@ -58,6 +58,10 @@ func (s *server) release(c *connection) {
 	c.lastUsed = s.m.clock.Now()
 	if c.active == 0 {
 		s.armIdleLocked(c)
+		if s.drained != nil { // a reload waits to stop it (retire)
+			close(s.drained)
+			s.drained = nil
+		}
 	}
 }
 

@@ -106,11 +106,17 @@ var defaultSupervision = supervision{
 // Manager runs a fixed set of upstream MCP servers as their client. All methods
 // are safe for concurrent use.
 type Manager struct {
-	opts    Options
-	log     *slog.Logger
-	cache   diskCache
+	opts  Options
+	log   *slog.Logger
+	cache diskCache
+	// setMu guards servers, names and removed, which Reconfigure changes
+	// while the Manager serves.
+	setMu   sync.RWMutex
 	servers map[string]*server
 	names   []string // sorted, for stable Status and Discover order
+	// removed names the servers a Reconfigure took away, so that a call
+	// to one says so rather than that no such server exists.
+	removed map[string]bool
 	sup     supervision
 	dial    dialer
 	clock   clock
@@ -201,10 +207,31 @@ func New(servers map[string]config.ServerConfig, opts *Options) *Manager {
 }
 
 // Names returns the configured servers' names, sorted, disabled ones included.
-func (m *Manager) Names() []string { return slices.Clone(m.names) }
+func (m *Manager) Names() []string {
+	m.setMu.RLock()
+	defer m.setMu.RUnlock()
+	return slices.Clone(m.names)
+}
+
+// serverList is the servers in name order, as they are now.
+func (m *Manager) serverList() []*server {
+	m.setMu.RLock()
+	defer m.setMu.RUnlock()
+	out := make([]*server, len(m.names))
+	for i, name := range m.names {
+		out[i] = m.servers[name]
+	}
+	return out
+}
 
 func (m *Manager) lookup(name string) (*server, error) {
+	m.setMu.RLock()
 	s, ok := m.servers[name]
+	removed := m.removed[name]
+	m.setMu.RUnlock()
+	if !ok && removed {
+		return nil, removedError(name)
+	}
 	if !ok {
 		return nil, newError(ErrUnknownServer, nil, "there is no upstream server named %q in the config", name)
 	}
@@ -312,13 +339,12 @@ func (m *Manager) Discover(ctx context.Context) iter.Seq2[string, error] {
 			err  error
 		}
 		var pending []*server
-		for _, name := range m.names {
-			s := m.servers[name]
+		for _, s := range m.serverList() {
 			if s.cfg.Disabled {
 				continue
 			}
 			if _, ok := s.knownTools(); ok && s.cfg.Lazy {
-				if !yield(name, nil) {
+				if !yield(s.name, nil) {
 					return
 				}
 				continue
@@ -356,9 +382,9 @@ func (m *Manager) DiscoverAll(ctx context.Context) map[string]error {
 	for name, err := range m.Discover(ctx) {
 		out[name] = err
 	}
-	for _, name := range m.names {
-		if _, ok := out[name]; !ok && !m.servers[name].cfg.Disabled {
-			out[name] = ctx.Err()
+	for _, s := range m.serverList() {
+		if _, ok := out[s.name]; !ok && !s.cfg.Disabled {
+			out[s.name] = ctx.Err()
 		}
 	}
 	return out
@@ -376,7 +402,7 @@ func (m *Manager) Close() error {
 	m.closeMu.Unlock()
 	m.shutdown()
 	var wg sync.WaitGroup
-	for _, s := range m.servers {
+	for _, s := range m.serverList() {
 		wg.Go(s.close)
 	}
 	wg.Wait()
@@ -456,10 +482,11 @@ type Status struct {
 
 // Status returns every server's status, sorted by name.
 func (m *Manager) Status() []Status {
-	out := make([]Status, 0, len(m.names))
-	for _, name := range m.names {
-		st := m.servers[name].status()
-		st.Sandbox = m.servers[name].cfg.SandboxSummary()
+	list := m.serverList()
+	out := make([]Status, 0, len(list))
+	for _, s := range list {
+		st := s.status()
+		st.Sandbox = s.cfg.SandboxSummary()
 		out = append(out, st)
 	}
 	return out

@@ -40,6 +40,15 @@ type server struct {
 
 	cacheOnce sync.Once
 
+	// after, when set, is closed once the server this one replaced (same
+	// name, config changed by a reload) has stopped: two processes of a
+	// server that keeps a file must not overlap. removed says a reload
+	// took the server away: nothing starts it again.
+	after   <-chan struct{}
+	removed atomic.Bool
+	// retired is closed once a removed server has stopped (retire).
+	retired chan struct{}
+
 	mu      sync.Mutex
 	state   State
 	since   time.Time
@@ -68,6 +77,9 @@ type server struct {
 	// subscriptions counts, by resource URI, the subscriptions clients hold
 	// on the server; while any is held it is not stopped for idleness.
 	subscriptions map[string]int
+	// drained, when set, is closed when the connection's last lease is
+	// given back: a reload that removed the server waits on it (retire).
+	drained chan struct{}
 	// refreshing and refreshAgain coalesce tools/list_changed storms into at
 	// most one re-read in flight and one queued.
 	refreshing, refreshAgain bool
@@ -280,9 +292,19 @@ func (s *server) armRetryLocked(delay time.Duration) {
 // itself runs on the Manager's life, so one impatient caller does not abort it
 // for the others.
 func (s *server) connect(ctx context.Context) (*connection, error) {
+	if a := s.after; a != nil {
+		select {
+		case <-a:
+		case <-ctx.Done():
+			return nil, s.errorf(nil, ctx.Err(), "upstream %q is restarting after a config change: %v", s.name, ctx.Err())
+		}
+	}
 	for {
 		if s.m.isClosed() {
 			return nil, s.errorf(ErrClosed, nil, "upstream %q is not available: toolfold is shutting down", s.name)
+		}
+		if s.removed.Load() {
+			return nil, removedError(s.name)
 		}
 		s.mu.Lock()
 		if c := s.conn; c != nil && !c.isEnded() {

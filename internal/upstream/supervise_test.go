@@ -74,7 +74,7 @@ func TestIncludeExclude(t *testing.T) {
 		wantTools        []string
 		refused          string
 	}{
-		{"all", nil, nil, []string{"add", "ask", "crash", "env", "grow", "hang", "pid", "reject", "roots", "sleep", "twostep"}, ""},
+		{"all", nil, nil, []string{"add", "ask", "crash", "env", "gate", "grow", "hang", "pid", "reject", "roots", "sleep", "twostep"}, ""},
 		{"include", []string{"a*", "pid"}, nil, []string{"add", "ask", "pid"}, "sleep"},
 		{"exclude after include", []string{"a*"}, []string{"ask"}, []string{"add"}, "ask"},
 		{"exclude", nil, []string{"*a*", "[ch]*"}, []string{"env", "grow", "pid", "reject", "roots", "sleep", "twostep"}, "crash"},
