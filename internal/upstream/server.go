@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -461,6 +462,13 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 		}
 		c.raw = &rawConn{}
 		st.raw = c.raw
+		st.broken = func(line []byte) ([]byte, bool) {
+			rep, answered := c.raw.brokenAnswer(line)
+			if answered {
+				s.log.Warn("upstream answered with a message that is not valid JSON; failed the request it answered", "line", lastLine(string(bytes.ToValidUTF8(line[:min(len(line), junkQuote)], []byte("�")))))
+			}
+			return rep, answered
+		}
 		st.maxMessage = int(s.cfg.EffectiveMaxMessageBytes())
 		st.tooLarge = func(id []byte, request bool) {
 			kind := "an answer"
@@ -596,6 +604,9 @@ func (s *server) startError(ctx context.Context, c *connection, err error) error
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) && isTooLarge(rpcErr) {
 		return s.errorf(ErrStartFailed, err, "upstream %q could not be started: it sent a message of more than %s (maxMessageBytes) while starting; raise its \"maxMessageBytes\" if that is expected", s.name, s.cfg.EffectiveMaxMessageBytes())
+	}
+	if errors.As(err, &rpcErr) && isInvalidAnswer(rpcErr) {
+		return s.errorf(ErrStartFailed, err, "upstream %q could not be started: it answered the handshake or its listing with a message that is not valid JSON%s", s.name, c.stderrSuffix())
 	}
 	if errors.As(err, &rpcErr) && !sdkOwnError(rpcErr) {
 		return s.errorf(ErrStartFailed, err, "upstream %q refused the MCP handshake: %s%s", s.name, rpcErr.Message, c.stderrSuffix())
