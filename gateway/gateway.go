@@ -202,17 +202,7 @@ func (g *Gateway) Run(ctx context.Context, t mcp.Transport) error {
 	if err != nil {
 		return err
 	}
-	// A session's Wait alone never looks at ctx.
-	done := make(chan error, 1)
-	go func() { done <- session.Wait() }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		session.Close()
-		<-done
-		return ctx.Err()
-	}
+	return gw.WaitOrCancel(ctx, session)
 }
 
 // Connect serves one client over t as if it had named itself clientName,
