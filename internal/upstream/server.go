@@ -72,6 +72,12 @@ type server struct {
 	// refreshing and refreshAgain coalesce tools/list_changed storms into at
 	// most one re-read in flight and one queued.
 	refreshing, refreshAgain bool
+	// listGen numbers the reads of the tool list in the order they
+	// began, and listWritten is the number of the one recorded last: a
+	// read that began before it (a start's list, overtaken by the
+	// re-read of a list_changed that came during the start) is older
+	// and is not recorded over it.
+	listGen, listWritten uint64
 	// groupsOff says the server broke its connection when asked for its
 	// groups: the extension is no longer declared to it.
 	groupsOff bool
@@ -362,7 +368,10 @@ func (s *server) connect(ctx context.Context) (*connection, error) {
 func (s *server) start(done chan struct{}) {
 	defer close(done)
 	s.loadCache() // whether a list is known decides on a background retry
-	finish := func(c *connection, err error) {
+	// finish ends the start: with err, or with c ready and list recorded
+	// in the same step, so no caller sees the server ready before its
+	// tools are known.
+	finish := func(c *connection, list *toolList, err error) {
 		s.mu.Lock()
 		s.starting = nil
 		if err != nil {
@@ -390,17 +399,19 @@ func (s *server) start(done chan struct{}) {
 			return
 		}
 		s.failedStarts, s.nextStart = 0, time.Time{}
+		entry, changed := s.recordLocked(list)
 		s.conn, s.lastErr, s.lastTail = c, nil, c.stderr
 		s.setState(StateReady)
 		c.lastUsed = s.m.clock.Now()
 		s.armIdleLocked(c) // in case every caller waiting for the start gave up
 		s.mu.Unlock()
+		s.recorded(entry, changed)
 	}
 	select {
 	case s.m.startSlots <- struct{}{}:
 		defer func() { <-s.m.startSlots }()
 	case <-s.m.life.Done():
-		finish(nil, s.errorf(ErrClosed, nil, "upstream %q was not started: toolfold is shutting down", s.name))
+		finish(nil, nil, s.errorf(ErrClosed, nil, "upstream %q was not started: toolfold is shutting down", s.name))
 		return
 	}
 	// The deadline runs on the Manager's clock, so a test can reach it
@@ -414,9 +425,10 @@ func (s *server) start(done chan struct{}) {
 	began := time.Now()
 	c, err := s.dialAndInitialize(ctx)
 	if err != nil {
-		finish(nil, err)
+		finish(nil, nil, err)
 		return
 	}
+	gen := s.beginList()
 	tools, groups, err := s.readTools(ctx, c.session)
 	if errors.Is(err, errGroupsDroppedConnection) {
 		// Read as a server without the extension from now on: not declared,
@@ -427,25 +439,25 @@ func (s *server) start(done chan struct{}) {
 		s.groupsOff = true
 		s.mu.Unlock()
 		if c, err = s.dialAndInitialize(ctx); err != nil {
-			finish(nil, err)
+			finish(nil, nil, err)
 			return
 		}
+		gen = s.beginList()
 		tools, groups, err = s.readTools(ctx, c.session)
 	}
 	if err != nil {
 		err = s.startError(ctx, c, fmt.Errorf("listing its tools: %w", err))
 		c.stop()
-		finish(nil, err)
+		finish(nil, nil, err)
 		return
 	}
 	if s.m.isClosed() {
 		c.stop()
-		finish(nil, s.errorf(ErrClosed, nil, "upstream %q was stopped: toolfold is shutting down", s.name))
+		finish(nil, nil, s.errorf(ErrClosed, nil, "upstream %q was stopped: toolfold is shutting down", s.name))
 		return
 	}
 	s.log.Info("upstream started", "transport", describeTransport(s.cfg), "tools", len(tools), "took", time.Since(began).Round(time.Millisecond))
-	finish(c, nil)
-	s.setTools(c.session, tools, groups)
+	finish(c, s.prepareList(gen, c.session.InitializeResult(), tools, groups), nil)
 }
 
 // dialAndInitialize spawns or dials the server and runs the MCP handshake.
@@ -1023,16 +1035,55 @@ func (s *server) groupsChanged(c *connection) {
 	s.refreshTools(c, cs)
 }
 
-// setTools records a freshly listed tool list and groups, writes the cache,
-// and tells OnToolsChanged when either differs from what was known.
-func (s *server) setTools(cs *mcp.ClientSession, tools []*mcp.Tool, groups []*Group) {
+// toolList is a tool list and groups read from the server, admitted and
+// bounded, with what it said at initialize and the number of the read
+// (beginList).
+type toolList struct {
+	gen    uint64
+	init   *mcp.InitializeResult
+	tools  []*mcp.Tool
+	groups []*Group
+}
+
+// beginList numbers a read of the tool list that is about to begin.
+func (s *server) beginList() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listGen++
+	return s.listGen
+}
+
+// prepareList admits and bounds a list read by the read numbered gen.
+func (s *server) prepareList(gen uint64, init *mcp.InitializeResult, tools []*mcp.Tool, groups []*Group) *toolList {
 	s.loadCache() // so a list equal to the cached one is not reported as a change
 	tools, groups = s.admit(tools, groups)
-	tools = s.bound(tools)
+	return &toolList{gen: gen, init: init, tools: s.bound(tools), groups: groups}
+}
+
+// setTools records a freshly listed tool list and groups, writes the cache,
+// and tells OnToolsChanged when either differs from what was known. A list
+// whose read began before the one recorded last is older, and is dropped.
+func (s *server) setTools(gen uint64, init *mcp.InitializeResult, tools []*mcp.Tool, groups []*Group) {
+	list := s.prepareList(gen, init, tools, groups)
 	s.mu.Lock()
-	changed := !s.known || !sameTools(s.tools, tools) || !sameJSON(s.groups, groups)
+	entry, changed := s.recordLocked(list)
+	s.mu.Unlock()
+	s.recorded(entry, changed)
+}
+
+// recordLocked records list unless a newer one was recorded already; it
+// returns the cache entry to write (nil when list was dropped) and whether
+// the list changed. s.mu is held.
+func (s *server) recordLocked(list *toolList) (entry *cacheEntry, changed bool) {
+	if list.gen < s.listWritten {
+		s.log.Debug("a tool list read before the one recorded last was dropped", "read", list.gen, "recorded", s.listWritten)
+		return nil, false
+	}
+	s.listWritten = list.gen
+	tools, groups := list.tools, list.groups
+	changed = !s.known || !sameTools(s.tools, tools) || !sameJSON(s.groups, groups)
 	s.tools, s.groups, s.known, s.cached = tools, groups, true, false
-	s.init = cs.InitializeResult()
+	s.init = list.init
 	saved := s.init
 	if saved != nil && saved.Instructions != "" {
 		// Instructions may quote the server's config (its token): the file
@@ -1041,8 +1092,15 @@ func (s *server) setTools(cs *mcp.ClientSession, tools []*mcp.Tool, groups []*Gr
 		masked.Instructions = s.secrets.String(saved.Instructions)
 		saved = &masked
 	}
-	entry := &cacheEntry{Format: cacheFormat, Server: s.name, Key: s.key, SavedAt: time.Now().UTC(), Init: saved, Tools: tools, Groups: groups}
-	s.mu.Unlock()
+	return &cacheEntry{Format: cacheFormat, Server: s.name, Key: s.key, SavedAt: time.Now().UTC(), Init: saved, Tools: tools, Groups: groups}, changed
+}
+
+// recorded writes the cache and tells of a change after recordLocked,
+// with s.mu released.
+func (s *server) recorded(entry *cacheEntry, changed bool) {
+	if entry == nil {
+		return
+	}
 	if err := s.m.cache.save(entry); err != nil {
 		s.log.Warn("could not write the tool cache", "error", err)
 	}
@@ -1081,12 +1139,13 @@ func (s *server) refreshTools(c *connection, cs *mcp.ClientSession) {
 	ok := s.m.goBackground(func() {
 		for {
 			ctx, cancel := context.WithTimeout(s.m.life, s.timeout)
+			gen := s.beginList()
 			tools, groups, err := s.readTools(ctx, cs)
 			cancel()
 			if err != nil {
 				s.log.Warn("could not re-read the tool list after a list_changed notification", "error", err)
 			} else if !c.isEnded() {
-				s.setTools(cs, tools, groups)
+				s.setTools(gen, cs.InitializeResult(), tools, groups)
 			}
 			s.mu.Lock()
 			if !s.refreshAgain {
