@@ -273,6 +273,11 @@ func (g *Gateway) Close() error {
 	for _, c := range closers {
 		c()
 	}
+	if g.built != nil && g.built.Gateway != nil {
+		// Its sessions and goroutines first: they may be calling the
+		// upstreams.
+		_ = g.built.Gateway.Close()
+	}
 	if g.plan == nil || g.plan.Upstreams == nil {
 		return nil
 	}

@@ -103,8 +103,33 @@ type inputBroker struct {
 	// answered.
 	panicked func(v any)
 
+	// life ends the detached calls when the gateway shuts down; spawn
+	// runs them on goroutines it waits for (lifecycle.goTracked). Unset
+	// (a broker of its own in a test), calls run on plain goroutines.
+	life  context.Context
+	spawn func(func()) bool
+
 	mu      sync.Mutex
 	pending map[string]*pendingCall // by requestState
+	closed  bool
+}
+
+// close ends every call waiting for its client's retry, and their timers;
+// calls still running end through life.
+func (b *inputBroker) close() {
+	b.mu.Lock()
+	pending := b.pending
+	b.pending = map[string]*pendingCall{}
+	b.closed = true
+	b.mu.Unlock()
+	for _, pc := range pending {
+		pc.mu.Lock()
+		if pc.timer != nil {
+			pc.timer.Stop()
+		}
+		pc.mu.Unlock()
+		pc.cancel(ErrClosed)
+	}
 }
 
 func newInputBroker(wait time.Duration) *inputBroker {
@@ -238,14 +263,26 @@ func (b *inputBroker) start(ctx context.Context, req inputRequest, call func(con
 		sent:   map[string]*question{},
 	}
 	callCtx, pc.note = withCallNote(withDownstream(callCtx, pc))
-	go func() {
+	stopped := func() bool { return true }
+	if b.life != nil {
+		stopped = context.AfterFunc(b.life, func() { cancel(context.Cause(b.life)) })
+	}
+	run := func() {
+		defer stopped()
 		res, err := b.run(callCtx, call)
 		if err != nil && callCtx.Err() != nil {
 			err = fmt.Errorf("%w: %w", context.Cause(callCtx), err)
 		}
 		pc.finish(res, err)
 		cancel(nil)
-	}()
+	}
+	if b.spawn == nil {
+		go run()
+	} else if !b.spawn(run) {
+		stopped()
+		cancel(ErrClosed)
+		pc.finish(nil, ErrClosed)
+	}
 	return pc
 }
 
@@ -326,6 +363,10 @@ func (b *inputBroker) park(pc *pendingCall, qs []*question) (string, error) {
 	_, _ = rand.Read(raw[:]) // never fails (crypto/rand)
 	state := base64.RawURLEncoding.EncodeToString(raw[:])
 	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return "", ErrClosed
+	}
 	if len(b.pending) >= maxPendingCalls {
 		b.mu.Unlock()
 		return "", errTooMany

@@ -26,9 +26,29 @@ type sessionTable struct {
 	mu       sync.Mutex
 	reserved int // new sessions being initialized
 	live     map[string]*liveSession
+	closed   bool
+}
+
+// close closes every session and stops their idle timers; the table
+// refuses new ones from then on (Gateway.Shutdown).
+func (t *sessionTable) close() {
+	t.mu.Lock()
+	t.closed = true
+	live := t.live
+	t.live = map[string]*liveSession{}
+	t.mu.Unlock()
+	for _, s := range live {
+		s.timer.Stop()
+		s.closeNow()
+		if s.ended != nil {
+			s.ended()
+		}
+	}
 }
 
 type liveSession struct {
+	// closeNow closes the session (the closeIdle given to add).
+	closeNow func()
 	// front is the endpoint whose SDK handler holds the session; owner
 	// the caller who opened it (auth.TokenInfo.UserID, "" without auth).
 	front *httpFront
@@ -54,7 +74,7 @@ func newSessionTable(max int) *sessionTable {
 func (t *sessionTable) reserve() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.live)+t.reserved >= t.max {
+	if t.closed || len(t.live)+t.reserved >= t.max {
 		return false
 	}
 	t.reserved++
@@ -75,7 +95,17 @@ func (t *sessionTable) add(id string, front *httpFront, owner string, idle time.
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.reserved--
-	s := &liveSession{front: front, owner: owner, fast: fast, ended: ended, idle: idle, seen: time.Now()}
+	if t.closed {
+		// Shut down while it was initialized: it ends at once.
+		go func() {
+			closeIdle()
+			if ended != nil {
+				ended()
+			}
+		}()
+		return
+	}
+	s := &liveSession{front: front, owner: owner, fast: fast, ended: ended, closeNow: closeIdle, idle: idle, seen: time.Now()}
 	s.timer = time.AfterFunc(idle, func() {
 		t.mu.Lock()
 		if t.live[id] != s || s.busy > 0 {

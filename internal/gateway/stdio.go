@@ -19,6 +19,9 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if g.isClosed() {
+		return ErrClosed
+	}
 	ctx = withStdioCaller(ctx)
 	screen := newStdioScreen(in, out, g.log)
 	screen.out.budget = g.answers
@@ -93,6 +96,10 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 		pr.Close()
 		return fmt.Errorf("starting the stdio session: %w", err)
 	}
+	if !g.life.hold(session) {
+		return ErrClosed
+	}
+	defer g.life.let(session)
 	return WaitOrCancel(ctx, session)
 }
 
