@@ -329,15 +329,18 @@ func (s *server) connect(ctx context.Context) (*connection, error) {
 			}
 			continue
 		}
-		if wait := time.Until(s.retryAt); wait > 0 {
+		if wait := s.retryAt.Sub(s.m.clock.Now()); wait > 0 {
 			last := s.lastErr
 			s.mu.Unlock()
 			if wait > s.m.sup.maxBackoffWait {
 				return nil, s.errorf(ErrStartFailed, last, "%v; toolfold will try to start it again in %s", last, humanDuration(wait.Round(time.Second)))
 			}
-			t := time.NewTimer(wait)
+			// On the Manager's clock, as the backoff was set: one clock
+			// for the supervisor's times and its timers.
+			due := make(chan struct{})
+			t := s.m.clock.AfterFunc(wait, func() { close(due) })
 			select {
-			case <-t.C:
+			case <-due:
 			case <-ctx.Done():
 				t.Stop()
 				return nil, s.errorf(nil, ctx.Err(), "upstream %q is waiting to be restarted: %v", s.name, ctx.Err())
@@ -382,7 +385,7 @@ func (s *server) start(done chan struct{}) {
 				delay = s.retryDelay(s.failedStarts)
 				s.armRetryLocked(delay)
 			}
-			s.retryAt = time.Now().Add(delay)
+			s.retryAt = s.m.clock.Now().Add(delay)
 			s.lastErr = err
 			s.setState(StateFailed)
 			s.mu.Unlock()
@@ -467,7 +470,7 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 		return nil, s.errorf(ErrStartFailed, err, "upstream %q could not be started: %v", s.name, err)
 	}
 	transport, cmd, tail := d.transport, d.cmd, d.stderr
-	c := &connection{s: s, cmd: cmd, stderr: tail, http: d.http, startedAt: time.Now(), ended: make(chan struct{})}
+	c := &connection{s: s, cmd: cmd, stderr: tail, http: d.http, startedAt: s.m.clock.Now(), ended: make(chan struct{})}
 	if st, ok := transport.(*stdioTransport); ok {
 		st.skipped = func(line string) {
 			s.log.Warn("upstream printed a line on stdout that is not JSON-RPC; skipped it", "line", line)
@@ -896,14 +899,14 @@ func (s *server) connectionEnded(c *connection) {
 	if c.retiring && c.stopping.Load() {
 		// Not a crash: no backoff, and the next start is a first start. A
 		// server that served long enough is healthy again, as after a crash.
-		if time.Since(c.startedAt) >= s.m.sup.healthyAfter {
+		if s.m.clock.Now().Sub(c.startedAt) >= s.m.sup.healthyAfter {
 			s.failures = 0
 		}
 		c.endDetail = "idle for " + humanDuration(s.idleTimeout)
 		s.idleStops++
 		s.fresh = true
 		s.setState(StateIdle)
-		s.log.Info("upstream stopped: idle", "idle_timeout", s.idleTimeout, "ran_for", time.Since(c.startedAt).Round(time.Second))
+		s.log.Info("upstream stopped: idle", "idle_timeout", s.idleTimeout, "ran_for", s.m.clock.Now().Sub(c.startedAt).Round(time.Second))
 		return
 	}
 	if c.stopping.Load() || s.m.isClosed() {
@@ -918,12 +921,12 @@ func (s *server) connectionEnded(c *connection) {
 		s.log.Info("upstream forgot the session", "detail", c.endDetail)
 		return
 	}
-	if time.Since(c.startedAt) >= s.m.sup.healthyAfter {
+	if s.m.clock.Now().Sub(c.startedAt) >= s.m.sup.healthyAfter {
 		s.failures = 0
 	}
 	s.failures++
 	delay := s.backoff(s.failures)
-	s.retryAt = time.Now().Add(delay)
+	s.retryAt = s.m.clock.Now().Add(delay)
 	s.lastErr = s.errorf(ErrExited, nil, "upstream %q %s (%s)%s; it will be restarted on the next call", s.name, c.endVerb, c.endDetail, c.stderrSuffix())
 	s.setState(StateRestarting)
 	s.log.Warn("upstream exited", "how", c.endVerb, "detail", c.endDetail, "restart_after", delay)
