@@ -642,22 +642,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	if err != nil {
 		return err
 	}
-	return waitOrCancel(ctx, session)
-}
-
-// waitOrCancel waits for the session to end, closing it if ctx ends first:
-// a session's Wait alone never looks at ctx.
-func waitOrCancel(ctx context.Context, session *mcp.ServerSession) error {
-	done := make(chan error, 1)
-	go func() { done <- session.Wait() }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		session.Close()
-		<-done
-		return ctx.Err()
-	}
+	return gateway.WaitOrCancel(ctx, session)
 }
 
 // Connect serves one client over t for a client that identifies itself as

@@ -234,17 +234,7 @@ func (g *Gateway) Run(ctx context.Context, t mcp.Transport) error {
 	if err != nil {
 		return err
 	}
-	// A session's Wait alone never looks at ctx.
-	done := make(chan error, 1)
-	go func() { done <- session.Wait() }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		session.Close()
-		<-done
-		return ctx.Err()
-	}
+	return gw.WaitOrCancel(ctx, session)
 }
 
 // Connect serves one client over t as if it had named itself clientName,
@@ -314,6 +304,11 @@ func (g *Gateway) Close() error {
 	g.mu.Unlock()
 	for _, c := range closers {
 		c()
+	}
+	if g.built != nil && g.built.Gateway != nil {
+		// Its sessions and goroutines first: they may be calling the
+		// upstreams.
+		_ = g.built.Gateway.Close()
 	}
 	if g.plan == nil || g.plan.Upstreams == nil {
 		return nil

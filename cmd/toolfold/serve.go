@@ -236,7 +236,14 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	m.Read(metrics.Gauges{OpenSessions: b.Gateway.OpenSessions, InitialTokens: initialTokens(b.Gateway, logger), AnswerBytesInFlight: b.Gateway.AnswerBytesInFlight})
 	if ln == nil {
 		logger.Info("serving over stdio", "catalog", p.Origin, "mode", b.Gateway.Mode())
-		return b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
+		err := b.Gateway.ServeStdio(ctx, e.stdin, e.stdout)
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			// Stopped from outside (a signal), or by a refused config,
+			// which the deferred check above reports: neither is a
+			// failure of serving.
+			return nil
+		}
+		return err
 	}
 	return serveHTTP(ctx, p, b, ln, *stateless, limits, *drainTimeout, m.Handler(), activity, rl, current, logger)
 }

@@ -63,11 +63,25 @@ func TestServeStopsOnAConfigTheCompleteCatalogRefuses(t *testing.T) {
 		"mcpServers": map[string]any{"x": map[string]any{"command": testBinary(t), "env": map[string]string{"TOOLFOLD_TEST_HELPER": "mcp"}}},
 		"disclosure": map[string]any{"initialGroups": []string{"x.nope"}},
 	})
+	for _, how := range []string{"http", "stdio"} {
+		t.Run(how, func(t *testing.T) { serveStopsOnRefusedConfig(t, dir, how) })
+	}
+}
+
+// serveStopsOnRefusedConfig runs serve over how ("http", or "stdio" with
+// a client that never says a word, so only ctx can end its first read).
+func serveStopsOnRefusedConfig(t *testing.T, dir, how string) {
 	cache := t.TempDir()
 	t.Chdir(dir)
 	cli := func(ctx context.Context, args ...string) (int, string) {
 		var out, errb bytes.Buffer
-		e := env{stdin: io.NopCloser(strings.NewReader("")), stdout: nopCloser{&out}, stderr: &errb,
+		var stdin io.ReadCloser = io.NopCloser(strings.NewReader(""))
+		if args[0] == "serve" && how == "stdio" {
+			silent, w := io.Pipe()
+			defer w.Close()
+			stdin = silent
+		}
+		e := env{stdin: stdin, stdout: nopCloser{&out}, stderr: &errb,
 			lookupEnv: func(k string) (string, bool) {
 				if k == "TOOLFOLD_CACHE_DIR" {
 					return cache, true
@@ -84,7 +98,11 @@ func TestServeStopsOnAConfigTheCompleteCatalogRefuses(t *testing.T) {
 	// A guard, not a timing: serve that never stopped would hang the test.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	code, stderr := cli(ctx, "serve", "--http", "127.0.0.1:0")
+	args := []string{"serve", "--http", "127.0.0.1:0"}
+	if how == "stdio" {
+		args = []string{"serve"}
+	}
+	code, stderr := cli(ctx, args...)
 	if ctx.Err() != nil {
 		t.Fatalf("serve kept serving a catalog its config refuses\n%s", stderr)
 	}

@@ -505,25 +505,41 @@ func (w *stdioWriter) Flush() {
 // inspect reads a message the SDK sends: a response frees its request's
 // id; an error without a code (the SDK's plain Go errors, code 0, which
 // JSON-RPC does not define) gets the internal error code.
+//
+// It reads a message only as far as it must: the SDK writes "jsonrpc",
+// "id", then "method" or "result" or "error", so a result's bytes (a
+// 29 MB tools/list) are never walked; only an error, small, is decoded.
 func (w *stdioWriter) inspect(p []byte) []byte {
-	var m struct {
-		ID     any              `json:"id"`
-		Method string           `json:"method"`
-		Error  *json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(p, &m) != nil || m.Method != "" || m.ID == nil {
+	var rawID, rawErr []byte
+	stopped, _ := rawcall.Head(p, func(k []byte) bool {
+		// A request of the gateway's own, or a result once the id is in:
+		// nothing after matters.
+		return string(k) == "method" || string(k) == "result" && rawID != nil
+	}, func(k, v []byte) {
+		switch string(k) {
+		case "id":
+			rawID = v
+		case "error":
+			rawErr = v
+		}
+	})
+	if string(stopped) == "method" || rawID == nil {
 		return p
 	}
-	id, err := jsonrpc.MakeID(m.ID)
+	var idValue any // a number or a string: a few bytes to decode
+	if json.Unmarshal(rawID, &idValue) != nil || idValue == nil {
+		return p
+	}
+	id, err := jsonrpc.MakeID(idValue)
 	if err != nil {
 		return p
 	}
-	w.screen.answered(idKey(id), m.Error != nil)
-	if m.Error == nil {
+	w.screen.answered(idKey(id), rawErr != nil)
+	if rawErr == nil {
 		return p
 	}
 	var e map[string]any
-	if json.Unmarshal(*m.Error, &e) != nil {
+	if json.Unmarshal(rawErr, &e) != nil {
 		return p
 	}
 	if code, _ := e["code"].(float64); code != 0 {

@@ -211,6 +211,8 @@ type Gateway struct {
 	// panicHook, set by tests, runs where each path into a handler
 	// recovers from panics (panics.go), to force one.
 	panicHook func(path, method string)
+	// life is what Shutdown stops (lifecycle.go).
+	life lifecycle
 	// maxListWait, if set, replaces MaxListWait (tests).
 	maxListWait time.Duration
 
@@ -267,7 +269,9 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 	}
 	g.names = g.opts.Meta.WithDefaults()
 	g.tr = newTracer(&g.opts)
+	g.life.init()
 	g.inputs = newInputBroker(g.opts.InputWait)
+	g.inputs.life, g.inputs.spawn = g.life.ctx, g.life.goTracked
 	g.inputs.panicked = func(v any) { g.notePanic(pathTyped, "", v) }
 	g.lists.delay = listChangedDelay
 	g.log = g.opts.Logger
@@ -277,6 +281,7 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 	g.answers = newAnswerBudget(g.opts.AnswerBytesInFlight, g.log)
 	if g.opts.Extras != nil {
 		g.subs = newSubscriptions(g.opts.Extras, g.log)
+		g.subs.spawn = g.life.goTracked
 	}
 	g.sdkLog = sdkLogger(g.log)
 	g.caps = [2]*mcp.ServerCapabilities{g.serverCapabilities(false), g.serverCapabilities(true)}
@@ -503,16 +508,28 @@ func (g *Gateway) Presentation(c ClientInfo) string { return g.present(c).String
 // of its own for the groups mode, which the gateway forgets when the
 // session ends.
 func (g *Gateway) Connect(ctx context.Context, c ClientInfo, t mcp.Transport) (*mcp.ServerSession, error) {
+	if g.isClosed() {
+		return nil, ErrClosed
+	}
 	s := g.sessionFor(c, true)
 	ss, err := s.server.Connect(ctx, t, nil)
 	if err != nil {
 		g.forget(s)
 		return nil, err
 	}
-	go func() {
-		_ = ss.Wait()
+	if !g.life.hold(ss) {
 		g.forget(s)
-	}()
+		return nil, ErrClosed
+	}
+	if !g.life.goTracked(func() {
+		_ = ss.Wait()
+		g.life.let(ss)
+		g.forget(s)
+	}) {
+		_ = ss.Close()
+		g.forget(s)
+		return nil, ErrClosed
+	}
 	return ss, nil
 }
 

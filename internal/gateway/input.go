@@ -50,9 +50,13 @@ import (
 const (
 	// DefaultInputWait is how long a call waits for its client's retry.
 	DefaultInputWait = 5 * time.Minute
-	// inputGather is the quiet time after an upstream's question before the
-	// round is sent: an upstream asks a round's questions concurrently
-	// (the Go SDK does), and they belong in one InputRequiredResult.
+	// inputGather is the quiet time after an upstream's question, asked
+	// on its own, before the round is sent: an upstream that asks a
+	// round's questions one by one does so concurrently (the Go SDK's
+	// handlers do), and they belong in one InputRequiredResult, but
+	// nothing says when the last of them is in. A round asked whole
+	// (RequestInput: a 2026-07-28 upstream's inputRequests) says so, and
+	// goes out at once.
 	inputGather = 50 * time.Millisecond
 	// maxPendingCalls bounds the calls waiting for a retry, so clients that
 	// never come back cannot grow the gateway without limit.
@@ -103,8 +107,33 @@ type inputBroker struct {
 	// answered.
 	panicked func(v any)
 
+	// life ends the detached calls when the gateway shuts down; spawn
+	// runs them on goroutines it waits for (lifecycle.goTracked). Unset
+	// (a broker of its own in a test), calls run on plain goroutines.
+	life  context.Context
+	spawn func(func()) bool
+
 	mu      sync.Mutex
 	pending map[string]*pendingCall // by requestState
+	closed  bool
+}
+
+// close ends every call waiting for its client's retry, and their timers;
+// calls still running end through life.
+func (b *inputBroker) close() {
+	b.mu.Lock()
+	pending := b.pending
+	b.pending = map[string]*pendingCall{}
+	b.closed = true
+	b.mu.Unlock()
+	for _, pc := range pending {
+		pc.mu.Lock()
+		if pc.timer != nil {
+			pc.timer.Stop()
+		}
+		pc.mu.Unlock()
+		pc.cancel(ErrClosed)
+	}
 }
 
 func newInputBroker(wait time.Duration) *inputBroker {
@@ -234,18 +263,31 @@ func (b *inputBroker) start(ctx context.Context, req inputRequest, call func(con
 		caps:   req.caps,
 		cancel: cancel,
 		wake:   make(chan struct{}, 1),
+		whole:  make(chan struct{}, 1),
 		done:   make(chan struct{}),
 		sent:   map[string]*question{},
 	}
 	callCtx, pc.note = withCallNote(withDownstream(callCtx, pc))
-	go func() {
+	stopped := func() bool { return true }
+	if b.life != nil {
+		stopped = context.AfterFunc(b.life, func() { cancel(context.Cause(b.life)) })
+	}
+	run := func() {
+		defer stopped()
 		res, err := b.run(callCtx, call)
 		if err != nil && callCtx.Err() != nil {
 			err = fmt.Errorf("%w: %w", context.Cause(callCtx), err)
 		}
 		pc.finish(res, err)
 		cancel(nil)
-	}()
+	}
+	if b.spawn == nil {
+		go run()
+	} else if !b.spawn(run) {
+		stopped()
+		cancel(ErrClosed)
+		pc.finish(nil, ErrClosed)
+	}
 	return pc
 }
 
@@ -326,6 +368,10 @@ func (b *inputBroker) park(pc *pendingCall, qs []*question) (string, error) {
 	_, _ = rand.Read(raw[:]) // never fails (crypto/rand)
 	state := base64.RawURLEncoding.EncodeToString(raw[:])
 	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return "", ErrClosed
+	}
 	if len(b.pending) >= maxPendingCalls {
 		b.mu.Unlock()
 		return "", errTooMany
@@ -394,9 +440,12 @@ type pendingCall struct {
 	note *callNote
 
 	wake chan struct{} // a question was asked (capacity 1)
-	done chan struct{} // closed when res and err are set
-	res  mcp.Result    // of the type the request's method answers with
-	err  error
+	// whole says that a round asked whole is in (capacity 1): no more
+	// questions are coming, so gather need not wait for quiet.
+	whole chan struct{}
+	done  chan struct{} // closed when res and err are set
+	res   mcp.Result    // of the type the request's method answers with
+	err   error
 
 	mu    sync.Mutex
 	next  int
@@ -419,10 +468,16 @@ func (pc *pendingCall) finish(res mcp.Result, err error) {
 	close(pc.done)
 }
 
-// gather waits until the upstream has been quiet for inputGather, so that
+// gather waits until a round asked whole is in, or, for questions asked
+// one by one, until the upstream has been quiet for inputGather, so that
 // questions asked together go out together. It reports false if the call
 // finished meanwhile.
 func (pc *pendingCall) gather(ctx context.Context) bool {
+	select {
+	case <-pc.whole:
+		return true // no timer for the common case
+	default:
+	}
 	t := time.NewTimer(inputGather)
 	defer t.Stop()
 	for {
@@ -431,6 +486,8 @@ func (pc *pendingCall) gather(ctx context.Context) bool {
 			return false
 		case <-ctx.Done():
 			return true // round sees ctx.Done next
+		case <-pc.whole:
+			return true
 		case <-pc.wake:
 			t.Reset(inputGather)
 		case <-t.C:
@@ -441,6 +498,10 @@ func (pc *pendingCall) gather(ctx context.Context) bool {
 
 // take hands over the questions not yet sent.
 func (pc *pendingCall) take() []*question {
+	select {
+	case <-pc.whole: // said of the questions taken now
+	default:
+	}
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	qs := pc.asked
@@ -508,6 +569,11 @@ func (pc *pendingCall) deliver(answers map[*question]mcp.InputResponse) {
 	pc.asked = append(again, pc.asked...)
 	pc.mu.Unlock()
 	if len(again) > 0 {
+		// What is asked again is a round known whole.
+		select {
+		case pc.whole <- struct{}{}:
+		default:
+		}
 		pc.signal()
 	}
 }
@@ -521,7 +587,8 @@ func (pc *pendingCall) signal() {
 
 // ask puts questions to the client and waits for their answers, keyed as
 // given (an id already waiting gets a suffix).
-func (pc *pendingCall) ask(ctx context.Context, reqs map[string]mcp.InputRequest) (map[string]mcp.InputResponse, error) {
+// whole says reqs are a round asked whole.
+func (pc *pendingCall) ask(ctx context.Context, reqs map[string]mcp.InputRequest, whole bool) (map[string]mcp.InputResponse, error) {
 	byKey := map[string]*question{}
 	pc.mu.Lock()
 	for key, r := range reqs {
@@ -535,6 +602,12 @@ func (pc *pendingCall) ask(ctx context.Context, reqs map[string]mcp.InputRequest
 		byKey[key] = q
 	}
 	pc.mu.Unlock()
+	if whole {
+		select {
+		case pc.whole <- struct{}{}:
+		default:
+		}
+	}
 	pc.signal()
 	out := make(map[string]mcp.InputResponse, len(byKey))
 	for key, q := range byKey {
@@ -591,7 +664,7 @@ func (pc *pendingCall) askOne(ctx context.Context, kind string, declared bool, r
 	pc.next++
 	id := fmt.Sprintf("%s-%d", kind, pc.next)
 	pc.mu.Unlock()
-	out, err := pc.ask(ctx, map[string]mcp.InputRequest{id: r})
+	out, err := pc.ask(ctx, map[string]mcp.InputRequest{id: r}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -707,7 +780,7 @@ func (pc *pendingCall) RequestInput(ctx context.Context, reqs mcp.InputRequestMa
 		}
 		ask[key] = r
 	}
-	got, err := pc.ask(ctx, ask)
+	got, err := pc.ask(ctx, ask, true)
 	if err != nil {
 		return nil, err
 	}

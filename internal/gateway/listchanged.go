@@ -56,26 +56,40 @@ func (g *Gateway) announce(k listKind) {
 type listAnnouncer struct {
 	delay   time.Duration
 	mu      sync.Mutex
-	pending map[listKind]bool
+	pending map[listKind]*time.Timer
+	closed  bool
+}
+
+// close stops the announcements not sent yet, and any later one.
+func (a *listAnnouncer) close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.closed = true
+	for k, t := range a.pending {
+		t.Stop()
+		delete(a.pending, k)
+	}
 }
 
 func (a *listAnnouncer) changed(k listKind, send func(listKind)) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.pending[k] {
+	if a.closed || a.pending[k] != nil {
 		return
 	}
 	if a.pending == nil {
-		a.pending = map[listKind]bool{}
+		a.pending = map[listKind]*time.Timer{}
 	}
-	a.pending[k] = true
-	time.AfterFunc(a.delay, func() {
+	a.pending[k] = time.AfterFunc(a.delay, func() {
 		// Cleared before sending: a change that arrives while clients are
 		// being told gets an announcement of its own.
 		a.mu.Lock()
 		delete(a.pending, k)
+		closed := a.closed
 		a.mu.Unlock()
-		send(k)
+		if !closed {
+			send(k)
+		}
 	})
 }
 

@@ -162,8 +162,8 @@ func (g *Gateway) announceMovedExtras(prev, st *state) {
 	}
 	moved := movedSources(prev.ext.bySource, st.ext.bySource)
 	// Off Update's path: listing asks the sources.
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), movedExtrasWait)
+	g.life.goTracked(func() {
+		ctx, cancel := context.WithTimeout(g.life.ctx, movedExtrasWait)
 		defer cancel()
 		prompts, resources := offeredBy(ctx, sx, moved)
 		if prompts {
@@ -172,7 +172,7 @@ func (g *Gateway) announceMovedExtras(prev, st *state) {
 		if resources {
 			g.ResourcesChanged()
 		}
-	}()
+	})
 }
 
 // movedExtrasWait bounds the listing that decides whether moved sources

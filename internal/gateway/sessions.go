@@ -26,17 +26,36 @@ type sessionTable struct {
 	mu       sync.Mutex
 	reserved int // new sessions being initialized
 	live     map[string]*liveSession
+	closed   bool
+}
+
+// close closes every session and stops their idle timers; the table
+// refuses new ones from then on (Gateway.Shutdown).
+func (t *sessionTable) close() {
+	t.mu.Lock()
+	t.closed = true
+	live := t.live
+	t.live = map[string]*liveSession{}
+	t.mu.Unlock()
+	for _, s := range live {
+		s.timer.Stop()
+		s.closeNow()
+		if s.ended != nil {
+			s.ended()
+		}
+	}
 }
 
 type liveSession struct {
+	// closeNow ends the session as a DELETE would (the closeIdle given
+	// to add): for idleness, endOwnedBy and Shutdown.
+	closeNow func()
 	// front is the endpoint whose SDK handler holds the session; owner
 	// the caller who opened it (auth.TokenInfo.UserID, "" without auth).
 	front *httpFront
 	owner string
 	// ended, if set, hears that the session left the table, once.
 	ended func()
-	// close ends the session as a DELETE would (idleness, endOwnedBy).
-	close func()
 	busy  int
 	idle  time.Duration
 	timer *time.Timer
@@ -56,7 +75,7 @@ func newSessionTable(max int) *sessionTable {
 func (t *sessionTable) reserve() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.live)+t.reserved >= t.max {
+	if t.closed || len(t.live)+t.reserved >= t.max {
 		return false
 	}
 	t.reserved++
@@ -77,7 +96,17 @@ func (t *sessionTable) add(id string, front *httpFront, owner string, idle time.
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.reserved--
-	s := &liveSession{front: front, owner: owner, fast: fast, ended: ended, close: closeIdle, idle: idle, seen: time.Now()}
+	if t.closed {
+		// Shut down while it was initialized: it ends at once.
+		go func() {
+			closeIdle()
+			if ended != nil {
+				ended()
+			}
+		}()
+		return
+	}
+	s := &liveSession{front: front, owner: owner, fast: fast, ended: ended, closeNow: closeIdle, idle: idle, seen: time.Now()}
 	s.timer = time.AfterFunc(idle, func() {
 		t.mu.Lock()
 		if t.live[id] != s || s.busy > 0 {
@@ -209,7 +238,7 @@ func (t *sessionTable) endOwnedBy(owner string) int {
 	}
 	t.mu.Unlock()
 	for _, s := range ended {
-		s.close()
+		s.closeNow()
 		if s.ended != nil {
 			s.ended()
 		}

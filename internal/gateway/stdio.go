@@ -10,19 +10,30 @@ import (
 )
 
 // ServeStdio serves one client over newline-delimited JSON-RPC on in and
-// out until the client disconnects or ctx ends. Every line passes a screen
-// first (see frame.go): a malformed one is answered with a JSON-RPC error
-// and the session goes on.
+// out until the client disconnects (it returns nil then, or the
+// session's error) or ctx ends (it returns ctx.Err(), before the client's
+// first message too). Every line passes a screen first (see frame.go): a
+// malformed one is answered with a JSON-RPC error and the session goes
+// on.
 func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if g.isClosed() {
+		return ErrClosed
+	}
 	ctx = withStdioCaller(ctx)
 	screen := newStdioScreen(in, out, g.log)
 	screen.out.budget = g.answers
 	// The client's first accepted message says who it is, and so which
 	// server serves it.
-	first, err := screen.next()
+	first, err := firstMessage(ctx, screen, in)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil // the client left before saying anything
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 		return fmt.Errorf("reading the first message from stdin: %w", err)
 	}
@@ -85,15 +96,35 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 		pr.Close()
 		return fmt.Errorf("starting the stdio session: %w", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- session.Wait() }()
+	if !g.life.hold(session) {
+		return ErrClosed
+	}
+	defer g.life.let(session)
+	return WaitOrCancel(ctx, session)
+}
+
+// firstMessage reads the client's first accepted message, or gives up
+// when ctx ends: a silent client must not hold a cancelled serve. It then
+// closes in, which ends the read where in can be interrupted (a pipe, a
+// socket); where it cannot (the process's own stdin, which the caller may
+// not let it close), the read is left to end with the process, which is
+// ending anyway.
+func firstMessage(ctx context.Context, screen *stdioScreen, in io.Closer) ([]byte, error) {
+	type read struct {
+		line []byte
+		err  error
+	}
+	got := make(chan read, 1)
+	go func() {
+		line, err := screen.next()
+		got <- read{line, err}
+	}()
 	select {
-	case err := <-done:
-		return err
+	case r := <-got:
+		return r.line, r.err
 	case <-ctx.Done():
-		session.Close()
-		<-done
-		return nil
+		_ = in.Close()
+		return nil, ctx.Err()
 	}
 }
 

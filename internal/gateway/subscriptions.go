@@ -23,6 +23,9 @@ import (
 type subscriptions struct {
 	x   Extras
 	log *slog.Logger
+	// spawn runs the watchers on goroutines Shutdown waits for
+	// (lifecycle.goTracked); nil: plain goroutines.
+	spawn func(func()) bool
 
 	mu      sync.Mutex
 	byURI   map[string]*subscription
@@ -120,10 +123,15 @@ func (s *subscriptions) watch(ss *mcp.ServerSession) {
 		return
 	}
 	s.watched[ss] = true
-	go func() {
+	watch := func() {
 		_ = ss.Wait()
 		s.release(ss)
-	}()
+	}
+	if s.spawn == nil {
+		go watch()
+	} else if !s.spawn(watch) {
+		delete(s.watched, ss) // shut down: the session is being closed
+	}
 }
 
 // release gives up every subscription of a session that ended.

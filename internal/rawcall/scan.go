@@ -69,6 +69,58 @@ func Members(obj []byte, fn func(key, value []byte) bool) error {
 	}
 }
 
+// Head calls fn with the members of the JSON object obj in order, as
+// Members does, until it meets one whose key stop accepts: it returns that
+// key (as Members gives keys) without walking its value or anything after
+// it. It is for reading the head of a message (its "id") when a large
+// value follows (a 29 MB "result"). With no such key it walks obj whole
+// and returns nil; its error is Members'.
+func Head(obj []byte, stop func(key []byte) bool, fn func(key, value []byte)) ([]byte, error) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil, errSyntax
+	}
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return nil, nil
+	}
+	for {
+		if i >= len(obj) || obj[i] != '"' {
+			return nil, errSyntax
+		}
+		end, err := skipString(obj, i)
+		if err != nil {
+			return nil, err
+		}
+		key := obj[i+1 : end-1]
+		if stop(key) {
+			return key, nil
+		}
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return nil, errSyntax
+		}
+		i = skipSpace(obj, i+1)
+		vend, err := skipValue(obj, i)
+		if err != nil {
+			return nil, err
+		}
+		fn(key, obj[i:vend])
+		i = skipSpace(obj, vend)
+		if i >= len(obj) {
+			return nil, errSyntax
+		}
+		switch obj[i] {
+		case ',':
+			i = skipSpace(obj, i+1)
+		case '}':
+			return nil, nil
+		default:
+			return nil, errSyntax
+		}
+	}
+}
+
 // Member returns the value of the first member named key (compared with
 // the key as written, escapes and all), or nil.
 func Member(obj []byte, key string) []byte {

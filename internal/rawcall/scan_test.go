@@ -133,3 +133,29 @@ func TestBatchFlushesEachWriterOnceAtItsEnd(t *testing.T) {
 		t.Errorf("the next batch flushed %d, %d; want only the writer it held", a.flushes, c.flushes)
 	}
 }
+
+// Head stops at the key it is told to, before its value: what follows
+// is neither walked nor checked.
+func TestHead(t *testing.T) {
+	stopAtResult := func(k []byte) bool { return string(k) == "result" }
+	for _, tc := range []struct {
+		obj     string
+		stopped string
+		seen    string
+		bad     bool
+	}{
+		{obj: `{"jsonrpc":"2.0","id":7,"result":not json at all`, stopped: "result", seen: "jsonrpc=\"2.0\" id=7 "},
+		{obj: `{"id":"a","error":{"code":1}}`, seen: `id="a" error={"code":1} `},
+		{obj: `{}`},
+		{obj: `{"id":7,"error":{"code":1}`, seen: `id=7 error={"code":1} `, bad: true}, // no end
+		{obj: `[1]`, bad: true},
+	} {
+		var seen strings.Builder
+		stopped, err := Head([]byte(tc.obj), stopAtResult, func(k, v []byte) {
+			seen.WriteString(string(k) + "=" + string(v) + " ")
+		})
+		if string(stopped) != tc.stopped || seen.String() != tc.seen || (err != nil) != tc.bad {
+			t.Errorf("Head(%s) = %q, %v, saw %q; want %q, error %v, saw %q", tc.obj, stopped, err, seen.String(), tc.stopped, tc.bad, tc.seen)
+		}
+	}
+}

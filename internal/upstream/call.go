@@ -246,6 +246,9 @@ func (s *server) requestError(parent, callCtx context.Context, c *connection, wh
 	if errors.As(err, &rpcErr) && isTooLarge(rpcErr) {
 		return s.tooLargeError(what, err)
 	}
+	if errors.As(err, &rpcErr) && isInvalidAnswer(rpcErr) {
+		return s.invalidAnswerError(what, err)
+	}
 	if errors.As(err, &rpcErr) {
 		return s.errorf(nil, err, "upstream %q answered %s with an error: %s", s.name, what, rpcErr.Message)
 	}

@@ -33,6 +33,9 @@ var (
 	// ErrTooLarge: the server answered with a message larger than its
 	// maxMessageBytes; only that request failed.
 	ErrTooLarge = errors.New("upstream message too large")
+	// ErrInvalidAnswer: the server answered with a message that is not
+	// valid JSON; only that request failed.
+	ErrInvalidAnswer = errors.New("upstream answer not valid JSON")
 	// ErrClosed: the Manager was closed.
 	ErrClosed = errors.New("upstream manager closed")
 )

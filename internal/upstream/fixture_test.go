@@ -158,6 +158,19 @@ func runBulk() int {
 			out.Flush()
 		case req.Method == "tools/call" && req.Params.Name == "pid":
 			answer(req.ID, fmt.Sprintf(`{"content":[{"type":"text","text":"%d"}]}`, os.Getpid()))
+		case req.Method == "tools/call" && strings.HasPrefix(req.Params.Name, "broken"):
+			// Answers that are not valid JSON, as a buggy server writes
+			// them: inside the result, cut short, and with the id after
+			// the broken part.
+			switch req.Params.Name {
+			case "broken-inner":
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"content":[nope}]}}`+"\n", req.ID)
+			case "broken-cut":
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"cut`+"\n", req.ID)
+			case "broken-idlast":
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","result":{"content":[nope}]},"id":%s}`+"\n", req.ID)
+			}
+			out.Flush()
 		case req.Method == "tools/call" && req.Params.Name == "big":
 			n := int(num(req.Params.Arguments, "n"))
 			out.WriteString(`{"result":{"content":[{"type":"text","text":"`)

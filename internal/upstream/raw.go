@@ -391,13 +391,19 @@ func (r *rawConn) isFastAnswer(msg []byte) bool {
 
 // refuse fails the fast-path call whose answer was too large to read.
 func (r *rawConn) refuse(key string) {
+	r.fail(key, func(p *rawPending) error { return p.c.s.tooLargeError(p.what(), nil) })
+}
+
+// fail ends the fast-path call of key, if it is still pending, with the
+// error why makes for it: its answer came and could not be read.
+func (r *rawConn) fail(key string, why func(*rawPending) error) {
 	r.mu.Lock()
 	p := r.pending[key]
 	delete(r.pending, key)
 	r.mu.Unlock()
 	if p != nil && p.claim() {
 		p.release()
-		p.call.Finish(nil, p.c.s.tooLargeError(p.what(), nil))
+		p.call.Finish(nil, why(p))
 	}
 }
 

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,6 +84,12 @@ type server struct {
 	// refreshing and refreshAgain coalesce tools/list_changed storms into at
 	// most one re-read in flight and one queued.
 	refreshing, refreshAgain bool
+	// listGen numbers the reads of the tool list in the order they
+	// began, and listWritten is the number of the one recorded last: a
+	// read that began before it (a start's list, overtaken by the
+	// re-read of a list_changed that came during the start) is older
+	// and is not recorded over it.
+	listGen, listWritten uint64
 	// groupsOff says the server broke its connection when asked for its
 	// groups: the extension is no longer declared to it.
 	groupsOff bool
@@ -344,15 +351,18 @@ func (s *server) connect(ctx context.Context) (*connection, error) {
 			}
 			continue
 		}
-		if wait := time.Until(s.retryAt); wait > 0 {
+		if wait := s.retryAt.Sub(s.m.clock.Now()); wait > 0 {
 			last := s.lastErr
 			s.mu.Unlock()
 			if wait > s.m.sup.maxBackoffWait {
 				return nil, s.errorf(ErrStartFailed, last, "%v; toolfold will try to start it again in %s", last, humanDuration(wait.Round(time.Second)))
 			}
-			t := time.NewTimer(wait)
+			// On the Manager's clock, as the backoff was set: one clock
+			// for the supervisor's times and its timers.
+			due := make(chan struct{})
+			t := s.m.clock.AfterFunc(wait, func() { close(due) })
 			select {
-			case <-t.C:
+			case <-due:
 			case <-ctx.Done():
 				t.Stop()
 				return nil, s.errorf(nil, ctx.Err(), "upstream %q is waiting to be restarted: %v", s.name, ctx.Err())
@@ -383,7 +393,10 @@ func (s *server) connect(ctx context.Context) (*connection, error) {
 func (s *server) start(done chan struct{}) {
 	defer close(done)
 	s.loadCache() // whether a list is known decides on a background retry
-	finish := func(c *connection, err error) {
+	// finish ends the start: with err, or with c ready and list recorded
+	// in the same step, so no caller sees the server ready before its
+	// tools are known.
+	finish := func(c *connection, list *toolList, err error) {
 		s.mu.Lock()
 		s.starting = nil
 		if err != nil {
@@ -394,7 +407,7 @@ func (s *server) start(done chan struct{}) {
 				delay = s.retryDelay(s.failedStarts)
 				s.armRetryLocked(delay)
 			}
-			s.retryAt = time.Now().Add(delay)
+			s.retryAt = s.m.clock.Now().Add(delay)
 			s.lastErr = err
 			s.setState(StateFailed)
 			s.mu.Unlock()
@@ -411,17 +424,19 @@ func (s *server) start(done chan struct{}) {
 			return
 		}
 		s.failedStarts, s.nextStart = 0, time.Time{}
+		entry, changed := s.recordLocked(list)
 		s.conn, s.lastErr, s.lastTail = c, nil, c.stderr
 		s.setState(StateReady)
 		c.lastUsed = s.m.clock.Now()
 		s.armIdleLocked(c) // in case every caller waiting for the start gave up
 		s.mu.Unlock()
+		s.recorded(entry, changed)
 	}
 	select {
 	case s.m.startSlots <- struct{}{}:
 		defer func() { <-s.m.startSlots }()
 	case <-s.m.life.Done():
-		finish(nil, s.errorf(ErrClosed, nil, "upstream %q was not started: toolfold is shutting down", s.name))
+		finish(nil, nil, s.errorf(ErrClosed, nil, "upstream %q was not started: toolfold is shutting down", s.name))
 		return
 	}
 	// The deadline runs on the Manager's clock, so a test can reach it
@@ -435,9 +450,10 @@ func (s *server) start(done chan struct{}) {
 	began := time.Now()
 	c, err := s.dialAndInitialize(ctx)
 	if err != nil {
-		finish(nil, err)
+		finish(nil, nil, err)
 		return
 	}
+	gen := s.beginList()
 	tools, groups, err := s.readTools(ctx, c.session)
 	if errors.Is(err, errGroupsDroppedConnection) {
 		// Read as a server without the extension from now on: not declared,
@@ -448,25 +464,25 @@ func (s *server) start(done chan struct{}) {
 		s.groupsOff = true
 		s.mu.Unlock()
 		if c, err = s.dialAndInitialize(ctx); err != nil {
-			finish(nil, err)
+			finish(nil, nil, err)
 			return
 		}
+		gen = s.beginList()
 		tools, groups, err = s.readTools(ctx, c.session)
 	}
 	if err != nil {
 		err = s.startError(ctx, c, fmt.Errorf("listing its tools: %w", err))
 		c.stop()
-		finish(nil, err)
+		finish(nil, nil, err)
 		return
 	}
 	if s.m.isClosed() {
 		c.stop()
-		finish(nil, s.errorf(ErrClosed, nil, "upstream %q was stopped: toolfold is shutting down", s.name))
+		finish(nil, nil, s.errorf(ErrClosed, nil, "upstream %q was stopped: toolfold is shutting down", s.name))
 		return
 	}
 	s.log.Info("upstream started", "transport", describeTransport(s.cfg), "tools", len(tools), "took", time.Since(began).Round(time.Millisecond))
-	finish(c, nil)
-	s.setTools(c.session, tools, groups)
+	finish(c, s.prepareList(gen, c.session.InitializeResult(), tools, groups), nil)
 }
 
 // dialAndInitialize spawns or dials the server and runs the MCP handshake.
@@ -476,13 +492,20 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 		return nil, s.errorf(ErrStartFailed, err, "upstream %q could not be started: %v", s.name, err)
 	}
 	transport, cmd, tail := d.transport, d.cmd, d.stderr
-	c := &connection{s: s, cmd: cmd, stderr: tail, http: d.http, startedAt: time.Now(), ended: make(chan struct{})}
+	c := &connection{s: s, cmd: cmd, stderr: tail, http: d.http, startedAt: s.m.clock.Now(), ended: make(chan struct{})}
 	if st, ok := transport.(*stdioTransport); ok {
 		st.skipped = func(line string) {
 			s.log.Warn("upstream printed a line on stdout that is not JSON-RPC; skipped it", "line", line)
 		}
 		c.raw = &rawConn{}
 		st.raw = c.raw
+		st.broken = func(line []byte) ([]byte, bool) {
+			rep, answered := c.raw.brokenAnswer(line)
+			if answered {
+				s.log.Warn("upstream answered with a message that is not valid JSON; failed the request it answered", "line", lastLine(string(bytes.ToValidUTF8(line[:min(len(line), junkQuote)], []byte("�")))))
+			}
+			return rep, answered
+		}
 		st.maxMessage = int(s.cfg.EffectiveMaxMessageBytes())
 		st.tooLarge = func(id []byte, request bool) {
 			kind := "an answer"
@@ -618,6 +641,9 @@ func (s *server) startError(ctx context.Context, c *connection, err error) error
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) && isTooLarge(rpcErr) {
 		return s.errorf(ErrStartFailed, err, "upstream %q could not be started: it sent a message of more than %s (maxMessageBytes) while starting; raise its \"maxMessageBytes\" if that is expected", s.name, s.cfg.EffectiveMaxMessageBytes())
+	}
+	if errors.As(err, &rpcErr) && isInvalidAnswer(rpcErr) {
+		return s.errorf(ErrStartFailed, err, "upstream %q could not be started: it answered the handshake or its listing with a message that is not valid JSON%s", s.name, c.stderrSuffix())
 	}
 	if errors.As(err, &rpcErr) && !sdkOwnError(rpcErr) {
 		return s.errorf(ErrStartFailed, err, "upstream %q refused the MCP handshake: %s%s", s.name, rpcErr.Message, c.stderrSuffix())
@@ -895,14 +921,14 @@ func (s *server) connectionEnded(c *connection) {
 	if c.retiring && c.stopping.Load() {
 		// Not a crash: no backoff, and the next start is a first start. A
 		// server that served long enough is healthy again, as after a crash.
-		if time.Since(c.startedAt) >= s.m.sup.healthyAfter {
+		if s.m.clock.Now().Sub(c.startedAt) >= s.m.sup.healthyAfter {
 			s.failures = 0
 		}
 		c.endDetail = "idle for " + humanDuration(s.idleTimeout)
 		s.idleStops++
 		s.fresh = true
 		s.setState(StateIdle)
-		s.log.Info("upstream stopped: idle", "idle_timeout", s.idleTimeout, "ran_for", time.Since(c.startedAt).Round(time.Second))
+		s.log.Info("upstream stopped: idle", "idle_timeout", s.idleTimeout, "ran_for", s.m.clock.Now().Sub(c.startedAt).Round(time.Second))
 		return
 	}
 	if c.stopping.Load() || s.m.isClosed() {
@@ -917,12 +943,12 @@ func (s *server) connectionEnded(c *connection) {
 		s.log.Info("upstream forgot the session", "detail", c.endDetail)
 		return
 	}
-	if time.Since(c.startedAt) >= s.m.sup.healthyAfter {
+	if s.m.clock.Now().Sub(c.startedAt) >= s.m.sup.healthyAfter {
 		s.failures = 0
 	}
 	s.failures++
 	delay := s.backoff(s.failures)
-	s.retryAt = time.Now().Add(delay)
+	s.retryAt = s.m.clock.Now().Add(delay)
 	s.lastErr = s.errorf(ErrExited, nil, "upstream %q %s (%s)%s; it will be restarted on the next call", s.name, c.endVerb, c.endDetail, c.stderrSuffix())
 	s.setState(StateRestarting)
 	s.log.Warn("upstream exited", "how", c.endVerb, "detail", c.endDetail, "restart_after", delay)
@@ -1034,16 +1060,55 @@ func (s *server) groupsChanged(c *connection) {
 	s.refreshTools(c, cs)
 }
 
-// setTools records a freshly listed tool list and groups, writes the cache,
-// and tells OnToolsChanged when either differs from what was known.
-func (s *server) setTools(cs *mcp.ClientSession, tools []*mcp.Tool, groups []*Group) {
+// toolList is a tool list and groups read from the server, admitted and
+// bounded, with what it said at initialize and the number of the read
+// (beginList).
+type toolList struct {
+	gen    uint64
+	init   *mcp.InitializeResult
+	tools  []*mcp.Tool
+	groups []*Group
+}
+
+// beginList numbers a read of the tool list that is about to begin.
+func (s *server) beginList() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listGen++
+	return s.listGen
+}
+
+// prepareList admits and bounds a list read by the read numbered gen.
+func (s *server) prepareList(gen uint64, init *mcp.InitializeResult, tools []*mcp.Tool, groups []*Group) *toolList {
 	s.loadCache() // so a list equal to the cached one is not reported as a change
 	tools, groups = s.admit(tools, groups)
-	tools = s.bound(tools)
+	return &toolList{gen: gen, init: init, tools: s.bound(tools), groups: groups}
+}
+
+// setTools records a freshly listed tool list and groups, writes the cache,
+// and tells OnToolsChanged when either differs from what was known. A list
+// whose read began before the one recorded last is older, and is dropped.
+func (s *server) setTools(gen uint64, init *mcp.InitializeResult, tools []*mcp.Tool, groups []*Group) {
+	list := s.prepareList(gen, init, tools, groups)
 	s.mu.Lock()
-	changed := !s.known || !sameTools(s.tools, tools) || !sameJSON(s.groups, groups)
+	entry, changed := s.recordLocked(list)
+	s.mu.Unlock()
+	s.recorded(entry, changed)
+}
+
+// recordLocked records list unless a newer one was recorded already; it
+// returns the cache entry to write (nil when list was dropped) and whether
+// the list changed. s.mu is held.
+func (s *server) recordLocked(list *toolList) (entry *cacheEntry, changed bool) {
+	if list.gen < s.listWritten {
+		s.log.Debug("a tool list read before the one recorded last was dropped", "read", list.gen, "recorded", s.listWritten)
+		return nil, false
+	}
+	s.listWritten = list.gen
+	tools, groups := list.tools, list.groups
+	changed = !s.known || !sameTools(s.tools, tools) || !sameJSON(s.groups, groups)
 	s.tools, s.groups, s.known, s.cached = tools, groups, true, false
-	s.init = cs.InitializeResult()
+	s.init = list.init
 	saved := s.init
 	if saved != nil && saved.Instructions != "" {
 		// Instructions may quote the server's config (its token): the file
@@ -1052,8 +1117,15 @@ func (s *server) setTools(cs *mcp.ClientSession, tools []*mcp.Tool, groups []*Gr
 		masked.Instructions = s.secrets.String(saved.Instructions)
 		saved = &masked
 	}
-	entry := &cacheEntry{Format: cacheFormat, Server: s.name, Key: s.key, SavedAt: time.Now().UTC(), Init: saved, Tools: tools, Groups: groups}
-	s.mu.Unlock()
+	return &cacheEntry{Format: cacheFormat, Server: s.name, Key: s.key, SavedAt: time.Now().UTC(), Init: saved, Tools: tools, Groups: groups}, changed
+}
+
+// recorded writes the cache and tells of a change after recordLocked,
+// with s.mu released.
+func (s *server) recorded(entry *cacheEntry, changed bool) {
+	if entry == nil {
+		return
+	}
 	if err := s.m.cache.save(entry); err != nil {
 		s.log.Warn("could not write the tool cache", "error", err)
 	}
@@ -1092,12 +1164,13 @@ func (s *server) refreshTools(c *connection, cs *mcp.ClientSession) {
 	ok := s.m.goBackground(func() {
 		for {
 			ctx, cancel := context.WithTimeout(s.m.life, s.timeout)
+			gen := s.beginList()
 			tools, groups, err := s.readTools(ctx, cs)
 			cancel()
 			if err != nil {
 				s.log.Warn("could not re-read the tool list after a list_changed notification", "error", err)
 			} else if !c.isEnded() {
-				s.setTools(cs, tools, groups)
+				s.setTools(gen, cs.InitializeResult(), tools, groups)
 			}
 			s.mu.Lock()
 			if !s.refreshAgain {

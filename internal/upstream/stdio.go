@@ -29,6 +29,10 @@ type stdioTransport struct {
 	terminateGrace time.Duration
 	// skipped is told each line left out, shortened. Set before Connect.
 	skipped func(line string)
+	// broken, if set before Connect, handles the lines that start like
+	// an answer and are not valid JSON (jsonLines.broken); nil means
+	// raw.brokenAnswer.
+	broken func(line []byte) (replacement []byte, answered bool)
 	// raw, if set before Connect, is the fast path's side door (raw.go):
 	// it writes to stdin beside the SDK and takes its answers off stdout
 	// before the SDK reads them.
@@ -87,7 +91,11 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		t.raw.w = w
 		writer = w
 	}
-	lines := &jsonLines{r: bufio.NewReader(out), skipped: skipped, lineStart: true}
+	broken := t.broken
+	if broken == nil {
+		broken = t.raw.brokenAnswer
+	}
+	lines := &jsonLines{r: bufio.NewReader(out), skipped: skipped, broken: broken, lineStart: true}
 	// The SDK's own bound only backs this one up: the lines it reads are
 	// bounded already (twice, for what its decoder reads ahead).
 	transport := &mcp.IOTransport{Reader: io.NopCloser(lines), Writer: writer, MaxLineLength: 2 * maxMessage}
@@ -153,8 +161,13 @@ func (c *childStdin) Close() error {
 // maxJudged bytes; a longer one is judged by its first byte ("{" or "["
 // passes) and streamed, so a large message costs no more than that bound.
 type jsonLines struct {
-	r         *bufio.Reader
-	skipped   func(line string)
+	r       *bufio.Reader
+	skipped func(line string)
+	// broken, if set, is given each whole line that starts with "{" and
+	// is not valid JSON, before it is skipped: an answer the server
+	// broke (invalid.go). It returns the line the SDK reads instead, if
+	// any, and whether the line was an answer, not to be reported.
+	broken    func(line []byte) (replacement []byte, answered bool)
 	maxJudged int  // 0 means maxJudgedLine
 	lineStart bool // the next chunk read begins a line
 	state     lineState
@@ -268,6 +281,13 @@ func (j *jsonLines) judge(chunk []byte, ended bool) {
 	case len(j.line) > limit || ended && isJSONRPC(j.line):
 		j.state, j.rest = passing, j.line
 	case ended:
+		if j.line[0] == '{' && j.broken != nil && !json.Valid(j.line) {
+			if rep, answered := j.broken(j.line); answered {
+				j.line = j.line[:0]
+				j.state, j.rest = passing, rep
+				return
+			}
+		}
 		j.skip(true)
 	}
 }
