@@ -151,6 +151,15 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 		return err
 	}
 	defer p.Upstreams.Close()
+	// Before the upstreams close (defers run last first): calls waiting
+	// for a client's input, timers and watchers stop, sessions close.
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := b.Gateway.Shutdown(sctx); err != nil {
+			logger.Warn("the gateway did not stop everything it started in time", "err", err)
+		}
+	}()
 	p.Follow(b)
 	// An approval (toolfold pins approve, a pulled or remounted lock)
 	// reaches the running catalog without a restart.
