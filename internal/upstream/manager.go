@@ -311,12 +311,16 @@ func (m *Manager) Discover(ctx context.Context) iter.Seq2[string, error] {
 			name string
 			err  error
 		}
-		var pending []*server
+		var enabled []*server
 		for _, name := range m.names {
-			s := m.servers[name]
-			if s.cfg.Disabled {
-				continue
+			if s := m.servers[name]; !s.cfg.Disabled {
+				enabled = append(enabled, s)
 			}
+		}
+		loadCaches(enabled)
+		var pending []*server
+		for _, s := range enabled {
+			name := s.name
 			if _, ok := s.knownTools(); ok && s.cfg.Lazy {
 				if !yield(name, nil) {
 					return
