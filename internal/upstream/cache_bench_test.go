@@ -101,13 +101,14 @@ func TestCacheLoadReadsWhatWasSaved(t *testing.T) {
 func TestCacheLoadRejectsABrokenSchema(t *testing.T) {
 	c := diskCache{dir: t.TempDir()}
 	key := strings.Repeat("k", 32)
-	for _, schema := range []string{`{"type": "object",}`, `{"type": "obj`, `{"a": [1, 2}`, `nul`} {
+	deep := strings.Repeat("[", 3_000_000) // would overflow the decoder's stack
+	for _, schema := range []string{`{"type": "object",}`, `{"type": "obj`, `{"a": [1, 2}`, `nul`, deep} {
 		file := `{"format": 2, "server": "s", "key": "` + key + `", "tools": [{"name": "t", "inputSchema": ` + schema + `}]}`
 		if err := os.WriteFile(c.path("s", key), []byte(file), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if e, err := c.load("s", key); err == nil || !strings.Contains(err.Error(), "corrupt") {
-			t.Errorf("schema %s: load gave %v, %v; want the file reported corrupt", schema, e, err)
+			t.Errorf("schema %.40s: load gave %v, %v; want the file reported corrupt", schema, e, err)
 		}
 	}
 }
