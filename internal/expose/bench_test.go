@@ -42,3 +42,20 @@ func BenchmarkEnableAndList(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParams reads every parameter of 5,000 recorded tools, as the
+// search index does when it is built.
+func BenchmarkParams(b *testing.B) {
+	cat := catalogtest.Build(b, catalogtest.Scaled(b, 5000))
+	e, _ := build(b, cat, expose.Options{Mode: expose.Search})
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		for _, t := range cat.Tools() {
+			n += len(e.FlatWire(t).Params())
+		}
+		if n == 0 {
+			b.Fatal("no parameters read")
+		}
+	}
+}

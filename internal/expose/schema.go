@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // schemaInfo is a tool's input schema as exposition keeps it: the JSON
@@ -37,7 +39,9 @@ type brief struct {
 func (p property) brief() brief {
 	var b brief
 	if isObject(p.raw) {
-		_ = json.Unmarshal(p.raw, &b)
+		// One pass (encoding/json checks the text, then decodes it): the
+		// search index reads every parameter of every tool this way.
+		_ = fastjson.Unmarshal(p.raw, &b)
 	}
 	return b
 }
@@ -119,7 +123,7 @@ func (s *schemaInfo) properties() ([]property, []string) {
 		Properties textRef  `json:"properties"`
 		Required   []string `json:"required"`
 	}
-	if err := json.Unmarshal(s.raw, &top); err != nil {
+	if err := fastjson.Unmarshal(s.raw, &top); err != nil {
 		return nil, nil
 	}
 	if len(top.Properties) == 0 || string(top.Properties) == "null" {

@@ -157,3 +157,19 @@ func BenchmarkIdleHTTPSession(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRenderAuto builds an auto-mode gateway over 5,000 tools of the
+// recorded catalogs: every exposure and the search index its modes share.
+func BenchmarkRenderAuto(b *testing.B) {
+	cat := catalogtest.Build(b, catalogtest.Scaled(b, 5000))
+	space, err := view.NewSpace(cat, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := gateway.New(space, &gateway.Options{Mode: expose.Auto}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -319,7 +319,8 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 // render builds the exposures (and search indexes) of every mode served.
 func (g *Gateway) render(space *view.Space) (*state, error) {
 	st := &state{space: space, expo: map[expose.Mode]*expose.Exposure{}, disc: map[expose.Mode]*meta.Discovery{}}
-	var first *expose.Exposure // whose flat wire tools the other modes share
+	var first *expose.Exposure  // whose flat wire tools the other modes share
+	var indexed *meta.Discovery // whose search index the other modes share
 	for _, m := range g.modes {
 		e, err := expose.Build(space, &expose.Options{
 			Mode: m, Exposition: g.opts.Exposition,
@@ -335,7 +336,12 @@ func (g *Gateway) render(space *view.Space) (*state, error) {
 		}
 		st.expo[m] = e
 		if m == expose.Search || (m == expose.Groups && (g.opts.Mode == expose.Groups || g.opts.Mode == expose.Auto)) {
-			st.disc[m] = meta.NewDiscovery(g.names, e, g.opts.ToolsCost)
+			if indexed == nil {
+				indexed = meta.NewDiscovery(g.names, e, g.opts.ToolsCost)
+				st.disc[m] = indexed
+			} else {
+				st.disc[m] = indexed.Over(e, g.opts.ToolsCost) // one index for every mode
+			}
 		}
 	}
 	ext, err := newExtCatalog(st.expo[expose.Groups])

@@ -44,7 +44,7 @@ func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, body []byte)
 	if !ok || string(req.name) != r.Header.Get("Mcp-Name") {
 		return false
 	}
-	version, caps, info, ok := metaMembers(req.meta)
+	version, caps, info, ok := req.metaMembers()
 	if !ok {
 		return false
 	}
@@ -216,7 +216,7 @@ func (fs *sessionFast) call(w http.ResponseWriter, r *http.Request, body []byte)
 	// A session's requests say nothing per request: any _meta member but
 	// the trace context (a progress token, a tool's own key) is for the
 	// typed path.
-	if version, caps, info, ok := metaMembers(req.meta); !ok || version != nil || caps != nil || info != nil {
+	if version, caps, info, ok := req.metaMembers(); !ok || version != nil || caps != nil || info != nil {
 		return false
 	}
 	wire, ok := fs.s.fastWire(string(req.name))

@@ -97,59 +97,43 @@ type rawRequest struct {
 	name []byte
 	// args are the arguments as sent, nil when absent or null.
 	args json.RawMessage
+	// view is the message as read in its one pass (rawcall.ParseRequest);
+	// every later step reads it rather than the bytes again.
+	view rawcall.Request
 }
 
 // parseCall reads a tools/call message's envelope, or reports false for
 // anything the SDK should read instead: not a lone request, an unexpected
 // member, a name with escapes. The slices point into line.
 func parseCall(line []byte) (r rawRequest, ok bool) {
-	if !rawcall.Valid(line) {
+	v, ok := rawcall.ParseRequest(line)
+	if !ok {
 		return r, false // the SDK answers with a parse error
 	}
-	ok = true
-	var method []byte
-	err := rawcall.Members(line, func(k, v []byte) bool {
-		switch string(k) {
-		case "jsonrpc":
-			ok = string(v) == `"2.0"`
-		case "id":
-			r.id = v
-			ok = len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
-		case "method":
-			method = v
-		case "params":
-			r.params = v
-		default:
-			ok = false
-		}
-		return ok
-	})
-	if err != nil || !ok || r.id == nil || string(method) != `"tools/call"` || len(r.params) == 0 || r.params[0] != '{' {
+	r.view, r.id, r.params, r.meta = v, v.ID, v.Params, v.Meta
+	if v.Other || (v.JSONRPC != nil && string(v.JSONRPC) != `"2.0"`) || !plainID(v.ID) ||
+		string(v.Method) != `"tools/call"` || len(v.Params) == 0 || v.Params[0] != '{' {
 		return r, false
 	}
-	var name []byte
-	err = rawcall.Members(r.params, func(k, v []byte) bool {
-		switch string(k) {
-		case "name":
-			name = v
-		case "arguments":
-			if string(v) != "null" {
-				r.args = v
-			}
-			ok = v[0] == '{' || string(v) == "null"
-		case "_meta":
-			r.meta = v
-			ok = v[0] == '{'
-		default:
-			ok = false // inputResponses, requestState, task…: the typed path
-		}
-		return ok
-	})
-	if err != nil || !ok || name == nil {
+	// inputResponses, requestState, task…: the typed path.
+	if v.OtherParams || v.RequestID != nil || v.Name == nil || (v.Meta != nil && v.Meta[0] != '{') {
 		return r, false
 	}
-	r.name, ok = rawcall.Unquote(name)
+	if a := v.Arguments; a != nil {
+		if a[0] != '{' && string(a) != "null" {
+			return r, false
+		}
+		if string(a) != "null" {
+			r.args = a
+		}
+	}
+	r.name, ok = rawcall.Unquote(v.Name)
 	return r, ok
+}
+
+// plainID reports whether a request's id is a string or a number.
+func plainID(v []byte) bool {
+	return len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
 }
 
 // era is what a request's _meta says about its protocol and its client.
@@ -162,8 +146,8 @@ type era struct {
 // anything the typed path must see: a key beyond the per-hop ones, a
 // protocol version the fast path does not know, a client capability that
 // needs asking through results.
-func (e *rawEdge) route(name string, metaObj []byte) (*expose.Wire, era, bool) {
-	version, caps, info, ok := metaMembers(metaObj)
+func (e *rawEdge) route(name string, req *rawRequest) (*expose.Wire, era, bool) {
+	version, caps, info, ok := req.metaMembers()
 	if !ok {
 		return nil, era{}, false
 	}
@@ -264,30 +248,13 @@ func plainInfo(info []byte) bool {
 	}) == nil && ok
 }
 
-// metaMembers reads a request's _meta, or reports false when it carries
-// anything beyond the per-hop keys and the trace context (a progress
-// token, a log level, a tool's own keys), which the typed path must see.
-func metaMembers(metaObj []byte) (version, caps, info []byte, ok bool) {
-	ok = true
-	if metaObj == nil {
-		return nil, nil, nil, true
-	}
-	err := rawcall.Members(metaObj, func(k, v []byte) bool {
-		switch string(k) {
-		case mcp.MetaKeyProtocolVersion:
-			version = v
-		case mcp.MetaKeyClientCapabilities:
-			caps = v
-		case mcp.MetaKeyClientInfo:
-			info = v
-		case keyTraceparent, keyTracestate, keyBaggage:
-			// The trace context: carried on to the source (traceBytes).
-		default:
-			ok = false
-		}
-		return ok
-	})
-	return version, caps, info, err == nil && ok
+// metaMembers returns the per-hop members of the request's _meta, or
+// reports false when it carries anything beyond them and the trace context
+// (a progress token, a log level, a tool's own keys), which the typed path
+// must see.
+func (r *rawRequest) metaMembers() (version, caps, info []byte, ok bool) {
+	v := &r.view
+	return v.ProtocolVersion, v.ClientCapabilities, v.ClientInfo, !v.OtherMeta
 }
 
 func capabilitiesOf(c *mcp.ClientCapabilities) rawcall.Capabilities {
@@ -334,7 +301,7 @@ func (e *rawEdge) forwardCall(line []byte, idp, keyp *string, admittedp *bool) b
 	if !ok {
 		return false
 	}
-	w, ev, ok := e.route(string(req.name), req.meta)
+	w, ev, ok := e.route(string(req.name), &req)
 	if !ok {
 		return false
 	}
@@ -453,15 +420,11 @@ func (e *rawEdge) cancelled(line []byte) bool {
 // cancelledRequest returns the id of the request a notifications/cancelled
 // message withdraws, as sent, or reports false for any other message.
 func cancelledRequest(msg []byte) ([]byte, bool) {
-	if !rawcall.Valid(msg) || string(rawcall.Member(msg, "method")) != `"notifications/cancelled"` || rawcall.Member(msg, "id") != nil {
+	v, ok := rawcall.ParseRequest(msg)
+	if !ok || string(v.Method) != `"notifications/cancelled"` || v.ID != nil || len(v.Params) == 0 || v.Params[0] != '{' {
 		return nil, false
 	}
-	params := rawcall.Member(msg, "params")
-	if len(params) == 0 || params[0] != '{' {
-		return nil, false
-	}
-	id := rawcall.Member(params, "requestId")
-	return id, id != nil
+	return v.RequestID, v.RequestID != nil
 }
 
 // answer writes a fast-path call's response, as the typed path would have

@@ -44,6 +44,26 @@ func EstimateToolsCost(tools []*mcp.Tool) int {
 	return (len(b) + 3) / 4
 }
 
+// Over returns a Discovery over e, another mode's exposure of the same
+// catalog, that shares d's search index and summaries instead of building
+// them again: they read only the catalog and the flat wire tools, which e
+// shares with d's exposure when it was built with expose.Options.Share.
+// When e's flat wire tools are not d's, it indexes e anew.
+func (d *Discovery) Over(e *expose.Exposure, cost ToolsCost) *Discovery {
+	if e.Space() != d.expo.Space() {
+		return NewDiscovery(d.names, e, cost)
+	}
+	for _, t := range e.Catalog().Tools() {
+		if e.FlatWire(t) != d.expo.FlatWire(t) {
+			return NewDiscovery(d.names, e, cost)
+		}
+	}
+	if cost == nil {
+		cost = EstimateToolsCost
+	}
+	return &Discovery{names: d.names, expo: e, toolsCost: cost, index: d.index, summary: d.summary}
+}
+
 // NewDiscovery indexes every tool of e's catalog under its flat wire name,
 // the name call_tool accepts in every mode. cost measures groups for
 // guidance; nil means EstimateToolsCost.

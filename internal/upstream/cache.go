@@ -10,10 +10,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	fastjson "github.com/segmentio/encoding/json"
 	"github.com/toolfold/toolfold/internal/config"
 )
 
@@ -73,8 +76,8 @@ func (t *textRef) UnmarshalJSON(b []byte) error {
 func (f *cacheFile) tools() []*mcp.Tool {
 	var p packer
 	for _, c := range f.Tools {
-		p.addRaw(schemaRef(c.InputSchema))
-		p.addRaw(schemaRef(c.OutputSchema))
+		p.addValid(schemaRef(c.InputSchema))
+		p.addValid(schemaRef(c.OutputSchema))
 	}
 	texts := p.texts()
 	out := make([]*mcp.Tool, len(f.Tools))
@@ -157,7 +160,10 @@ func (c diskCache) load(server, key string) (*cacheEntry, error) {
 		return nil, fmt.Errorf("reading the tool cache %s: %w", p, err)
 	}
 	var f cacheFile
-	if err := json.Unmarshal(data, &f); err != nil {
+	if !nestedWithin(data, maxCacheNesting) {
+		return nil, fmt.Errorf("the tool cache %s is corrupt (nested deeper than %d levels); it is ignored and will be rewritten when the server next starts", p, maxCacheNesting)
+	}
+	if err := fastjson.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("the tool cache %s is corrupt (%v); it is ignored and will be rewritten when the server next starts", p, err)
 	}
 	e := f.cacheEntry
@@ -170,6 +176,40 @@ func (c diskCache) load(server, key string) (*cacheEntry, error) {
 		return nil, fmt.Errorf("the tool cache %s is from another version of toolfold; it is ignored and will be rewritten", p)
 	}
 	return &e, nil
+}
+
+// maxCacheNesting is how deep a cache file may nest, as deep as
+// encoding/json lets a value nest: the decoder recurses, and a file nested
+// millions deep would overflow the stack, which ends the process.
+const maxCacheNesting = 10000
+
+// nestedWithin reports whether the JSON text data nests objects and arrays
+// at most max deep, in one cheap pass that only tracks brackets outside
+// strings (the decoder checks everything else).
+func nestedWithin(data []byte, max int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > max {
+				return false
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return true
 }
 
 // save writes the entry atomically: a reader (another toolfold starting at the
@@ -237,4 +277,21 @@ func fileSafe(name string) string {
 		s = "_" + s
 	}
 	return s
+}
+
+// loadCaches reads the cache files of servers in parallel, at most
+// GOMAXPROCS at a time: a cached start of hundreds of servers is mostly
+// decoding, which one goroutine would do on one core. Each server still
+// admits its list (loadCache, then admit) exactly as when read alone.
+func loadCaches(servers []*server) {
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for _, s := range servers {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			s.loadCache()
+		})
+	}
+	wg.Wait()
 }

@@ -338,11 +338,15 @@ func (m *Manager) Discover(ctx context.Context) iter.Seq2[string, error] {
 			name string
 			err  error
 		}
-		var pending []*server
+		var enabled []*server
 		for _, s := range m.serverList() {
-			if s.cfg.Disabled {
-				continue
+			if !s.cfg.Disabled {
+				enabled = append(enabled, s)
 			}
+		}
+		loadCaches(enabled)
+		var pending []*server
+		for _, s := range enabled {
 			if _, ok := s.knownTools(); ok && s.cfg.Lazy {
 				if !yield(s.name, nil) {
 					return

@@ -58,6 +58,48 @@ func (p *packer) addRaw(raw []byte) {
 	p.ends = append(p.ends, p.buf.Len())
 }
 
+// addValid adds raw, which the caller's decoder has already checked is
+// valid JSON, compacted in one cheap pass (see appendCompactValid); nil
+// adds no text.
+func (p *packer) addValid(raw []byte) {
+	if raw == nil {
+		p.ends = append(p.ends, -1)
+		return
+	}
+	p.buf.Grow(len(raw))
+	b := appendCompactValid(p.buf.AvailableBuffer(), raw)
+	p.buf.Write(b)
+	p.ends = append(p.ends, p.buf.Len())
+}
+
+// appendCompactValid appends src to dst without the whitespace outside its
+// strings: what json.Compact gives for valid JSON, without Compact's
+// validating state machine, which a cached start would otherwise run over
+// every schema a second time. src must be valid JSON.
+func appendCompactValid(dst, src []byte) []byte {
+	inString, escaped := false, false
+	start := 0 // of the run of src not yet copied
+	for i, c := range src {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			dst = append(dst, src[start:i]...)
+			start = i + 1
+		}
+	}
+	return append(dst, src[start:]...)
+}
+
 // addValue adds v encoded as the SDK would send it; nil, and a value that
 // cannot be encoded, add no text.
 func (p *packer) addValue(v any) {

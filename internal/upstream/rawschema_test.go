@@ -185,3 +185,24 @@ func TestManagerKeepsSchemasAsText(t *testing.T) {
 		t.Errorf("cache files: %v", matches)
 	}
 }
+
+func TestAppendCompactValid(t *testing.T) {
+	for _, in := range []string{
+		`{}`,
+		` { "a" : [ 1 , 2 ] ,` + "\n\t\r" + `"b":null } `,
+		`{"s": "two  spaces\tand a tab"}`,
+		`{"q": "a \" quote { [ ", "x": 1}`,
+		`{"bs": "ends in a backslash \\", "y": " z "}`,
+		`{"u": "\u00e9 \\\" still in"}`,
+		`"just a string  "`,
+		`[ true , false ]`,
+	} {
+		var want bytes.Buffer
+		if err := json.Compact(&want, []byte(in)); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if got := appendCompactValid([]byte("prefix"), []byte(in)); string(got) != "prefix"+want.String() {
+			t.Errorf("%s compacted to %s, want %s", in, got[len("prefix"):], want.String())
+		}
+	}
+}
