@@ -2,6 +2,7 @@ package assemble
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"maps"
@@ -70,14 +71,15 @@ func (p *Plan) ApprovePins(server string, items []string, who string) ([]trust.A
 	}
 	next := g.lock.Clone()
 	apps, err := next.Approve(server, items...)
+	var text []byte
 	if err == nil {
-		err = next.Save(g.path)
+		text, err = next.SaveText(g.path)
 	}
 	if err != nil {
 		g.mu.Unlock()
 		return nil, err
 	}
-	g.lock = next
+	g.lock, g.written = next, sha256.Sum256(text)
 	g.gen++
 	for _, a := range apps {
 		g.log.Info("trust approve", "who", who, "server", a.Server, "item", a.Item, "old_digest", a.OldDigest, "new_digest", a.NewDigest)

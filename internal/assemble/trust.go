@@ -1,9 +1,14 @@
 package assemble
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"log/slog"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -49,6 +54,9 @@ type trustGate struct {
 	listings       map[string]*listingTrust
 	listingScanner trust.Scanner
 	logged         map[string]bool
+	// written is the SHA-256 of the text the gate last wrote to the lock
+	// file, so that its watcher can skip the gate's own writes.
+	written [sha256.Size]byte
 	// heldLogged are the holds already logged (server, item, digest).
 	heldLogged map[string]bool
 	// closed is set when the upstreams close: a rebuild still under way
@@ -110,6 +118,18 @@ func newTrustGate(cfg *config.Config, log *slog.Logger) *trustGate {
 // reports whether it changed what is pinned. Approvals it finds are audit
 // lines.
 func (g *trustGate) Reload() (bool, error) {
+	text, err := os.ReadFile(g.path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("trust: read lock file: %w", err)
+	}
+	g.mu.Lock()
+	own := err == nil && g.loadErr == nil && sha256.Sum256(text) == g.written
+	g.mu.Unlock()
+	if own {
+		// The gate's own last write, seen by the watcher: at thousands of
+		// tools, reading it back would cost a parse of every pin.
+		return false, nil
+	}
 	l, err := trust.LoadLock(g.path)
 	if err != nil {
 		return false, err
@@ -275,9 +295,12 @@ func (g *trustGate) save() {
 	if g.readOnly || g.noWrite || g.closed || g.loadErr != nil {
 		return
 	}
-	if err := g.lock.Save(g.path); err != nil {
+	text, err := g.lock.SaveText(g.path)
+	if err != nil {
 		g.log.Error("trust: the lock file cannot be written; pins stay in memory until it can", "lock_file", g.path, "error", err)
+		return
 	}
+	g.written = sha256.Sum256(text)
 }
 
 // audit logs each hold once (per definition) and each warned change.

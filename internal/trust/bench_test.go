@@ -26,3 +26,37 @@ func BenchmarkRescanCatalogs(b *testing.B) {
 		s.Scan(servers)
 	}
 }
+
+// BenchmarkToolItems makes the items of the recorded catalogs' 903 tools,
+// as a start judges every tool it reads from the cache.
+func BenchmarkToolItems(b *testing.B) {
+	servers := catalogTools(b)
+	for b.Loop() {
+		for _, tools := range servers {
+			for _, t := range tools {
+				if _, err := ToolItem(t); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkLoadLock reads the lock of the recorded catalogs, as every
+// start does.
+func BenchmarkLoadLock(b *testing.B) {
+	l := NewLock()
+	for name, items := range catalogItems(b) {
+		Decide(l, name, items, Policy{}, nil)
+	}
+	text, err := l.Marshal()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if _, err := ParseLock(text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -52,9 +52,23 @@ func digest(canon []byte) string {
 // whitespace, numbers as the server wrote them. Two definitions that differ
 // only in key order or spacing have the same canonical form.
 func Canonical(v any) (json.RawMessage, error) {
-	raw, err := json.Marshal(v)
+	tree, err := jsonTree(v)
 	if err != nil {
-		return nil, fmt.Errorf("trust: encode definition: %w", err)
+		return nil, err
+	}
+	return encodeTree(tree)
+}
+
+// jsonTree is v as encoding/json decodes JSON into any (numbers as
+// json.Number, as the text wrote them). JSON text is decoded as it is,
+// anything else encoded first.
+func jsonTree(v any) (any, error) {
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			return nil, fmt.Errorf("trust: encode definition: %w", err)
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -62,7 +76,12 @@ func Canonical(v any) (json.RawMessage, error) {
 	if err := dec.Decode(&tree); err != nil {
 		return nil, fmt.Errorf("trust: read definition: %w", err)
 	}
-	// encoding/json writes map keys sorted, which is the canonical order.
+	return tree, nil
+}
+
+// encodeTree writes a decoded tree canonically: encoding/json writes map
+// keys sorted, which is the canonical order.
+func encodeTree(tree any) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -76,9 +95,41 @@ func Canonical(v any) (json.RawMessage, error) {
 // left out: the model never sees them, and servers stamp _meta per start.
 var toolFields = []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations"}
 
-// ToolItem is the item of a tool.
+// ToolItem is the item of a tool. Its fields are taken as encoding the
+// tool would give them (an empty title or description and a nil schema
+// are absent), without encoding the whole tool first: a start judges every
+// tool it reads, and this is most of that work.
 func ToolItem(t *mcp.Tool) (Item, error) {
-	return pick(KindTool, t.Name, t, toolFields)
+	tree := make(map[string]any, len(toolFields))
+	tree["name"] = t.Name
+	if t.Title != "" {
+		tree["title"] = t.Title
+	}
+	if t.Description != "" {
+		tree["description"] = t.Description
+	}
+	for field, v := range map[string]any{"inputSchema": t.InputSchema, "outputSchema": t.OutputSchema, "annotations": t.Annotations} {
+		if v == nil || isJSONNull(v) || v == (*mcp.ToolAnnotations)(nil) {
+			continue
+		}
+		sub, err := jsonTree(v)
+		if err != nil {
+			return Item{}, fmt.Errorf("trust: %s of tool %q: %w", field, t.Name, err)
+		}
+		tree[field] = sub
+	}
+	def, err := encodeTree(tree)
+	if err != nil {
+		return Item{}, fmt.Errorf("trust: encode %s %q: %w", KindTool, t.Name, err)
+	}
+	return Item{Kind: KindTool, Name: t.Name, Def: def}, nil
+}
+
+// isJSONNull reports whether v is JSON text that says null, which the
+// encoding of a whole tool would leave out like a nil schema.
+func isJSONNull(v any) bool {
+	raw, ok := v.(json.RawMessage)
+	return ok && (len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null")
 }
 
 // PromptItem is the item of a prompt (name, title, description, arguments).
