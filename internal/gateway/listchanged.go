@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -21,6 +22,10 @@ type listKind int
 const (
 	promptList listKind = iota
 	resourceList
+	// toolList is announced this way only by a per-request server whose
+	// tools moved (session.migrated); other sessions announce tools
+	// through their sending middleware (notifyToolsChanged).
+	toolList
 )
 
 // PromptsChanged tells the clients that the prompt list changed: every
@@ -102,23 +107,45 @@ const (
 // announce makes the SDK tell this server's clients that a pass-through
 // list changed. The SDK sends list_changed only when its own registry of
 // prompts or resources changes, and has no call to send one otherwise; so
-// the session adds a placeholder and removes it again: two changes, which
-// the SDK debounces into one notification to every session that should
-// hear it, legacy sessions and 2026-07-28 listen streams alike, exactly as
-// for a hand-written server. The placeholder is never seen: prompts/list,
-// prompts/get, resources/list and resources/read are all answered by
-// extrasMiddleware before the SDK's registry is consulted.
+// the session adds a placeholder, or removes the one the last announcement
+// added: one change, one notification to every session that should hear
+// it, legacy sessions and 2026-07-28 listen streams alike, exactly as for a
+// hand-written server. (Adding and removing at once relied on the SDK's
+// debounce joining the two, which a loaded machine can pull apart: two
+// notifications.) The placeholder is never seen: prompts/list, prompts/get,
+// resources/list and resources/read are all answered by extrasMiddleware
+// before the SDK's registry is consulted.
 func (s *session) announce(k listKind) {
-	switch k {
-	case promptList:
+	s.placeholders.Lock()
+	defer s.placeholders.Unlock()
+	placed := s.placeholders.placed[k]
+	switch {
+	case k == promptList && !placed:
 		s.server.AddPrompt(&mcp.Prompt{Name: placeholderPrompt}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{}, nil
 		})
+	case k == promptList:
 		s.server.RemovePrompts(placeholderPrompt)
-	case resourceList:
+	case k == resourceList && !placed:
 		s.server.AddResource(&mcp.Resource{Name: placeholderPrompt, URI: placeholderResource}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{}, nil
 		})
+	case k == resourceList:
 		s.server.RemoveResources(placeholderResource)
+	case k == toolList && !placed:
+		s.server.AddTool(&mcp.Tool{Name: placeholderTool, InputSchema: json.RawMessage(`{"type":"object"}`)}, s.unreachable)
+	case k == toolList:
+		s.server.RemoveTools(placeholderTool)
 	}
+	if s.placeholders.placed == nil {
+		s.placeholders.placed = map[listKind]bool{}
+	}
+	s.placeholders.placed[k] = !placed
+}
+
+// placeholders records which placeholders a session's registry holds now
+// (see announce); its lock orders the announcements.
+type placeholders struct {
+	sync.Mutex
+	placed map[listKind]bool
 }

@@ -244,8 +244,7 @@ func (s *session) migrated(st *state, quiet bool) {
 	if same {
 		return
 	}
-	s.server.AddTool(&mcp.Tool{Name: placeholderTool, InputSchema: json.RawMessage(`{"type":"object"}`)}, s.unreachable)
-	s.server.RemoveTools(placeholderTool)
+	s.announce(toolList)
 }
 
 // placeholderTool is never listed: the per-request server's tools/list is

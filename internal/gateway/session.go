@@ -38,6 +38,8 @@ type session struct {
 	// send delivers a notification past the gateway's own sending
 	// middleware (see notifyToolsChanged); nil on a transient session.
 	send mcp.MethodHandler
+	// placeholders are what announce keeps in the server's registry.
+	placeholders placeholders
 
 	// fingerprint identifies the lists the per-request server answered
 	// last, so a catalog update that changes none announces nothing.
