@@ -244,6 +244,18 @@ func (c *Catalog) PendingUngrouped() bool { return c.pendingUngrouped }
 // when id is not held.
 func (c *Catalog) HeldNote(id ToolID) string { return c.held[id] }
 
+// HeldIDs lists the held tools (see Spec.Held), sorted. A part of the
+// catalog (a limited view) holds none: what it may not reach, it does not
+// hear of.
+func (c *Catalog) HeldIDs() []ToolID {
+	out := make([]ToolID, 0, len(c.held))
+	for id := range c.held {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Unavailable maps the sources whose tools are not known because they
 // failed to start to why, for a person. The map must not be modified.
 func (c *Catalog) Unavailable() map[string]string { return c.unavailable }

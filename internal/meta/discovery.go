@@ -214,6 +214,11 @@ type FindResult struct {
 	// Unavailable says which MCP servers failed to start, so their tools
 	// cannot be found, why, and when toolfold tries again.
 	Unavailable []string `json:"unavailable,omitempty"`
+	// Held says which tools named like the query toolfold does not serve
+	// (a definition changed since it was pinned, a server a reload
+	// removed), and what an operator does about it: without it an agent
+	// tells its user no such tool exists.
+	Held []string `json:"held,omitempty"`
 }
 
 // maxFindLimit keeps one search from flooding the context.
@@ -257,6 +262,9 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 		}
 	}
 	res := &FindResult{Tools: []FoundTool{}, Groups: []FoundGroup{}, Unavailable: unavailableNotes(cat, args.Group, time.Now())}
+	if args.Group == "" {
+		res.Held = heldNotes(cat, phrasings)
+	}
 	for _, h := range hits {
 		w, ok := d.expo.Route(h.ID)
 		if !ok || w.Target == nil {

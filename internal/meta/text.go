@@ -207,6 +207,14 @@ func (r *FindResult) Text() string {
 	if l.dropped > 0 {
 		l.always("(%d more lines left out: ask for fewer tools with \"limit\".)", l.dropped)
 	}
+	// Why a tool the query names is not among them: tell the user, not
+	// that no such tool exists.
+	for _, u := range r.Unavailable {
+		l.always("Missing: %s", u)
+	}
+	for _, h := range r.Held {
+		l.always("Held: %s", h)
+	}
 	l.always("%s", r.Next)
 	return l.String()
 }

@@ -53,6 +53,9 @@ func TestUnavailableServerIsExplained(t *testing.T) {
 	if len(found.Unavailable) != 1 || !strings.HasPrefix(found.Unavailable[0], note) {
 		t.Errorf("find_tools unavailable: %q", found.Unavailable)
 	}
+	if !strings.Contains(found.Text(), "Missing: "+note) {
+		t.Errorf("find_tools' text does not say what is missing:\n%s", found.Text())
+	}
 	found, _ = d.Find(meta.FindArgs{Query: "package", Group: "local"}, space.New().Snapshot())
 	if len(found.Unavailable) != 0 {
 		t.Errorf("find_tools within a group that takes nothing of npx: %q", found.Unavailable)
