@@ -159,17 +159,10 @@ func Build(space *view.Space, opts *Options) (*Exposure, error) {
 		return nil, fmt.Errorf("%s", strings.Join(append(schemaProblems, problems...), "\n"))
 	}
 	for _, g := range cat.Groups() {
-		var w *Wire
-		switch {
-		case o.Mode == Grouped && g.Parent == nil:
-			w = e.groupedWire(g, infos, true, o.AnnotateDescriptions)
-		case o.Mode == Groups && exposition(g, o.Exposition) == catalog.Grouped:
-			w = e.groupedWire(g, infos, false, o.AnnotateDescriptions)
-		}
 		// A group whose tools all sit in groups inside it (a split
 		// server in the groups mode) has nothing to act on: offering a
 		// tool whose "action" admits no value would only mislead.
-		if w != nil && len(w.Actions) > 0 {
+		if w := e.groupWireFor(g, infos, &o); w != nil && len(w.Actions) > 0 {
 			e.grouped[g.Index] = w
 			claim(w.Name, fmt.Sprintf("the group %q", g.ID), w)
 		}
@@ -178,6 +171,19 @@ func Build(space *view.Space, opts *Options) (*Exposure, error) {
 		return nil, fmt.Errorf("%s", strings.Join(problems, "\n"))
 	}
 	return e, nil
+}
+
+// groupWireFor is the grouped tool a group is offered as in o's mode, or
+// nil: in the grouped mode every top-level group, in the groups mode those
+// whose exposition is grouped.
+func (e *Exposure) groupWireFor(g *catalog.Group, infos []*schemaInfo, o *Options) *Wire {
+	switch {
+	case o.Mode == Grouped && g.Parent == nil:
+		return e.groupedWire(g, infos, true, o.AnnotateDescriptions)
+	case o.Mode == Groups && exposition(g, o.Exposition) == catalog.Grouped:
+		return e.groupedWire(g, infos, false, o.AnnotateDescriptions)
+	}
+	return nil
 }
 
 func exposition(g *catalog.Group, def catalog.Exposition) catalog.Exposition {

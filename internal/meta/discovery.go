@@ -276,21 +276,29 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 		}
 		res.Tools = append(res.Tools, ft)
 	}
+	res.Groups = foundGroups(cat, groups, groupTop, limit, s)
+	res.Next = d.next(len(res.Tools) > 0)
+	return res, nil
+}
+
+// foundGroups are the ranked groups worth showing, at most limit, their
+// scores divided by top.
+func foundGroups(cat *catalog.Catalog, groups []search.GroupHit, top float64, limit int, s view.Snapshot) []FoundGroup {
+	out := []FoundGroup{}
 	for _, gh := range groups {
 		g, ok := cat.Group(catalog.GroupID(gh.Name))
 		// A group with no tools of its own (a server split into derived
 		// groups) offers nothing to enable or search that its children do
 		// not: its children are the hits worth reading.
-		if !ok || len(g.Tools) == 0 || gh.Score < minGroupScore*groupTop {
+		if !ok || len(g.Tools) == 0 || gh.Score < minGroupScore*top {
 			continue
 		}
-		if len(res.Groups) == limit {
+		if len(out) == limit {
 			break
 		}
-		res.Groups = append(res.Groups, FoundGroup{Name: gh.Name, Description: firstLine(g.Description), Tools: len(g.Tools), Enabled: s.Enabled.Has(g.Index), Score: round(gh.Score / groupTop)})
+		out = append(out, FoundGroup{Name: gh.Name, Description: firstLine(g.Description), Tools: len(g.Tools), Enabled: s.Enabled.Has(g.Index), Score: round(gh.Score / top)})
 	}
-	res.Next = d.next(len(res.Tools) > 0)
-	return res, nil
+	return out
 }
 
 // next is find_tools' next step, in the words of the client's mode: the
