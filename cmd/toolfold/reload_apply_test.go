@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -203,18 +202,6 @@ func TestReloadAddsServerKeepsOthers(t *testing.T) {
 	// them: the count is final.
 	if n := s.count.Load() - before; n != 1 {
 		t.Errorf("the client heard tools list_changed %d times for one server added, want once", n)
-	}
-}
-
-// writeConfigAt rewrites a config by rename, as editors save.
-func writeConfigAt(t *testing.T, path string, data []byte) {
-	t.Helper()
-	tmp := filepath.Join(filepath.Dir(path), ".swp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
 	}
 }
 
