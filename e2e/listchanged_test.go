@@ -101,9 +101,11 @@ func promptList(t *testing.T, cs *mcp.ClientSession) []string {
 // (2025-11-25) and on a subscriptions/listen stream (2026-07-28), and its
 // next prompts/list has the new prompt.
 func TestUpstreamPromptChangeReachesTheClient(t *testing.T) {
+	// The prompt is new to a pinned server, which trust.onNew holds by
+	// default (internal/trust); this test is about hearing the change.
 	path := writeConfig(t, map[string]any{"mcpServers": map[string]any{
 		"everything": map[string]any{"command": goFixture(t), "prefix": ""},
-	}})
+	}, "trust": map[string]any{"onNew": "accept"}})
 	for _, protocol := range []string{"2025-11-25", ""} {
 		name := protocol
 		if name == "" {

@@ -218,6 +218,13 @@ func (d *decision) open(l *Lock, kinds []Kind) {
 		l.Servers[d.server] = d.sp
 		d.v.LockChanged = true
 	}
+	if slices.Equal(kinds, []Kind{KindResource}) {
+		// Resources are a server's data as much as its definitions: they
+		// come and go as it works (a file, a session's log), so a new one
+		// is pinned on sight, never held as "new"; a known one whose
+		// description changes is held like any definition.
+		d.first = true
+	}
 	if slices.Equal(kinds, catalogKinds) || slices.Contains(d.sp.Listed, kinds[0]) {
 		return
 	}
