@@ -175,6 +175,10 @@ type scored struct {
 // accumulate adds every term's best alternative per doc into its total.
 func (ix *Index) accumulate(q *parsedQuery, s *scratch) {
 	for _, term := range q.terms {
+		if !ix.exhaustive && len(term.alternatives) == 1 && len(term.alternatives[0].stems) == 1 {
+			ix.addSingle(term.alternatives[0], !term.optional, s)
+			continue
+		}
 		for _, alt := range term.alternatives {
 			ix.scoreAlternative(alt, s)
 		}
@@ -189,6 +193,33 @@ func (ix *Index) accumulate(q *parsedQuery, s *scratch) {
 			s.doc[d].best = 0
 		}
 		s.termDocs = s.termDocs[:0]
+	}
+}
+
+// addSingle adds a term of one one-word alternative straight into the
+// docs' totals: its best alternative per doc is its only one, so the
+// per-term pass over the docs it touched is not needed. The sums are the
+// same, added in the same order.
+func (ix *Index) addSingle(alt alternative, required bool, s *scratch) {
+	t, ok := ix.terms[alt.stems[0]]
+	if !ok {
+		return
+	}
+	var matched int32
+	if required {
+		matched = 1
+	}
+	for _, p := range ix.postings[t] {
+		score := alt.weight * float64(p.weight)
+		if score <= 0 {
+			continue
+		}
+		e := &s.doc[p.doc]
+		if e.total == 0 && e.matched == 0 {
+			s.touched = append(s.touched, p.doc)
+		}
+		e.total += score
+		e.matched += matched
 	}
 }
 
