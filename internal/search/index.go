@@ -195,8 +195,10 @@ type Index struct {
 	// (those with the name among their ancestors), so that a search in a
 	// group marks them without reading every group.
 	within map[string][]int32
-	// exhaustive turns off the name bonus cache, so that tests can
-	// compare its ranking with the one that scores every doc in full.
+	// exhaustive turns off every shortcut a search takes (the name bonus
+	// cache, one-word terms added straight into the totals), so that
+	// tests can compare their ranking with the one that scores every doc
+	// in full, the plain way.
 	exhaustive bool
 }
 

@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// TestNameCacheKeepsRanking requires find's cache of name bonuses (one
-// per distinct name) to give byte for byte the rankings (tools, groups,
-// scores and match counts) that scoring every doc in full gives, over
+// TestNameCacheKeepsRanking requires find's shortcuts (the cache of name
+// bonuses, one per distinct name; one-word terms added straight into the
+// totals) to give byte for byte the rankings (tools, groups, scores and
+// match counts) that scoring every doc in full gives, over
 // every evaluation request, on the real catalogs and on a 5,000-tool
 // synthesis of them, at the limits find_tools and Search use.
 func TestNameCacheKeepsRanking(t *testing.T) {

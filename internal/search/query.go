@@ -384,13 +384,15 @@ func tokenHints(query string) [][]string {
 			hints = append(hints, words)
 		}
 	}
-	if coordinatePattern.MatchString(query) {
+	// Every pattern needs one of a few characters: most requests have
+	// none, and skip the regular expressions.
+	if strings.Contains(query, ",") && strings.Contains(query, ".") && coordinatePattern.MatchString(query) {
 		addHint("coordinates", "latitude", "longitude")
 	}
 	for _, tok := range strings.Fields(query) {
 		tok = strings.Trim(tok, `"'()[]{}<>,;:!?`)
 		switch {
-		case tok == "":
+		case tok == "", !strings.ContainsAny(tok, "./@~"):
 		case urlPattern.MatchString(tok), domainPattern.MatchString(tok):
 			addHint("url", "website", "page")
 		case emailPattern.MatchString(tok):

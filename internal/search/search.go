@@ -121,10 +121,13 @@ type scratch struct {
 	// computed); nameFactorSet lists the IDs set.
 	nameFactor    []float64
 	nameFactorSet []int32
-	exact         []int32      // the query's own stems by term ID, -1 if unknown
-	top           []scored     // the best hits so far, a min-heap
-	groupTop      [][3]float64 // per group, its three best tool scores
-	groupMatches  []int32
+	exact         []int32 // the query's own stems by term ID, -1 if unknown
+	// coordination is, by the number of required terms a doc matched,
+	// the share of its score it keeps.
+	coordination []float64
+	top          []scored     // the best hits so far, a min-heap
+	groupTop     [][3]float64 // per group, its three best tool scores
+	groupMatches []int32
 	// groupOwn is each group's score on its own words; groupBest the best
 	// alternative of the current term per group, termGroups the groups it
 	// touched.
@@ -175,6 +178,10 @@ type scored struct {
 // accumulate adds every term's best alternative per doc into its total.
 func (ix *Index) accumulate(q *parsedQuery, s *scratch) {
 	for _, term := range q.terms {
+		if !ix.exhaustive && len(term.alternatives) == 1 && len(term.alternatives[0].stems) == 1 {
+			ix.addSingle(term.alternatives[0], !term.optional, s)
+			continue
+		}
 		for _, alt := range term.alternatives {
 			ix.scoreAlternative(alt, s)
 		}
@@ -189,6 +196,33 @@ func (ix *Index) accumulate(q *parsedQuery, s *scratch) {
 			s.doc[d].best = 0
 		}
 		s.termDocs = s.termDocs[:0]
+	}
+}
+
+// addSingle adds a term of one one-word alternative straight into the
+// docs' totals: its best alternative per doc is its only one, so the
+// per-term pass over the docs it touched is not needed. The sums are the
+// same, added in the same order.
+func (ix *Index) addSingle(alt alternative, required bool, s *scratch) {
+	t, ok := ix.terms[alt.stems[0]]
+	if !ok {
+		return
+	}
+	var matched int32
+	if required {
+		matched = 1
+	}
+	for _, p := range ix.postings[t] {
+		score := alt.weight * float64(p.weight)
+		if score <= 0 {
+			continue
+		}
+		e := &s.doc[p.doc]
+		if e.total == 0 && e.matched == 0 {
+			s.touched = append(s.touched, p.doc)
+		}
+		e.total += score
+		e.matched += matched
 	}
 }
 
@@ -433,16 +467,24 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 	for i := range intentFactor {
 		intentFactor[i] = ix.intentFactor(intent(i), q.intents)
 	}
+	// The coordination factor depends on the count of terms a doc
+	// matched alone: computed once per count, not once per doc.
 	required := float64(max(q.required, 1))
+	coordination := s.coordination[:0]
+	for matched := range len(q.terms) + 1 {
+		coverage := min(float64(matched)/required, 1)
+		coordination = append(coordination, ix.tune.coordinationFloor+(1-ix.tune.coordinationFloor)*coverage)
+	}
+	s.coordination = coordination
 	for _, d := range s.touched {
 		score := s.doc[d].total
-		coverage := min(float64(s.doc[d].matched)/required, 1)
+		matched := s.doc[d].matched
 		named := s.doc[d].named
 		s.doc[d].total, s.doc[d].matched = 0, 0
 		if keep != nil && !keep(d) {
 			continue
 		}
-		score *= ix.tune.coordinationFloor + (1-ix.tune.coordinationFloor)*coverage
+		score *= coordination[matched]
 		if named {
 			// Any other doc's bonus is zero: no name word covered,
 			// and so no pair of the query's words next to each other.
