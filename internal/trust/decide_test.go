@@ -258,3 +258,12 @@ func TestDecideKindsJudgesListingsApart(t *testing.T) {
 		t.Errorf("listed after a round trip = %v", got)
 	}
 }
+
+// TestDeepLockIsRefused: a lock file nested far past any real definition is
+// refused with the lock's own error, not a crash of the gateway reading it.
+func TestDeepLockIsRefused(t *testing.T) {
+	deep := `{"version":1,"servers":{"s":{"pinned":{"tool:x":{"digest":"sha256:0","definition":` + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + `}}}}}`
+	if _, err := ParseLock([]byte(deep)); err == nil || !strings.Contains(err.Error(), "lock file") {
+		t.Errorf("ParseLock of a million nested arrays: %v", err)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	fastjson "github.com/segmentio/encoding/json"
 	"io/fs"
 	"maps"
 	"os"
@@ -73,11 +72,9 @@ func LoadLock(path string) (*Lock, error) {
 // ParseLock reads a lock from its text.
 func ParseLock(b []byte) (*Lock, error) {
 	l := NewLock()
-	// segmentio's decoder reads the file (megabytes at thousands of
-	// tools) several times faster; every definition it gives is checked
-	// against its digest below with encoding/json, so a misread would be
-	// refused, not trusted.
-	dec := fastjson.NewDecoder(bytes.NewReader(b))
+	// encoding/json, not a faster decoder: it bounds how deep a value may
+	// nest, and a corrupt lock must be refused, not crash the gateway.
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(l); err != nil {
 		return nil, fmt.Errorf("trust: the lock file is not valid (%w); restore it from version control, or delete it to pin everything anew", err)
