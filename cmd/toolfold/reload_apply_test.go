@@ -312,3 +312,35 @@ func TestReloadRevokesToken(t *testing.T) {
 		t.Errorf("alice's session broke though her token stayed: %v", err)
 	}
 }
+
+// TestReloadAppliesPresentation is issue 30's third point for the
+// presentation: a reload that renames a meta-tool applies from the next
+// request, on the session that stays open, which hears list_changed and
+// calls the tool by its new name; nothing waits for a restart.
+func TestReloadAppliesPresentation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a stdio server")
+	}
+	dir := t.TempDir()
+	write := func(find string) string {
+		d := map[string]any{"mode": "search"}
+		if find != "" {
+			d["metaTools"] = map[string]any{"find_tools": find}
+		}
+		return writeConfigJSON(t, dir, "toolfold.json", map[string]any{"disclosure": d, "mcpServers": map[string]any{"a": pidServer(t)}})
+	}
+	s := startStdioServe(t, dir, "--config", write(""))
+	s.waitTools(t, "find_tools")
+
+	write("lookup")
+	if l := s.log.waitLine(t, "audit: config reload applied"); strings.Contains(l, "restart") {
+		t.Errorf("the reload wants a restart: %s", l)
+	}
+	s.waitTools(t, "lookup")
+	if got := s.names(t); slices.Contains(got, "find_tools") {
+		t.Errorf("find_tools is still listed after it was renamed: %v", got)
+	}
+	if got := s.call(t, "lookup", map[string]any{"query": "process id"}); !strings.Contains(got, "a__pid") {
+		t.Errorf("lookup on the open session = %q; want it to find a__pid", got)
+	}
+}

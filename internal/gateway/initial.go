@@ -17,9 +17,9 @@ func (g *Gateway) InitialTools(m expose.Mode) ([]*mcp.Tool, error) {
 	if !ok {
 		var err error
 		e, err = expose.Build(st.space, &expose.Options{
-			Mode: m, Exposition: g.opts.Exposition,
-			AnnotateDescriptions: g.opts.AnnotateDescriptions,
-			Reserved:             g.metaNamesFor(m),
+			Mode: m, Exposition: g.look().exposition,
+			AnnotateDescriptions: g.look().annotate,
+			Reserved:             g.look().metaNamesFor(m),
 		})
 		if err != nil {
 			return nil, err
