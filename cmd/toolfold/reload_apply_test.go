@@ -344,3 +344,40 @@ func TestReloadAppliesPresentation(t *testing.T) {
 		t.Errorf("lookup on the open session = %q; want it to find a__pid", got)
 	}
 }
+
+// TestReloadAppliesAllowedOrigins: http.allowedOrigins applies from the
+// next request, over real HTTP, and is no longer reported as needing a
+// restart.
+func TestReloadAppliesAllowedOrigins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("serves HTTP")
+	}
+	const app, other = "https://app.example.com", "https://other.example.com"
+	dir := t.TempDir()
+	write := func(origin string) string {
+		return writeConfigJSON(t, dir, "toolfold.json", map[string]any{"http": map[string]any{"allowedOrigins": []string{origin}}, "mcpServers": map[string]any{}})
+	}
+	log := &lineWriter{lines: make(chan string, 1000)}
+	url := strings.TrimSuffix(startHTTPServe(t, dir, log, "--config", write(app)), "/mcp")
+	status := func(origin string) int {
+		req, err := http.NewRequestWithContext(t.Context(), "GET", url+"/healthz", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", origin)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if a, o := status(app), status(other); a != http.StatusOK || o != http.StatusForbidden {
+		t.Fatalf("before the reload: %s %d, %s %d", app, a, other, o)
+	}
+	write(other)
+	log.waitLine(t, "audit: config reload applied")
+	if a, o := status(app), status(other); a != http.StatusForbidden || o != http.StatusOK {
+		t.Errorf("after the reload: %s %d, want 403; %s %d, want 200", app, a, other, o)
+	}
+}

@@ -186,11 +186,15 @@ func restartNeeded(old, p *Plan) []string {
 	}
 	og, ng := old.Gateway, p.Gateway
 	differ("answerBytesInFlight", og.AnswerBytesInFlight, ng.AnswerBytesInFlight)
-	// Tokens are the HTTP side's to apply (httpapi.API.SetTokens): the
-	// rest of the block shapes the listener and the handlers.
+	// Tokens, allowed origins and OAuth are the HTTP side's to apply
+	// (httpapi.API.SetTokens, SetOrigins, SetOAuth): the rest of the
+	// block shapes the listener and the handlers.
 	oh, nh := old.HTTP, p.HTTP
-	oh.Auth.Tokens, nh.Auth.Tokens = nil, nil
-	differ("http", oh, nh)
+	differ("http.listen", oh.Listen, nh.Listen)
+	differ("http.stateless", oh.Stateless, nh.Stateless)
+	differ("http.maxSessions", oh.MaxSessions, nh.MaxSessions)
+	differ("http.sessionIdleTimeout", oh.SessionIdleTimeout, nh.SessionIdleTimeout)
+	differ("http.allowUnauthenticated", oh.AllowUnauthenticated, nh.AllowUnauthenticated)
 	differ("telemetry", old.Telemetry, p.Telemetry)
 	if old.cfg != nil && p.cfg != nil {
 		differ("trust", old.cfg.Trust, p.cfg.Trust)
