@@ -176,7 +176,8 @@ func (u *Upstreams) owns(p *Plan) bool {
 // and the new one and that a running gateway cannot take: they shape the
 // gateway itself, which is built once. The presentation (disclosure.mode,
 // exposition, disclosure.metaTools, resetTools, the auto mode's client
-// lists, byteForwarding) is applied by Adopt (gateway.UpdateWith).
+// lists, byteForwarding, answerBytesInFlight) is applied by Adopt
+// (gateway.UpdateWith).
 func restartNeeded(old, p *Plan) []string {
 	var out []string
 	differ := func(name string, a, b any) {
@@ -184,8 +185,6 @@ func restartNeeded(old, p *Plan) []string {
 			out = append(out, name)
 		}
 	}
-	og, ng := old.Gateway, p.Gateway
-	differ("answerBytesInFlight", og.AnswerBytesInFlight, ng.AnswerBytesInFlight)
 	// Tokens, allowed origins and OAuth are the HTTP side's to apply
 	// (httpapi.API.SetTokens, SetOrigins, SetOAuth): the rest of the
 	// block shapes the listener and the handlers.

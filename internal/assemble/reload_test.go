@@ -33,7 +33,8 @@ func TestRestartNeeded(t *testing.T) {
 		{"listener and limits", func(p *Plan) {
 			p.HTTP.Listen, p.HTTP.Stateless, p.HTTP.MaxSessions = ":9", true, 3
 		}, []string{"http.listen", "http.stateless", "http.maxSessions"}},
-		{"answer budget", func(p *Plan) { p.Gateway.AnswerBytesInFlight = 1 }, []string{"answerBytesInFlight"}},
+		{"answer budget", func(p *Plan) { p.Gateway.AnswerBytesInFlight = 1 }, nil},
+		{"telemetry", func(p *Plan) { p.Telemetry.Tracing = true }, []string{"telemetry"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -356,8 +356,8 @@ func (g *Gateway) Update(space *view.Space) error { return g.update(space, nil) 
 
 // UpdateWith is Update with a new presentation: opts' Mode, Exposition,
 // AnnotateDescriptions, Meta, ResetTools, RefreshingClients,
-// SearchingClients and NoByteForwarding (a reloaded config's; the rest of
-// opts is ignored) apply to the catalog space from the next request, in
+// SearchingClients, NoByteForwarding and AnswerBytesInFlight (a reloaded
+// config's; the rest of opts is ignored) apply to the catalog space from the next request, in
 // the same swap. New clients are presented by them; an open session keeps
 // the mode it was given until its client reconnects, and hears
 // list_changed if its own list changed (a renamed meta-tool, an exposition
@@ -387,6 +387,7 @@ func (g *Gateway) update(space *view.Space, lk *look) error {
 	if err != nil {
 		return err
 	}
+	g.answers.setLimit(lk.answerBytes)
 	quiet := g.quietUpdate()
 	prev := g.cur.Swap(st)
 	for _, s := range shared {

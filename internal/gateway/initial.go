@@ -25,7 +25,7 @@ func (g *Gateway) InitialTools(m expose.Mode) ([]*mcp.Tool, error) {
 			return nil, err
 		}
 	}
-	tmp := &state{space: st.space, expo: map[expose.Mode]*expose.Exposure{m: e}}
+	tmp := &state{space: st.space, look: st.look, expo: map[expose.Mode]*expose.Exposure{m: e}}
 	s := &session{g: g, mode: m, st: tmp, view: st.space.New()}
 	want := s.desired()
 	out := make([]*mcp.Tool, 0, len(want))

@@ -28,6 +28,9 @@ type look struct {
 	annotate, resetTools  bool
 	refreshing, searching []string
 	noBytes               bool
+	// answerBytes is Options.AnswerBytesInFlight, set on the answer
+	// budget by each UpdateWith.
+	answerBytes int64
 }
 
 // newLook reads the presentation out of opts (whose Mode is set).
@@ -36,7 +39,7 @@ func newLook(o *Options) *look {
 		mode: o.Mode, names: o.Meta.WithDefaults(), exposition: o.Exposition,
 		annotate: o.AnnotateDescriptions, resetTools: o.ResetTools,
 		refreshing: o.RefreshingClients, searching: o.SearchingClients,
-		noBytes: o.NoByteForwarding,
+		noBytes: o.NoByteForwarding, answerBytes: o.AnswerBytesInFlight,
 	}
 	switch lk.mode {
 	case expose.Auto:
@@ -77,6 +80,6 @@ func withLook(o Options, lk *look) Options {
 	o.Mode, o.Meta, o.Exposition = lk.mode, lk.names, lk.exposition
 	o.AnnotateDescriptions, o.ResetTools = lk.annotate, lk.resetTools
 	o.RefreshingClients, o.SearchingClients = lk.refreshing, lk.searching
-	o.NoByteForwarding = lk.noBytes
+	o.NoByteForwarding, o.AnswerBytesInFlight = lk.noBytes, lk.answerBytes
 	return o
 }

@@ -284,7 +284,7 @@ func (s *session) desired() map[string]*mcp.Tool {
 		// Every tool with its groups: the client filters them itself.
 		return s.st.ext.extensionTools()
 	}
-	n := s.g.Names()
+	n := s.st.look.names
 	switch s.mode {
 	case expose.Flat:
 		if s.pres.groupMeta || (s.autoFlat && s.st.look.mode == expose.Auto) {
@@ -311,7 +311,7 @@ func (s *session) desired() map[string]*mcp.Tool {
 		want[n.Disable] = shared.disable
 		want[n.Find] = shared.find
 		want[n.Call] = shared.call
-		if s.g.look().resetTools {
+		if s.st.look.resetTools {
 			want[n.Reset] = shared.reset
 		}
 	case expose.Search:
@@ -344,9 +344,9 @@ func (g *Gateway) metaTools(st *state) *groupsMeta {
 	if m := g.groupsMeta.Load(); m != nil && m.st == st {
 		return m
 	}
-	n := g.Names()
+	n := st.look.names
 	m := &groupsMeta{st: st, enable: meta.EnableTool(n, st.space.New()), disable: meta.DisableTool(n), find: meta.FindTool(n), call: meta.CallTool(n)}
-	if g.look().resetTools {
+	if st.look.resetTools {
 		m.reset = meta.ResetTool(n, st.expo[expose.Groups].Catalog())
 	}
 	g.groupsMeta.Store(m)
