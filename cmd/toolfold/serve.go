@@ -405,7 +405,14 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 	}
 	if rl != nil {
 		running := httpAccess{oauth: p.HTTP.Auth.OAuth}
-		rl.setTokens(func(h config.HTTPConfig) []string { return running.apply(api, b.Gateway, h, logger) })
+		rl.setTokens(func(h config.HTTPConfig) []string {
+			// The cap as at start: a --max-sessions flag wins over the
+			// config.
+			if o, err := limits.options(h); err == nil {
+				b.Gateway.SetMaxSessions(o.MaxSessions)
+			}
+			return running.apply(api, b.Gateway, h, logger)
+		})
 	}
 	// Streams that only wait for notifications (GET /mcp) would hold the
 	// drain for its whole timeout: they end when it begins, and their

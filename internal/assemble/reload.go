@@ -185,13 +185,13 @@ func restartNeeded(old, p *Plan) []string {
 			out = append(out, name)
 		}
 	}
-	// Tokens, allowed origins and OAuth are the HTTP side's to apply
-	// (httpapi.API.SetTokens, SetOrigins, SetOAuth): the rest of the
-	// block shapes the listener and the handlers.
+	// Tokens, allowed origins, OAuth and the session cap are the HTTP
+	// side's to apply (httpapi.API.SetTokens, SetOrigins, SetOAuth,
+	// gateway.SetMaxSessions): the rest of the block shapes the listener
+	// and the handlers.
 	oh, nh := old.HTTP, p.HTTP
 	differ("http.listen", oh.Listen, nh.Listen)
 	differ("http.stateless", oh.Stateless, nh.Stateless)
-	differ("http.maxSessions", oh.MaxSessions, nh.MaxSessions)
 	differ("http.sessionIdleTimeout", oh.SessionIdleTimeout, nh.SessionIdleTimeout)
 	differ("http.allowUnauthenticated", oh.AllowUnauthenticated, nh.AllowUnauthenticated)
 	differ("telemetry", old.Telemetry, p.Telemetry)

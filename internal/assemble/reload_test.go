@@ -32,7 +32,7 @@ func TestRestartNeeded(t *testing.T) {
 		}, nil},
 		{"listener and limits", func(p *Plan) {
 			p.HTTP.Listen, p.HTTP.Stateless, p.HTTP.MaxSessions = ":9", true, 3
-		}, []string{"http.listen", "http.stateless", "http.maxSessions"}},
+		}, []string{"http.listen", "http.stateless"}},
 		{"answer budget", func(p *Plan) { p.Gateway.AnswerBytesInFlight = 1 }, nil},
 		{"telemetry", func(p *Plan) { p.Telemetry.Tracing = true }, []string{"telemetry"}},
 	}
