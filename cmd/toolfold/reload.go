@@ -57,8 +57,9 @@ type reloader struct {
 	// and a POST /api/reload at once apply in turn.
 	reloading sync.Mutex
 	apply     applier // nil: a valid change is only reported
-	// tokens applies a reloaded http.auth.tokens (nil on stdio, which
-	// has none) and returns what needs a restart instead.
+	// tokens applies a reloaded http block's tokens, allowed origins,
+	// OAuth and session cap (nil on stdio, which has none) and returns
+	// what needs a restart instead.
 	tokens func(config.HTTPConfig) []string
 
 	mu      sync.Mutex

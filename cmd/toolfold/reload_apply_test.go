@@ -299,3 +299,72 @@ func TestReloadRevokesToken(t *testing.T) {
 		t.Errorf("alice's session broke though her token stayed: %v", err)
 	}
 }
+
+// TestReloadAppliesPresentation is issue 30's third point for the
+// presentation: a reload that renames a meta-tool applies from the next
+// request, on the session that stays open, which hears list_changed and
+// calls the tool by its new name; nothing waits for a restart.
+func TestReloadAppliesPresentation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a stdio server")
+	}
+	dir := t.TempDir()
+	write := func(find string) string {
+		d := map[string]any{"mode": "search"}
+		if find != "" {
+			d["metaTools"] = map[string]any{"find_tools": find}
+		}
+		return writeConfigJSON(t, dir, "toolfold.json", map[string]any{"disclosure": d, "mcpServers": map[string]any{"a": pidServer(t)}})
+	}
+	s := startStdioServe(t, dir, "--config", write(""))
+	s.waitTools(t, "find_tools")
+
+	write("lookup")
+	if l := s.log.waitLine(t, "audit: config reload applied"); strings.Contains(l, "restart") {
+		t.Errorf("the reload wants a restart: %s", l)
+	}
+	s.waitTools(t, "lookup")
+	if got := s.names(t); slices.Contains(got, "find_tools") {
+		t.Errorf("find_tools is still listed after it was renamed: %v", got)
+	}
+	if got := s.call(t, "lookup", map[string]any{"query": "process id"}); !strings.Contains(got, "a__pid") {
+		t.Errorf("lookup on the open session = %q; want it to find a__pid", got)
+	}
+}
+
+// TestReloadAppliesAllowedOrigins: http.allowedOrigins applies from the
+// next request, over real HTTP, and is no longer reported as needing a
+// restart.
+func TestReloadAppliesAllowedOrigins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("serves HTTP")
+	}
+	const app, other = "https://app.example.com", "https://other.example.com"
+	dir := t.TempDir()
+	write := func(origin string) string {
+		return writeConfigJSON(t, dir, "toolfold.json", map[string]any{"http": map[string]any{"allowedOrigins": []string{origin}}, "mcpServers": map[string]any{}})
+	}
+	log := &lineWriter{lines: make(chan string, 1000)}
+	url := strings.TrimSuffix(startHTTPServe(t, dir, log, "--config", write(app)), "/mcp")
+	status := func(origin string) int {
+		req, err := http.NewRequestWithContext(t.Context(), "GET", url+"/healthz", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", origin)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if a, o := status(app), status(other); a != http.StatusOK || o != http.StatusForbidden {
+		t.Fatalf("before the reload: %s %d, %s %d", app, a, other, o)
+	}
+	write(other)
+	log.waitLine(t, "audit: config reload applied")
+	if a, o := status(app), status(other); a != http.StatusForbidden || o != http.StatusOK {
+		t.Errorf("after the reload: %s %d, want 403; %s %d, want 200", app, a, other, o)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -403,7 +404,15 @@ func serveHTTP(ctx context.Context, p *assemble.Plan, b *assemble.Built, ln net.
 		return err
 	}
 	if rl != nil {
-		rl.setTokens(func(h config.HTTPConfig) []string { return applyTokens(api, b.Gateway, h, logger) })
+		running := httpAccess{oauth: p.HTTP.Auth.OAuth}
+		rl.setTokens(func(h config.HTTPConfig) []string {
+			// The cap as at start: a --max-sessions flag wins over the
+			// config.
+			if o, err := limits.options(h); err == nil {
+				b.Gateway.SetMaxSessions(o.MaxSessions)
+			}
+			return running.apply(api, b.Gateway, h, logger)
+		})
 	}
 	// Streams that only wait for notifications (GET /mcp) would hold the
 	// drain for its whole timeout: they end when it begins, and their
@@ -616,4 +625,47 @@ func applyTokens(api *httpapi.API, gw *gateway.Gateway, h config.HTTPConfig, log
 		logger.Info("audit: token revoked or changed by a config reload; its sessions end", "token", name, "sessions_ended", n)
 	}
 	return nil
+}
+
+// httpAccess is what a reload may change of who the HTTP side admits,
+// besides tokens: the OAuth config serving now (to rebuild its server only
+// when it changed).
+type httpAccess struct {
+	oauth *config.OAuthConfig
+}
+
+// apply makes the reloaded tokens, allowed origins and OAuth config judge
+// the next request, and returns what needs a restart instead. Called one
+// reload at a time.
+func (a *httpAccess) apply(api *httpapi.API, gw *gateway.Gateway, h config.HTTPConfig, logger *slog.Logger) []string {
+	out := applyTokens(api, gw, h, logger)
+	if err := api.SetOrigins(h.AllowedOrigins); err != nil {
+		logger.Warn("config reload: the new allowed origins are not applied; the running ones keep serving", "err", err)
+		out = append(out, "http.allowedOrigins")
+	}
+	if reflect.DeepEqual(a.oauth, h.Auth.OAuth) {
+		return out
+	}
+	var srv *oauth.Server
+	if o := h.Auth.OAuth; o != nil {
+		var err error
+		if srv, err = oauth.New(o, &oauth.Options{Logger: logger}); err != nil {
+			logger.Warn("config reload: the new http.auth.oauth is not applied; the running one keeps serving", "err", err)
+			return append(out, "http.auth.oauth")
+		}
+	}
+	old, err := api.SetOAuth(srv)
+	if err != nil {
+		if srv != nil {
+			srv.Close()
+		}
+		logger.Warn("config reload: the new http.auth.oauth is not applied; the running one keeps serving", "err", err)
+		return append(out, "http.auth.oauth")
+	}
+	// The start's server is closed by serve's defer too; Close is
+	// idempotent (a context's cancel).
+	old.Close()
+	a.oauth = h.Auth.OAuth
+	logger.Info("audit: OAuth config replaced by a config reload", "resource", h.Auth.OAuth.Resource, "issuers", h.Auth.OAuth.Issuers, "rules", len(h.Auth.OAuth.Rules))
+	return out
 }

@@ -84,7 +84,10 @@ func (p *Plan) Adopt(old *Plan, b *Built) (Reconciled, error) {
 		old.resume(b)
 		return rec, fmt.Errorf("the new catalog cannot be built; the previous one keeps serving: %w", err)
 	}
-	if err := b.Gateway.Update(space); err != nil {
+	// The presentation (mode, exposition, meta-tool names, the auto
+	// mode's client lists, byte forwarding) comes with the catalog, in
+	// one swap.
+	if err := b.Gateway.UpdateWith(space, &p.Gateway); err != nil {
 		old.resume(b)
 		return rec, fmt.Errorf("%s cannot be presented; the previous catalog keeps serving: %w", p.origin(), err)
 	}
@@ -171,7 +174,10 @@ func (u *Upstreams) owns(p *Plan) bool {
 
 // restartNeeded lists the settings that differ between the running plan
 // and the new one and that a running gateway cannot take: they shape the
-// gateway itself, which is built once.
+// gateway itself, which is built once. The presentation (disclosure.mode,
+// exposition, disclosure.metaTools, resetTools, the auto mode's client
+// lists, byteForwarding, answerBytesInFlight) is applied by Adopt
+// (gateway.UpdateWith).
 func restartNeeded(old, p *Plan) []string {
 	var out []string
 	differ := func(name string, a, b any) {
@@ -179,21 +185,15 @@ func restartNeeded(old, p *Plan) []string {
 			out = append(out, name)
 		}
 	}
-	og, ng := old.Gateway, p.Gateway
-	differ("disclosure.mode", og.Mode, ng.Mode)
-	differ("exposition.default", og.Exposition, ng.Exposition)
-	differ("exposition.annotateDescriptions", og.AnnotateDescriptions, ng.AnnotateDescriptions)
-	differ("disclosure.metaTools", og.Meta, ng.Meta)
-	differ("disclosure.resetTools", og.ResetTools, ng.ResetTools)
-	differ("disclosure.refreshingClients", og.RefreshingClients, ng.RefreshingClients)
-	differ("disclosure.searchingClients", og.SearchingClients, ng.SearchingClients)
-	differ("byteForwarding", og.NoByteForwarding, ng.NoByteForwarding)
-	differ("answerBytesInFlight", og.AnswerBytesInFlight, ng.AnswerBytesInFlight)
-	// Tokens are the HTTP side's to apply (httpapi.API.SetTokens): the
-	// rest of the block shapes the listener and the handlers.
+	// Tokens, allowed origins, OAuth and the session cap are the HTTP
+	// side's to apply (httpapi.API.SetTokens, SetOrigins, SetOAuth,
+	// gateway.SetMaxSessions): the rest of the block shapes the listener
+	// and the handlers.
 	oh, nh := old.HTTP, p.HTTP
-	oh.Auth.Tokens, nh.Auth.Tokens = nil, nil
-	differ("http", oh, nh)
+	differ("http.listen", oh.Listen, nh.Listen)
+	differ("http.stateless", oh.Stateless, nh.Stateless)
+	differ("http.sessionIdleTimeout", oh.SessionIdleTimeout, nh.SessionIdleTimeout)
+	differ("http.allowUnauthenticated", oh.AllowUnauthenticated, nh.AllowUnauthenticated)
 	differ("telemetry", old.Telemetry, p.Telemetry)
 	if old.cfg != nil && p.cfg != nil {
 		differ("trust", old.cfg.Trust, p.cfg.Trust)

@@ -36,21 +36,30 @@ const refusableBytes = 64 << 10
 
 // answerBudget counts the answer bytes in flight; a nil one counts nothing.
 type answerBudget struct {
-	limit int64
+	// limit is the bound, negative for none: a config reload sets it
+	// (setLimit), and the next answer is judged by it.
+	limit atomic.Int64
 	used  atomic.Int64
 	log   *slog.Logger
 	// admitted, set by tests, hears each answer counted or refused.
 	admitted func()
 }
 
+// newAnswerBudget makes the budget of Options.AnswerBytesInFlight. It is
+// made even without a bound, which a reload may set.
 func newAnswerBudget(limit int64, log *slog.Logger) *answerBudget {
+	b := &answerBudget{log: log}
+	b.setLimit(limit)
+	return b
+}
+
+// setLimit bounds the answers admitted from now on as
+// Options.AnswerBytesInFlight says; answers held now stay counted.
+func (b *answerBudget) setLimit(limit int64) {
 	if limit == 0 {
 		limit = DefaultAnswerBytesInFlight
 	}
-	if limit < 0 {
-		return nil // no budget
-	}
-	return &answerBudget{limit: limit, log: log}
+	b.limit.Store(max(limit, -1))
 }
 
 // admit counts the message p before it is written, and returns what to
@@ -64,13 +73,17 @@ func (b *answerBudget) admit(p []byte) ([]byte, int64) {
 		defer b.admitted()
 	}
 	n := int64(len(p))
+	limit := b.limit.Load()
+	if limit < 0 {
+		return p, 0 // no bound: nothing to count
+	}
 	used := b.used.Add(n)
-	if used <= b.limit || n < refusableBytes {
+	if used <= limit || n < refusableBytes {
 		return p, n
 	}
 	b.used.Add(-n)
 	msg := fmt.Sprintf("toolfold is holding too many large answers that their clients have not read yet (%s of answerBytesInFlight, %s): this answer of %s was dropped. Retry later, or raise answerBytesInFlight in toolfold's config",
-		mib(used-n), mib(b.limit), mib(n))
+		mib(used-n), mib(limit), mib(n))
 	out, ok := refusal(p, msg)
 	if !ok {
 		// Not an answer (a request or notification of the gateway's
@@ -78,7 +91,7 @@ func (b *answerBudget) admit(p []byte) ([]byte, int64) {
 		b.used.Add(n)
 		return p, n
 	}
-	b.log.Warn("refused an answer over the answer budget", "bytes", n, "inFlight", used-n, "answerBytesInFlight", b.limit)
+	b.log.Warn("refused an answer over the answer budget", "bytes", n, "inFlight", used-n, "answerBytesInFlight", limit)
 	return out, 0
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/view"
 )
 
 // TestAnswerBudgetRefusesOverItsBound: a hostile source answers every call
@@ -196,4 +197,74 @@ func TestAnswerBudgetOverHTTP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAnswerBudgetFollowsUpdateWith: a reloaded answerBytesInFlight judges
+// the next answer, on a client connected before the reload: lowered below
+// one answer it refuses it, and taken off (-1) it lets it through.
+func TestAnswerBudgetFollowsUpdateWith(t *testing.T) {
+	big := strings.Repeat("x", 2<<20)
+	src := &fakeSource{answer: func(string) (json.RawMessage, error) {
+		return json.RawMessage(`{"content":[{"type":"text","text":"` + big + `"}]}`), nil
+	}}
+	spec := catalog.Spec{Tools: rawTools(src)}
+	g := specGateway(t, spec, &gateway.Options{Mode: expose.Flat})
+	admitted := make(chan struct{}, 64)
+	gateway.OnAnswerAdmitted(g, func() { admitted <- struct{}{} })
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- g.ServeStdio(context.Background(), inR, outW) }()
+	out := bufio.NewReaderSize(outR, 4<<20)
+	exchange := func(line string) string {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		<-admitted
+		got, err := out.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	exchange(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name    string
+		budget  int64 // 0: no reload before the call
+		refused bool
+	}{
+		{name: "the default budget", refused: false},
+		{name: "lowered to 1 MiB", budget: 1 << 20, refused: true},
+		{name: "taken off", budget: -1, refused: false},
+	}
+	for i, s := range steps {
+		if s.budget != 0 {
+			if err := g.UpdateWith(specSpace(t, spec), &gateway.Options{Mode: expose.Flat, AnswerBytesInFlight: s.budget}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		line := exchange(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"fast"}}`, i))
+		refused := strings.Contains(line, "answerBytesInFlight") && !strings.Contains(line, big)
+		if refused != s.refused {
+			t.Errorf("%s: refused = %v, want %v: %.200s", s.name, refused, s.refused, line)
+		}
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+}
+
+// specSpace is the space of the catalog built from spec.
+func specSpace(t *testing.T, spec catalog.Spec) *view.Space {
+	t.Helper()
+	space, err := view.NewSpace(catalogtest.Build(t, spec), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return space
 }

@@ -152,7 +152,7 @@ func (g *Gateway) ResourceUpdated(ctx context.Context, params *mcp.ResourceUpdat
 // through.
 func (g *Gateway) sessions() []*session {
 	out := []*session{g.perRequest}
-	for _, s := range g.shared {
+	for _, s := range g.sharedSessions() {
 		out = append(out, s)
 	}
 	out = append(out, g.liveSessions()...)

@@ -19,7 +19,7 @@ func TestFingerprintFollowsWhatListsShow(t *testing.T) {
 		t.Fatal(err)
 	}
 	fp := func(desc, schema string) [32]byte {
-		st, err := g.render(fingerprintSpace(t, desc, schema))
+		st, err := g.render(fingerprintSpace(t, desc, schema), g.look())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -141,7 +141,7 @@ func (t *callTicket) traceCall(ctx context.Context, attrs ...attribute.KeyValue)
 // cannot take it now and the typed path must; the ticket is then unused
 // and finishes nothing.
 func (t *callTicket) forward(w *expose.Wire, call *rawcall.Call) (cancel func(), ok bool) {
-	if t.g.opts.NoByteForwarding {
+	if t.g.look().noBytes {
 		return nil, false
 	}
 	return w.Target.Forward(call)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -154,10 +155,11 @@ type Observer interface {
 
 // Gateway serves one catalog to any number of clients.
 type Gateway struct {
-	opts  Options
-	names meta.Names
-	modes []expose.Mode // the concrete modes this gateway serves
-	log   *slog.Logger
+	// opts are the options New was given; the presentation among them
+	// (look) is read from the state served now, which UpdateWith may
+	// change.
+	opts Options
+	log  *slog.Logger
 
 	// built, when New was given a stand-in (Options.Building), opens at
 	// the first Update; a part's gateway shares its parent's. See
@@ -173,8 +175,9 @@ type Gateway struct {
 	cur atomic.Pointer[state]
 
 	// shared holds one session per static mode, serving every client of
-	// that mode.
-	shared map[expose.Mode]*session
+	// that mode. A reload that adds a mode publishes a new map (under
+	// updating); a mode's session stays for the clients it serves.
+	shared atomic.Pointer[map[expose.Mode]*session]
 
 	// perRequest serves the clients without a view: every 2026-07-28
 	// client, clients of the groups extension and stateless groups-mode
@@ -247,8 +250,10 @@ type Gateway struct {
 // state is one catalog rendered for every mode the gateway serves.
 type state struct {
 	space *view.Space
-	expo  map[expose.Mode]*expose.Exposure
-	disc  map[expose.Mode]*meta.Discovery
+	// look is the presentation this state was rendered with.
+	look *look
+	expo map[expose.Mode]*expose.Exposure
+	disc map[expose.Mode]*meta.Discovery
 	findIndex
 	// ext is the catalog as the groups extension serves it.
 	ext *extCatalog
@@ -257,7 +262,7 @@ type state struct {
 // New prepares a gateway over space. It builds the exposures the mode can
 // need up front, so naming problems surface before any client connects.
 func New(space *view.Space, opts *Options) (*Gateway, error) {
-	g := &Gateway{shared: map[expose.Mode]*session{}, updated: make(chan struct{}), endpoint: "main"}
+	g := &Gateway{updated: make(chan struct{}), endpoint: "main"}
 	if opts != nil {
 		g.opts = *opts
 	}
@@ -267,7 +272,6 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 	if g.opts.Name == "" {
 		g.opts.Name = "toolfold"
 	}
-	g.names = g.opts.Meta.WithDefaults()
 	g.tr = newTracer(&g.opts)
 	g.life.init()
 	g.inputs = newInputBroker(g.opts.InputWait)
@@ -285,47 +289,35 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 	}
 	g.sdkLog = sdkLogger(g.log)
 	g.caps = [2]*mcp.ServerCapabilities{g.serverCapabilities(false), g.serverCapabilities(true)}
-	switch g.opts.Mode {
-	case expose.Auto:
-		// The table in the README: flat for clients that search
-		// themselves, groups for refreshing ones, search for the rest.
-		g.modes = []expose.Mode{expose.Groups, expose.Search, expose.Flat}
-	case expose.Groups:
-		g.modes = []expose.Mode{expose.Groups}
-	default:
-		// The groups exposure serves the groups extension in every mode.
-		g.modes = []expose.Mode{g.opts.Mode, expose.Groups}
-	}
 	if g.opts.Building {
 		if g.opts.building == nil {
 			g.opts.building = &buildGate{done: make(chan struct{})}
 		}
 		g.built = g.opts.building
 	}
-	st, err := g.render(space)
+	lk := newLook(&g.opts)
+	st, err := g.render(space, lk)
 	if err != nil {
 		return nil, err
 	}
 	g.cur.Store(st)
-	for _, m := range g.modes {
-		if m != expose.Groups {
-			g.shared[m] = g.newSession(m, nil)
-		}
-	}
+	g.shared.Store(&map[expose.Mode]*session{})
+	g.shareModes(lk)
 	g.perRequest = g.newSession(perRequestMode, nil)
 	return g, nil
 }
 
-// render builds the exposures (and search indexes) of every mode served.
-func (g *Gateway) render(space *view.Space) (*state, error) {
-	st := &state{space: space, expo: map[expose.Mode]*expose.Exposure{}, disc: map[expose.Mode]*meta.Discovery{}}
+// render builds the exposures (and search indexes) of every mode lk
+// serves.
+func (g *Gateway) render(space *view.Space, lk *look) (*state, error) {
+	st := &state{space: space, look: lk, expo: map[expose.Mode]*expose.Exposure{}, disc: map[expose.Mode]*meta.Discovery{}}
 	var first *expose.Exposure  // whose flat wire tools the other modes share
 	var indexed *meta.Discovery // whose search index the other modes share
-	for _, m := range g.modes {
+	for _, m := range lk.modes {
 		e, err := expose.Build(space, &expose.Options{
-			Mode: m, Exposition: g.opts.Exposition,
-			AnnotateDescriptions: g.opts.AnnotateDescriptions,
-			Reserved:             g.metaNamesFor(m),
+			Mode: m, Exposition: lk.exposition,
+			AnnotateDescriptions: lk.annotate,
+			Reserved:             lk.metaNamesFor(m),
 			Share:                first,
 		})
 		if err != nil {
@@ -335,9 +327,9 @@ func (g *Gateway) render(space *view.Space) (*state, error) {
 			first = e
 		}
 		st.expo[m] = e
-		if m == expose.Search || (m == expose.Groups && (g.opts.Mode == expose.Groups || g.opts.Mode == expose.Auto)) {
+		if m == expose.Search || (m == expose.Groups && lk.menu) {
 			if indexed == nil {
-				indexed = meta.NewDiscovery(g.names, e, g.opts.ToolsCost)
+				indexed = meta.NewDiscovery(lk.names, e, g.opts.ToolsCost)
 				st.disc[m] = indexed
 			} else {
 				st.disc[m] = indexed.Over(e, g.opts.ToolsCost) // one index for every mode
@@ -360,18 +352,48 @@ func (g *Gateway) render(space *view.Space) (*state, error) {
 // Update is safe for concurrent use: updates run one at a time, in the
 // order they take the gateway's update lock, and the last one to finish is
 // the catalog every session serves. Callers need no lock of their own.
-func (g *Gateway) Update(space *view.Space) error {
+func (g *Gateway) Update(space *view.Space) error { return g.update(space, nil) }
+
+// UpdateWith is Update with a new presentation: opts' Mode, Exposition,
+// AnnotateDescriptions, Meta, ResetTools, RefreshingClients,
+// SearchingClients, NoByteForwarding and AnswerBytesInFlight (a reloaded
+// config's; the rest of opts is ignored) apply to the catalog space from the next request, in
+// the same swap. New clients are presented by them; an open session keeps
+// the mode it was given until its client reconnects, and hears
+// list_changed if its own list changed (a renamed meta-tool, an exposition
+// or annotation that reads differently).
+func (g *Gateway) UpdateWith(space *view.Space, opts *Options) error {
+	o := *opts
+	if o.Mode == "" {
+		o.Mode = expose.Auto
+	}
+	return g.update(space, newLook(&o))
+}
+
+// update serves space with lk's presentation (nil: the one served now).
+func (g *Gateway) update(space *view.Space, lk *look) error {
 	g.updating.Lock()
 	defer g.updating.Unlock()
-	st, err := g.render(space)
+	if lk == nil {
+		lk = g.look()
+	}
+	shared := g.sharedSessions()
+	var modes []expose.Mode
+	for m := range shared {
+		modes = append(modes, m)
+	}
+	slices.Sort(modes)
+	st, err := g.render(space, lk.keeping(modes, g.hasGroupsViews()))
 	if err != nil {
 		return err
 	}
+	g.answers.setLimit(lk.answerBytes)
 	quiet := g.quietUpdate()
 	prev := g.cur.Swap(st)
-	for _, s := range g.shared {
+	for _, s := range shared {
 		s.migrate(st, quiet)
 	}
+	g.shareModes(st.look)
 	for _, s := range g.liveSessions() {
 		s.migrate(st, quiet)
 	}
@@ -387,7 +409,7 @@ func (g *Gateway) Update(space *view.Space) error {
 func (g *Gateway) Catalog() *catalog.Catalog { return g.cur.Load().space.Catalog() }
 
 // Mode returns the configured mode (possibly auto).
-func (g *Gateway) Mode() expose.Mode { return g.opts.Mode }
+func (g *Gateway) Mode() expose.Mode { return g.look().mode }
 
 // Exposure returns the current exposure for a concrete mode, if the
 // gateway serves it.
@@ -397,25 +419,56 @@ func (g *Gateway) Exposure(m expose.Mode) (*expose.Exposure, bool) {
 }
 
 // Names returns the meta-tools' wire names.
-func (g *Gateway) Names() meta.Names { return g.names }
+func (g *Gateway) Names() meta.Names { return g.look().names }
 
 // metaNamesFor lists the meta-tools a mode shows, which must not collide
 // with tool or group names.
-func (g *Gateway) metaNamesFor(m expose.Mode) []string {
+func (lk *look) metaNamesFor(m expose.Mode) []string {
+	n := lk.names
 	switch m {
 	case expose.Groups:
-		if g.opts.Mode != expose.Groups && g.opts.Mode != expose.Auto {
+		if !lk.menu {
 			return nil // the extension's exposure lists no meta-tools
 		}
-		names := []string{g.names.Enable, g.names.Disable, g.names.Find, g.names.Call}
-		if g.opts.ResetTools {
-			names = append(names, g.names.Reset)
+		names := []string{n.Enable, n.Disable, n.Find, n.Call}
+		if lk.resetTools {
+			names = append(names, n.Reset)
 		}
 		return names
 	case expose.Search:
-		return []string{g.names.Find, g.names.Describe, g.names.Call, g.names.Guidance}
+		return []string{n.Find, n.Describe, n.Call, n.Guidance}
 	}
 	return nil
+}
+
+// sharedSessions is the shared session of each static mode served.
+func (g *Gateway) sharedSessions() map[expose.Mode]*session { return *g.shared.Load() }
+
+// shareModes makes the shared sessions of lk's static modes that do not
+// have one yet. Called by New and under updating, after the state that
+// renders them is served.
+func (g *Gateway) shareModes(lk *look) {
+	old := g.sharedSessions()
+	next := maps.Clone(old)
+	for _, m := range lk.modes {
+		if _, ok := next[m]; !ok && m != expose.Groups {
+			next[m] = g.newSession(m, nil)
+		}
+	}
+	if len(next) != len(old) {
+		g.shared.Store(&next)
+	}
+}
+
+// hasGroupsViews reports whether a session of the groups mode is open:
+// its meta-tools stay rendered whatever a reload made the mode.
+func (g *Gateway) hasGroupsViews() bool {
+	for _, s := range g.liveSessions() {
+		if s.mode == expose.Groups {
+			return true
+		}
+	}
+	return false
 }
 
 // ClientInfo is what the gateway knows of a client before serving it (or,
@@ -476,13 +529,14 @@ func (g *Gateway) present(c ClientInfo) presentation {
 	if c.Extension {
 		return presentation{mode: expose.Groups, extension: true, stateless: true}
 	}
-	m := g.opts.Mode
+	lk := g.look()
+	m := lk.mode
 	if m == expose.Auto {
-		searching := g.opts.SearchingClients
+		searching := lk.searching
 		if searching == nil {
 			searching = DefaultSearchingClients
 		}
-		refreshing := g.opts.RefreshingClients
+		refreshing := lk.refreshing
 		if refreshing == nil {
 			refreshing = DefaultRefreshingClients
 		}
@@ -554,7 +608,7 @@ func (g *Gateway) sessionFor(c ClientInfo, count bool) *session {
 	if p.extension || p.stateless || c.ProtocolVersion >= statelessProtocol {
 		return g.perRequest
 	}
-	if s, ok := g.shared[p.mode]; ok {
+	if s, ok := g.sharedSessions()[p.mode]; ok {
 		return s
 	}
 	s := g.newSession(p.mode, g.cur.Load().space.New())

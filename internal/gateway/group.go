@@ -62,7 +62,7 @@ func (g *Gateway) partHandler(key groupKey, opts *HTTPOptions) (http.Handler, er
 	if err != nil {
 		return nil, err
 	}
-	o := g.opts
+	o := withLook(g.opts, g.look())
 	if !key.limited {
 		o.Mode = expose.Flat
 	} else {
@@ -173,13 +173,20 @@ func (k groupKey) String() string {
 func (g *Gateway) updateGroups() {
 	g.groups.mu.Lock()
 	defer g.groups.mu.Unlock()
+	lk := g.look()
 	for key, ep := range g.groups.by {
 		space, err := g.groupSpace(key)
 		if err != nil {
 			g.log.Warn("endpoint keeps its old catalog", "serving", key.String(), "err", err)
 			continue
 		}
-		if err := ep.gw.Update(space); err != nil {
+		// A part follows its parent's presentation, as partHandler made
+		// it: flat for a whole group, the parent's mode for a token's.
+		o := withLook(ep.gw.opts, lk)
+		if !key.limited {
+			o.Mode = expose.Flat
+		}
+		if err := ep.gw.UpdateWith(space, &o); err != nil {
 			g.log.Warn("endpoint keeps its old catalog", "serving", key.String(), "err", err)
 		}
 	}

@@ -101,6 +101,26 @@ func (g *Gateway) sessionTable(o HTTPOptions) *sessionTable {
 	return g.httpSessions
 }
 
+// SetMaxSessions caps the HTTP sessions of this gateway and its endpoints
+// at max (0: DefaultMaxSessions) from the next initialize on: a reloaded
+// http.maxSessions. Sessions open over a lowered cap stay open; new ones
+// are refused until enough have closed. Before the first HTTPHandler
+// there is no table and nothing to cap.
+func (g *Gateway) SetMaxSessions(max int) {
+	if max == 0 {
+		max = DefaultMaxSessions
+	}
+	g.mu.Lock()
+	t := g.httpSessions
+	g.mu.Unlock()
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	t.max = max
+	t.mu.Unlock()
+}
+
 // OpenSessions counts the HTTP sessions open now by endpoint: "main", or
 // the group endpoint's or limited view's name (see groupKey.endpoint).
 // Every endpoint served so far is counted, with 0 when none is open, so
@@ -244,10 +264,10 @@ func (f *httpFront) servePOST(w http.ResponseWriter, r *http.Request) {
 // startSession serves an initialize that opens a session, if the cap
 // allows one more.
 func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client ClientInfo, first peeked) {
-	if !f.table.reserve() {
-		f.g.log.Warn("refused a new HTTP session: the session cap is reached", "max_sessions", f.table.max, "client", client.Name)
+	if ok, max := f.table.reserve(); !ok {
+		f.g.log.Warn("refused a new HTTP session: the session cap is reached", "max_sessions", max, "client", client.Name)
 		writeRPCError(w, http.StatusServiceUnavailable, first.id, fmt.Sprintf(
-			"toolfold is serving %d sessions, its limit (http.maxSessions); try again after sessions close or time out (http.sessionIdleTimeout), or raise the limit", f.table.max))
+			"toolfold is serving %d sessions, its limit (http.maxSessions); try again after sessions close or time out (http.sessionIdleTimeout), or raise the limit", max))
 		return
 	}
 	// The SDK keeps the initialize request for the session's life: hand it

@@ -320,3 +320,32 @@ func BenchmarkHTTPSessionHeap(b *testing.B) {
 		})
 	}
 }
+
+// TestHTTPSessionCapFollowsReload: a reloaded http.maxSessions caps the
+// next initialize; the sessions open stay open.
+func TestHTTPSessionCapFollowsReload(t *testing.T) {
+	g := newGateway(t, gateway.Options{Mode: expose.Search}, nil)
+	url := serveHTTP(t, g, &gateway.HTTPOptions{MaxSessions: 1})
+	first, err := connectHTTP(t, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name string
+		max  int
+		open bool
+	}{
+		{"at the start's cap", 1, false},
+		{"raised to 2", 2, true},
+		{"lowered to 1, two open", 1, false},
+	}
+	for _, s := range steps {
+		g.SetMaxSessions(s.max)
+		if _, err := connectHTTP(t, url); (err == nil) != s.open {
+			t.Errorf("%s: a new session opened = %v, want %v (%v)", s.name, err == nil, s.open, err)
+		}
+	}
+	if _, err := first.ListTools(context.Background(), nil); err != nil {
+		t.Errorf("the first session after the cap changed: %v", err)
+	}
+}

@@ -36,7 +36,7 @@ import (
 // reports false, having written nothing, and the SDK's handler serves it.
 // body is the request's, already read within the SDK's limit.
 func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, body []byte) bool {
-	if g.opts.NoByteForwarding || !hostAllowed(r) || !jsonContent(r.Header.Get("Content-Type")) || !acceptsBoth(r.Header.Values("Accept")) ||
+	if g.look().noBytes || !hostAllowed(r) || !jsonContent(r.Header.Get("Content-Type")) || !acceptsBoth(r.Header.Values("Accept")) ||
 		r.Header.Get("Mcp-Method") != "tools/call" || hasParamHeaders(r.Header) {
 		return false
 	}
@@ -147,7 +147,7 @@ type sessionCall struct {
 // sessionFast returns the fast path's state for a new session, or nil when
 // its calls must take the SDK's path.
 func (f *httpFront) sessionFast(s *session, id string, client ClientInfo, caps json.RawMessage) *sessionFast {
-	if f.g.opts.NoByteForwarding || s.mode == perRequestMode || client.Extension || client.ProtocolVersion == "" || client.ProtocolVersion >= statelessProtocol {
+	if f.g.look().noBytes || s.mode == perRequestMode || client.Extension || client.ProtocolVersion == "" || client.ProtocolVersion >= statelessProtocol {
 		return nil
 	}
 	c, ok := sessionCapabilities(caps)

@@ -17,15 +17,15 @@ func (g *Gateway) InitialTools(m expose.Mode) ([]*mcp.Tool, error) {
 	if !ok {
 		var err error
 		e, err = expose.Build(st.space, &expose.Options{
-			Mode: m, Exposition: g.opts.Exposition,
-			AnnotateDescriptions: g.opts.AnnotateDescriptions,
-			Reserved:             g.metaNamesFor(m),
+			Mode: m, Exposition: g.look().exposition,
+			AnnotateDescriptions: g.look().annotate,
+			Reserved:             g.look().metaNamesFor(m),
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	tmp := &state{space: st.space, expo: map[expose.Mode]*expose.Exposure{m: e}}
+	tmp := &state{space: st.space, look: st.look, expo: map[expose.Mode]*expose.Exposure{m: e}}
 	s := &session{g: g, mode: m, st: tmp, view: st.space.New()}
 	want := s.desired()
 	out := make([]*mcp.Tool, 0, len(want))

@@ -70,7 +70,7 @@ type callArgs struct {
 
 // changeGroups is enable_tools and disable_tools.
 func (s *session) changeGroups(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessage, kind meta.Kind) (*mcp.CallToolResult, error) {
-	n := s.g.names
+	n := s.g.Names()
 	expo, _ := s.current()
 	var args meta.GroupsArgs
 	notes, err := meta.DecodeArgs(req.Params.Name, raw, &args, []meta.Param{{Name: "groups", Want: "a list of group names"}},
@@ -115,7 +115,7 @@ func (s *session) changeGroups(ctx context.Context, req *mcp.CallToolRequest, ra
 
 // resetTools is reset_tools.
 func (s *session) resetTools(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, error) {
-	n := s.g.names
+	n := s.g.Names()
 	expo, _ := s.current()
 	var args map[string]bool
 	if err := json.Unmarshal(raw, &args); err != nil {
@@ -143,7 +143,7 @@ func (s *session) resetTools(ctx context.Context, req *mcp.CallToolRequest, raw 
 // callThrough is call_tool: any tool the client may use, enabled or not,
 // by name.
 func (s *session) callThrough(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, error) {
-	n := s.g.names
+	n := s.g.Names()
 	expo, _ := s.current()
 	var args callArgs
 	callExample := fmt.Sprintf(`{"name": "<tool name from %s>", "arguments": {<that tool's parameters>}}`, n.Find)
@@ -187,7 +187,7 @@ func (s *session) callThrough(ctx context.Context, req *mcp.CallToolRequest, raw
 
 // findTools is find_tools.
 func (s *session) findTools(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, error) {
-	n := s.g.names
+	n := s.g.Names()
 	var args meta.FindArgs
 	notes, err := meta.DecodeArgs(n.Find, raw, &args, []meta.Param{{Name: "query", Want: "a string saying what you want to do"}, {Name: "queries", Want: "a list of phrasings"}, {Name: "limit", Want: "a whole number"}, {Name: "group", Want: "a group name"}},
 		`{"query": "merge pull request github", "queries": ["land PR"], "limit": 5}`)
@@ -213,7 +213,7 @@ func (s *session) findTools(ctx context.Context, req *mcp.CallToolRequest, raw j
 
 // describeTools is describe_tools.
 func (s *session) describeTools(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, error) {
-	n := s.g.names
+	n := s.g.Names()
 	var args meta.DescribeArgs
 	notes, err := meta.DecodeArgs(n.Describe, raw, &args, []meta.Param{{Name: "names", Want: "a list of tool names"}},
 		fmt.Sprintf(`{"names": ["<tool name from %s>"]}`, n.Find))
@@ -227,7 +227,7 @@ func (s *session) describeTools(ctx context.Context, req *mcp.CallToolRequest, r
 
 // guidance is the guidance tool.
 func (s *session) guidance(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, error) {
-	n := s.g.names
+	n := s.g.Names()
 	var args meta.GuidanceArgs
 	if _, err := meta.DecodeArgs(n.Guidance, raw, &args, []meta.Param{{Name: "topic", Want: `"overview", "groups", a group name or "tool"`}, {Name: "tool_name", Want: "a tool name"}},
 		`{"topic": "tool", "tool_name": "<tool>"}`); err != nil {

@@ -67,7 +67,7 @@ func (g *Gateway) Sessions() []SessionInfo {
 		}
 	}
 	add(g.perRequest, nil)
-	for _, s := range g.shared {
+	for _, s := range g.sharedSessions() {
 		add(s, nil)
 	}
 	for _, s := range g.liveSessions() {
@@ -108,12 +108,12 @@ func (g *Gateway) Find(phrasings []string, limit int) (*meta.FindResult, error) 
 		// A flat or grouped gateway has no index: build one for this
 		// catalog, once.
 		st.findOnce.Do(func() {
-			e, err := expose.Build(st.space, &expose.Options{Mode: expose.Search, AnnotateDescriptions: g.opts.AnnotateDescriptions, Reserved: g.metaNamesFor(expose.Search)})
+			e, err := expose.Build(st.space, &expose.Options{Mode: expose.Search, AnnotateDescriptions: g.look().annotate, Reserved: g.look().metaNamesFor(expose.Search)})
 			if err != nil {
 				st.findErr = err
 				return
 			}
-			st.find = meta.NewDiscovery(g.names, e, g.opts.ToolsCost)
+			st.find = meta.NewDiscovery(g.Names(), e, g.opts.ToolsCost)
 		})
 		if st.findErr != nil {
 			return nil, st.findErr

@@ -236,7 +236,7 @@ func (s *session) refreshes(req mcp.Request) bool {
 	if info == nil {
 		return false
 	}
-	refreshing := s.g.opts.RefreshingClients
+	refreshing := s.g.look().refreshing
 	if refreshing == nil {
 		refreshing = DefaultRefreshingClients
 	}

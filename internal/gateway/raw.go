@@ -76,7 +76,7 @@ func (e *rawEdge) connect(ss *mcp.ServerSession) {
 // take sends a tools/call on the fast path, or withdraws one the client
 // cancelled, and reports whether it did; the SDK gets every other line.
 func (e *rawEdge) take(line []byte) bool {
-	if e.g.opts.NoByteForwarding {
+	if e.g.look().noBytes {
 		return false
 	}
 	switch {
@@ -182,7 +182,7 @@ func (e *rawEdge) route(name string, req *rawRequest) (*expose.Wire, era, bool) 
 // _meta, with no view, so nothing is hidden. A client that declares
 // extensions (the groups extension among them) takes the typed path.
 func (g *Gateway) statelessWire(name string, info, caps []byte) (*expose.Wire, presentation, bool) {
-	if rawcall.Member(caps, "extensions") != nil || g.names.Kind(name) != meta.NotMeta {
+	if rawcall.Member(caps, "extensions") != nil || g.Names().Kind(name) != meta.NotMeta {
 		return nil, presentation{}, false
 	}
 	var client string
@@ -378,7 +378,7 @@ func (e *rawEdge) forwardCall(line []byte, idp, keyp *string, admittedp *bool) b
 // does not reach, a source without a fast path or one that leaves its
 // arguments to toolfold.
 func (s *session) fastWire(name string) (*expose.Wire, bool) {
-	if s.g.names.Kind(name) != meta.NotMeta && s.offersMeta(name) {
+	if s.g.Names().Kind(name) != meta.NotMeta && s.offersMeta(name) {
 		return nil, false
 	}
 	expo, v := s.current()

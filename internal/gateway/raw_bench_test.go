@@ -115,7 +115,7 @@ func fastEdge(tb testing.TB, tp trace.TracerProvider, in io.Reader, out io.Write
 	}
 	screen := newStdioScreen(in, out, g.log)
 	screen.initialized = true
-	edge := newRawEdge(context.Background(), g, g.shared[expose.Flat], screen)
+	edge := newRawEdge(context.Background(), g, g.sharedSessions()[expose.Flat], screen)
 	screen.fast = edge.take
 	return edge
 }

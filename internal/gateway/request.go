@@ -126,9 +126,9 @@ func (s *session) perRequestMiddleware(ctx context.Context, method string, req m
 // of each schema, the largest part of a large catalog's start. Changes
 // are announced by migrated, whatever the registry holds.
 func (g *Gateway) registered(st *state) map[string]*mcp.Tool {
-	modes := []expose.Mode{g.opts.Mode}
+	modes := []expose.Mode{st.look.mode}
 	for m := range st.expo {
-		if m != g.opts.Mode {
+		if m != st.look.mode {
 			modes = append(modes, m)
 		}
 	}
@@ -176,7 +176,7 @@ func (g *Gateway) transient(st *state, p presentation) *session {
 // name in auto mode), and good for ListTTL.
 func (g *Gateway) listCacheable() mcp.Cacheable {
 	c := mcp.Cacheable{CacheScope: "public", TTLMs: int(DefaultListTTL.Milliseconds())}
-	if g.opts.PrivateLists || g.opts.Mode == expose.Auto {
+	if g.opts.PrivateLists || g.look().mode == expose.Auto {
 		c.CacheScope = "private"
 	}
 	switch {

@@ -34,6 +34,10 @@ type session struct {
 	// pres is what a transient session made for one request presents
 	// (see request.go); the zero value for a session with a server.
 	pres presentation
+	// autoFlat marks a session of the flat mode made by newSession: in
+	// auto mode it serves clients that search their own list, and tells
+	// them each tool's groups.
+	autoFlat bool
 
 	// send delivers a notification past the gateway's own sending
 	// middleware (see notifyToolsChanged); nil on a transient session.
@@ -100,7 +104,8 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	s := &session{g: g, mode: m, st: st, view: v, installed: map[string]*mcp.Tool{}, groupsChanged: groupsChanged}
 	// In auto mode the shared flat list serves clients that search
 	// themselves, and tells them each tool's groups.
-	s.pres = presentation{mode: m, groupMeta: m == expose.Flat && g.opts.Mode == expose.Auto}
+	// It follows the configured mode, which a reload may change (desired).
+	s.autoFlat = m == expose.Flat
 	if s.view == nil {
 		s.view = st.space.New()
 	}
@@ -279,10 +284,10 @@ func (s *session) desired() map[string]*mcp.Tool {
 		// Every tool with its groups: the client filters them itself.
 		return s.st.ext.extensionTools()
 	}
-	n := s.g.names
+	n := s.st.look.names
 	switch s.mode {
 	case expose.Flat:
-		if s.pres.groupMeta {
+		if s.pres.groupMeta || (s.autoFlat && s.st.look.mode == expose.Auto) {
 			// Clients that search their own list learn each tool's groups
 			// from its _meta (the grouping draft's key), and read the
 			// search hints they honour (hints.go).
@@ -306,7 +311,7 @@ func (s *session) desired() map[string]*mcp.Tool {
 		want[n.Disable] = shared.disable
 		want[n.Find] = shared.find
 		want[n.Call] = shared.call
-		if s.g.opts.ResetTools {
+		if s.st.look.resetTools {
 			want[n.Reset] = shared.reset
 		}
 	case expose.Search:
@@ -339,9 +344,9 @@ func (g *Gateway) metaTools(st *state) *groupsMeta {
 	if m := g.groupsMeta.Load(); m != nil && m.st == st {
 		return m
 	}
-	n := g.names
+	n := st.look.names
 	m := &groupsMeta{st: st, enable: meta.EnableTool(n, st.space.New()), disable: meta.DisableTool(n), find: meta.FindTool(n), call: meta.CallTool(n)}
-	if g.opts.ResetTools {
+	if st.look.resetTools {
 		m.reset = meta.ResetTool(n, st.expo[expose.Groups].Catalog())
 	}
 	g.groupsMeta.Store(m)
@@ -480,7 +485,7 @@ func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.C
 // reach, or a clear refusal.
 func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
-	n := s.g.names
+	n := s.g.Names()
 	if kind := n.Kind(name); kind != meta.NotMeta && s.offersMeta(name) {
 		return s.callMeta(ctx, req, kind)
 	}
@@ -516,7 +521,7 @@ func (s *session) metaNames() []string {
 	defer s.mu.Unlock()
 	var out []string
 	for name := range s.installed {
-		if s.g.names.Kind(name) != meta.NotMeta {
+		if s.g.Names().Kind(name) != meta.NotMeta {
 			out = append(out, name)
 		}
 	}
@@ -676,7 +681,7 @@ func completeByRoundTrip[R any](res R) R {
 // knows it, else "(unknown)", so that names a model invents cannot grow the
 // metrics without bound.
 func (s *session) metricName(name string) string {
-	if s.g.names.Kind(name) != meta.NotMeta {
+	if s.g.Names().Kind(name) != meta.NotMeta {
 		return name
 	}
 	expo, _ := s.current()

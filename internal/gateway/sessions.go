@@ -17,7 +17,7 @@ import (
 // that names a session of another endpoint or another caller never
 // touches it (see begin).
 type sessionTable struct {
-	max int
+	max int // under mu: a reload changes it (SetMaxSessions)
 
 	// idleClosed, if set, hears of each session closed for idleness,
 	// after it is closed (tests wait on it).
@@ -71,15 +71,16 @@ func newSessionTable(max int) *sessionTable {
 	return &sessionTable{max: max, live: map[string]*liveSession{}}
 }
 
-// reserve claims room for a new session; false means the cap is reached.
-func (t *sessionTable) reserve() bool {
+// reserve claims room for a new session; false means the cap, which it
+// returns, is reached.
+func (t *sessionTable) reserve() (bool, int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed || len(t.live)+t.reserved >= t.max {
-		return false
+		return false, t.max
 	}
 	t.reserved++
-	return true
+	return true, t.max
 }
 
 // release gives back a reservation no session came of.

@@ -238,7 +238,7 @@ func paramsOf(req mcp.Request) mcp.Params {
 func (g *Gateway) traceDisclosure(ctx context.Context, c ClientInfo) {
 	p := g.present(c)
 	_, span := g.tr.internalSpan(ctx, "toolfold.disclose",
-		attribute.String("toolfold.mode.configured", string(g.opts.Mode)),
+		attribute.String("toolfold.mode.configured", string(g.look().mode)),
 		attribute.String("toolfold.mode", p.String()),
 		attribute.String("toolfold.client.class", g.clientClass(c)),
 		attribute.String("toolfold.client.name", c.Name))
@@ -248,7 +248,8 @@ func (g *Gateway) traceDisclosure(ctx context.Context, c ClientInfo) {
 // clientClass names what the auto mode read in a client's name: a client
 // that searches its tools itself, one that re-reads tools/list, or other.
 func (g *Gateway) clientClass(c ClientInfo) string {
-	searching, refreshing := g.opts.SearchingClients, g.opts.RefreshingClients
+	lk := g.look()
+	searching, refreshing := lk.searching, lk.refreshing
 	if searching == nil {
 		searching = DefaultSearchingClients
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -110,11 +111,13 @@ var ErrNotAllowed = errors.New("not allowed")
 
 // API serves toolfold's HTTP routes. Build it with New.
 type API struct {
-	opts    Options
-	log     *slog.Logger
-	tokens  tokenSetPtr
-	oauth   *oauth.Server
-	origins originPolicy
+	opts   Options
+	log    *slog.Logger
+	tokens tokenSetPtr
+	// oauth and origins are swapped whole by a config reload (SetOAuth,
+	// SetOrigins); each request loads them once.
+	oauth   atomic.Pointer[oauth.Server]
+	origins atomic.Pointer[originPolicy]
 	mux     *http.ServeMux
 
 	measured  measureCache
@@ -130,7 +133,8 @@ func New(opts *Options) (*API, error) {
 	if opts == nil || opts.Catalog == nil {
 		return nil, errors.New("httpapi: Options.Catalog is required: the API reads the catalog it shows through it")
 	}
-	a := &API{opts: *opts, log: opts.Logger, oauth: opts.OAuth}
+	a := &API{opts: *opts, log: opts.Logger}
+	a.oauth.Store(opts.OAuth)
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -141,12 +145,9 @@ func New(opts *Options) (*API, error) {
 	if err = a.tokens.set(opts.Tokens); err != nil {
 		return nil, err
 	}
-	for i, o := range opts.AllowedOrigins {
-		if _, ok := normalizeOrigin(o); !ok && o != "*" {
-			return nil, fmt.Errorf("http.allowedOrigins[%d]: %q is not an origin; write scheme and host (and port if any), such as \"https://app.example.com\"", i, o)
-		}
+	if err = a.SetOrigins(opts.AllowedOrigins); err != nil {
+		return nil, err
 	}
-	a.origins = newOriginPolicy(opts.AllowedOrigins)
 
 	a.mux = http.NewServeMux()
 	a.mux.Handle("/mcp", a.mcpHandler())
@@ -193,9 +194,9 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // admit returns the request to route (with its caller's access), or nil
 // when it answered r itself.
 func (a *API) admit(w http.ResponseWriter, r *http.Request) *http.Request {
-	if a.oauth != nil && a.oauth.IsMetadataPath(r.URL.Path) {
+	if o := a.oauth.Load(); o != nil && o.IsMetadataPath(r.URL.Path) {
 		// Public discovery data (RFC 9728), readable from any origin.
-		a.oauth.MetadataHandler().ServeHTTP(w, r)
+		o.MetadataHandler().ServeHTTP(w, r)
 		return nil
 	}
 	if !a.checkHost(w, r) || !a.checkOrigin(w, r) {

@@ -148,8 +148,8 @@ func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (*http.Reques
 		a.refuseAuth(w, r, `invalid_token`, fmt.Sprintf("the bearer token in the Authorization header is %d KiB, over the %d KiB toolfold reads; send the token exactly as it was issued (check that the header holds one token, not a document)", len(token)>>10, maxTokenBytes>>10))
 		return r, false
 	}
-	if a.oauth != nil {
-		return a.authenticateOAuth(w, r)
+	if o := a.oauth.Load(); o != nil {
+		return a.authenticateOAuth(w, r, o)
 	}
 	tokens := a.tokens.load() // one set for the whole judgment, though a reload swaps it
 	if !tokens.enabled() {

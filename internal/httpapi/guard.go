@@ -109,7 +109,7 @@ func (a *API) checkOrigin(w http.ResponseWriter, r *http.Request) bool {
 	if origin == "" {
 		return true
 	}
-	if !a.origins.allows(origin) {
+	if !a.origins.Load().allows(origin) {
 		a.log.Warn("refused a request from an origin that is not allowed (DNS-rebinding protection)", "origin", origin, "path", r.URL.Path, "remote", r.RemoteAddr)
 		writeError(w, http.StatusForbidden, fmt.Sprintf("requests from the origin %q are not allowed: only loopback origins are accepted unless the origin is listed in http.allowedOrigins of the toolfold config", origin))
 		return false

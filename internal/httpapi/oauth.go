@@ -15,7 +15,7 @@ import (
 // authenticateOAuth admits a static token (http.auth.tokens) or an access
 // token the OAuth server accepts. Every 401 carries resource_metadata in
 // WWW-Authenticate, so an MCP client can discover where to get a token.
-func (a *API) authenticateOAuth(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+func (a *API) authenticateOAuth(w http.ResponseWriter, r *http.Request, o *oauth.Server) (*http.Request, bool) {
 	token, present := bearerToken(r)
 	if present && token != "" && a.tokens.load().enabled() {
 		if access, ok := a.tokens.load().match(token); ok {
@@ -25,13 +25,13 @@ func (a *API) authenticateOAuth(w http.ResponseWriter, r *http.Request) (*http.R
 	if !present {
 		token = ""
 	}
-	caller, err := a.oauth.Verify(r.Context(), token)
+	caller, err := o.Verify(r.Context(), token)
 	if err != nil {
 		var e *oauth.Error
 		if !errors.As(err, &e) {
 			e = &oauth.Error{Status: http.StatusUnauthorized, Code: "invalid_token", Message: err.Error()}
 		}
-		a.refuseOAuth(w, r, e, caller)
+		a.refuseOAuth(w, r, o, e, caller)
 		return r, false
 	}
 	access := Access{TokenName: "oauth " + caller.Subject, Subject: caller.Subject, Groups: caller.Reach.Groups, ReadOnly: caller.Reach.ReadOnly, Admin: caller.Reach.Admin}
@@ -40,7 +40,7 @@ func (a *API) authenticateOAuth(w http.ResponseWriter, r *http.Request) (*http.R
 	return r.WithContext(ctx), true
 }
 
-func (a *API) refuseOAuth(w http.ResponseWriter, r *http.Request, e *oauth.Error, caller *oauth.Caller) {
+func (a *API) refuseOAuth(w http.ResponseWriter, r *http.Request, o *oauth.Server, e *oauth.Error, caller *oauth.Caller) {
 	reason := e.Code
 	if reason == "" {
 		reason = "no token"
@@ -54,7 +54,7 @@ func (a *API) refuseOAuth(w http.ResponseWriter, r *http.Request, e *oauth.Error
 	}
 	a.log.Info("refused a request's OAuth token", attrs...)
 	if e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden {
-		w.Header().Set("WWW-Authenticate", a.oauth.Challenge(e.Code))
+		w.Header().Set("WWW-Authenticate", o.Challenge(e.Code))
 	}
 	if e.RetryAfter > 0 {
 		// Whole seconds, rounded up: asking sooner would be refused again.

@@ -3,12 +3,15 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/oauth"
+	"github.com/toolfold/toolfold/internal/oauth/oauthtest"
 )
 
 // /healthz and the dashboard tell when the config serving now was applied
@@ -97,5 +100,78 @@ func TestSetTokens(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// SetOrigins admits the reloaded http.allowedOrigins from the next
+// request; a list with a bad entry is refused whole and the old one stays.
+func TestSetOrigins(t *testing.T) {
+	const app, other = "https://app.example.com", "https://other.example.com"
+	f := newFixture(t, func(o *Options) { o.AllowedOrigins = []string{app} })
+	status := func(origin string) int {
+		return f.do(t, "GET", "/healthz", http.Header{"Origin": {origin}}).Code
+	}
+	steps := []struct {
+		name       string
+		allowed    []string
+		refused    bool
+		app, other int
+	}{
+		{name: "swapped", allowed: []string{other}, app: 403, other: 200},
+		{name: "bad entry keeps the old list", allowed: []string{app, "app.example.com"}, refused: true, app: 403, other: 200},
+		{name: "every origin", allowed: []string{"*"}, app: 200, other: 200},
+		{name: "none", allowed: nil, app: 403, other: 403},
+	}
+	for _, s := range steps {
+		err := f.api.SetOrigins(s.allowed)
+		if (err != nil) != s.refused {
+			t.Fatalf("%s: SetOrigins = %v, refused %v", s.name, err, s.refused)
+		}
+		if err != nil && !strings.Contains(err.Error(), `http.allowedOrigins[1]: "app.example.com" is not an origin`) {
+			t.Errorf("%s: the error does not name the bad entry: %v", s.name, err)
+		}
+		if got := status(app); got != s.app {
+			t.Errorf("%s: %s = %d, want %d", s.name, app, got, s.app)
+		}
+		if got := status(other); got != s.other {
+			t.Errorf("%s: %s = %d, want %d", s.name, other, got, s.other)
+		}
+	}
+}
+
+// SetOAuth judges the next request by the reloaded http.auth.oauth: a
+// rule taken out refuses its callers, one added admits them; turning
+// OAuth off is refused (it needs a restart).
+func TestSetOAuth(t *testing.T) {
+	p := oauthtest.New(t)
+	f := newFixture(t, withOAuth(t, p))
+	viewer := http.Header{"Authorization": {"Bearer " + p.Token(t, oauthResource, map[string]any{"groups": "viewers"})}}
+	sales := http.Header{"Authorization": {"Bearer " + p.Token(t, oauthResource, map[string]any{"groups": "sales"})}}
+	if w := f.do(t, "GET", "/healthz", viewer); w.Code != 200 {
+		t.Fatalf("a viewer before the reload: %d %s", w.Code, w.Body)
+	}
+	if w := f.do(t, "GET", "/healthz", sales); w.Code != 403 {
+		t.Fatalf("sales before the reload: %d %s", w.Code, w.Body)
+	}
+	s, err := oauth.New(&config.OAuthConfig{
+		Resource: oauthResource, Issuers: []string{p.URL},
+		Rules: []config.OAuthRule{{Group: "sales", Groups: []string{"docs"}}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	old, err := f.api.SetOAuth(s)
+	if err != nil || old == nil {
+		t.Fatalf("SetOAuth = %v, %v; want the old server", old, err)
+	}
+	if w := f.do(t, "GET", "/healthz", viewer); w.Code != 403 || !strings.Contains(w.Body.String(), "no rule") {
+		t.Errorf("a viewer after their rule was taken out: %d %s", w.Code, w.Body)
+	}
+	if w := f.do(t, "GET", "/healthz", sales); w.Code != 200 {
+		t.Errorf("sales after a rule for them was added: %d %s", w.Code, w.Body)
+	}
+	if _, err := f.api.SetOAuth(nil); !errors.Is(err, ErrOAuthNeedsRestart) {
+		t.Errorf("turning OAuth off: %v, want ErrOAuthNeedsRestart", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/oauth"
 )
 
 // tokenSetPtr holds the tokens requests are judged by; a config reload
@@ -58,3 +59,33 @@ func (a *API) SetTokens(tokens []config.TokenConfig) (revoked []string, err erro
 
 // tokenName is the caller name of the i-th entry of http.auth.tokens.
 func tokenName(i int) string { return fmt.Sprintf("http.auth.tokens[%d]", i) }
+
+// SetOrigins admits browsers by allowed, the reloaded http.allowedOrigins,
+// from the next request on. An entry that is not an origin refuses the
+// whole list: the running one keeps serving.
+func (a *API) SetOrigins(allowed []string) error {
+	for i, o := range allowed {
+		if _, ok := normalizeOrigin(o); !ok && o != "*" {
+			return fmt.Errorf("http.allowedOrigins[%d]: %q is not an origin; write scheme and host (and port if any), such as \"https://app.example.com\"", i, o)
+		}
+	}
+	p := newOriginPolicy(allowed)
+	a.origins.Store(&p)
+	return nil
+}
+
+// ErrOAuthNeedsRestart refuses a reload that would turn OAuth on or off:
+// like token auth, whether an exposed address may serve was settled at
+// start.
+var ErrOAuthNeedsRestart = errors.New("turning http.auth.oauth on or off needs a restart")
+
+// SetOAuth judges OAuth access tokens by s, made from the reloaded
+// http.auth.oauth (its rules, issuers, audiences), from the next request
+// on, and returns the server it replaces, which the caller closes. A
+// request already past its judgment keeps the access it was given.
+func (a *API) SetOAuth(s *oauth.Server) (*oauth.Server, error) {
+	if (a.oauth.Load() == nil) != (s == nil) {
+		return nil, fmt.Errorf("%w; restart toolfold to apply it", ErrOAuthNeedsRestart)
+	}
+	return a.oauth.Swap(s), nil
+}
