@@ -53,17 +53,19 @@ func logLines(t *testing.T, args ...string) (*exec.Cmd, <-chan string, string) {
 func waitLog(t *testing.T, lines <-chan string, want string) string {
 	t.Helper()
 	deadline := time.After(time.Minute)
+	var seen []string // what it said instead, to tell why
 	for {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				t.Fatalf("toolfold exited while the test waited for %q", want)
+				t.Fatalf("toolfold exited while the test waited for %q; it said:\n%s", want, strings.Join(seen, "\n"))
 			}
 			if strings.Contains(l, want) {
 				return l
 			}
+			seen = append(seen, l)
 		case <-deadline:
-			t.Fatalf("no log line with %q within a minute", want)
+			t.Fatalf("no log line with %q within a minute; toolfold said:\n%s", want, strings.Join(seen, "\n"))
 		}
 	}
 }
