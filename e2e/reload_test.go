@@ -45,6 +45,10 @@ func logLines(t *testing.T, args ...string) (*exec.Cmd, <-chan string, string) {
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() { cancel(); <-exited })
 	waitListening(t, "toolfold", addr, exited)
+	// The address is taken before the config is read (a port in use fails
+	// at once): until this line a loaded machine may still be reading it,
+	// and a test's next write would be what it starts with.
+	waitLog(t, lines, "serving streamable HTTP")
 	return cmd, lines, "http://" + addr
 }
 
