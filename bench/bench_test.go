@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -273,5 +274,36 @@ func TestPercentilesNearestRank(t *testing.T) {
 	p := percentiles(samples)
 	if p.P50 != 50 || p.P90 != 90 || p.P99 != 99 || p.Max != 100 || p.Mean != 50.5 {
 		t.Errorf("percentiles of 1..100 µs = %+v, want p50 50, p90 90, p99 99, max 100, mean 50.5", p)
+	}
+}
+
+func TestRetryPortClashRetriesOnlyClashes(t *testing.T) {
+	clash := errors.New("the fixture exited: listen tcp 127.0.0.1:1: bind: address already in use")
+	other := errors.New("the fixture exited: no such tool")
+	for _, tc := range []struct {
+		name      string
+		errs      []error // what each try returns, in order; nil ends
+		wantTries int
+		wantErr   error
+	}{
+		{"first try works", []error{nil}, 1, nil},
+		{"a clash, then it works", []error{clash, nil}, 2, nil},
+		{"another error is not retried", []error{other, nil}, 1, other},
+		{"clashes give up after the bound", []error{clash, clash, clash, clash, nil}, portClashTries, clash},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tries := 0
+			got, err := retryPortClash(func() (int, error) {
+				err := tc.errs[tries]
+				tries++
+				return tries, err
+			})
+			if tries != tc.wantTries || !errors.Is(err, tc.wantErr) {
+				t.Fatalf("tries %d, err %v; want %d tries, err %v", tries, err, tc.wantTries, tc.wantErr)
+			}
+			if err == nil && got != tries {
+				t.Fatalf("it returned the value of try %d, want the last (%d)", got, tries)
+			}
+		})
 	}
 }

@@ -98,7 +98,7 @@ func (h *harness) openSides(ctx context.Context, transport string) (sides []*sid
 		return append([]string{"-name", benchServer, "-pprof", addr}, extra...), &process{pprof: "http://" + addr}, nil
 	}
 	add := func(name, tool string, open func() (*side, error)) error {
-		s, err := open()
+		s, err := retryPortClash(open)
 		if err != nil {
 			return fmt.Errorf("opening the %s side over %s: %w", name, transport, err)
 		}

@@ -344,6 +344,25 @@ func (h *harness) stopHTTP(s *httpServer) {
 	h.forget(s.cmd)
 }
 
+// portClashTries bounds retryPortClash.
+const portClashTries = 4
+
+// retryPortClash runs start again, up to portClashTries times, while it
+// fails because a child could not bind a loopback port picked free: between
+// the pick and the child's bind, a busy machine can hand the port to another
+// process as an ephemeral one. Each try must pick its ports anew.
+func retryPortClash[T any](start func() (T, error)) (T, error) {
+	for try := 1; ; try++ {
+		v, err := start()
+		if err == nil || try == portClashTries || !strings.Contains(err.Error(), "address already in use") {
+			return v, err
+		}
+	}
+}
+
+// freeLoopbackAddr picks a loopback address whose port is free now; a child
+// told to bind it may lose it first, so starts that use it go through
+// retryPortClash.
 func freeLoopbackAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

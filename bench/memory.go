@@ -77,11 +77,14 @@ func measureMemory(ctx context.Context, h *harness, params MemoryParams) ([]Memo
 }
 
 func measureMemoryMode(ctx context.Context, h *harness, config, mode string, params MemoryParams) (*MemoryResult, error) {
-	pprofAddr, err := freeLoopbackAddr()
-	if err != nil {
-		return nil, err
-	}
-	srv, err := h.startHTTP(ctx, config, h.path("cache"), "--mode", mode, "--pprof", pprofAddr)
+	var pprofAddr string
+	srv, err := retryPortClash(func() (*httpServer, error) {
+		var err error
+		if pprofAddr, err = freeLoopbackAddr(); err != nil {
+			return nil, err
+		}
+		return h.startHTTP(ctx, config, h.path("cache"), "--mode", mode, "--pprof", pprofAddr)
+	})
 	if err != nil {
 		return nil, err
 	}

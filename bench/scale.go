@@ -321,14 +321,18 @@ func startScaled(ctx context.Context, h *harness, config, cache, log string, par
 	if err != nil {
 		return err
 	}
-	addr, err := freeLoopbackAddr()
-	if err != nil {
-		return err
-	}
-	cmd := h.command(h.toolfold, "serve", "--config", config, "--mode", params.Mode, "--log-level", "warn", "--pprof", addr)
-	cmd.Env = toolfoldEnv(cache)
-	start := time.Now()
-	p, err := h.connectStdio(ctx, cmd)
+	var start time.Time
+	var addr string
+	p, err := retryPortClash(func() (*stdioProcess, error) {
+		var err error
+		if addr, err = freeLoopbackAddr(); err != nil {
+			return nil, err
+		}
+		cmd := h.command(h.toolfold, "serve", "--config", config, "--mode", params.Mode, "--log-level", "warn", "--pprof", addr)
+		cmd.Env = toolfoldEnv(cache)
+		start = time.Now()
+		return h.connectStdio(ctx, cmd)
+	})
 	if err != nil {
 		return err
 	}
@@ -339,7 +343,7 @@ func startScaled(ctx context.Context, h *harness, config, cache, log string, par
 		return fmt.Errorf("tools/list: %w%s", err, p.stderr.suffix())
 	}
 	run.ListMS = millis(time.Since(start))
-	pid := cmd.Process.Pid
+	pid := p.cmd.Process.Pid
 	cpu, err := cpuTime(pid)
 	if err != nil {
 		return err

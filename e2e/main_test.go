@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -83,40 +84,86 @@ func freeAddr(t testing.TB) string {
 	return addr
 }
 
-// startHTTP runs `toolfold serve --http` and waits until it answers.
+// startHTTP runs `toolfold serve --http` and waits until it answers. It
+// picks its port anew when toolfold lost the one picked free to another
+// process before binding it, which a busy machine does now and then.
 func startHTTP(t *testing.T, args ...string) string {
 	t.Helper()
-	return startHTTPAt(t, freeAddr(t), args...)
+	for try := 1; ; try++ {
+		base, clash := launchHTTP(t, freeAddr(t), args...)
+		if !clash {
+			return base
+		}
+		if try == 4 {
+			t.Fatalf("toolfold could not bind a free loopback port in %d tries", try)
+		}
+	}
 }
 
 // startHTTPAt is startHTTP on a given address, for a config that must
 // name it (an OAuth resource URL).
 func startHTTPAt(t *testing.T, addr string, args ...string) string {
 	t.Helper()
+	base, clash := launchHTTP(t, addr, args...)
+	if clash {
+		t.Fatalf("toolfold could not bind %s: another process took it", addr)
+	}
+	return base
+}
+
+// launchHTTP starts toolfold on addr and waits until it listens. clash
+// reports that it exited because addr was taken; any other exit fails t.
+func launchHTTP(t *testing.T, addr string, args ...string) (base string, clash bool) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, binary, serveArgs(append([]string{"--http", addr}, args...)...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
+		cancel()
 		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { cancel(); <-exited })
+	if !listening(t, addr, exited) {
+		if strings.Contains(stderr.String(), "address already in use") {
+			return "", true
+		}
+		t.Fatalf("toolfold exited before it listened on %s; its stderr:\n%s", addr, stderr.String())
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("toolfold stderr:\n%s", stderr.String())
 		}
 	})
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { cancel(); <-exited })
-	waitListening(t, "toolfold", addr, exited)
-	return "http://" + addr
+	return "http://" + addr, false
 }
 
-// waitListening waits until a program started for the test accepts
-// connections on addr. It fails at once when the program exits (exited is
-// closed), and after a minute in which nothing listened: a bound for a
-// program that hangs, not a guess at how long a start takes.
-func waitListening(t testing.TB, what, addr string, exited <-chan struct{}) {
+// syncBuffer is a bytes.Buffer that a child's output and the test may use
+// at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// listening waits until something accepts connections on addr. It says
+// false if the program exited first, and fails t after a minute in which
+// nothing listened: a bound for a program that hangs, not a guess at how
+// long a start takes.
+func listening(t testing.TB, addr string, exited <-chan struct{}) bool {
 	t.Helper()
 	deadline := time.After(time.Minute)
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -124,15 +171,24 @@ func waitListening(t testing.TB, what, addr string, exited <-chan struct{}) {
 	for {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
-			return
+			return true
 		}
 		select {
 		case <-exited:
-			t.Fatalf("%s exited before it listened on %s", what, addr)
+			return false
 		case <-deadline:
-			t.Fatalf("%s did not listen on %s within a minute", what, addr)
+			t.Fatalf("nothing listened on %s within a minute", addr)
 		case <-tick.C:
 		}
+	}
+}
+
+// waitListening waits until a program started for the test accepts
+// connections on addr, and fails t if it exits first.
+func waitListening(t testing.TB, what, addr string, exited <-chan struct{}) {
+	t.Helper()
+	if !listening(t, addr, exited) {
+		t.Fatalf("%s exited before it listened on %s", what, addr)
 	}
 }
 
