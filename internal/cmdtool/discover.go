@@ -51,18 +51,29 @@ func Discover(ctx context.Context, p Program) ([]Action, error) {
 	if _, err := ResolveCommand(p); err != nil {
 		return nil, err
 	}
-	runner := func(ctx context.Context, args []string) (string, string, error) {
+	return DiscoverWith(ctx, p, helpRunner(p, helpTimeout))
+}
+
+// helpRunner runs p's help pages as Run runs actions. A page that times
+// out is read once more with twice the time: a busy machine slows a
+// program's start, and a page lost to that gives its action a poorer
+// definition, which trust would then hold as changed.
+func helpRunner(p Program, timeout time.Duration) HelpRunner {
+	return func(ctx context.Context, args []string) (string, string, error) {
 		argv := append([]string{p.Command}, args...)
-		res, err := runArgv(ctx, p, argv, helpTimeout, helpMaxOutput)
-		if err != nil {
-			return "", "", err
+		var res *Result
+		for _, limit := range []time.Duration{timeout, 2 * timeout} {
+			var err error
+			if res, err = runArgv(ctx, p, argv, limit, helpMaxOutput); err != nil {
+				return "", "", err
+			}
+			if !res.TimedOut {
+				return res.Stdout, res.Stderr, nil
+			}
 		}
-		if res.TimedOut {
-			return res.Stdout, res.Stderr, fmt.Errorf("%s %s timed out after %s", p.Command, strings.Join(args, " "), helpTimeout)
-		}
-		return res.Stdout, res.Stderr, nil
+		slog.WarnContext(ctx, "a help page timed out twice; its action is described from its parent's listing", "command", p.Name, "args", args)
+		return res.Stdout, res.Stderr, fmt.Errorf("%s %s timed out after %s", p.Command, strings.Join(args, " "), 2*timeout)
 	}
-	return DiscoverWith(ctx, p, runner)
 }
 
 // DiscoverWith is Discover with the help texts coming from run.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 var (
@@ -399,5 +400,35 @@ func TestDiscoverIncludeExcludeAndMerge(t *testing.T) {
 	if !slices.ContainsFunc(log.Params, func(p Param) bool { return p.Name == "max_count" }) ||
 		!slices.ContainsFunc(log.Params, func(p Param) bool { return p.Name == "decorate_refs" }) {
 		t.Errorf("merge must keep discovered params and add declared ones: %+v", log.Params)
+	}
+}
+
+// TestHelpPageThatTimesOutIsReadAgain: a help page that times out once (a
+// loaded machine) is read again with more time, rather than being lost and
+// its action described from the listing alone. The control is the first
+// try, which the script makes time out for certain.
+func TestHelpPageThatTimesOutIsReadAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out one help timeout")
+	}
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "tried")
+	script := filepath.Join(dir, "slowhelp.sh")
+	body := "#!/bin/sh\nif [ ! -e '" + mark + "' ]; then : > '" + mark + "'; exec sleep 60; fi\n" +
+		"echo 'usage: slowhelp [-h] [--name NAME]'\necho\necho 'options:'\necho '  --name NAME  who to greet'\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := Program{Name: "slowhelp", Command: script, Dir: dir, Discover: DiscoverHelp}
+	const timeout = 2 * time.Second
+	stdout, _, err := helpRunner(p, timeout)(context.Background(), []string{"--help"})
+	if err != nil {
+		t.Fatalf("the second try should have read the page: %v", err)
+	}
+	if _, statErr := os.Stat(mark); statErr != nil {
+		t.Fatalf("the first try never ran (no mark): %v", statErr)
+	}
+	if !strings.Contains(stdout, "--name NAME") {
+		t.Fatalf("the page read on the second try is %q", stdout)
 	}
 }
