@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -22,9 +23,10 @@ import (
 // so that a test waits on the line a reload writes instead of sleeping.
 func logLines(t *testing.T, args ...string) (*exec.Cmd, <-chan string, string) {
 	t.Helper()
-	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, binary, append([]string{"serve", "--http", addr}, args...)...)
+	// Port 0: toolfold picks a free port itself and logs its URL, so no
+	// other process can take the port between a pick and the bind.
+	cmd := exec.CommandContext(ctx, binary, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
 	out, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -44,13 +46,20 @@ func logLines(t *testing.T, args ...string) (*exec.Cmd, <-chan string, string) {
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() { cancel(); <-exited })
-	waitListening(t, "toolfold", addr, exited)
 	// The address is taken before the config is read (a port in use fails
 	// at once): until this line a loaded machine may still be reading it,
 	// and a test's next write would be what it starts with.
-	waitLog(t, lines, "serving streamable HTTP")
-	return cmd, lines, "http://" + addr
+	l := waitLog(t, lines, "serving streamable HTTP")
+	m := servingURL.FindStringSubmatch(l)
+	if m == nil {
+		t.Fatalf("the serving line names no URL: %s", l)
+	}
+	return cmd, lines, m[1]
 }
+
+// servingURL finds the base URL in toolfold's "serving streamable HTTP"
+// line.
+var servingURL = regexp.MustCompile(`url=(http://\S+)/mcp`)
 
 // waitLog returns the first line containing want. A closed stream (the
 // gateway exited) fails the test: a reload must never end the gateway.
