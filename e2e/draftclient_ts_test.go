@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -46,7 +48,8 @@ func TestTSDraftClientMultiServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("TOOLFOLD_CACHE_DIR", t.TempDir())
+	cacheDir := t.TempDir()
+	t.Setenv("TOOLFOLD_CACHE_DIR", cacheDir)
 	cfg := writeConfig(t, map[string]any{"mcpServers": map[string]any{
 		"memory":     map[string]any{"command": nodeServer(t, "mcp-server-memory"), "env": map[string]string{"MEMORY_FILE_PATH": t.TempDir() + "/memory.jsonl"}},
 		"filesystem": map[string]any{"command": nodeServer(t, "mcp-server-filesystem"), "args": []string{t.TempDir()}},
@@ -64,6 +67,20 @@ func TestTSDraftClientMultiServer(t *testing.T) {
 		{"group": "fx", "tool": "fx__add_label", "arguments": map[string]any{"issue": 9, "label": "ts"}},
 	}
 	base := startHTTP(t, "--config", cfg)
+	// Each stdio subtest starts its own toolfold. A grouping client is
+	// answered at once, without the tools of servers still starting (it
+	// hears list_changed when they come, which this client does not wait
+	// for), so the stdio gateways must find every server's tools in the
+	// cache: wait until the HTTP gateway has started and cached them all.
+	servers := []string{"everything", "filesystem", "fx", "memory"}
+	waitFor(t, "every server to start and be cached", func() bool {
+		for _, name := range servers {
+			if sourceStatus(t, base, name).State != "ready" || !cachedCatalog(t, cacheDir, name) {
+				return false
+			}
+		}
+		return true
+	})
 	for _, transport := range []string{"stdio", "http"} {
 		for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
 			t.Run(transport+"/"+protocol, func(t *testing.T) {
@@ -136,4 +153,24 @@ func TestTSDraftClientMultiServer(t *testing.T) {
 			})
 		}
 	}
+}
+
+// cachedCatalog reports whether the catalog cache under dir holds a file
+// of server's tools.
+func cachedCatalog(t *testing.T, dir, server string) bool {
+	t.Helper()
+	found := false
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasPrefix(d.Name(), server+"-") && strings.HasSuffix(d.Name(), ".json") {
+			found = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
 }
