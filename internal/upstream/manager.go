@@ -130,6 +130,10 @@ type Manager struct {
 	// the connection is over, before the server learns of it (tests hold
 	// it to make that news late).
 	connectionEnding func(server string)
+	// refreshQueued and refreshEnded, if set, learn that a re-read of a
+	// server's tool list was queued behind the one in flight, and that the
+	// re-reads in flight are over (tests wait on them instead of sleeping).
+	refreshQueued, refreshEnded func(server string)
 
 	startSlots chan struct{} // semaphore: MaxParallelStarts
 

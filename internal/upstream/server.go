@@ -1191,12 +1191,17 @@ func sameJSON(a, b any) bool {
 func (s *server) refreshTools(c *connection, cs *mcp.ClientSession) {
 	s.mu.Lock()
 	if s.refreshing {
-		// The queued re-read is made on the connection that asked last:
-		// one that asked on a connection since replaced (the server
-		// restarted during the re-read in flight) must not be lost to a
-		// read on the old one.
-		s.refreshAgain = &refreshAsk{c, cs}
+		// The queued re-read is made on the newest connection that asked:
+		// a list_changed from a connection that replaced the one of the
+		// re-read in flight (the server restarted meanwhile) must not be
+		// answered by a read on the old one.
+		if q := s.refreshAgain; q == nil || c.gen >= q.c.gen {
+			s.refreshAgain = &refreshAsk{c, cs}
+		}
 		s.mu.Unlock()
+		if hook := s.m.refreshQueued; hook != nil {
+			hook(s.name)
+		}
 		return
 	}
 	s.refreshing = true
@@ -1217,6 +1222,9 @@ func (s *server) refreshTools(c *connection, cs *mcp.ClientSession) {
 			if next == nil {
 				s.refreshing = false
 				s.mu.Unlock()
+				if hook := s.m.refreshEnded; hook != nil {
+					hook(s.name)
+				}
 				return
 			}
 			s.refreshAgain = nil

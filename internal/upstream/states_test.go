@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
@@ -200,5 +201,112 @@ func TestListOfAnEarlierStartIsDropped(t *testing.T) {
 			names = append(names, t.Name)
 		}
 		t.Errorf("recorded %v (known %v); want the current start's list [fresh]", names, ok)
+	}
+}
+
+// A list_changed that a restarted server sends while a re-read on its old
+// connection is still in flight is answered by a re-read on the new
+// connection. Before, the queued re-read ran on the old session it was
+// first given, recorded the old server's list and lost the new one's
+// change (seen failing: recorded [a x], want [a b c]).
+func TestQueuedReReadUsesTheNewConnection(t *testing.T) {
+	noop := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}
+	newSrv := func(names ...string) *mcp.Server {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "lists", Version: "1"}, nil)
+		for _, n := range names {
+			srv.AddTool(&mcp.Tool{Name: n, InputSchema: objectSchema}, noop)
+		}
+		return srv
+	}
+	// The first connection reaches the old version of the server, the
+	// second (after the restart) the new one.
+	oldSrv, newVersion := newSrv("a"), newSrv("a", "b")
+	// The old server holds one tools/list, armed below, until released.
+	holding, release := make(chan struct{}), make(chan struct{})
+	var hold sync.Mutex
+	holdNext := false
+	oldSrv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			hold.Lock()
+			h := holdNext && method == "tools/list"
+			if h {
+				holdNext = false
+			}
+			hold.Unlock()
+			if h {
+				close(holding)
+				<-release
+			}
+			return next(ctx, method, req)
+		}
+	})
+	var dials sync.Mutex
+	n := 0
+	dial := func(ctx context.Context, name string, cfg config.ServerConfig, log *slog.Logger) (dialed, error) {
+		dials.Lock()
+		srv := newVersion
+		if n == 0 {
+			srv = oldSrv
+		}
+		n++
+		dials.Unlock()
+		return inMemoryDialer(srv)(ctx, name, cfg, log)
+	}
+	queued, ended := make(chan struct{}, 10), make(chan struct{}, 10)
+	m := newTestManager(t, map[string]config.ServerConfig{"fx": {Command: "unused"}}, &Options{dial: dial, ProtocolVersion: "2025-11-25"})
+	m.refreshQueued = func(string) { queued <- struct{}{} }
+	m.refreshEnded = func(string) { ended <- struct{}{} }
+	s := m.servers["fx"]
+	ctx := context.Background()
+
+	old, err := s.connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.release(old)
+	defer old.stop() // let go of below without being stopped
+
+	// A change on the old server: its re-read is held.
+	hold.Lock()
+	holdNext = true
+	hold.Unlock()
+	oldSrv.AddTool(&mcp.Tool{Name: "x", InputSchema: objectSchema}, noop)
+	await(t, holding, "the old server's re-read")
+
+	// The old connection is let go of (as a remote server that forgot the
+	// session) and the server starts again, on its new version.
+	s.dropLostSession(old)
+	c, err := s.connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.release(c)
+	// A change on the new server, while the old re-read is in flight:
+	// its re-read is queued.
+	newVersion.AddTool(&mcp.Tool{Name: "c", InputSchema: objectSchema}, noop)
+	await(t, queued, "the new server's re-read queued")
+	close(release)
+	await(t, ended, "the re-reads to end")
+
+	tools, _ := s.knownTools()
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, " "); got != "a b c" {
+		t.Errorf("recorded [%s], want the new connection's list [a b c]", got)
+	}
+}
+
+// await waits for ch. The deadline only keeps a broken test from hanging;
+// nothing depends on how long the wait takes.
+func await(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(time.Minute):
+		t.Fatalf("gave up waiting for %s", what)
 	}
 }
