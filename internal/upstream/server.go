@@ -976,8 +976,8 @@ func (s *server) connectionEnded(c *connection) {
 func (s *server) dropLostSession(c *connection) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.conn != c {
-		return // already let go of
+	if s.conn != c || s.phase != phaseReady {
+		return // already let go of, or being closed (close stops it)
 	}
 	s.conn = nil
 	if c.idleTimer != nil {

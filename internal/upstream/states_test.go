@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -308,5 +309,30 @@ func await(t *testing.T, ch <-chan struct{}, what string) {
 	case <-ch:
 	case <-time.After(time.Minute):
 		t.Fatalf("gave up waiting for %s", what)
+	}
+}
+
+// A server being closed, or closed, is never started again, even by a
+// caller that passed the Manager's own checks before the close began.
+func TestClosedServerIsNotStarted(t *testing.T) {
+	for _, p := range []phase{phaseClosing, phaseClosed} {
+		t.Run(p.String(), func(t *testing.T) {
+			s, log := lifecycleServer(t)
+			s.mu.Lock()
+			s.phase = p
+			s.mu.Unlock()
+			c, err := s.connect(context.Background())
+			if !errors.Is(err, ErrClosed) || c != nil {
+				t.Errorf("connect: %v, %v; want ErrClosed", c, err)
+			}
+			if errs := log.take(); len(errs) != 0 {
+				t.Errorf("logged %q", errs)
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.phase != p || s.starting != nil {
+				t.Errorf("server %v (start running: %v) after connect, want %v and none", s.phase, s.starting != nil, p)
+			}
+		})
 	}
 }
