@@ -146,6 +146,9 @@ func (s *server) transitionLocked(to phase, event string) bool {
 	if !ok {
 		s.log.Error("bug: toolfold refused an upstream lifecycle transition it does not allow; the server stays where it was",
 			slog.String("from", from.String()), slog.String("to", to.String()), slog.String("event", event))
+		if hook := s.m.transitionRefused; hook != nil {
+			hook(s.name, from, to, event)
+		}
 		return false
 	}
 	s.phase, s.since = to, s.m.clock.Now()

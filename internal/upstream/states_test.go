@@ -45,6 +45,7 @@ func lifecycleServer(t *testing.T) (*server, *errorLog) {
 	t.Helper()
 	log := &errorLog{}
 	m := newTestManager(t, map[string]config.ServerConfig{"fx": {Command: "unused"}}, &Options{Logger: slog.New(log)})
+	m.transitionRefused = nil // these tests make refusals on purpose
 	return m.servers["fx"], log
 }
 
