@@ -299,12 +299,11 @@ func (s *server) armRetryLocked(delay time.Duration) {
 // for the others.
 func (s *server) connect(ctx context.Context) (*connection, error) {
 	if a := s.after; a != nil {
-		select {
-		case <-a:
-		case <-ctx.Done():
-			return nil, s.errorf(nil, ctx.Err(), "upstream %q is restarting after a config change: %v", s.name, ctx.Err())
+		if err := s.await(ctx, a, "is restarting after a config change"); err != nil {
+			return nil, err
 		}
 	}
+	waitedForStart := false
 	for {
 		if s.m.isClosed() {
 			return nil, s.errorf(ErrClosed, nil, "upstream %q is not available: toolfold is shutting down", s.name)
@@ -313,91 +312,125 @@ func (s *server) connect(ctx context.Context) (*connection, error) {
 			return nil, removedError(s.name)
 		}
 		s.mu.Lock()
-		if s.phase == phaseClosing || s.phase == phaseClosed {
-			// Closed between the checks above and the lock: nothing
-			// starts it again.
-			s.mu.Unlock()
-			if s.removed.Load() {
-				return nil, removedError(s.name)
-			}
-			return nil, s.errorf(ErrClosed, nil, "upstream %q is not available: toolfold is shutting down", s.name)
-		}
-		if c := s.conn; c != nil && !c.isEnded() {
-			if c.retiring {
-				// Being stopped for idleness: wait until it is gone, then
-				// start a new one (two processes of a server that keeps a
-				// file must not overlap).
-				s.mu.Unlock()
-				select {
-				case <-c.ended:
-				case <-ctx.Done():
-					return nil, s.errorf(nil, ctx.Err(), "upstream %q is being stopped and started again: %v", s.name, ctx.Err())
-				}
-				continue
-			}
-			c.active++
-			s.mu.Unlock()
-			return c, nil
-		}
-		if ch := s.starting; ch != nil {
-			s.mu.Unlock()
-			select {
-			case <-ch:
-			case <-ctx.Done():
-				return nil, s.errorf(nil, ctx.Err(), "upstream %q is still starting: %v", s.name, ctx.Err())
-			}
-			s.mu.Lock()
-			c, err := s.conn, s.lastErr
-			if c != nil && !c.isEnded() && !c.retiring {
-				c.active++
-				s.mu.Unlock()
-				return c, nil
-			}
-			s.mu.Unlock()
-			if err != nil {
+		next := s.connectStepLocked(waitedForStart)
+		s.mu.Unlock()
+		waitedForStart = false
+		switch {
+		case next.lease != nil:
+			return next.lease, nil
+		case next.err != nil:
+			return nil, next.err
+		case next.start != nil:
+			s.runStart(next.start)
+		case next.backoff > 0:
+			if err := s.awaitBackoff(ctx, next.backoff); err != nil {
 				return nil, err
 			}
-			continue
-		}
-		if wait := s.retryAt.Sub(s.m.clock.Now()); wait > 0 {
-			last := s.lastErr
-			s.mu.Unlock()
-			if wait > s.m.sup.maxBackoffWait {
-				return nil, s.errorf(ErrStartFailed, last, "%v; toolfold will try to start it again in %s", last, humanDuration(wait.Round(time.Second)))
+		default:
+			if err := s.await(ctx, next.wait, next.waitFor); err != nil {
+				return nil, err
 			}
-			// On the Manager's clock, as the backoff was set: one clock
-			// for the supervisor's times and its timers.
-			due := make(chan struct{})
-			t := s.m.clock.AfterFunc(wait, func() { close(due) })
-			select {
-			case <-due:
-			case <-ctx.Done():
-				t.Stop()
-				return nil, s.errorf(nil, ctx.Err(), "upstream %q is waiting to be restarted: %v", s.name, ctx.Err())
-			}
-			continue
-		}
-		// A server never started, or stopped for idleness, makes a first
-		// start; one that failed or crashed restarts.
-		to := phaseRestarting
-		if s.phase == phaseNew || s.phase == phaseIdleStopped {
-			to = phaseStarting
-		}
-		if !s.transitionLocked(to, "needed") {
-			s.mu.Unlock()
-			return nil, s.errorf(ErrStartFailed, nil, "upstream %q could not be started: toolfold found it in an unexpected state; this is a bug in toolfold, please report it", s.name)
-		}
-		ch := make(chan struct{})
-		s.starting = ch
-		s.mu.Unlock()
-		if !s.m.goBackground(func() { s.start(ch) }) {
-			s.mu.Lock()
-			s.starting = nil
-			s.transitionLocked(phaseClosing, "shutdown before the start ran")
-			s.mu.Unlock()
-			close(ch)
+			waitedForStart = next.isStart
 		}
 	}
+}
+
+// connectStep is what connect does next, as connectStepLocked decides it
+// from where the server is: exactly one of its fields says what.
+type connectStep struct {
+	lease   *connection     // leased to the caller: done
+	err     error           // give up with it
+	start   chan struct{}   // a start was begun (runStart runs it)
+	backoff time.Duration   // wait out the backoff, then look again
+	wait    <-chan struct{} // wait for it to close, then look again
+	waitFor string          // what the wait is for, for a cancelled caller
+	isStart bool            // wait is a start's
+}
+
+// connectStepLocked decides connect's next step. waitedForStart says the
+// caller has just waited for a start: if it failed, the caller gets its
+// error rather than waiting for the next. s.mu is held.
+func (s *server) connectStepLocked(waitedForStart bool) connectStep {
+	if s.phase == phaseClosing || s.phase == phaseClosed {
+		// Closed between connect's checks and the lock: nothing starts
+		// it again.
+		if s.removed.Load() {
+			return connectStep{err: removedError(s.name)}
+		}
+		return connectStep{err: s.errorf(ErrClosed, nil, "upstream %q is not available: toolfold is shutting down", s.name)}
+	}
+	if c := s.conn; c != nil && !c.isEnded() {
+		if c.retiring {
+			// Being stopped for idleness: wait until it is gone, then
+			// start a new one (two processes of a server that keeps a
+			// file must not overlap).
+			return connectStep{wait: c.ended, waitFor: "is being stopped and started again"}
+		}
+		c.active++
+		return connectStep{lease: c}
+	}
+	if waitedForStart && s.lastErr != nil {
+		return connectStep{err: s.lastErr}
+	}
+	if ch := s.starting; ch != nil {
+		return connectStep{wait: ch, waitFor: "is still starting", isStart: true}
+	}
+	if wait := s.retryAt.Sub(s.m.clock.Now()); wait > 0 {
+		if wait > s.m.sup.maxBackoffWait {
+			last := s.lastErr
+			return connectStep{err: s.errorf(ErrStartFailed, last, "%v; toolfold will try to start it again in %s", last, humanDuration(wait.Round(time.Second)))}
+		}
+		return connectStep{backoff: wait}
+	}
+	// A server never started, or stopped for idleness, makes a first
+	// start; one that failed or crashed restarts.
+	to := phaseRestarting
+	if s.phase == phaseNew || s.phase == phaseIdleStopped {
+		to = phaseStarting
+	}
+	if !s.transitionLocked(to, "needed") {
+		return connectStep{err: s.errorf(ErrStartFailed, nil, "upstream %q could not be started: toolfold found it in an unexpected state; this is a bug in toolfold, please report it", s.name)}
+	}
+	s.starting = make(chan struct{})
+	return connectStep{start: s.starting}
+}
+
+// runStart runs the start connectStepLocked began, on a goroutine Close
+// waits for; a Manager that began to close meanwhile runs none, and the
+// server is closing.
+func (s *server) runStart(done chan struct{}) {
+	if s.m.goBackground(func() { s.start(done) }) {
+		return
+	}
+	s.mu.Lock()
+	s.starting = nil
+	s.transitionLocked(phaseClosing, "shutdown before the start ran")
+	s.mu.Unlock()
+	close(done)
+}
+
+// await waits for ch to close, or fails with the caller's ctx saying
+// what the server was doing (for).
+func (s *server) await(ctx context.Context, ch <-chan struct{}, what string) error {
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return s.errorf(nil, ctx.Err(), "upstream %q %s: %v", s.name, what, ctx.Err())
+	}
+}
+
+// awaitBackoff waits out the backoff before the next start, on the
+// Manager's clock, as the backoff was set: one clock for the supervisor's
+// times and its timers.
+func (s *server) awaitBackoff(ctx context.Context, wait time.Duration) error {
+	due := make(chan struct{})
+	t := s.m.clock.AfterFunc(wait, func() { close(due) })
+	if err := s.await(ctx, due, "is waiting to be restarted"); err != nil {
+		t.Stop()
+		return err
+	}
+	return nil
 }
 
 // start makes one attempt to start the server and learn its tools. It ends by
