@@ -337,3 +337,68 @@ func TestClosedServerIsNotStarted(t *testing.T) {
 		})
 	}
 }
+
+// A tools/list_changed that comes while a start's own tools/list is on
+// its way: the re-read it causes is newer than the start's list, and is
+// what the ready server has, whichever is recorded first. Before, the
+// last writer won, and the start's older list stayed.
+func TestListChangedDuringStartWins(t *testing.T) {
+	noop := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "lists", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "a", InputSchema: objectSchema}, noop)
+	// The start's tools/list is answered now but delivered only when
+	// released: its answer is older than anything read meanwhile.
+	holding, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			held := false
+			if method == "tools/list" {
+				once.Do(func() { held = true })
+			}
+			if held {
+				close(holding)
+				<-release
+			}
+			return res, err
+		}
+	})
+	ended := make(chan struct{}, 10)
+	m := newTestManager(t, map[string]config.ServerConfig{"fx": {Command: "unused"}}, &Options{dial: inMemoryDialer(srv), ProtocolVersion: "2025-11-25"})
+	m.refreshEnded = func(string) { ended <- struct{}{} }
+	s := m.servers["fx"]
+
+	type result struct {
+		c   *connection
+		err error
+	}
+	started := make(chan result, 1)
+	go func() {
+		c, err := s.connect(context.Background())
+		started <- result{c, err}
+	}()
+	await(t, holding, "the start's tools/list")
+	srv.AddTool(&mcp.Tool{Name: "b", InputSchema: objectSchema}, noop)
+	await(t, ended, "the re-read after list_changed")
+	close(release)
+	r := <-started
+	if r.err != nil {
+		t.Fatalf("start: %v", r.err)
+	}
+	s.release(r.c)
+
+	tools, _ := s.knownTools()
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, " "); got != "a b" {
+		t.Errorf("the ready server has [%s], want the re-read's [a b]", got)
+	}
+	if st := s.status(); st.State != StateReady || st.Tools != 2 {
+		t.Errorf("status %s with %d tools, want ready with 2", st.State, st.Tools)
+	}
+}
