@@ -85,8 +85,8 @@ type server struct {
 	// given back: a reload that removed the server waits on it (retire).
 	drained chan struct{}
 	// refreshing and refreshAgain coalesce tools/list_changed storms into at
-	// most one re-read in flight and one queued (on the connection that
-	// asked last).
+	// most one re-read in flight and one queued (on the newest connection
+	// that asked).
 	refreshing   bool
 	refreshAgain *refreshAsk
 	// listGen numbers the reads of the tool list in the order they

@@ -172,6 +172,7 @@ func (s *server) readyLocked(c *connection, list *toolList) (entry *cacheEntry, 
 	s.conn = c
 	if !s.transitionLocked(phaseReady, "started") {
 		s.conn = nil
+		s.lastErr = s.errorf(ErrStartFailed, nil, "upstream %q started but toolfold found it in an unexpected state and stopped it; this is a bug in toolfold, please report it", s.name)
 		return entry, changed, false
 	}
 	s.lastErr, s.lastTail = nil, c.stderr
