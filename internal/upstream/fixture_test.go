@@ -378,6 +378,10 @@ func newTestManager(t testing.TB, servers map[string]config.ServerConfig, opts *
 	}
 	m := New(servers, &o)
 	m.sup.backoffBase = 50 * time.Millisecond
+	// Every refused lifecycle transition is a bug, whatever the test.
+	m.transitionRefused = func(server string, from, to phase, event string) {
+		t.Errorf("upstream %q: the lifecycle table refused %v → %v (%s)", server, from, to, event)
+	}
 	t.Cleanup(func() { m.Close() })
 	return m
 }

@@ -24,8 +24,9 @@ import (
 // reclaim, net/http already closes idle TCP connections, and closing the
 // MCP session would drop what the remote server keeps for it.
 
-// clock is where idle shutdown reads the time and sets its timers; tests
-// replace it with one they advance by hand.
+// clock is where the supervisor reads the time and sets its timers (idle
+// stops, backoff, retries, start deadlines, the phase's since): one clock,
+// which tests replace with one they advance by hand.
 type clock interface {
 	Now() time.Time
 	AfterFunc(d time.Duration, f func()) stopper

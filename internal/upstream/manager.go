@@ -130,6 +130,13 @@ type Manager struct {
 	// the connection is over, before the server learns of it (tests hold
 	// it to make that news late).
 	connectionEnding func(server string)
+	// refreshQueued and refreshEnded, if set, learn that a re-read of a
+	// server's tool list was queued behind the one in flight, and that the
+	// re-reads in flight are over (tests wait on them instead of sleeping).
+	refreshQueued, refreshEnded func(server string)
+	// transitionRefused, if set, learns of each lifecycle transition the
+	// table refused (tests fail on it: every one is a bug).
+	transitionRefused func(server string, from, to phase, event string)
 
 	startSlots chan struct{} // semaphore: MaxParallelStarts
 

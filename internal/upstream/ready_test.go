@@ -54,12 +54,12 @@ func TestServerIsNeverReadyBeforeItsTools(t *testing.T) {
 	check := func() {
 		s := m.servers["fx"]
 		s.mu.Lock()
-		state, known := s.state, s.known
+		ready, known := s.phase == phaseReady, s.known
 		s.mu.Unlock()
 		mu.Lock()
 		defer mu.Unlock()
 		checked++
-		if state == StateReady && !known {
+		if ready && !known {
 			bad = append(bad, "ready with no tool list")
 		}
 	}
@@ -88,6 +88,7 @@ func TestServerIsNeverReadyBeforeItsTools(t *testing.T) {
 func TestOlderToolListDoesNotOverwriteNewer(t *testing.T) {
 	m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "bulk", nil)}, nil)
 	s := m.servers["fx"]
+	c := &connection{s: s, gen: s.startGen} // a connection of the current start
 	list := func(names ...string) []*mcp.Tool {
 		var tools []*mcp.Tool
 		for _, n := range names {
@@ -106,11 +107,11 @@ func TestOlderToolListDoesNotOverwriteNewer(t *testing.T) {
 			start := s.beginList()   // the start's read
 			refresh := s.beginList() // the re-read after list_changed
 			if tc.newerFirst {
-				s.setTools(refresh, nil, list("new"), nil)
-				s.setTools(start, nil, list("old"), nil)
+				s.setTools(c, refresh, nil, list("new"), nil)
+				s.setTools(c, start, nil, list("old"), nil)
 			} else {
-				s.setTools(start, nil, list("old"), nil)
-				s.setTools(refresh, nil, list("new"), nil)
+				s.setTools(c, start, nil, list("old"), nil)
+				s.setTools(c, refresh, nil, list("new"), nil)
 			}
 			got, ok := s.knownTools()
 			if !ok || len(got) != 1 || got[0].Name != "new" {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"time"
 
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/redact"
@@ -135,10 +134,12 @@ func (s *server) retire() {
 	}
 	s.mu.Unlock()
 	if wait != nil {
-		t := time.NewTimer(s.timeout)
+		// On the Manager's clock, as every timer of the supervisor.
+		due := make(chan struct{})
+		t := s.m.clock.AfterFunc(s.timeout, func() { close(due) })
 		select {
 		case <-wait:
-		case <-t.C:
+		case <-due:
 			s.log.Warn("stopping a server removed by a config change with calls still running: they took longer than its timeout", "timeout", s.timeout)
 		case <-s.m.life.Done():
 		}

@@ -50,13 +50,16 @@ type server struct {
 	// retired is closed once a removed server has stopped (retire).
 	retired chan struct{}
 
-	mu      sync.Mutex
-	state   State
+	mu sync.Mutex
+	// phase is where the server is in its life; it changes only through
+	// transitionLocked (states.go), which also sets since.
+	phase   phase
 	since   time.Time
 	lastErr error // why the server is failed or restarting
-	// fresh says the next start is a first start (state starting, not
-	// restarting): true until the first attempt, and again after an idle stop.
-	fresh     bool
+	// startGen numbers the starts (each entry into starting or
+	// restarting); a connection and the tool lists read on it carry the
+	// number of the start that made it.
+	startGen  uint64
 	restarts  int // start attempts that were not first starts
 	idleStops int // times the server was stopped for idleness
 	conn      *connection
@@ -82,8 +85,10 @@ type server struct {
 	// given back: a reload that removed the server waits on it (retire).
 	drained chan struct{}
 	// refreshing and refreshAgain coalesce tools/list_changed storms into at
-	// most one re-read in flight and one queued.
-	refreshing, refreshAgain bool
+	// most one re-read in flight and one queued (on the newest connection
+	// that asked).
+	refreshing   bool
+	refreshAgain *refreshAsk
 	// listGen numbers the reads of the tool list in the order they
 	// began, and listWritten is the number of the one recorded last: a
 	// read that began before it (a start's list, overtaken by the
@@ -110,9 +115,8 @@ func newServer(m *Manager, name string, cfg config.ServerConfig) *server {
 		key:     cacheKey(cfg),
 		timeout: timeout,
 		log:     m.log.With("upstream", name),
-		state:   StateIdle,
-		since:   time.Now(),
-		fresh:   true,
+		phase:   phaseNew,
+		since:   m.clock.Now(),
 	}
 	s.secrets = secretsOf(cfg)
 	s.idleTimeout = idleTimeoutOf(s)
@@ -124,6 +128,7 @@ func newServer(m *Manager, name string, cfg config.ServerConfig) *server {
 // session for HTTP and SSE. A restart makes a new connection.
 type connection struct {
 	s         *server
+	gen       uint64 // the start that made it (server.startGen)
 	session   *mcp.ClientSession
 	cmd       *exec.Cmd        // nil for remote servers
 	http      *headerTransport // nil for stdio servers
@@ -242,12 +247,6 @@ func (s *server) filter(tools []*mcp.Tool) []*mcp.Tool {
 	return out
 }
 
-func (s *server) setState(st State) {
-	if s.state != st {
-		s.state, s.since = st, time.Now()
-	}
-}
-
 // backoff is the wait before the next start after n consecutive failures.
 func (s *server) backoff(n int) time.Duration {
 	d := s.m.sup.backoffBase
@@ -300,12 +299,11 @@ func (s *server) armRetryLocked(delay time.Duration) {
 // for the others.
 func (s *server) connect(ctx context.Context) (*connection, error) {
 	if a := s.after; a != nil {
-		select {
-		case <-a:
-		case <-ctx.Done():
-			return nil, s.errorf(nil, ctx.Err(), "upstream %q is restarting after a config change: %v", s.name, ctx.Err())
+		if err := s.await(ctx, a, "is restarting after a config change"); err != nil {
+			return nil, err
 		}
 	}
+	waitedForStart := false
 	for {
 		if s.m.isClosed() {
 			return nil, s.errorf(ErrClosed, nil, "upstream %q is not available: toolfold is shutting down", s.name)
@@ -314,78 +312,125 @@ func (s *server) connect(ctx context.Context) (*connection, error) {
 			return nil, removedError(s.name)
 		}
 		s.mu.Lock()
-		if c := s.conn; c != nil && !c.isEnded() {
-			if c.retiring {
-				// Being stopped for idleness: wait until it is gone, then
-				// start a new one (two processes of a server that keeps a
-				// file must not overlap).
-				s.mu.Unlock()
-				select {
-				case <-c.ended:
-				case <-ctx.Done():
-					return nil, s.errorf(nil, ctx.Err(), "upstream %q is being stopped and started again: %v", s.name, ctx.Err())
-				}
-				continue
-			}
-			c.active++
-			s.mu.Unlock()
-			return c, nil
-		}
-		if ch := s.starting; ch != nil {
-			s.mu.Unlock()
-			select {
-			case <-ch:
-			case <-ctx.Done():
-				return nil, s.errorf(nil, ctx.Err(), "upstream %q is still starting: %v", s.name, ctx.Err())
-			}
-			s.mu.Lock()
-			c, err := s.conn, s.lastErr
-			if c != nil && !c.isEnded() && !c.retiring {
-				c.active++
-				s.mu.Unlock()
-				return c, nil
-			}
-			s.mu.Unlock()
-			if err != nil {
+		next := s.connectStepLocked(waitedForStart)
+		s.mu.Unlock()
+		waitedForStart = false
+		switch {
+		case next.lease != nil:
+			return next.lease, nil
+		case next.err != nil:
+			return nil, next.err
+		case next.start != nil:
+			s.runStart(next.start)
+		case next.backoff > 0:
+			if err := s.awaitBackoff(ctx, next.backoff); err != nil {
 				return nil, err
 			}
-			continue
-		}
-		if wait := s.retryAt.Sub(s.m.clock.Now()); wait > 0 {
-			last := s.lastErr
-			s.mu.Unlock()
-			if wait > s.m.sup.maxBackoffWait {
-				return nil, s.errorf(ErrStartFailed, last, "%v; toolfold will try to start it again in %s", last, humanDuration(wait.Round(time.Second)))
+		default:
+			if err := s.await(ctx, next.wait, next.waitFor); err != nil {
+				return nil, err
 			}
-			// On the Manager's clock, as the backoff was set: one clock
-			// for the supervisor's times and its timers.
-			due := make(chan struct{})
-			t := s.m.clock.AfterFunc(wait, func() { close(due) })
-			select {
-			case <-due:
-			case <-ctx.Done():
-				t.Stop()
-				return nil, s.errorf(nil, ctx.Err(), "upstream %q is waiting to be restarted: %v", s.name, ctx.Err())
-			}
-			continue
-		}
-		ch := make(chan struct{})
-		s.starting = ch
-		if s.fresh {
-			s.fresh = false
-			s.setState(StateStarting)
-		} else {
-			s.restarts++
-			s.setState(StateRestarting)
-		}
-		s.mu.Unlock()
-		if !s.m.goBackground(func() { s.start(ch) }) {
-			s.mu.Lock()
-			s.starting = nil
-			s.mu.Unlock()
-			close(ch)
+			waitedForStart = next.isStart
 		}
 	}
+}
+
+// connectStep is what connect does next, as connectStepLocked decides it
+// from where the server is: exactly one of its fields says what.
+type connectStep struct {
+	lease   *connection     // leased to the caller: done
+	err     error           // give up with it
+	start   chan struct{}   // a start was begun (runStart runs it)
+	backoff time.Duration   // wait out the backoff, then look again
+	wait    <-chan struct{} // wait for it to close, then look again
+	waitFor string          // what the wait is for, for a cancelled caller
+	isStart bool            // wait is a start's
+}
+
+// connectStepLocked decides connect's next step. waitedForStart says the
+// caller has just waited for a start: if it failed, the caller gets its
+// error rather than waiting for the next. s.mu is held.
+func (s *server) connectStepLocked(waitedForStart bool) connectStep {
+	if s.phase == phaseClosing || s.phase == phaseClosed {
+		// Closed between connect's checks and the lock: nothing starts
+		// it again.
+		if s.removed.Load() {
+			return connectStep{err: removedError(s.name)}
+		}
+		return connectStep{err: s.errorf(ErrClosed, nil, "upstream %q is not available: toolfold is shutting down", s.name)}
+	}
+	if c := s.conn; c != nil && !c.isEnded() {
+		if c.retiring {
+			// Being stopped for idleness: wait until it is gone, then
+			// start a new one (two processes of a server that keeps a
+			// file must not overlap).
+			return connectStep{wait: c.ended, waitFor: "is being stopped and started again"}
+		}
+		c.active++
+		return connectStep{lease: c}
+	}
+	if waitedForStart && s.lastErr != nil {
+		return connectStep{err: s.lastErr}
+	}
+	if ch := s.starting; ch != nil {
+		return connectStep{wait: ch, waitFor: "is still starting", isStart: true}
+	}
+	if wait := s.retryAt.Sub(s.m.clock.Now()); wait > 0 {
+		if wait > s.m.sup.maxBackoffWait {
+			last := s.lastErr
+			return connectStep{err: s.errorf(ErrStartFailed, last, "%v; toolfold will try to start it again in %s", last, humanDuration(wait.Round(time.Second)))}
+		}
+		return connectStep{backoff: wait}
+	}
+	// A server never started, or stopped for idleness, makes a first
+	// start; one that failed or crashed restarts.
+	to := phaseRestarting
+	if s.phase == phaseNew || s.phase == phaseIdleStopped {
+		to = phaseStarting
+	}
+	if !s.transitionLocked(to, "needed") {
+		return connectStep{err: s.errorf(ErrStartFailed, nil, "upstream %q could not be started: toolfold found it in an unexpected state; this is a bug in toolfold, please report it", s.name)}
+	}
+	s.starting = make(chan struct{})
+	return connectStep{start: s.starting}
+}
+
+// runStart runs the start connectStepLocked began, on a goroutine Close
+// waits for; a Manager that began to close meanwhile runs none, and the
+// server is closing.
+func (s *server) runStart(done chan struct{}) {
+	if s.m.goBackground(func() { s.start(done) }) {
+		return
+	}
+	s.mu.Lock()
+	s.starting = nil
+	s.transitionLocked(phaseClosing, "shutdown before the start ran")
+	s.mu.Unlock()
+	close(done)
+}
+
+// await waits for ch to close, or fails with the caller's ctx saying
+// what the server was doing (for).
+func (s *server) await(ctx context.Context, ch <-chan struct{}, what string) error {
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return s.errorf(nil, ctx.Err(), "upstream %q %s: %v", s.name, what, ctx.Err())
+	}
+}
+
+// awaitBackoff waits out the backoff before the next start, on the
+// Manager's clock, as the backoff was set: one clock for the supervisor's
+// times and its timers.
+func (s *server) awaitBackoff(ctx context.Context, wait time.Duration) error {
+	due := make(chan struct{})
+	t := s.m.clock.AfterFunc(wait, func() { close(due) })
+	if err := s.await(ctx, due, "is waiting to be restarted"); err != nil {
+		t.Stop()
+		return err
+	}
+	return nil
 }
 
 // start makes one attempt to start the server and learn its tools. It ends by
@@ -409,7 +454,7 @@ func (s *server) start(done chan struct{}) {
 			}
 			s.retryAt = s.m.clock.Now().Add(delay)
 			s.lastErr = err
-			s.setState(StateFailed)
+			s.transitionLocked(phaseFailed, "start failed")
 			s.mu.Unlock()
 			if s.m.isClosed() {
 				// Cut short by the shutdown (a stdio client that left while
@@ -423,13 +468,15 @@ func (s *server) start(done chan struct{}) {
 			}
 			return
 		}
-		s.failedStarts, s.nextStart = 0, time.Time{}
-		entry, changed := s.recordLocked(list)
-		s.conn, s.lastErr, s.lastTail = c, nil, c.stderr
-		s.setState(StateReady)
-		c.lastUsed = s.m.clock.Now()
-		s.armIdleLocked(c) // in case every caller waiting for the start gave up
+		entry, changed, ok := s.readyLocked(c, list)
+		if ok {
+			c.lastUsed = s.m.clock.Now()
+			s.armIdleLocked(c) // in case every caller waiting for the start gave up
+		}
 		s.mu.Unlock()
+		if !ok {
+			c.stop()
+		}
 		s.recorded(entry, changed)
 	}
 	select {
@@ -447,7 +494,7 @@ func (s *server) start(done chan struct{}) {
 		deadline.Stop()
 		cancel(nil)
 	}()
-	began := time.Now()
+	began := s.m.clock.Now()
 	c, err := s.dialAndInitialize(ctx)
 	if err != nil {
 		finish(nil, nil, err)
@@ -481,8 +528,8 @@ func (s *server) start(done chan struct{}) {
 		finish(nil, nil, s.errorf(ErrClosed, nil, "upstream %q was stopped: toolfold is shutting down", s.name))
 		return
 	}
-	s.log.Info("upstream started", "transport", describeTransport(s.cfg), "tools", len(tools), "took", time.Since(began).Round(time.Millisecond))
-	finish(c, s.prepareList(gen, c.session.InitializeResult(), tools, groups), nil)
+	s.log.Info("upstream started", "transport", describeTransport(s.cfg), "tools", len(tools), "took", s.m.clock.Now().Sub(began).Round(time.Millisecond))
+	finish(c, s.prepareList(c, gen, c.session.InitializeResult(), tools, groups), nil)
 }
 
 // dialAndInitialize spawns or dials the server and runs the MCP handshake.
@@ -518,6 +565,7 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 	}
 	s.mu.Lock()
 	s.lastTail = tail
+	c.gen = s.startGen
 	s.mu.Unlock()
 	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.ClientVersion}, s.clientOptions(c))
 	s.registerGroupMethods(client, c)
@@ -918,7 +966,13 @@ func (s *server) connectionEnded(c *connection) {
 	if c.idleTimer != nil {
 		c.idleTimer.Stop()
 	}
-	if c.retiring && c.stopping.Load() {
+	switch {
+	case s.phase == phaseClosing:
+		return // close stopped it
+	case s.m.isClosed():
+		s.transitionLocked(phaseClosing, "connection ended by the shutdown")
+		return
+	case c.retiring && c.stopping.Load():
 		// Not a crash: no backoff, and the next start is a first start. A
 		// server that served long enough is healthy again, as after a crash.
 		if s.m.clock.Now().Sub(c.startedAt) >= s.m.sup.healthyAfter {
@@ -926,20 +980,14 @@ func (s *server) connectionEnded(c *connection) {
 		}
 		c.endDetail = "idle for " + humanDuration(s.idleTimeout)
 		s.idleStops++
-		s.fresh = true
-		s.setState(StateIdle)
+		s.transitionLocked(phaseIdleStopped, "idle timeout")
 		s.log.Info("upstream stopped: idle", "idle_timeout", s.idleTimeout, "ran_for", s.m.clock.Now().Sub(c.startedAt).Round(time.Second))
 		return
-	}
-	if c.stopping.Load() || s.m.isClosed() {
-		s.setState(StateIdle)
-		return
-	}
-	if c.sessionLost {
+	case c.sessionLost:
 		// The server is up; it only forgot the session. Not a failure:
 		// the next need makes a new session at once.
 		s.lastErr = s.errorf(ErrExited, nil, "upstream %q %s (%s); a new session is made on the next call", s.name, c.endVerb, c.endDetail)
-		s.setState(StateRestarting)
+		s.transitionLocked(phaseCrashed, "session lost")
 		s.log.Info("upstream forgot the session", "detail", c.endDetail)
 		return
 	}
@@ -950,7 +998,7 @@ func (s *server) connectionEnded(c *connection) {
 	delay := s.backoff(s.failures)
 	s.retryAt = s.m.clock.Now().Add(delay)
 	s.lastErr = s.errorf(ErrExited, nil, "upstream %q %s (%s)%s; it will be restarted on the next call", s.name, c.endVerb, c.endDetail, c.stderrSuffix())
-	s.setState(StateRestarting)
+	s.transitionLocked(phaseCrashed, "connection ended unasked")
 	s.log.Warn("upstream exited", "how", c.endVerb, "detail", c.endDetail, "restart_after", delay)
 }
 
@@ -961,8 +1009,8 @@ func (s *server) connectionEnded(c *connection) {
 func (s *server) dropLostSession(c *connection) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.conn != c {
-		return // already let go of
+	if s.conn != c || s.phase != phaseReady {
+		return // already let go of, or being closed (close stops it)
 	}
 	s.conn = nil
 	if c.idleTimer != nil {
@@ -971,23 +1019,33 @@ func (s *server) dropLostSession(c *connection) {
 	// Not a failure: the server is up, and the next need makes a new
 	// session at once.
 	s.lastErr = s.errorf(ErrExited, nil, "upstream %q forgot toolfold's session (it answered 404 session not found, as after a restart); a new session is made on the next call", s.name)
-	s.setState(StateRestarting)
+	s.transitionLocked(phaseCrashed, "session lost")
 	s.log.Info("upstream forgot the session")
 }
 
-// close stops the server for good (Manager.Close).
+// close stops the server for good (Manager.Close, retire).
 func (s *server) close() {
 	s.mu.Lock()
-	starting := s.starting
 	if s.retryTimer != nil {
 		s.retryTimer.Stop()
 		s.retryTimer, s.nextStart = nil, time.Time{}
 	}
-	s.mu.Unlock()
-	if starting != nil {
-		<-starting // starts watch the Manager's life and end promptly
+	// A start that runs ends first (starts watch the Manager's life and end
+	// promptly); closing is entered with none running, and from then on
+	// connect starts none.
+	for s.starting != nil {
+		starting := s.starting
+		s.mu.Unlock()
+		<-starting
+		s.mu.Lock()
 	}
-	s.mu.Lock()
+	if s.phase == phaseClosed {
+		s.mu.Unlock()
+		return
+	}
+	if s.phase != phaseClosing {
+		s.transitionLocked(phaseClosing, "close")
+	}
 	c := s.conn
 	s.mu.Unlock()
 	if c != nil {
@@ -995,7 +1053,9 @@ func (s *server) close() {
 	}
 	s.mu.Lock()
 	s.conn = nil
-	s.setState(StateIdle)
+	if s.phase == phaseClosing { // a concurrent close may have ended it
+		s.transitionLocked(phaseClosed, "stopped")
+	}
 	s.mu.Unlock()
 }
 
@@ -1061,9 +1121,10 @@ func (s *server) groupsChanged(c *connection) {
 }
 
 // toolList is a tool list and groups read from the server, admitted and
-// bounded, with what it said at initialize and the number of the read
-// (beginList).
+// bounded, with what it said at initialize, the start that made the
+// connection it was read on and the number of the read (beginList).
 type toolList struct {
+	start  uint64
 	gen    uint64
 	init   *mcp.InitializeResult
 	tools  []*mcp.Tool
@@ -1078,28 +1139,36 @@ func (s *server) beginList() uint64 {
 	return s.listGen
 }
 
-// prepareList admits and bounds a list read by the read numbered gen.
-func (s *server) prepareList(gen uint64, init *mcp.InitializeResult, tools []*mcp.Tool, groups []*Group) *toolList {
+// prepareList admits and bounds a list read on c by the read numbered gen.
+func (s *server) prepareList(c *connection, gen uint64, init *mcp.InitializeResult, tools []*mcp.Tool, groups []*Group) *toolList {
 	s.loadCache() // so a list equal to the cached one is not reported as a change
 	tools, groups = s.admit(tools, groups)
-	return &toolList{gen: gen, init: init, tools: s.bound(tools), groups: groups}
+	return &toolList{start: c.gen, gen: gen, init: init, tools: s.bound(tools), groups: groups}
 }
 
-// setTools records a freshly listed tool list and groups, writes the cache,
-// and tells OnToolsChanged when either differs from what was known. A list
-// whose read began before the one recorded last is older, and is dropped.
-func (s *server) setTools(gen uint64, init *mcp.InitializeResult, tools []*mcp.Tool, groups []*Group) {
-	list := s.prepareList(gen, init, tools, groups)
+// setTools records a tool list and groups freshly read on c, writes the
+// cache, and tells OnToolsChanged when either differs from what was known.
+// A list that is older than the one recorded (see recordLocked) is
+// dropped.
+func (s *server) setTools(c *connection, gen uint64, init *mcp.InitializeResult, tools []*mcp.Tool, groups []*Group) {
+	list := s.prepareList(c, gen, init, tools, groups)
 	s.mu.Lock()
 	entry, changed := s.recordLocked(list)
 	s.mu.Unlock()
 	s.recorded(entry, changed)
 }
 
-// recordLocked records list unless a newer one was recorded already; it
-// returns the cache entry to write (nil when list was dropped) and whether
-// the list changed. s.mu is held.
+// recordLocked records list unless it is older than what is known: read
+// on the connection of an earlier start (the server has started again
+// since), or by a read that began before the one recorded last (a start's
+// list overtaken by the re-read of a list_changed that came during the
+// start). It returns the cache entry to write (nil when list was dropped)
+// and whether the list changed. s.mu is held.
 func (s *server) recordLocked(list *toolList) (entry *cacheEntry, changed bool) {
+	if list.start != s.startGen {
+		s.log.Debug("a tool list read on the connection of an earlier start was dropped", "start", list.start, "current_start", s.startGen)
+		return nil, false
+	}
 	if list.gen < s.listWritten {
 		s.log.Debug("a tool list read before the one recorded last was dropped", "read", list.gen, "recorded", s.listWritten)
 		return nil, false
@@ -1117,7 +1186,7 @@ func (s *server) recordLocked(list *toolList) (entry *cacheEntry, changed bool) 
 		masked.Instructions = s.secrets.String(saved.Instructions)
 		saved = &masked
 	}
-	return &cacheEntry{Format: cacheFormat, Server: s.name, Key: s.key, SavedAt: time.Now().UTC(), Init: saved, Tools: tools, Groups: groups}, changed
+	return &cacheEntry{Format: cacheFormat, Server: s.name, Key: s.key, SavedAt: s.m.clock.Now().UTC(), Init: saved, Tools: tools, Groups: groups}, changed
 }
 
 // recorded writes the cache and tells of a change after recordLocked,
@@ -1155,8 +1224,17 @@ func sameJSON(a, b any) bool {
 func (s *server) refreshTools(c *connection, cs *mcp.ClientSession) {
 	s.mu.Lock()
 	if s.refreshing {
-		s.refreshAgain = true
+		// The queued re-read is made on the newest connection that asked:
+		// a list_changed from a connection that replaced the one of the
+		// re-read in flight (the server restarted meanwhile) must not be
+		// answered by a read on the old one.
+		if q := s.refreshAgain; q == nil || c.gen >= q.c.gen {
+			s.refreshAgain = &refreshAsk{c, cs}
+		}
 		s.mu.Unlock()
+		if hook := s.m.refreshQueued; hook != nil {
+			hook(s.name)
+		}
 		return
 	}
 	s.refreshing = true
@@ -1170,16 +1248,21 @@ func (s *server) refreshTools(c *connection, cs *mcp.ClientSession) {
 			if err != nil {
 				s.log.Warn("could not re-read the tool list after a list_changed notification", "error", err)
 			} else if !c.isEnded() {
-				s.setTools(gen, cs.InitializeResult(), tools, groups)
+				s.setTools(c, gen, cs.InitializeResult(), tools, groups)
 			}
 			s.mu.Lock()
-			if !s.refreshAgain {
+			next := s.refreshAgain
+			if next == nil {
 				s.refreshing = false
 				s.mu.Unlock()
+				if hook := s.m.refreshEnded; hook != nil {
+					hook(s.name)
+				}
 				return
 			}
-			s.refreshAgain = false
+			s.refreshAgain = nil
 			s.mu.Unlock()
+			c, cs = next.c, next.cs
 		}
 	})
 	if !ok {
@@ -1189,13 +1272,20 @@ func (s *server) refreshTools(c *connection, cs *mcp.ClientSession) {
 	}
 }
 
+// refreshAsk is a queued re-read of the tool list: the connection that
+// asked for it and its session.
+type refreshAsk struct {
+	c  *connection
+	cs *mcp.ClientSession
+}
+
 func (s *server) status() Status {
 	s.loadCache()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{
 		Name:         s.name,
-		State:        s.state,
+		State:        s.phase.public(),
 		Transport:    string(s.cfg.Transport),
 		Disabled:     s.cfg.Disabled,
 		Error:        errorOf(s.lastErr),
