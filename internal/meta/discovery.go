@@ -359,7 +359,14 @@ const extraGroups = 10
 // model a line for nothing.
 const minGroupScore = 0.1
 
-func round(f float64) float64 { return math.Round(f*100) / 100 }
+// round keeps two decimals of a score. A score that is not a number
+// (never seen, but it would make the answer unencodable: Result) is 0.
+func round(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return math.Round(f*100) / 100
+}
 
 // DescribeArgs are describe_tools' arguments.
 type DescribeArgs struct {

@@ -53,8 +53,10 @@ func scaledDiscovery(tb testing.TB, n int) (*Discovery, view.Snapshot) {
 // BenchmarkFindTools splits one find_tools call at 20,000 tools into its
 // parts, cycling through the evaluation requests: the index query alone
 // (as Find asks it), Find (the query and the answer's values), and the
-// whole call as the gateway makes it (Find, then the JSON and the text of
-// the result). The differences are what answering costs beyond ranking.
+// whole call as the gateway makes it (Find, then the result's JSON and
+// text, then the result encoded as the SDK encodes it for the wire), and
+// the encoding alone (Result and the wire's JSON of one answer). The
+// differences are what answering costs beyond ranking.
 func BenchmarkFindTools(b *testing.B) {
 	queries := evalQueries(b)
 	d, snap := scaledDiscovery(b, 20000)
@@ -71,14 +73,30 @@ func BenchmarkFindTools(b *testing.B) {
 			}
 		})
 	})
+	b.Run("part=encode", func(b *testing.B) {
+		res, err := d.Find(FindArgs{Query: "list the open pull requests on github"}, snap)
+		if err != nil {
+			b.Fatal(err)
+		}
+		measureCPU(b, func(int) {
+			if _, err := json.Marshal(Result(res, false)); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
 	b.Run("part=call", func(b *testing.B) {
 		measureCPU(b, func(i int) {
 			res, err := d.Find(FindArgs{Query: queries[i%len(queries)]}, snap)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if r := Result(res, false); r.IsError {
+			r := Result(res, false)
+			if r.IsError {
 				b.Fatal(r.Content)
+			}
+			// As the SDK encodes a result for the wire.
+			if _, err := json.Marshal(r); err != nil {
+				b.Fatal(err)
 			}
 		})
 	})
