@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,6 +28,28 @@ type Discovery struct {
 	cost      []int // by group index: tokens its tools add when enabled
 
 	summary []string // by tool index: the sentence that tells it apart
+	// calls caches, by tool index, the call signature of the wire a hit
+	// routes to: it reads the tool's schema, and at 20,000 tools it was
+	// a seventh of a find_tools call. Filled on first use, not at start.
+	calls []atomic.Pointer[signature]
+}
+
+// signature is a wire tool's call signature, with the wire it was made of:
+// an entry made of another wire (an exposure sharing the cache routes the
+// name elsewhere) is made again.
+type signature struct {
+	wire *expose.Wire
+	call string
+}
+
+// signature is Signature(w) for the tool at index i, cached.
+func (d *Discovery) signature(i int, w *expose.Wire) string {
+	if s := d.calls[i].Load(); s != nil && s.wire == w {
+		return s.call
+	}
+	s := &signature{wire: w, call: Signature(w)}
+	d.calls[i].Store(s)
+	return s.call
 }
 
 // ToolsCost counts the tokens a list of tool definitions puts in a model's
@@ -61,7 +84,7 @@ func (d *Discovery) Over(e *expose.Exposure, cost ToolsCost) *Discovery {
 	if cost == nil {
 		cost = EstimateToolsCost
 	}
-	return &Discovery{names: d.names, expo: e, toolsCost: cost, index: d.index, summary: d.summary}
+	return &Discovery{names: d.names, expo: e, toolsCost: cost, index: d.index, summary: d.summary, calls: d.calls}
 }
 
 // NewDiscovery indexes every tool of e's catalog under its flat wire name,
@@ -95,7 +118,8 @@ func NewDiscovery(n Names, e *expose.Exposure, cost ToolsCost) *Discovery {
 	if cost == nil {
 		cost = EstimateToolsCost
 	}
-	return &Discovery{names: n, expo: e, toolsCost: cost, index: search.New(docs, &search.Options{GroupParents: parents}), summary: summaries(cat)}
+	return &Discovery{names: n, expo: e, toolsCost: cost, index: search.New(docs, &search.Options{GroupParents: parents}), summary: summaries(cat),
+		calls: make([]atomic.Pointer[signature], len(cat.Tools()))}
 }
 
 // summaryLen bounds a tool's one-line summary in find_tools.
@@ -270,7 +294,7 @@ func (d *Discovery) Find(args FindArgs, s view.Snapshot) (*FindResult, error) {
 		if !ok || w.Target == nil {
 			continue
 		}
-		ft := FoundTool{Name: w.Name, Call: Signature(w), Description: d.summary[w.Target.Index], Score: round(h.Score / toolTop)}
+		ft := FoundTool{Name: w.Name, Call: d.signature(w.Target.Index, w), Description: d.summary[w.Target.Index], Score: round(h.Score / toolTop)}
 		if len(w.Target.Groups) > 0 {
 			ft.Group = string(w.Target.Groups[0].ID)
 		}
@@ -335,7 +359,14 @@ const extraGroups = 10
 // model a line for nothing.
 const minGroupScore = 0.1
 
-func round(f float64) float64 { return math.Round(f*100) / 100 }
+// round keeps two decimals of a score. A score that is not a number
+// (never seen, but it would make the answer unencodable: Result) is 0.
+func round(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return math.Round(f*100) / 100
+}
 
 // DescribeArgs are describe_tools' arguments.
 type DescribeArgs struct {

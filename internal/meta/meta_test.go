@@ -383,3 +383,48 @@ func TestFindSchemaAdmitsWhatFindAccepts(t *testing.T) {
 		t.Errorf("a call the schema admits is refused: %v", err)
 	}
 }
+
+// TestFindCallsAreTheSignatures: the call signatures find_tools caches are
+// those of the wires the hits route to, in every mode, the first time and
+// again, and in a Discovery made Over another mode's exposure that shares
+// the cache.
+func TestFindCallsAreTheSignatures(t *testing.T) {
+	space, err := view.NewSpace(catalogtest.Shared(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	search, err := expose.Build(space, &expose.Options{Mode: expose.Search})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := meta.NewDiscovery(meta.DefaultNames(), search, nil)
+	for _, mode := range []expose.Mode{expose.Search, expose.Groups, expose.Flat, expose.Grouped} {
+		t.Run(string(mode), func(t *testing.T) {
+			e, err := expose.Build(space, &expose.Options{Mode: mode, Share: search})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := first.Over(e, nil)
+			for round := range 2 {
+				for _, q := range []string{"create issue github", "read a file", "list directory", "send a slack message", "query the database"} {
+					res, err := d.Find(meta.FindArgs{Query: q, Limit: 10}, space.New().Snapshot())
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(res.Tools) == 0 {
+						t.Fatalf("%q found nothing", q)
+					}
+					for _, f := range res.Tools {
+						w, ok := e.Route(f.Name)
+						if !ok {
+							t.Fatalf("%q: %s routes nowhere", q, f.Name)
+						}
+						if want := meta.Signature(w); f.Call != want {
+							t.Errorf("round %d, %q: %s's call is %q, want %q", round, q, f.Name, f.Call, want)
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"slices"
 )
 
@@ -164,10 +165,14 @@ func newScratch(docs, vocabulary, groups, servers, names int) *scratch {
 
 // docScratch is one doc's evidence for the current query.
 type docScratch struct {
-	total   float64 // summed term scores
-	best    float64 // best alternative score of the current term
-	matched int32   // number of required query terms matched
-	named   bool    // a name word is covered: see prepareCoverage
+	total float64 // summed term scores
+	// best is the best alternative score so far of the term numbered
+	// term (1 + its place in the query), not yet added into total: see
+	// offerTerm. term 0: none pending.
+	best    float64
+	matched int32 // number of required query terms matched
+	term    int16
+	named   bool // a name word is covered: see prepareCoverage
 }
 
 type scored struct {
@@ -175,15 +180,26 @@ type scored struct {
 	score float64
 }
 
-// accumulate adds every term's best alternative per doc into its total.
+// accumulate adds every term's best alternative per doc into its total
+// (the last term's may still be pending in best: docScratch).
 func (ix *Index) accumulate(q *parsedQuery, s *scratch) {
-	for _, term := range q.terms {
+	for i, term := range q.terms {
 		if !ix.exhaustive && len(term.alternatives) == 1 && len(term.alternatives[0].stems) == 1 {
 			ix.addSingle(term.alternatives[0], !term.optional, s)
 			continue
 		}
+		if !ix.exhaustive && i < math.MaxInt16 {
+			// One pass: each doc's best is kept as it is found and
+			// added into its total when a later term reaches the doc
+			// (or at the end), not in a second pass over the docs.
+			cur := termStamp{term: int16(i + 1), required: !term.optional}
+			for _, alt := range term.alternatives {
+				ix.scoreAlternative(alt, cur, s)
+			}
+			continue
+		}
 		for _, alt := range term.alternatives {
-			ix.scoreAlternative(alt, s)
+			ix.scoreAlternative(alt, termStamp{}, s)
 		}
 		for _, d := range s.termDocs {
 			if s.doc[d].total == 0 && s.doc[d].matched == 0 {
@@ -218,7 +234,11 @@ func (ix *Index) addSingle(alt alternative, required bool, s *scratch) {
 			continue
 		}
 		e := &s.doc[p.doc]
-		if e.total == 0 && e.matched == 0 {
+		if e.term != 0 {
+			// An earlier term's best is pending: it comes first.
+			e.total += e.best
+			e.best, e.term = 0, 0
+		} else if e.total == 0 && e.matched == 0 {
 			s.touched = append(s.touched, p.doc)
 		}
 		e.total += score
@@ -226,13 +246,26 @@ func (ix *Index) addSingle(alt alternative, required bool, s *scratch) {
 	}
 }
 
+// termStamp names the term being scored for offerTerm; the zero value
+// means the plain two passes (offer).
+type termStamp struct {
+	term     int16
+	required bool
+}
+
 // scoreAlternative folds one alternative's score into the current term's
 // best-per-doc. A multi-word alternative scores the mean of its words, so
 // "pull request" weighs like one word, not two.
-func (ix *Index) scoreAlternative(alt alternative, s *scratch) {
+func (ix *Index) scoreAlternative(alt alternative, cur termStamp, s *scratch) {
 	if len(alt.stems) == 1 {
 		t, ok := ix.terms[alt.stems[0]]
 		if !ok {
+			return
+		}
+		if cur.term != 0 {
+			for _, p := range ix.postings[t] {
+				ix.offerTerm(p.doc, alt.weight*float64(p.weight), cur, s)
+			}
 			return
 		}
 		for _, p := range ix.postings[t] {
@@ -254,10 +287,38 @@ func (ix *Index) scoreAlternative(alt alternative, s *scratch) {
 		}
 	}
 	for _, d := range s.altDocs {
-		ix.offer(d, s.phrase[d], s)
+		if cur.term != 0 {
+			ix.offerTerm(d, s.phrase[d], cur, s)
+		} else {
+			ix.offer(d, s.phrase[d], s)
+		}
 		s.phrase[d] = 0
 	}
 	s.altDocs = s.altDocs[:0]
+}
+
+// offerTerm is offer in one pass: the first time the term cur reaches a
+// doc, the doc's pending best of an earlier term is added into its total
+// and the doc counts the term as matched; then the best is kept. Each
+// total is the same sum, added in the same order, as the two passes make.
+func (ix *Index) offerTerm(d int32, score float64, cur termStamp, s *scratch) {
+	if score <= 0 {
+		return
+	}
+	e := &s.doc[d]
+	if e.term != cur.term {
+		if e.term != 0 {
+			e.total += e.best
+		} else if e.total == 0 && e.matched == 0 {
+			s.touched = append(s.touched, d)
+		}
+		e.best, e.term = score, cur.term
+		if cur.required {
+			e.matched++
+		}
+		return
+	}
+	e.best = max(e.best, score)
 }
 
 func (ix *Index) offer(d int32, score float64, s *scratch) {
@@ -477,10 +538,14 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 	}
 	s.coordination = coordination
 	for _, d := range s.touched {
-		score := s.doc[d].total
-		matched := s.doc[d].matched
-		named := s.doc[d].named
-		s.doc[d].total, s.doc[d].matched = 0, 0
+		e := &s.doc[d]
+		score := e.total
+		if e.term != 0 {
+			score += e.best
+		}
+		matched := e.matched
+		named := e.named
+		e.total, e.best, e.matched, e.term = 0, 0, 0, 0
 		if keep != nil && !keep(d) {
 			continue
 		}
