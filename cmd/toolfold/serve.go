@@ -161,65 +161,48 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 			logger.Warn("the gateway did not stop everything it started in time", "err", err)
 		}
 	}()
-	p.Follow(b)
-	// An approval (toolfold pins approve, a pulled or remounted lock)
-	// reaches the running catalog without a restart.
-	if err := p.WatchLock(ctx); err != nil {
-		logger.Warn("a changed lock file will need a restart to be read", "err", err)
-	}
-	// Clients are answered from now on; the upstreams' tools follow. A
-	// config the full catalog refuses stops serving, as it would have
-	// stopped the start.
+	// Clients are answered from now on; the supervisor brings the
+	// upstreams' tools and keeps the catalog current. A config the full
+	// catalog refuses stops serving, as it would have stopped the start.
 	ctx, refuse := context.WithCancelCause(ctx)
-	completed := make(chan struct{})
-	go func() {
-		defer close(completed)
-		if err := complete(ctx, e, p, b, logger); err != nil {
-			refuse(&configRefused{err})
-		}
-	}()
+	sup := assemble.Supervise(ctx, p, b, assemble.SupervisorOptions{
+		StartWait:  serveWait,
+		OnWarnings: func(w []string) { tellWarnings(e, w, b.Warnings) },
+		OnRefused:  func(err error) { refuse(&configRefused{err}) },
+	})
 	defer func() {
 		// Before the upstreams close: a catalog built from closed
 		// servers would only say they failed. The first cause stays, so
 		// a refusal that ended serving is what serve returns.
 		refuse(nil)
-		<-completed
+		sup.Close()
 		var refused *configRefused
 		if errors.As(context.Cause(ctx), &refused) {
 			err = refused.err
 		}
 	}()
+	// An approval (toolfold pins approve, a pulled or remounted lock)
+	// reaches the running catalog without a restart.
+	if err := p.WatchLock(ctx); err != nil {
+		logger.Warn("a changed lock file will need a restart to be read", "err", err)
+	}
 	// A reload makes another plan the one served; the upstreams (and so
 	// the lock's watch and the pins) stay the same object throughout.
-	var curMu sync.Mutex
-	cur := p
-	current := func() *assemble.Plan {
-		curMu.Lock()
-		defer curMu.Unlock()
-		return cur
-	}
+	current := sup.Plan
 	if rl != nil {
 		rl.setApply(func() (assemble.Reconciled, error) {
-			// The start's own catalog first: applying before it would
-			// be overwritten by it.
-			select {
-			case <-completed:
-			case <-ctx.Done():
-				return assemble.Reconciled{}, ctx.Err()
-			}
-			np, err := plan(ctx, e, d, logger)
-			if err != nil {
-				return assemble.Reconciled{}, err
-			}
-			np.WarnMissingGroups = d.inspecting
-			rec, err := np.Adopt(current(), b)
+			rec, err := sup.Reload(ctx, func() (*assemble.Plan, error) {
+				np, err := plan(ctx, e, d, logger)
+				if err != nil {
+					return nil, err
+				}
+				np.WarnMissingGroups = d.inspecting
+				return np, nil
+			})
 			if err != nil {
 				return rec, err
 			}
-			curMu.Lock()
-			cur = np
-			curMu.Unlock()
-			rec.NeedsRestart = append(rec.NeedsRestart, rl.applyTokens(np.HTTP)...)
+			rec.NeedsRestart = append(rec.NeedsRestart, rl.applyTokens(sup.Plan().HTTP)...)
 			return rec, nil
 		})
 	}
