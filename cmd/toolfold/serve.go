@@ -165,7 +165,7 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	// upstreams' tools and keeps the catalog current. A config the full
 	// catalog refuses stops serving, as it would have stopped the start.
 	ctx, refuse := context.WithCancelCause(ctx)
-	sup := assemble.Supervise(ctx, p, b, assemble.SupervisorOptions{
+	sup := assemble.Supervise(ctx, b, assemble.SupervisorOptions{
 		StartWait:  serveWait,
 		OnWarnings: func(w []string) { tellWarnings(e, w, b.Warnings) },
 		OnRefused:  func(err error) { refuse(&configRefused{err}) },
