@@ -191,9 +191,10 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	current := sup.Plan
 	if rl != nil {
 		rl.setApply(func() (assemble.Reconciled, error) {
+			var np *assemble.Plan
 			rec, err := sup.Reload(ctx, func() (*assemble.Plan, error) {
-				np, err := plan(ctx, e, d, logger)
-				if err != nil {
+				var err error
+				if np, err = plan(ctx, e, d, logger); err != nil {
 					return nil, err
 				}
 				np.WarnMissingGroups = d.inspecting
@@ -202,7 +203,7 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 			if err != nil {
 				return rec, err
 			}
-			rec.NeedsRestart = append(rec.NeedsRestart, rl.applyTokens(sup.Plan().HTTP)...)
+			rec.NeedsRestart = append(rec.NeedsRestart, rl.applyTokens(np.HTTP)...)
 			return rec, nil
 		})
 	}

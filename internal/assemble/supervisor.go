@@ -83,7 +83,8 @@ type Supervisor struct {
 	// many rebuilds find it again.
 	told map[string]bool
 
-	// reloadMu orders reloads, which wait outside mu.
+	// reloadMu orders reloads (Reload, Plan.Adopt), which wait outside
+	// mu.
 	reloadMu sync.Mutex
 	// started is closed when the pending start has ended (at once when
 	// there was none); startErr says why it was refused, if it was.
@@ -299,11 +300,18 @@ func (s *Supervisor) Reload(ctx context.Context, next func() (*Plan, error)) (Re
 	if err != nil {
 		return Reconciled{}, err
 	}
-	return s.adopt(s.Plan(), np)
+	return s.adoptLocked(s.Plan(), np)
 }
 
 // adopt makes p the plan served in place of old: see Plan.Adopt.
 func (s *Supervisor) adopt(old, p *Plan) (Reconciled, error) {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	return s.adoptLocked(old, p)
+}
+
+// adoptLocked is adopt with reloadMu held.
+func (s *Supervisor) adoptLocked(old, p *Plan) (Reconciled, error) {
 	rec := Reconciled{NeedsRestart: restartNeeded(old, p)}
 	// One trust gate for the life of the gateway: the lock's watcher and
 	// the running upstreams judge with it (a changed trust block waits
@@ -339,6 +347,10 @@ func (s *Supervisor) adopt(old, p *Plan) (Reconciled, error) {
 		u.awaitFresh(rec.Change)
 	}
 	s.mu.Lock()
+	if s.state == stateClosed { // serving ended during the wait
+		s.mu.Unlock()
+		return rec, ErrSupervisorClosed
+	}
 	space, gen, warnings, err := p.space(false)
 	if err != nil {
 		// Reconciled already: the servers run the new config, the
@@ -356,9 +368,7 @@ func (s *Supervisor) adopt(old, p *Plan) (Reconciled, error) {
 		s.mu.Unlock()
 		return rec, fmt.Errorf("%s cannot be presented; the previous catalog keeps serving: %w", p.origin(), err)
 	}
-	if s.state == stateAdopting { // Close may have come meanwhile
-		s.state = stateFollowing
-	}
+	s.state = stateFollowing
 	s.plan, s.served, s.told = p, gen, toldOf(warnings)
 	s.mu.Unlock()
 	if p.Upstreams != nil {
