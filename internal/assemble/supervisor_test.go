@@ -346,3 +346,66 @@ func TestSupervisorCloseDuringStartLeavesNothingRunning(t *testing.T) {
 		t.Errorf("Reload after Close: %v, want ErrSupervisorClosed", err)
 	}
 }
+
+// A pending start waits for a server that never answers only StartWait:
+// then it serves the full catalog with that server's tools pending, and
+// follows from there.
+func TestSupervisorStartGivesUpWaitingAfterStartWait(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server process")
+	}
+	b, err := silentPlan(t).BuildPending()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Supervise(t.Context(), b, SupervisorOptions{StartWait: time.Millisecond, OnRefused: func(err error) { t.Errorf("the start was refused: %v", err) }})
+	defer s.Close()
+	<-s.started
+	if s.startErr != nil {
+		t.Fatal(s.startErr)
+	}
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	if state != stateFollowing {
+		t.Errorf("after the start the supervisor is in state %d, want following", state)
+	}
+	if pending := b.Gateway.Catalog().Pending(); len(pending) != 1 || pending[0] != "mute" {
+		t.Errorf("the served catalog has pending %v, want the silent server", pending)
+	}
+}
+
+// A reload whose catalog cannot be built leaves the previous plan served
+// and followed: the servers changed under its catalog, so it is built
+// again at once, and later changes still rebuild it.
+func TestSupervisorFailedAdoptKeepsFollowing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server process")
+	}
+	plans := plansOver(t, "")
+	p := plans()
+	b, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Follow(b)
+	var builds int
+	countBuilds(p, &builds)
+	np := plans()
+	np.Spec.Tools = append(np.Spec.Tools, libTool("twice"), libTool("twice"))
+	if _, err := np.Adopt(p, b); err == nil || !strings.Contains(err.Error(), "the previous one keeps serving") {
+		t.Fatalf("Adopt of a plan with a tool named twice: %v, want its catalog refused", err)
+	}
+	s := b.sup
+	if s.Plan() != p {
+		t.Error("after a failed reload the supervisor serves the refused plan")
+	}
+	if builds == 0 {
+		t.Error("the previous catalog was not built again after the servers were reconciled")
+	}
+	before := builds
+	p.Upstreams.changed()
+	if builds == before {
+		t.Error("a change after a failed reload rebuilt nothing: the supervisor stopped following")
+	}
+}
