@@ -90,8 +90,11 @@ type Supervisor struct {
 	// there was none); startErr says why it was refused, if it was.
 	started  chan struct{}
 	startErr error
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	// supervised is set by Supervise (under mu); cancel ends the start's
+	// wait for servers.
+	supervised bool
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup
 }
 
 // newSupervisor makes the supervisor of a catalog about to be built from
@@ -117,13 +120,17 @@ func (s *Supervisor) built(b *Built, gen uint64) {
 // Supervise starts b's supervisor: the gateway serves the catalog of b's
 // plan from now on and is kept current. A pending start (BuildPending)
 // is completed in the background: its servers get StartWait, then the
-// full catalog is built and served. Call it once, and Close the
-// supervisor it returns.
+// full catalog is built and served. Close the supervisor it returns; a
+// second call returns it as it is.
 func Supervise(ctx context.Context, b *Built, opts SupervisorOptions) *Supervisor {
 	s := b.sup
-	ctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
-	s.opts, s.cancel = opts, cancel
+	if s.supervised { // started already: nothing more to start
+		s.mu.Unlock()
+		return s
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s.opts, s.cancel, s.supervised = opts, cancel, true
 	s.mu.Unlock()
 	s.follow()
 	if !b.pending {
