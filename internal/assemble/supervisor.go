@@ -137,14 +137,19 @@ func Supervise(ctx context.Context, b *Built, opts SupervisorOptions) *Superviso
 		close(s.started)
 		return s
 	}
-	s.wg.Go(func() {
-		defer close(s.started)
-		s.startErr = s.completeStart(ctx)
-		if s.startErr != nil && opts.OnRefused != nil {
-			opts.OnRefused(s.startErr)
-		}
-	})
+	s.wg.Add(1)
+	go s.runStart(ctx)
 	return s
+}
+
+// runStart is the goroutine of a pending start.
+func (s *Supervisor) runStart(ctx context.Context) {
+	defer s.wg.Done()
+	defer close(s.started)
+	s.startErr = s.completeStart(ctx)
+	if s.startErr != nil && s.opts.OnRefused != nil {
+		s.opts.OnRefused(s.startErr)
+	}
 }
 
 // completeStart waits at most StartWait for the servers with no cached

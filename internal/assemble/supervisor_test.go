@@ -22,8 +22,10 @@ import (
 // it stays starting until it is stopped.
 const silentFixtureEnv = "TOOLFOLD_SILENT_FIXTURE"
 
-// supervisorFrame finds the goroutines of a Supervisor.
-const supervisorFrame = "toolfold/internal/assemble.(*Supervisor)"
+// supervisorFrame finds the goroutines a Supervisor started: Supervise
+// starts each, and a goroutine's stack names who created it, whether it
+// has begun to run or not (then its only frame is Supervise's gowrap).
+const supervisorFrame = "toolfold/internal/assemble.Supervise"
 
 // upstreamsFrame finds the servers' discovery, which runs on the
 // upstreams' life (Upstreams.Close stops it), not the supervisor's; it
@@ -333,7 +335,18 @@ func TestSupervisorCloseDuringStartLeavesNothingRunning(t *testing.T) {
 	if len(leaktest.Running(supervisorFrame, upstreamsFrame)) == 0 {
 		t.Fatal("no goroutine of the supervisor runs: the test checks nothing")
 	}
-	s.Close()
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		s.Close()
+	}()
+	guard := time.NewTimer(time.Minute) // a guard: Close waits for nothing slow
+	defer guard.Stop()
+	select {
+	case <-closed:
+	case <-guard.C:
+		t.Fatal("Close did not return: the start's wait for the server was not cancelled")
+	}
 	if left := leaktest.Left(supervisorFrame, upstreamsFrame); len(left) > 0 {
 		t.Errorf("%d goroutines of the supervisor are left after Close:\n%s", len(left), strings.Join(left, "\n\n"))
 	}

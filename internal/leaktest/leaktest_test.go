@@ -8,8 +8,9 @@ import (
 )
 
 // parked blocks until stop is closed: a goroutine for Running to find.
-func parked(stop <-chan struct{}, done chan<- struct{}) {
+func parked(running chan<- struct{}, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
+	close(running)
 	<-stop
 }
 
@@ -17,8 +18,9 @@ func parked(stop <-chan struct{}, done chan<- struct{}) {
 // exception matches, and Left no longer finds it once it has returned.
 func TestRunningAndLeft(t *testing.T) {
 	const frame = "internal/leaktest_test.parked"
-	stop, done := make(chan struct{}), make(chan struct{})
-	go parked(stop, done)
+	running, stop, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go parked(running, stop, done)
+	<-running
 	if got := leaktest.Running(frame); len(got) != 1 || !strings.Contains(got[0], frame) {
 		t.Fatalf("Running(%q) = %d stacks, want the parked goroutine's", frame, len(got))
 	}
