@@ -74,6 +74,7 @@ type Gateway struct {
 	logger   *slog.Logger
 	plan     *assemble.Plan
 	built    *assemble.Built
+	sup      *assemble.Supervisor // keeps the catalog current
 	warnings []string
 
 	mu      sync.Mutex
@@ -120,7 +121,9 @@ func Open(ctx context.Context, opts *Options) (*Gateway, error) {
 	for _, w := range g.warnings {
 		o.Logger.Warn(w)
 	}
-	p.Follow(b)
+	// ctx bounds Open alone: the supervisor, which needs none for a
+	// catalog already built, lives until Close.
+	g.sup = assemble.Supervise(context.WithoutCancel(ctx), b, assemble.SupervisorOptions{})
 	return g, nil
 }
 
@@ -304,6 +307,10 @@ func (g *Gateway) Close() error {
 	g.mu.Unlock()
 	for _, c := range closers {
 		c()
+	}
+	if g.sup != nil {
+		// No catalog is rebuilt for a gateway that is closing.
+		g.sup.Close()
 	}
 	if g.built != nil && g.built.Gateway != nil {
 		// Its sessions and goroutines first: they may be calling the

@@ -39,49 +39,26 @@ func runServe(ctx context.Context, e env, args []string) error {
 // serveAs is serve under the command name that was typed (serve, or demo,
 // which serves the built-in demo catalog), so that its usage names it.
 func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args []string) (err error) {
-	fs := newFlags(e, name, synopsis)
-	var d deployment
-	d.register(fs)
-	d.demo = d.demo || demo
-	d.pinning = true
-	addr := fs.String("http", "", "serve streamable HTTP at ADDR (path /mcp) instead of stdio, e.g. 127.0.0.1:8080; a bare port means 127.0.0.1 on that port")
-	stateless := fs.Bool("stateless", false, "with --http: serve every request on its own, without sessions (auto then serves search)")
-	var limits httpLimits
-	limits.register(fs)
-	drainTimeout := fs.Duration("drain-timeout", defaultDrainTimeout, "with --http: on SIGTERM or Ctrl-C, stop accepting connections and wait this long for requests in flight to finish before exiting; keep it under your supervisor's kill timeout")
-	logLevel := fs.String("log-level", "info", "debug, info, warn or error; logs go to stderr")
-	pprofAddr := fs.String("pprof", "", "serve Go's profiler (/debug/pprof/) at this loopback address, for performance work")
-	if err := parse(fs, args); err != nil {
+	f, err := parseServeFlags(e, name, synopsis, demo, args)
+	if err != nil {
 		return err
 	}
-	if *drainTimeout <= 0 {
-		return usageError{"--drain-timeout must be positive, such as --drain-timeout 30s"}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
-	}
-	if err := limits.check(); err != nil {
-		return err
-	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return usageError{fmt.Sprintf("unknown log level %q: use debug, info, warn or error", *logLevel)}
-	}
+	d, limits := f.d, f.limits
 	// SIGHUP asks for a reload instead of ending the gateway, as it does
-	// for most daemons; file changes ask too. Caught
-	// before the address is taken, so a SIGHUP that comes during the start
-	// waits for it rather than ending the gateway.
+	// for most daemons; file changes ask too. Caught before the address is
+	// taken, so a SIGHUP that comes during the start waits for it rather
+	// than ending the gateway.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	// On stdio, stdout carries only JSON-RPC: logs always go to stderr.
-	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: f.level}))
 	// The address is taken before any server starts: a port in use must
 	// fail at once, not after every upstream has been started for nothing.
 	var ln net.Listener
-	if *addr != "" {
+	if f.addr != "" {
 		var err error
-		if ln, err = listen(listenAddr(*addr)); err != nil {
+		if ln, err = listen(listenAddr(f.addr)); err != nil {
 			return err
 		}
 		defer ln.Close()
@@ -89,8 +66,8 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 			return checkExposure(ln.Addr(), p.HTTP.Auth.Enabled(), limits.allowRemote || p.HTTP.AllowUnauthenticated)
 		}
 	}
-	if *pprofAddr != "" {
-		stop, err := serveProfiler(*pprofAddr, logger)
+	if f.pprofAddr != "" {
+		stop, err := serveProfiler(f.pprofAddr, logger)
 		if err != nil {
 			return err
 		}
@@ -98,22 +75,8 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 	}
 	// Metrics read the sources when scraped, so they need the plan; the
 	// plan needs the metrics as its observer: tie the knot with a pointer.
-	var report func() []httpapi.SourceStatus
-	var held func() map[string]int
-	m := metrics.New(func() []metrics.Source {
-		if report == nil {
-			return nil
-		}
-		var counts map[string]int
-		if held != nil {
-			counts = held()
-		}
-		var out []metrics.Source
-		for _, s := range report() {
-			out = append(out, metrics.Source{Name: s.Name, Kind: s.Kind, State: s.State, Tools: s.Tools, IdleStops: s.IdleStops, Restarts: s.Restarts, Held: counts[s.Name]})
-		}
-		return out
-	})
+	var src sourceReport
+	m := metrics.New(src.metrics)
 	// The dashboard's recent calls per tool hear what the metrics hear.
 	activity := httpapi.NewActivity(nil)
 	d.observer = gateway.Observers{m, activity}
@@ -131,16 +94,7 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 		logger.Info("exporting traces over OTLP", "protocol", tracing.Protocol, "endpoint", tracing.Endpoint)
 		return tracing.Provider, tracing.RecordArguments, nil
 	}
-	defer func() {
-		if tracing == nil {
-			return
-		}
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := tracing.Shutdown(sctx); err != nil {
-			logger.Warn("could not export the last spans", "err", err)
-		}
-	}()
+	defer func() { shutdownTracing(ctx, tracing, logger) }()
 	// The reloader's baseline is taken before the build reads the config,
 	// so a save during the start is a change it sees.
 	var rl *reloader
@@ -161,87 +115,59 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 			logger.Warn("the gateway did not stop everything it started in time", "err", err)
 		}
 	}()
-	p.Follow(b)
-	// An approval (toolfold pins approve, a pulled or remounted lock)
-	// reaches the running catalog without a restart.
-	if err := p.WatchLock(ctx); err != nil {
-		logger.Warn("a changed lock file will need a restart to be read", "err", err)
-	}
-	// Clients are answered from now on; the upstreams' tools follow. A
-	// config the full catalog refuses stops serving, as it would have
-	// stopped the start.
+	// Clients are answered from now on; the supervisor brings the
+	// upstreams' tools and keeps the catalog current. A config the full
+	// catalog refuses stops serving, as it would have stopped the start.
 	ctx, refuse := context.WithCancelCause(ctx)
-	completed := make(chan struct{})
-	go func() {
-		defer close(completed)
-		if err := complete(ctx, e, p, b, logger); err != nil {
-			refuse(&configRefused{err})
-		}
-	}()
+	sup := assemble.Supervise(ctx, b, assemble.SupervisorOptions{
+		StartWait:  serveWait,
+		OnWarnings: func(w []string) { tellWarnings(e, w, b.Warnings) },
+		OnRefused:  func(err error) { refuse(&configRefused{err}) },
+	})
 	defer func() {
 		// Before the upstreams close: a catalog built from closed
 		// servers would only say they failed. The first cause stays, so
 		// a refusal that ended serving is what serve returns.
 		refuse(nil)
-		<-completed
+		sup.Close()
 		var refused *configRefused
 		if errors.As(context.Cause(ctx), &refused) {
 			err = refused.err
 		}
 	}()
+	// An approval (toolfold pins approve, a pulled or remounted lock)
+	// reaches the running catalog without a restart.
+	if err := p.WatchLock(ctx); err != nil {
+		logger.Warn("a changed lock file will need a restart to be read", "err", err)
+	}
 	// A reload makes another plan the one served; the upstreams (and so
 	// the lock's watch and the pins) stay the same object throughout.
-	var curMu sync.Mutex
-	cur := p
-	current := func() *assemble.Plan {
-		curMu.Lock()
-		defer curMu.Unlock()
-		return cur
-	}
+	current := sup.Plan
 	if rl != nil {
 		rl.setApply(func() (assemble.Reconciled, error) {
-			// The start's own catalog first: applying before it would
-			// be overwritten by it.
-			select {
-			case <-completed:
-			case <-ctx.Done():
-				return assemble.Reconciled{}, ctx.Err()
-			}
-			np, err := plan(ctx, e, d, logger)
-			if err != nil {
-				return assemble.Reconciled{}, err
-			}
-			np.WarnMissingGroups = d.inspecting
-			rec, err := np.Adopt(current(), b)
+			var np *assemble.Plan
+			rec, err := sup.Reload(ctx, func() (*assemble.Plan, error) {
+				var err error
+				if np, err = plan(ctx, e, d, logger); err != nil {
+					return nil, err
+				}
+				np.WarnMissingGroups = d.inspecting
+				return np, nil
+			})
 			if err != nil {
 				return rec, err
 			}
-			curMu.Lock()
-			cur = np
-			curMu.Unlock()
 			rec.NeedsRestart = append(rec.NeedsRestart, rl.applyTokens(np.HTTP)...)
 			return rec, nil
 		})
 	}
-	report = func() []httpapi.SourceStatus { return sources(current(), b) }
-	held = p.HeldCounts
+	src.set(func() []httpapi.SourceStatus { return sources(current(), b) }, p.HeldCounts)
 	rctx, stopReload := context.WithCancel(ctx)
 	reloadDone := make(chan struct{})
 	defer func() { stopReload(); <-reloadDone }()
 	go func() {
 		defer close(reloadDone)
-		if rl != nil {
-			rl.run(rctx, hup)
-			return
-		}
-		for {
-			select {
-			case <-rctx.Done():
-				return
-			case <-hup:
-				logger.Info("SIGHUP: nothing to reload, the built-in demo catalog has no config file")
-			}
-		}
+		watchReloads(rctx, rl, hup, logger)
 	}()
 	m.Read(metrics.Gauges{OpenSessions: b.Gateway.OpenSessions, InitialTokens: initialTokens(b.Gateway, logger), AnswerBytesInFlight: b.Gateway.AnswerBytesInFlight})
 	if ln == nil {
@@ -255,7 +181,114 @@ func serveAs(ctx context.Context, e env, name, synopsis string, demo bool, args 
 		}
 		return err
 	}
-	return serveHTTP(ctx, p, b, ln, *stateless, limits, *drainTimeout, m.Handler(), activity, rl, current, logger)
+	return serveHTTP(ctx, p, b, ln, f.stateless, limits, f.drainTimeout, m.Handler(), activity, rl, current, logger)
+}
+
+// serveFlags are serve's command line, checked.
+type serveFlags struct {
+	d            deployment
+	limits       httpLimits
+	addr         string
+	stateless    bool
+	drainTimeout time.Duration
+	level        slog.Level
+	pprofAddr    string
+}
+
+// parseServeFlags reads serve's command line under the command name that
+// was typed, and refuses a flag that cannot work with a usage error.
+func parseServeFlags(e env, name, synopsis string, demo bool, args []string) (serveFlags, error) {
+	var f serveFlags
+	fs := newFlags(e, name, synopsis)
+	f.d.register(fs)
+	f.d.demo = f.d.demo || demo
+	f.d.pinning = true
+	fs.StringVar(&f.addr, "http", "", "serve streamable HTTP at ADDR (path /mcp) instead of stdio, e.g. 127.0.0.1:8080; a bare port means 127.0.0.1 on that port")
+	fs.BoolVar(&f.stateless, "stateless", false, "with --http: serve every request on its own, without sessions (auto then serves search)")
+	f.limits.register(fs)
+	fs.DurationVar(&f.drainTimeout, "drain-timeout", defaultDrainTimeout, "with --http: on SIGTERM or Ctrl-C, stop accepting connections and wait this long for requests in flight to finish before exiting; keep it under your supervisor's kill timeout")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error; logs go to stderr")
+	fs.StringVar(&f.pprofAddr, "pprof", "", "serve Go's profiler (/debug/pprof/) at this loopback address, for performance work")
+	if err := parse(fs, args); err != nil {
+		return f, err
+	}
+	if f.drainTimeout <= 0 {
+		return f, usageError{"--drain-timeout must be positive, such as --drain-timeout 30s"}
+	}
+	if fs.NArg() > 0 {
+		return f, usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	if err := f.limits.check(); err != nil {
+		return f, err
+	}
+	if err := f.level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return f, usageError{fmt.Sprintf("unknown log level %q: use debug, info, warn or error", *logLevel)}
+	}
+	return f, nil
+}
+
+// sourceReport is what the metrics read of the sources when scraped, set
+// once the plan is built (the metrics are made before it, as its
+// observer).
+type sourceReport struct {
+	mu     sync.Mutex
+	report func() []httpapi.SourceStatus
+	held   func() map[string]int
+}
+
+func (r *sourceReport) set(report func() []httpapi.SourceStatus, held func() map[string]int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.report, r.held = report, held
+}
+
+// metrics is the metrics' source function: none until set.
+func (r *sourceReport) metrics() []metrics.Source {
+	r.mu.Lock()
+	report, held := r.report, r.held
+	r.mu.Unlock()
+	if report == nil {
+		return nil
+	}
+	var counts map[string]int
+	if held != nil {
+		counts = held()
+	}
+	var out []metrics.Source
+	for _, s := range report() {
+		out = append(out, metrics.Source{Name: s.Name, Kind: s.Kind, State: s.State, Tools: s.Tools, IdleStops: s.IdleStops, Restarts: s.Restarts, Held: counts[s.Name]})
+	}
+	return out
+}
+
+// shutdownTracing flushes the last spans, if traces were exported.
+func shutdownTracing(ctx context.Context, tracing *telemetry.Tracing, logger *slog.Logger) {
+	if tracing == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := tracing.Shutdown(sctx); err != nil {
+		logger.Warn("could not export the last spans", "err", err)
+	}
+}
+
+// watchReloads applies reloads as SIGHUP and the config's changes ask,
+// until ctx ends; without a config file (the demo catalog) it only says
+// there is nothing to reload.
+func watchReloads(ctx context.Context, rl *reloader, hup <-chan os.Signal, logger *slog.Logger) {
+	if rl != nil {
+		rl.run(ctx, hup)
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			logger.Info("SIGHUP: nothing to reload, the built-in demo catalog has no config file")
+		}
+	}
 }
 
 // configRefused ends serving when the catalog a pending start completes

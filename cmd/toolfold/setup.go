@@ -163,14 +163,16 @@ const (
 const noDiscovery = -1
 
 // pendingStart makes build answer at once: every upstream server's tools
-// are pending until complete brings them, so a client's initialize never
-// waits for the cache to be read or the catalog to be built.
+// are pending until the catalog supervisor (assemble.Supervise) brings
+// them, so a client's initialize never waits for the cache to be read or
+// the catalog to be built.
 const pendingStart = -2
 
 // build plans and builds, and logs the warnings. Upstream servers with no
 // cached tool list are started and waited for, at most wait (noDiscovery:
-// none is started; pendingStart: nothing is read or started, and complete
-// brings the tools). The caller closes the plan's upstreams when done.
+// none is started; pendingStart: nothing is read or started, and the
+// catalog supervisor brings the tools). The caller closes the plan's
+// upstreams when done.
 func build(ctx context.Context, e env, d deployment, logger *slog.Logger, wait time.Duration) (*assemble.Plan, *assemble.Built, error) {
 	p, err := plan(ctx, e, d, logger)
 	if err != nil {
@@ -222,23 +224,6 @@ func discover(ctx context.Context, e env, p *assemble.Plan, logger *slog.Logger,
 			fmt.Fprintf(e.stderr, "warning: MCP server %q is not available: %v\n", name, err)
 		}
 	}
-}
-
-// complete brings the upstreams' tools to a gateway built by a pending
-// start (pendingStart): the servers with no cached list get serveWait to
-// start, then the catalog of what is known is built and served. An error
-// is one a start without pendingStart would have stopped at.
-func complete(ctx context.Context, e env, p *assemble.Plan, b *assemble.Built, logger *slog.Logger) error {
-	discover(ctx, e, p, logger, serveWait)
-	if ctx.Err() != nil {
-		return nil // serving ended first
-	}
-	warnings, err := p.Complete(b)
-	if err != nil {
-		return err
-	}
-	tellWarnings(e, warnings, b.Warnings)
-	return nil
 }
 
 // tellWarnings writes each warning once, leaving out those told before.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -20,6 +21,12 @@ import (
 const groupsFixtureEnv = "TOOLFOLD_GROUPS_FIXTURE"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(silentFixtureEnv) != "" {
+		// A server that never answers its initialize: it stays starting
+		// until its client closes its stdin.
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}
 	if os.Getenv(hostileFixtureEnv) != "" {
 		if err := hostilefixture.Main(); err != nil {
 			fmt.Fprintln(os.Stderr, "hostile fixture:", err)

@@ -92,8 +92,8 @@ type Built struct {
 	Gateway *gateway.Gateway
 	// Warnings are the plan's and the catalog's.
 	Warnings []string
-	// generation is the upstreams' generation the catalog is from.
-	generation uint64
+	// sup supervises the catalog's life from its first build on.
+	sup *Supervisor
 	// pending: built by BuildPending, every upstream's tools still to
 	// come; Complete brings them.
 	pending bool
@@ -107,6 +107,7 @@ type Built struct {
 // lacks is an error, a *config.Error, unless a source still starting may
 // bring it: then it is checked when the source's tools arrive (Follow).
 func (p *Plan) Build() (*Built, error) {
+	sup := newSupervisor(p) // before the tools are read: it counts changes
 	space, gen, warnings, err := p.space(!p.WarnMissingGroups)
 	if err != nil {
 		return nil, err
@@ -118,8 +119,9 @@ func (p *Plan) Build() (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s cannot be presented: %w", p.origin(), err)
 	}
-	b := &Built{Catalog: space.Catalog(), Space: space, Gateway: gw, generation: gen}
+	b := &Built{Catalog: space.Catalog(), Space: space, Gateway: gw, sup: sup}
 	b.Warnings = append(append(b.Warnings, p.Warnings...), warnings...)
+	sup.built(b, gen)
 	return b, nil
 }
 
@@ -134,6 +136,7 @@ func (p *Plan) BuildPending() (*Built, error) {
 	if p.Upstreams == nil {
 		return p.Build()
 	}
+	sup := newSupervisor(p)
 	spec := p.Spec
 	spec.PendingSources = p.Upstreams.names()
 	spec.SourcePrefixes = p.Upstreams.prefixes()
@@ -150,8 +153,9 @@ func (p *Plan) BuildPending() (*Built, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s cannot be presented: %w", p.origin(), err)
 	}
-	b := &Built{Catalog: space.Catalog(), Space: space, Gateway: gw, pending: true}
+	b := &Built{Catalog: space.Catalog(), Space: space, Gateway: gw, pending: true, sup: sup}
 	b.Warnings = append(append(b.Warnings, p.Warnings...), warnings...)
+	sup.built(b, 0)
 	return b, nil
 }
 
@@ -160,21 +164,13 @@ func (p *Plan) BuildPending() (*Built, error) {
 // Follow does. It returns the warnings of the build, and the error Build
 // would have returned (a group the config names that the catalog lacks):
 // then the gateway keeps the pending catalog, and the caller should stop
-// serving, as a failed Build stops a start.
+// serving, as a failed Build stops a start. Supervise calls it for a
+// pending start; p is the plan b was built from.
 func (p *Plan) Complete(b *Built) (warnings []string, err error) {
 	if !b.pending {
 		return nil, nil
 	}
-	space, gen, warnings, err := p.space(!p.WarnMissingGroups)
-	if err != nil {
-		return nil, err
-	}
-	if err := b.Gateway.Update(space); err != nil {
-		return nil, fmt.Errorf("%s cannot be presented: %w", p.origin(), err)
-	}
-	p.Upstreams.readOffers()
-	p.followChanges(b.Gateway, gen, warnings)
-	return warnings, nil
+	return b.sup.complete()
 }
 
 // space builds the catalog of what is known now and the views' space over

@@ -38,84 +38,29 @@ type Reconciled struct {
 // started without any cannot be adopted (the gateway was built without a
 // way to reach servers): Adopt returns ErrNeedsRestart and changes nothing.
 func (p *Plan) Adopt(old *Plan, b *Built) (Reconciled, error) {
-	rec := Reconciled{NeedsRestart: restartNeeded(old, p)}
-	// One trust gate for the life of the gateway: the lock's watcher and
-	// the running upstreams judge with it (a changed trust block waits
-	// for a restart, see restartNeeded).
-	if old.trust != nil {
-		if p.trust != nil && p.trust != old.trust {
-			p.trust.close()
-		}
-		p.trust = old.trust
-	}
-	if old.Upstreams == nil && p.Upstreams != nil {
-		p.Upstreams.Close()
-		return rec, fmt.Errorf("%w: the running gateway was started with no MCP servers, and the new config adds some (restart toolfold to serve them)", ErrNeedsRestart)
-	}
-	if u := old.Upstreams; u != nil {
-		// No rebuild of the old plan's catalog from here on: the servers
-		// change under it, and the new plan's catalog is built below.
-		u.pause()
-		rec.Change = u.reconcile(p.Upstreams)
-		if p.Upstreams != nil {
-			p.Upstreams.Close() // nothing of it was started
-		}
-		p.Upstreams = u
-		p.Gateway.Extras = u
-		// An added server with no known list starts now; a short wait
-		// for it saves building the catalog twice (once with its tools
-		// pending, once with them), which at 20,000 tools is seconds of
-		// CPU. One slower than the wait joins when it is ready.
-		fresh := map[string]bool{}
-		for _, n := range append(append([]string(nil), rec.Added...), rec.Changed...) {
-			fresh[n] = true
-		}
-		if len(fresh) > 0 {
-			ctx, cancel := context.WithTimeout(context.Background(), reloadStartWait)
-			u.awaitPending(ctx, func(s string) bool { return fresh[s] })
-			cancel()
-		}
-	}
-	space, gen, warnings, err := p.space(false)
-	if err != nil {
-		// Reconciled already: the servers run the new config, the
-		// catalog the old one until a rebuild succeeds. A config check
-		// refuses such a config first, so this is a last line.
-		old.resume(b)
-		return rec, fmt.Errorf("the new catalog cannot be built; the previous one keeps serving: %w", err)
-	}
-	// The presentation (mode, exposition, meta-tool names, the auto
-	// mode's client lists, byte forwarding) comes with the catalog, in
-	// one swap.
-	if err := b.Gateway.UpdateWith(space, &p.Gateway); err != nil {
-		old.resume(b)
-		return rec, fmt.Errorf("%s cannot be presented; the previous catalog keeps serving: %w", p.origin(), err)
-	}
-	if p.Upstreams != nil {
-		p.Upstreams.readOffers()
-		p.followChanges(b.Gateway, gen, warnings)
-	}
-	return rec, nil
+	return b.sup.adopt(old, p)
 }
 
 // reloadStartWait bounds how long a reload waits for the servers it added
 // to list their tools before it builds the catalog.
 const reloadStartWait = 5 * time.Second
 
-// resume makes p's catalog follow the upstreams again after an Adopt of
-// another plan failed: rebuilt at once, since changes went unheard.
-func (p *Plan) resume(b *Built) {
-	if p.Upstreams != nil {
-		p.followChanges(b.Gateway, 0, nil)
+// awaitFresh waits, at most reloadStartWait, for the servers a reload
+// added or changed that have no known list: a short wait for them saves
+// building the catalog twice (once with their tools pending, once with
+// them), which at 20,000 tools is seconds of CPU. One slower than the
+// wait joins when it is ready.
+func (u *Upstreams) awaitFresh(ch upstream.Change) {
+	fresh := map[string]bool{}
+	for _, n := range append(append([]string(nil), ch.Added...), ch.Changed...) {
+		fresh[n] = true
 	}
-}
-
-// pause stops rebuilding any plan's catalog on upstream changes until the
-// next followChanges; the changes are still counted.
-func (u *Upstreams) pause() {
-	u.mu.Lock()
-	u.onChanged, u.owner = nil, nil
-	u.mu.Unlock()
+	if len(fresh) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), reloadStartWait)
+	defer cancel()
+	u.awaitPending(ctx, func(s string) bool { return fresh[s] })
 }
 
 // reconcile makes nu's servers (nil: none) the servers of u, which keeps
@@ -163,13 +108,6 @@ func (u *Upstreams) reconcile(nu *Upstreams) upstream.Change {
 		go u.runDiscovery()
 	}
 	return ch
-}
-
-// owns reports whether p is the plan whose catalog is served.
-func (u *Upstreams) owns(p *Plan) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.owner == p
 }
 
 // restartNeeded lists the settings that differ between the running plan

@@ -32,20 +32,14 @@ type Upstreams struct {
 	// configs are the servers' configs as the Manager was given them.
 	configs map[string]config.ServerConfig
 
-	mu        sync.Mutex
-	onChanged func()
-	// owner is the plan whose catalog is served (under mu): the one that
-	// set onChanged last. rebuildMu orders the rebuilds of every plan
-	// that served over these upstreams.
-	owner     *Plan
-	rebuildMu sync.Mutex
+	mu sync.Mutex
+	// sup hears every change of what the servers offer (under mu): the
+	// supervisor of the catalog built over them last (see Supervisor).
+	sup *Supervisor
 	// gone holds the tools reloads removed (under mu; see noteGone).
-	gone map[catalog.ToolID]goneTool
-	// generation counts the changes of what the servers offer (under mu):
-	// a catalog built at one generation is current while it holds.
-	generation uint64
-	onLog      func(context.Context, *mcp.LoggingMessageParams)
-	onUpdated  func(context.Context, *mcp.ResourceUpdatedNotificationParams)
+	gone      map[catalog.ToolID]goneTool
+	onLog     func(context.Context, *mcp.LoggingMessageParams)
+	onUpdated func(context.Context, *mcp.ResourceUpdatedNotificationParams)
 	// onPrompts and onResources tell the gateway its pass-through lists
 	// changed.
 	onPrompts, onResources func()
@@ -190,36 +184,34 @@ func (u *Upstreams) log(msg *mcp.LoggingMessageParams) {
 	}
 }
 
-// changed counts a change and tells the callback follow set, in one step
-// with reading it: whoever sets the callback and then reads the generation
-// either sees this change counted or has the callback called.
+// attach makes s hear of every change from now on.
+func (u *Upstreams) attach(s *Supervisor) {
+	u.mu.Lock()
+	u.sup = s
+	u.mu.Unlock()
+}
+
+// changed tells the supervisor that what the servers offer changed: it
+// counts the change and rebuilds the catalog if it follows them.
 func (u *Upstreams) changed() {
 	u.mu.Lock()
-	u.generation++
-	fn := u.onChanged
+	s := u.sup
 	u.mu.Unlock()
-	if fn != nil {
-		fn()
+	if s != nil {
+		s.changed()
 	}
 }
 
-// currentGeneration is the number of changes so far. Read before the
-// servers' tools, it dates a catalog built from them: a change counted
-// after it may or may not be in that catalog, so it calls for a rebuild.
+// currentGeneration is the supervisor's count of changes so far (see
+// Supervisor.gen), 0 before any catalog was built.
 func (u *Upstreams) currentGeneration() uint64 {
 	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.generation
-}
-
-// follow sets what runs after any server's tool list changed, and reports
-// whether a change was counted after generation since: one the callback
-// will not hear of.
-func (u *Upstreams) follow(owner *Plan, since uint64, fn func()) (missed bool) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.onChanged, u.owner = fn, owner
-	return u.generation != since
+	s := u.sup
+	u.mu.Unlock()
+	if s == nil {
+		return 0
+	}
+	return s.generation()
 }
 
 // notify calls the callback get reads under u.mu, if it is set.
@@ -668,30 +660,27 @@ func (u *Upstreams) Close() error {
 // Follow keeps b's gateway serving the plan's current catalog: whenever an
 // upstream's tool list changes, the catalog is rebuilt and the gateway
 // updated, so clients hear of new tools. Errors are logged; the gateway
-// keeps serving the last good catalog.
+// keeps serving the last good catalog. Supervise does this and more (a
+// pending start's completion, reloads); Follow serves a gateway that
+// needs no more, such as a library's.
 func (p *Plan) Follow(b *Built) {
-	if p.Upstreams == nil {
-		return
-	}
+	b.sup.follow()
+}
+
+// wire sends what the servers tell every client (log messages, resource
+// updates, changed prompt and resource lists) to gw.
+func (u *Upstreams) wire(gw *gateway.Gateway) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	// The servers' log messages go to every client (each client's level
 	// filters them).
-	p.Upstreams.mu.Lock()
-	p.Upstreams.onLog = b.Gateway.Log
-	p.Upstreams.onUpdated = b.Gateway.ResourceUpdated
+	u.onLog = gw.Log
+	u.onUpdated = gw.ResourceUpdated
 	// Prompts and resources are listed afresh from the servers on every
 	// request, so a change needs no rebuild: clients are told, and ask.
-	p.Upstreams.onPrompts = b.Gateway.PromptsChanged
-	p.Upstreams.onResources = b.Gateway.ResourcesChanged
-	p.Upstreams.offered = map[string]offers{}
-	p.Upstreams.mu.Unlock()
-	if b.pending {
-		// Complete reads the cache, builds the first catalog of upstream
-		// tools and follows from there; pending servers are on their way.
-		p.Upstreams.startDiscovery()
-		return
-	}
-	p.Upstreams.readOffers()
-	p.followChanges(b.Gateway, b.generation, b.Warnings)
+	u.onPrompts = gw.PromptsChanged
+	u.onResources = gw.ResourcesChanged
+	u.offered = map[string]offers{}
 }
 
 // readOffers notes what each server is known to offer beside tools, so
@@ -708,50 +697,6 @@ func (u *Upstreams) readOffers() {
 		u.offered[s.key] = o
 		u.mu.Unlock()
 	}
-}
-
-// followChanges rebuilds the catalog of gw whenever an upstream's tools
-// change after generation; the warnings were told already.
-func (p *Plan) followChanges(gw *gateway.Gateway, generation uint64, warnings []string) {
-	mu := &p.Upstreams.rebuildMu // one rebuild at a time, in order, whichever plan
-	// Each warning is told once: every rebuild finds the ones before again.
-	told := map[string]bool{}
-	for _, w := range warnings {
-		told[w] = true
-	}
-	rebuild := func(logWarnings bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		// A reload made another plan the one served (Adopt): a rebuild
-		// of this one, begun before, would serve the old config again.
-		if !p.Upstreams.owns(p) {
-			return
-		}
-		space, _, warnings, err := p.space(false)
-		if err != nil {
-			p.logf("the catalog could not be rebuilt after an upstream change; serving the previous one: %v", err)
-			return
-		}
-		for _, w := range warnings {
-			if logWarnings && !told[w] {
-				told[w] = true
-				p.logf("%s", w)
-			}
-		}
-		if err := gw.Update(space); err != nil {
-			p.logf("the gateway could not take the new catalog; serving the previous one: %v", err)
-		}
-	}
-	// A server that settled after b was built and before the callback was
-	// set told nobody: catch up once then. Otherwise b is current, and
-	// building it again would only double the start's work, which grows
-	// with the catalog. (Clients hear list_changed only if their list
-	// changed; the warnings were told when b was built.)
-	if p.Upstreams.follow(p, generation, func() { rebuild(true) }) {
-		rebuild(false)
-	}
-	// Pending servers must be on their way for requests to wait for them.
-	p.Upstreams.startDiscovery()
 }
 
 func (p *Plan) logf(format string, args ...any) {
