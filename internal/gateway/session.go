@@ -6,21 +6,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/groupsext"
 	"github.com/toolfold/toolfold/internal/meta"
 	"github.com/toolfold/toolfold/internal/rawcall"
+	"github.com/toolfold/toolfold/internal/sdkshim"
 	"github.com/toolfold/toolfold/internal/view"
-	"go.opentelemetry.io/otel/attribute"
-	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // session is what a server knows of the clients it serves: for the groups
@@ -476,7 +477,7 @@ func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.C
 	}
 	ticket.finish(ctx, tool, via, rec.source, result)
 	if err == nil && r.ProtocolVersion() >= statelessProtocol {
-		res = completeResult(res)
+		res = sdkshim.Complete(res)
 	}
 	return res, err
 }
@@ -615,66 +616,6 @@ func (s *session) afterChange(ctx context.Context, ss *mcp.ServerSession, ch *vi
 	if s.reconcile() {
 		s.notifyToolsChanged(ctx, ss)
 	}
-}
-
-// completeResult marks a result as complete ("resultType": "complete"),
-// which the 2026-07-28 protocol requires of tools/call, prompts/get and
-// resources/read results. The SDK marks the results of the handlers it runs
-// itself, but the gateway's middleware answers these methods before the SDK
-// does, and the field is settable only through the SDK's own decoding.
-//
-// R is a pointer type; a nil one encodes as null and is returned as it is.
-func completeResult[R any](res R) R {
-	if r, ok := any(res).(*mcp.CallToolResult); ok && r != nil {
-		if out, ok := completeCallResult(r); ok {
-			return any(out).(R)
-		}
-	}
-	return completeByRoundTrip(res)
-}
-
-// completeMark is the smallest result the SDK decodes as complete.
-var completeMark = []byte(`{"resultType":"complete","content":[]}`)
-
-// completeCallResult is completeResult for a tools/call result without
-// encoding it: the SDK decodes the mark alone into a fresh result and res's
-// exported fields are copied onto it, every one, so that a field a later
-// SDK adds is kept too. A find_tools answer is kilobytes, and the round
-// trip decoded its structured content into maps to encode again. A result
-// that asks for input, or one already marked so, is returned as it is.
-func completeCallResult(res *mcp.CallToolResult) (*mcp.CallToolResult, bool) {
-	if res.NeedsInput() || res.InputRequests != nil {
-		return res, true
-	}
-	out := new(mcp.CallToolResult)
-	if err := json.Unmarshal(completeMark, out); err != nil {
-		return nil, false
-	}
-	src, dst := reflect.ValueOf(res).Elem(), reflect.ValueOf(out).Elem()
-	for i := range src.NumField() {
-		if src.Type().Field(i).IsExported() {
-			dst.Field(i).Set(src.Field(i))
-		}
-	}
-	return out, true
-}
-
-// completeByRoundTrip is completeResult for any result: encoded, marked and
-// decoded by the SDK.
-func completeByRoundTrip[R any](res R) R {
-	raw, err := json.Marshal(res)
-	if err != nil || len(raw) < 2 || raw[0] != '{' || bytes.Contains(raw, []byte(`"resultType"`)) || bytes.Contains(raw, []byte(`"inputRequests"`)) {
-		return res
-	}
-	marked := append([]byte(`{"resultType":"complete"`), raw[1:]...)
-	if len(raw) > 2 {
-		marked = append([]byte(`{"resultType":"complete",`), raw[1:]...)
-	}
-	var out R // Unmarshal allocates what it points to
-	if err := json.Unmarshal(marked, &out); err != nil {
-		return res
-	}
-	return out
 }
 
 // metricName is the tool label of a call: the wire name when the gateway
