@@ -40,9 +40,9 @@ type session struct {
 	// them each tool's groups.
 	autoFlat bool
 
-	// send delivers a notification past the gateway's own sending
-	// middleware (see notifyToolsChanged); nil on a transient session.
-	send mcp.MethodHandler
+	// toolsTap sends tools/list_changed in place of the SDK's own (see
+	// notifyToolsChanged); nil on a per-request server.
+	toolsTap *sdkshim.ListChangedTap
 	// placeholders are what announce keeps in the server's registry.
 	placeholders placeholders
 
@@ -134,15 +134,13 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 		// debounced announcement is dropped: under load its 10 ms window
 		// closes in the middle of a reconciliation and one change is
 		// announced twice.
-		s.server.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-			s.send = next
-			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-				if method == notificationToolsListChanged {
-					return nil, nil
-				}
-				return next(ctx, method, req)
-			}
-		})
+		tap, err := sdkshim.TapListChanged(s.server, sdkshim.ToolsListChanged)
+		if err != nil {
+			// Only an SDK that no longer builds the sending chain at once
+			// fails here (TestSDKBuildsTheSendingChainAtOnce says so first).
+			g.log.Error("announcing tool list changes per client", "err", err)
+		}
+		s.toolsTap = tap
 	}
 	s.server.AddReceivingMiddleware(s.middleware)
 	if g.opts.Extras != nil {
@@ -215,21 +213,16 @@ func (g *Gateway) serverCapabilities(notifying bool) *mcp.ServerCapabilities {
 	return caps
 }
 
-// notificationToolsListChanged is the notification a view's list change
-// sends.
-const notificationToolsListChanged = "notifications/tools/list_changed"
-
 // notifyToolsChanged tells the session's client that its list changed,
 // now: on the context of the call that changed it, so that over streamable
 // HTTP it travels on that call's response stream, and on every transport
 // it is written before the call's result. It bypasses the SDK's debounce,
 // which would send it after the result, and sometimes twice.
 func (s *session) notifyToolsChanged(ctx context.Context, ss *mcp.ServerSession) {
-	if s.send == nil || ss == nil {
+	if s.toolsTap == nil || ss == nil {
 		return
 	}
-	req := &mcp.ServerRequest[*mcp.ToolListChangedParams]{Session: ss, Params: &mcp.ToolListChangedParams{}}
-	if _, err := s.send(ctx, notificationToolsListChanged, req); err != nil {
+	if err := s.toolsTap.Notify(ctx, ss); err != nil {
 		s.g.log.Warn("telling a client its tool list changed", "err", err)
 	}
 }
@@ -262,7 +255,7 @@ func (s *session) migrate(st *state, quiet bool) {
 	}
 	s.announcing.Lock()
 	defer s.announcing.Unlock()
-	if s.reconcile() && s.send != nil && !quiet {
+	if s.reconcile() && s.toolsTap != nil && !quiet {
 		for ss := range s.server.Sessions() {
 			s.notifyToolsChanged(context.Background(), ss)
 		}
