@@ -70,42 +70,6 @@ func noArgs(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) 
 	return &mcp.CallToolResult{}, nil
 }
 
-// TestSDKAnnouncesPromptChangesOnlyFromItsRegistry: the SDK has no call
-// that sends prompts/list_changed; adding and removing a prompt is what
-// makes it send one, which listchanged.go's placeholder relies on.
-func TestSDKAnnouncesPromptChangesOnlyFromItsRegistry(t *testing.T) {
-	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Prompts: &mcp.PromptCapabilities{ListChanged: true}}})
-	heard := make(chan struct{}, 4)
-	cs, _ := bareServer(t, s, &mcp.ClientOptions{PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { heard <- struct{}{} }})
-	s.AddPrompt(&mcp.Prompt{Name: "placeholder"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		return &mcp.GetPromptResult{}, nil
-	})
-	s.RemovePrompts("placeholder")
-	<-heard
-	res, err := cs.ListPrompts(context.Background(), nil)
-	if err != nil || len(res.Prompts) != 0 {
-		t.Fatalf("after the placeholder went, prompts/list = %v, %v; want empty", res, err)
-	}
-}
-
-// TestSDKAnnouncesResourceChangesOnlyFromItsRegistry: as for prompts, the
-// SDK sends resources/list_changed only when its registry changes, which
-// listchanged.go's placeholder resource relies on.
-func TestSDKAnnouncesResourceChangesOnlyFromItsRegistry(t *testing.T) {
-	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{ListChanged: true}}})
-	heard := make(chan struct{}, 4)
-	cs, _ := bareServer(t, s, &mcp.ClientOptions{ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { heard <- struct{}{} }})
-	s.AddResource(&mcp.Resource{Name: "placeholder", URI: "toolfold://placeholder"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		return &mcp.ReadResourceResult{}, nil
-	})
-	s.RemoveResources("toolfold://placeholder")
-	<-heard
-	res, err := cs.ListResources(context.Background(), nil)
-	if err != nil || len(res.Resources) != 0 {
-		t.Fatalf("after the placeholder went, resources/list = %v, %v; want empty", res, err)
-	}
-}
-
 // streamable posts one message to an SDK streamable handler.
 func streamable(t *testing.T, url, session, bearer, body string) (int, string, http.Header) {
 	t.Helper()

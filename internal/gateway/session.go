@@ -43,8 +43,8 @@ type session struct {
 	// toolsTap sends tools/list_changed in place of the SDK's own (see
 	// notifyToolsChanged); nil on a per-request server.
 	toolsTap *sdkshim.ListChangedTap
-	// placeholders are what announce keeps in the server's registry.
-	placeholders placeholders
+	// announcer makes the SDK announce lists it does not hold (announce).
+	announcer *sdkshim.RegistryAnnouncer
 
 	// fingerprint identifies the lists the per-request server answered
 	// last, so a catalog update that changes none announces nothing.
@@ -126,6 +126,7 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 		}
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, so)
+	s.announcer = sdkshim.NewRegistryAnnouncer(s.server)
 	if m != perRequestMode {
 		// List changes are announced by the gateway itself: a view's
 		// before the result of the call that made them (see
