@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/toolfold/toolfold/internal/sdkshim"
 )
 

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/expose"

@@ -12,16 +12,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.opentelemetry.io/otel/attribute"
-	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/groupsext"
 	"github.com/toolfold/toolfold/internal/meta"
 	"github.com/toolfold/toolfold/internal/rawcall"
 	"github.com/toolfold/toolfold/internal/sdkshim"
 	"github.com/toolfold/toolfold/internal/view"
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // session is what a server knows of the clients it serves: for the groups
@@ -160,7 +159,7 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 		})
 	}
 	// Added last, so it is outermost: it sees every handler's error.
-	s.server.AddReceivingMiddleware(withErrorCodes)
+	s.server.AddReceivingMiddleware(sdkshim.WithErrorCodes(errorCode))
 	s.server.AddReceivingMiddleware(checkParams) // the gate for params, before any handler
 	if g.tr != nil {
 		// Outside even that: a request's span covers every handler

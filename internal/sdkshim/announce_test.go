@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/toolfold/toolfold/internal/sdkshim"
 )
 

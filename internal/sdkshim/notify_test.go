@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/toolfold/toolfold/internal/sdkshim"
 )
 
@@ -154,7 +153,9 @@ func TestListChangedTapDropsTheSDKsOwn(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.AddTool(&mcp.Tool{Name: "late", InputSchema: json.RawMessage(`{"type":"object"}`)}, noArgs)
-		s.AddPrompt(&mcp.Prompt{Name: "late"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return &mcp.GetPromptResult{}, nil })
+		s.AddPrompt(&mcp.Prompt{Name: "late"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{}, nil
+		})
 		time.Sleep(time.Second) // synctest's clock: past the SDK's debounce
 		synctest.Wait()
 		mu.Lock()

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/toolfold/toolfold/internal/sdkshim"
 )
 
