@@ -8,13 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/sdkshim"
 )
 
 // Defaults of the HTTP session limits.
@@ -291,7 +289,7 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 	// so a client that reads it finds the table already counting it.
 	added := false
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(int) {
-		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+		if id := sdkshim.SessionStarted(w.Header()); id != "" {
 			owner := callerOf(r.Context(), nil).user
 			if listens {
 				f.g.groupStreams.addSession(id)
@@ -343,7 +341,7 @@ func (f *httpFront) callerName(r *http.Request) string {
 // ends session id: it then leaves the table at once, so the room it frees
 // is there when the client reads the answer. It reports whether it did.
 func (f *httpFront) endedWith(r *http.Request, id string, status int) bool {
-	if status == http.StatusNotFound || (r.Method == http.MethodDelete && status == http.StatusNoContent) {
+	if sdkshim.SessionEnded(r.Method, status) {
 		f.table.finish(id, true)
 		return true
 	}
@@ -396,21 +394,8 @@ func (f *httpFront) serveSession(w http.ResponseWriter, r *http.Request, id stri
 // handed to the SDK's handler, as its owner (the SDK refuses any other
 // caller, and a session it kept would outlive the cap and the timeout).
 func (f *httpFront) closeSession(id, owner string) {
-	req := httptest.NewRequest(http.MethodDelete, "/mcp", nil)
-	req.Header.Set("Mcp-Session-Id", id)
-	var h http.Handler = f.sdk
-	if owner != "" {
-		// The SDK reads the caller only from a context that
-		// auth.RequireBearerToken made.
-		req.Header.Set("Authorization", "Bearer owner")
-		h = auth.RequireBearerToken(func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
-			return &auth.TokenInfo{UserID: owner, Expiration: time.Now().Add(time.Minute)}, nil
-		}, nil)(f.sdk)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	if rec.Code != http.StatusNoContent && rec.Code != http.StatusOK {
-		f.g.log.Warn("closing an idle HTTP session", "status", rec.Code, "answer", strings.TrimSpace(rec.Body.String()))
+	if err := sdkshim.CloseStreamableSession(f.sdk, id, owner); err != nil {
+		f.g.log.Warn("closing an idle HTTP session", "err", err)
 	}
 }
 

@@ -37,15 +37,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -68,60 +64,6 @@ func bareServer(t *testing.T, s *mcp.Server, opts *mcp.ClientOptions) (*mcp.Clie
 
 func noArgs(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{}, nil
-}
-
-// streamable posts one message to an SDK streamable handler.
-func streamable(t *testing.T, url, session, bearer, body string) (int, string, http.Header) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if session != "" {
-		req.Header.Set("Mcp-Session-Id", session)
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	}
-	if bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+bearer)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(raw), resp.Header
-}
-
-const pinInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pin","version":"1"}}}`
-
-// TestSDKStreamableSessionsAndTheirOwners: a streamable session ends on a
-// DELETE handed to the handler (how the gateway closes idle sessions), and
-// a session opened with a token answers another token 403 "session user
-// mismatch" (what the session table mirrors for every path).
-func TestSDKStreamableSessionsAndTheirOwners(t *testing.T) {
-	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, nil)
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
-	bearer := auth.RequireBearerToken(func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
-	}, nil)
-	srv := httptest.NewServer(bearer(h))
-	t.Cleanup(srv.Close)
-	code, body, header := streamable(t, srv.URL, "", "alice", pinInitialize)
-	id := header.Get("Mcp-Session-Id")
-	if code != http.StatusOK || id == "" {
-		t.Fatalf("initialize: %d %s", code, body)
-	}
-	if code, body, _ := streamable(t, srv.URL, id, "bob", `{"jsonrpc":"2.0","id":2,"method":"ping"}`); code != http.StatusForbidden || !strings.Contains(body, "session user mismatch") {
-		t.Fatalf("another token on alice's session: %d %s; the SDK no longer refuses it as the session table assumes", code, body)
-	}
-	del := httptest.NewRequest(http.MethodDelete, "/mcp", nil)
-	del.Header.Set("Mcp-Session-Id", id)
-	rec := httptest.NewRecorder()
-	del.Header.Set("Authorization", "Bearer alice")
-	bearer(h).ServeHTTP(rec, del)
-	if code, body, _ := streamable(t, srv.URL, id, "alice", `{"jsonrpc":"2.0","id":3,"method":"ping"}`); code != http.StatusNotFound {
-		t.Fatalf("a session deleted through the handler answered %d %s; want 404", code, body)
-	}
 }
 
 // TestSDKStdioSessionEndsOnAMalformedLine: the SDK ends a stdio session on
