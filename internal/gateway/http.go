@@ -405,7 +405,7 @@ type peeked struct {
 	method string
 	id     json.RawMessage
 	// compact is an initialize request re-encoded with only the fields
-	// the SDK reads, bounded (compactInitialize).
+	// the SDK reads, bounded (sdkshim.CompactInitialize).
 	compact []byte
 	// caps are an initialize request's client capabilities, as sent.
 	caps json.RawMessage
@@ -429,7 +429,7 @@ func peekMessage(body []byte) peeked {
 	p.method, p.id, p.caps = m.Method, m.ID, m.Params.Capabilities
 	p.compact = body
 	if m.Method == "initialize" {
-		if c, err := compactInitialize(m.ID, m.Method, m.Params.ProtocolVersion, m.Params.Capabilities, m.Params.ClientInfo); err == nil {
+		if c, err := sdkshim.CompactInitialize(m.ID, m.Method, m.Params.ProtocolVersion, m.Params.Capabilities, m.Params.ClientInfo); err == nil {
 			p.compact = c
 		}
 	}

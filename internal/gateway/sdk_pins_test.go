@@ -96,27 +96,6 @@ func TestSDKStdioSessionEndsOnAMalformedLine(t *testing.T) {
 	}
 }
 
-// TestSDKKeepsTheInitializeParams: a session keeps its client's initialize
-// params as sent, for its life, which is why the HTTP front hands it a
-// compact, bounded copy.
-func TestSDKKeepsTheInitializeParams(t *testing.T) {
-	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, nil)
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	long := strings.Repeat("n", 10_000)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: long, Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	if p := ss.InitializeParams(); p == nil || p.ClientInfo == nil || p.ClientInfo.Name != long {
-		t.Fatal("the session no longer keeps the client's initialize params as sent; the compact copy may be unnecessary")
-	}
-}
-
 // TestSDKMarksSessionListsPublic: the SDK answers a session's tools/list
 // itself with cacheScope public, whoever asks; the gateway's middleware
 // says private where the list depends on the caller.
