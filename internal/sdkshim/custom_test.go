@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -128,26 +127,6 @@ func TestSDKSendsNoCustomNotifications(t *testing.T) {
 // on a connection, headerTransport on HTTP response bodies). The server is
 // scripted line by line over stdio framing.
 func TestSDKClientHearsNoCustomNotifications(t *testing.T) {
-	toClient, serverOut := io.Pipe()
-	serverIn, fromClient := io.Pipe()
-	t.Cleanup(func() { serverOut.Close(); fromClient.Close() })
-	go func() {
-		r := bufio.NewReader(serverIn)
-		line, err := r.ReadString('\n')
-		var init struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if err != nil || json.Unmarshal([]byte(line), &init) != nil {
-			return
-		}
-		io.WriteString(serverOut, `{"jsonrpc":"2.0","id":`+string(init.ID)+`,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"scripted","version":"1"}}}`+"\n")
-		if _, err := r.ReadString('\n'); err != nil { // notifications/initialized
-			return
-		}
-		io.WriteString(serverOut, `{"jsonrpc":"2.0","method":"notifications/groups/list_changed","params":{}}`+"\n")
-		io.WriteString(serverOut, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}`+"\n")
-		io.Copy(io.Discard, r)
-	}()
 	seen := make(chan string, 4)
 	c := mcp.NewClient(&mcp.Implementation{Name: "pin", Version: "1"}, nil)
 	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -156,11 +135,9 @@ func TestSDKClientHearsNoCustomNotifications(t *testing.T) {
 			return next(ctx, method, req)
 		}
 	})
-	cs, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: toClient, Writer: fromClient}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	write, _ := scripted(t, c, `{"tools":{"listChanged":true}}`)
+	write(`{"jsonrpc":"2.0","method":"notifications/groups/list_changed","params":{}}`)
+	write(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}`)
 	// Notifications are handled in the order they arrive: when the tools'
 	// one reaches the middleware, the groups' one has been dealt with.
 	for method := range seen {

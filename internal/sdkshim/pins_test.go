@@ -4,6 +4,7 @@ package sdkshim_test
 // requests to a bare streamable HTTP handler.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -62,4 +63,52 @@ func modernCall(tool string) (string, map[string]string) {
 	args, _ := json.Marshal(tool)
 	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":` + string(args) + `,"arguments":{},` + modernMeta + `}}`,
 		map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": tool}
+}
+
+// scripted connects c to a server scripted line by line over stdio
+// framing: it answers initialize (the server's capabilities as given) and
+// reads notifications/initialized, then hands the test a function that
+// writes a line to the client and a function that reads the client's next
+// line.
+func scripted(t *testing.T, c *mcp.Client, serverCaps string) (write func(string), read func() string) {
+	t.Helper()
+	toClient, serverOut := io.Pipe()
+	serverIn, fromClient := io.Pipe()
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(serverIn)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	ready := make(chan error, 1)
+	go func() {
+		var init struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(<-lines), &init); err != nil {
+			ready <- err
+			return
+		}
+		_, err := io.WriteString(serverOut, `{"jsonrpc":"2.0","id":`+string(init.ID)+`,"result":{"protocolVersion":"2025-11-25","capabilities":`+serverCaps+`,"serverInfo":{"name":"scripted","version":"1"}}}`+"\n")
+		<-lines // notifications/initialized
+		ready <- err
+	}()
+	cs, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: toClient, Writer: fromClient}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-ready; err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); serverOut.Close(); fromClient.Close() })
+	write = func(line string) {
+		if _, err := io.WriteString(serverOut, line+"\n"); err != nil {
+			t.Errorf("writing to the client: %v", err)
+		}
+	}
+	read = func() string { return <-lines }
+	return write, read
 }
