@@ -136,8 +136,12 @@ func TestSDKClientHearsNoCustomNotifications(t *testing.T) {
 		}
 	})
 	write, _ := scripted(t, c, `{"tools":{"listChanged":true}}`)
-	write(`{"jsonrpc":"2.0","method":"notifications/groups/list_changed","params":{}}`)
-	write(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}`)
+	if err := write(`{"jsonrpc":"2.0","method":"notifications/groups/list_changed","params":{}}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}`); err != nil {
+		t.Fatal(err)
+	}
 	// Notifications are handled in the order they arrive: when the tools'
 	// one reaches the middleware, the groups' one has been dealt with.
 	for method := range seen {

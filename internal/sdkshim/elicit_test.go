@@ -40,7 +40,9 @@ func TestSDKClientRefusesTitledMultiSelectWithAType(t *testing.T) {
 			})
 		}
 		write, read := scripted(t, c, `{}`)
-		write(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"pick","requestedSchema":` + titledMultiSelect + `}}`)
+		if err := write(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"pick","requestedSchema":` + titledMultiSelect + `}}`); err != nil {
+			t.Fatal(err)
+		}
 		answer = read()
 		return answer, ran.Load()
 	}

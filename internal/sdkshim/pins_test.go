@@ -69,8 +69,8 @@ func modernCall(tool string) (string, map[string]string) {
 // framing: it answers initialize (the server's capabilities as given) and
 // reads notifications/initialized, then hands the test a function that
 // writes a line to the client and a function that reads the client's next
-// line.
-func scripted(t *testing.T, c *mcp.Client, serverCaps string) (write func(string), read func() string) {
+// line ("" once the client closed its end).
+func scripted(t *testing.T, c *mcp.Client, serverCaps string) (write func(string) error, read func() string) {
 	t.Helper()
 	toClient, serverOut := io.Pipe()
 	serverIn, fromClient := io.Pipe()
@@ -104,10 +104,9 @@ func scripted(t *testing.T, c *mcp.Client, serverCaps string) (write func(string
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close(); serverOut.Close(); fromClient.Close() })
-	write = func(line string) {
-		if _, err := io.WriteString(serverOut, line+"\n"); err != nil {
-			t.Errorf("writing to the client: %v", err)
-		}
+	write = func(line string) error {
+		_, err := io.WriteString(serverOut, line+"\n")
+		return err
 	}
 	read = func() string { return <-lines }
 	return write, read
