@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,15 +62,9 @@ func (g *Gateway) HTTPHandler(opts *HTTPOptions) (http.Handler, error) {
 		o.MaxSessions = DefaultMaxSessions
 	}
 	probe := mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, nil)
-	getServer := func(r *http.Request) *mcp.Server {
-		if server, ok := r.Context().Value(chosenServer{}).(*mcp.Server); ok {
-			return server // chosen by the front below
-		}
-		// The SDK only reads this server's protocol versions; a session's
-		// own server was chosen when it began, and a request that starts no
-		// session is answered without one (the SDK refuses it).
-		return probe
-	}
+	// The server of a request is the one the front below chose; the probe
+	// answers the SDK's questions on the others (sdkshim.ChosenServer).
+	getServer := sdkshim.ChosenServer(probe)
 	// Idle sessions are closed by the session table, not the SDK, so that
 	// the table knows every session that is open.
 	handler := func(stateless bool) *mcp.StreamableHTTPHandler {
@@ -231,7 +224,7 @@ func (f *httpFront) servePOST(w http.ResponseWriter, r *http.Request) {
 			// It can hear of groups that change, on its listen stream.
 			server = f.g.listening().server
 		}
-		r = withServer(r, server, body)
+		r = sdkshim.WithServer(r, server, body)
 		if modern {
 			if first.method == "subscriptions/listen" && client.Extension && !f.opts.Stateless {
 				ls := newListenStream(w, first.id)
@@ -284,7 +277,7 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 			f.g.forget(s)
 		}
 	}
-	r = withServer(r, s.server, first.compact)
+	r = sdkshim.WithServer(r, s.server, first.compact)
 	// The session enters the table before its client can see the answer,
 	// so a client that reads it finds the table already counting it.
 	added := false
@@ -496,17 +489,3 @@ func (s *statusWriter) Flush() {
 }
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
-// chosenServer keys the server the front chose for a request in its
-// context, where the SDK's getServer finds it (the SDK wraps the body
-// before it asks, so the body cannot carry it).
-type chosenServer struct{}
-
-// withServer hands the SDK a request whose body is the one the front read
-// (or rewrote), and the server to serve it.
-func withServer(r *http.Request, server *mcp.Server, body []byte) *http.Request {
-	r = r.WithContext(context.WithValue(r.Context(), chosenServer{}, server))
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	return r
-}

@@ -1,14 +1,17 @@
 package sdkshim
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The streamable HTTP handler keeps its sessions in an unexported map:
@@ -56,4 +59,35 @@ func CloseStreamableSession(h http.Handler, id, owner string) error {
 		return fmt.Errorf("the SDK's handler answered the DELETE of session %s with %d %q", id, rec.Code, strings.TrimSpace(rec.Body.String()))
 	}
 	return nil
+}
+
+// chosenServer keys the server chosen for a request in its context, where
+// ChosenServer finds it (the SDK wraps the body before it asks for the
+// server, so the body cannot carry it).
+type chosenServer struct{}
+
+// WithServer returns r for the SDK's streamable handler, to be served by
+// server (a handler made with ChosenServer), with body as its body: the
+// one its owner read, or rewrote.
+func WithServer(r *http.Request, server *mcp.Server, body []byte) *http.Request {
+	r = r.WithContext(context.WithValue(r.Context(), chosenServer{}, server))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return r
+}
+
+// ChosenServer is the getServer of a streamable handler whose owner
+// chooses each new session's server itself (WithServer). The SDK asks for
+// a server on every request, not only those that open a session
+// (TestSDKAsksForTheServerOnEveryRequest); for a request with no server
+// chosen, fallback is given: the SDK reads only its protocol versions,
+// since a session's own server was chosen when it began, and a request
+// that opens none is refused without one.
+func ChosenServer(fallback *mcp.Server) func(*http.Request) *mcp.Server {
+	return func(r *http.Request) *mcp.Server {
+		if server, ok := r.Context().Value(chosenServer{}).(*mcp.Server); ok {
+			return server
+		}
+		return fallback
+	}
 }

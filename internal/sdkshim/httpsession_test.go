@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,64 @@ func TestSessionEnded(t *testing.T) {
 		if got := sdkshim.SessionEnded(tt.method, tt.status); got != tt.want {
 			t.Errorf("SessionEnded(%s, %d) = %v, want %v", tt.method, tt.status, got, tt.want)
 		}
+	}
+}
+
+// TestSDKAsksForTheServerOnEveryRequest: the streamable handler calls its
+// getServer for every request of a session, not only for the initialize
+// that opens it; which is why ChosenServer answers requests with no server
+// chosen (with a fallback whose protocol versions are all the SDK reads).
+func TestSDKAsksForTheServerOnEveryRequest(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, nil)
+	asked := make(chan string, 8)
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		asked <- r.Header.Get("Mcp-Session-Id")
+		return s
+	}, nil)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	drain := func() (ids []string) {
+		for {
+			select {
+			case id := <-asked:
+				ids = append(ids, id)
+			default:
+				return ids
+			}
+		}
+	}
+	_, _, header := post(t, srv.URL, pinInitialize, nil)
+	id := sdkshim.SessionStarted(header)
+	if id == "" || len(drain()) == 0 {
+		t.Fatal("the initialize opened no session, or getServer was not asked for it")
+	}
+	post(t, srv.URL, pinPing, inSession(id, ""))
+	// The handler asks while it serves, before it answers.
+	if got := drain(); !slices.Contains(got, id) {
+		t.Fatalf("getServer was asked for %q while a session's request was served; the SDK no longer asks for its requests, so ChosenServer's fallback may be unnecessary", got)
+	}
+}
+
+// TestChosenServerServesTheChosenOne: a request made with WithServer is
+// served by its server, with the body given; one without, by the fallback.
+func TestChosenServerServesTheChosenOne(t *testing.T) {
+	named := func(name string) *mcp.Server {
+		return mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, nil)
+	}
+	chosen, fallback := named("chosen"), named("fallback")
+	h := mcp.NewStreamableHTTPHandler(sdkshim.ChosenServer(fallback), nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Choose") != "" {
+			// The body the handler gets is the one given, not the one sent.
+			r = sdkshim.WithServer(r, chosen, []byte(pinInitialize))
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	if _, body, _ := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"not what is served"}`, map[string]string{"X-Choose": "1"}); !strings.Contains(body, `"name":"chosen"`) {
+		t.Errorf("a request with a chosen server was answered %s", body)
+	}
+	if _, body, _ := post(t, srv.URL, pinInitialize, nil); !strings.Contains(body, `"name":"fallback"`) {
+		t.Errorf("a request with no server chosen was answered %s", body)
 	}
 }
