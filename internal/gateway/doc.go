@@ -69,9 +69,9 @@
 // server (shared, per-view and group endpoints) after a short coalescing
 // delay. The SDK has no call that sends list_changed on its own; it sends
 // one when its registry changes, so each server adds and removes a
-// placeholder prompt or resource that no client ever sees (see
-// listchanged.go), and the SDK's delivery does the rest, listen streams
-// included.
+// placeholder prompt or resource that no client ever sees
+// (sdkshim.RegistryAnnouncer, called from listchanged.go), and the SDK's
+// delivery does the rest, listen streams included.
 //
 // # Input for clients that take no requests
 //
@@ -124,8 +124,8 @@
 // written by a callTicket before the answer leaves. Only a ticket forwards
 // bytes to a source (TestOnlyTheGateForwards). Byte forwarding can be
 // turned off (Options.NoByteForwarding); every path then takes the typed
-// one. The SDK behaviours the edges work around are pinned, one test each,
-// in sdk_pins_test.go.
+// one. How the edges work around the SDK lives in package sdkshim, each
+// workaround beside the test that pins the SDK behaviour it relies on.
 //
 // # Traces
 //

@@ -61,31 +61,6 @@ func TestHandlerErrorsReachTheClient(t *testing.T) {
 	}
 }
 
-// TestSDKSendsCodeZeroForPlainErrors pins the SDK behaviour withErrorCodes
-// works around: a handler's error that is not a *jsonrpc.Error reaches the
-// client with code 0. If an SDK upgrade gives such errors a code, this
-// fails, and the workaround can go.
-func TestSDKSendsCodeZeroForPlainErrors(t *testing.T) {
-	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, nil)
-	s.AddPrompt(&mcp.Prompt{Name: "p"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		return nil, errors.New("plain")
-	})
-	ct, st := mcp.NewInMemoryTransports()
-	if _, err := s.Connect(context.Background(), st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	_, err = cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "p"})
-	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != 0 {
-		t.Fatalf("a plain handler error reached the client as %#v; the SDK no longer sends code 0, so withErrorCodes may go", err)
-	}
-}
-
 // TestHTTPErrorsNeverCarryCodeZero: every error toolfold answers over HTTP
 // has a JSON-RPC code: a request that needs a session and has none, an
 // unknown prompt on a part of the catalog (both protocols), a prompt whose

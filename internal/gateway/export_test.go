@@ -6,21 +6,11 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// CompleteResultForTest exposes completeResult to the external tests.
-func CompleteResultForTest(res *mcp.CallToolResult) *mcp.CallToolResult { return completeResult(res) }
 
 // BeforeTrack makes g call fn between making a session with a view and
 // tracking it.
 func BeforeTrack(g *Gateway, fn func()) { g.trackHook = fn }
-
-// CompleteByRoundTripForTest exposes the encoding completeResult, which the
-// tools/call one must agree with.
-func CompleteByRoundTripForTest(res *mcp.CallToolResult) *mcp.CallToolResult {
-	return completeByRoundTrip(res)
-}
 
 // OnPendingWait makes g call fn whenever a request starts waiting for
 // pending sources. Set it before any client connects.

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/sdkshim"
 )
 
 // Extras are the MCP features beside tools that the gateway passes through
@@ -111,7 +112,7 @@ func askingRequest[P mcp.Params, R mcp.Result](ctx context.Context, b *inputBrok
 	if err != nil {
 		return res, err
 	}
-	return completeResult(res), nil
+	return sdkshim.Complete(res), nil
 }
 
 // withSession makes the client's session the Downstream of a request.

@@ -15,6 +15,7 @@ import (
 	"github.com/toolfold/toolfold/internal/catalog"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/meta"
+	"github.com/toolfold/toolfold/internal/sdkshim"
 	"github.com/toolfold/toolfold/internal/view"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -233,7 +234,7 @@ type Gateway struct {
 	// endpoint names this gateway's endpoint in metrics: "main", or a
 	// part's (groupKey.endpoint).
 	endpoint string
-	// sdkLog is the logger of every SDK server and handler (sdkLogger), and
+	// sdkLog is the logger of every SDK server and handler (sdkshim.Logger), and
 	// caps what every server advertises (serverCapabilities: [1] for the
 	// per-request server of a stdio connection): made once, not per
 	// session.
@@ -287,7 +288,7 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 		g.subs = newSubscriptions(g.opts.Extras, g.log)
 		g.subs.spawn = g.life.goTracked
 	}
-	g.sdkLog = sdkLogger(g.log)
+	g.sdkLog = sdkshim.Logger(g.log)
 	g.caps = [2]*mcp.ServerCapabilities{g.serverCapabilities(false), g.serverCapabilities(true)}
 	if g.opts.Building {
 		if g.opts.building == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -556,62 +555,6 @@ func TestGroupHandlerServesOneGroupAlone(t *testing.T) {
 	}
 	if _, err := g.GroupHandler("cod", false, nil); err == nil || !strings.Contains(err.Error(), `did you mean "code"`) {
 		t.Errorf("unknown group: %v", err)
-	}
-}
-
-func TestCompleteResultForTheStatelessProtocol(t *testing.T) {
-	res := gateway.CompleteResultForTest(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}, Meta: mcp.Meta{"k": "v"}})
-	raw, _ := json.Marshal(res)
-	for _, want := range []string{`"resultType":"complete"`, `"text":"hi"`, `"k":"v"`} {
-		if !strings.Contains(string(raw), want) {
-			t.Errorf("%s lacks %s", raw, want)
-		}
-	}
-}
-
-// TestCompleteResultAgreesWithTheRoundTrip: tools/call results are marked
-// complete without being encoded and decoded, and must reach the wire as
-// the round trip through the SDK's encoding would send them; a result
-// already marked, or asking for input, is left alone by both.
-func TestCompleteResultAgreesWithTheRoundTrip(t *testing.T) {
-	var inputRequired mcp.CallToolResult
-	if err := json.Unmarshal([]byte(`{"resultType":"input_required","content":[],"requestState":"s"}`), &inputRequired); err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		name string
-		res  *mcp.CallToolResult
-		want []string // in the encoded result
-	}{
-		{"text", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, []string{`"resultType":"complete"`, `"text":"hi"`}},
-		{"structured, an error, meta", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, IsError: true, Meta: mcp.Meta{"k": "v"},
-			StructuredContent: json.RawMessage(`{"tools":[{"name":"a","score":1}],"next":"call"}`)}, []string{`"resultType":"complete"`, `"isError":true`, `"name":"a"`}},
-		{"structured, a map", &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"n": 1.5}, RequestState: "r"}, []string{`"resultType":"complete"`, `"requestState":"r"`}},
-		{"asking for input", &inputRequired, []string{`"resultType":"input_required"`}},
-		{"input requests", &mcp.CallToolResult{Content: []mcp.Content{}, InputRequests: mcp.InputRequestMap{}}, []string{`"inputRequests":{}`}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			encode := func(r *mcp.CallToolResult) any {
-				raw, err := json.Marshal(r)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, w := range tt.want {
-					if !strings.Contains(string(raw), w) {
-						t.Errorf("%s lacks %s", raw, w)
-					}
-				}
-				var v any
-				if err := json.Unmarshal(raw, &v); err != nil {
-					t.Fatal(err)
-				}
-				return v
-			}
-			got, want := encode(gateway.CompleteResultForTest(tt.res)), encode(gateway.CompleteByRoundTripForTest(tt.res))
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("marked without encoding: %v\nby the round trip: %v", got, want)
-			}
-		})
 	}
 }
 

@@ -7,11 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/gateway"
 	"github.com/toolfold/toolfold/internal/groupsext"
 	"github.com/toolfold/toolfold/internal/view"
@@ -105,89 +103,6 @@ func TestModernHTTPClientHearsGroupsChange(t *testing.T) {
 			t.Errorf("the notice names subscription %v, want listen-7", meta)
 		}
 		return
-	}
-}
-
-// recordingWriter records each Write of a response and whether the SDK
-// flushed through FlushError.
-type recordingWriter struct {
-	http.ResponseWriter
-	mu      sync.Mutex
-	writes  []string
-	flushes int
-}
-
-func (w *recordingWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	w.writes = append(w.writes, string(p))
-	w.mu.Unlock()
-	return w.ResponseWriter.Write(p)
-}
-
-func (w *recordingWriter) FlushError() error {
-	w.mu.Lock()
-	w.flushes++
-	w.mu.Unlock()
-	return http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-// TestSDKWritesOneEventPerWrite pins what groupstream.go relies on to write
-// notifications/groups/list_changed between the SDK's events on a
-// subscriptions/listen stream: the SDK writes each event whole, in one
-// Write, and flushes through the writer's FlushError.
-func TestSDKWritesOneEventPerWrite(t *testing.T) {
-	server := mcp.NewServer(&mcp.Implementation{Name: "bare"}, nil)
-	mcp.AddTool(server, &mcp.Tool{Name: "a"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{}, nil, nil
-	})
-	// 2026-07-28 requests are served statelessly, as the gateway serves them.
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
-	rec := make(chan *recordingWriter, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rw := &recordingWriter{ResponseWriter: w}
-		rec <- rw
-		sdk.ServeHTTP(rw, r)
-	}))
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(
-		`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"m","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "subscriptions/listen")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	rw := <-rec
-	sc := bufio.NewScanner(resp.Body)
-	events := 0
-	for events < 2 && sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "data: ") {
-			events++
-			if events == 1 {
-				// The acknowledgement came; a change sends one more event.
-				server.AddTool(&mcp.Tool{Name: "b", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-					return &mcp.CallToolResult{}, nil
-				})
-			}
-		}
-	}
-	if events < 2 {
-		t.Fatalf("the listen stream carried %d events, want the acknowledgement and tools/list_changed (status %d, writes %q)", events, resp.StatusCode, rw.writes)
-	}
-	rw.mu.Lock()
-	defer rw.mu.Unlock()
-	for _, w := range rw.writes {
-		if !strings.HasSuffix(w, "\n\n") || strings.Count(w, "\ndata: ")+strings.Count(w[:min(len(w), 6)], "data: ") != 1 {
-			t.Errorf("the SDK wrote part of an event, or several, in one Write: %q; groupstream.go must then find event boundaries itself", w)
-		}
-	}
-	if rw.flushes == 0 {
-		t.Error("the SDK no longer flushes through FlushError: groupstream.go's lock no longer covers its flushes")
 	}
 }
 

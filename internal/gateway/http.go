@@ -2,19 +2,16 @@ package gateway
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/sdkshim"
 )
 
 // Defaults of the HTTP session limits.
@@ -65,15 +62,9 @@ func (g *Gateway) HTTPHandler(opts *HTTPOptions) (http.Handler, error) {
 		o.MaxSessions = DefaultMaxSessions
 	}
 	probe := mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, nil)
-	getServer := func(r *http.Request) *mcp.Server {
-		if server, ok := r.Context().Value(chosenServer{}).(*mcp.Server); ok {
-			return server // chosen by the front below
-		}
-		// The SDK only reads this server's protocol versions; a session's
-		// own server was chosen when it began, and a request that starts no
-		// session is answered without one (the SDK refuses it).
-		return probe
-	}
+	// The server of a request is the one the front below chose; the probe
+	// answers the SDK's questions on the others (sdkshim.ChosenServer).
+	getServer := sdkshim.ChosenServer(probe)
 	// Idle sessions are closed by the session table, not the SDK, so that
 	// the table knows every session that is open.
 	handler := func(stateless bool) *mcp.StreamableHTTPHandler {
@@ -233,7 +224,7 @@ func (f *httpFront) servePOST(w http.ResponseWriter, r *http.Request) {
 			// It can hear of groups that change, on its listen stream.
 			server = f.g.listening().server
 		}
-		r = withServer(r, server, body)
+		r = sdkshim.WithServer(r, server, body)
 		if modern {
 			if first.method == "subscriptions/listen" && client.Extension && !f.opts.Stateless {
 				ls := newListenStream(w, first.id)
@@ -286,12 +277,12 @@ func (f *httpFront) startSession(w http.ResponseWriter, r *http.Request, client 
 			f.g.forget(s)
 		}
 	}
-	r = withServer(r, s.server, first.compact)
+	r = sdkshim.WithServer(r, s.server, first.compact)
 	// The session enters the table before its client can see the answer,
 	// so a client that reads it finds the table already counting it.
 	added := false
 	rec := &statusWriter{ResponseWriter: w, onHeader: func(int) {
-		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+		if id := sdkshim.SessionStarted(w.Header()); id != "" {
 			owner := callerOf(r.Context(), nil).user
 			if listens {
 				f.g.groupStreams.addSession(id)
@@ -343,7 +334,7 @@ func (f *httpFront) callerName(r *http.Request) string {
 // ends session id: it then leaves the table at once, so the room it frees
 // is there when the client reads the answer. It reports whether it did.
 func (f *httpFront) endedWith(r *http.Request, id string, status int) bool {
-	if status == http.StatusNotFound || (r.Method == http.MethodDelete && status == http.StatusNoContent) {
+	if sdkshim.SessionEnded(r.Method, status) {
 		f.table.finish(id, true)
 		return true
 	}
@@ -396,21 +387,8 @@ func (f *httpFront) serveSession(w http.ResponseWriter, r *http.Request, id stri
 // handed to the SDK's handler, as its owner (the SDK refuses any other
 // caller, and a session it kept would outlive the cap and the timeout).
 func (f *httpFront) closeSession(id, owner string) {
-	req := httptest.NewRequest(http.MethodDelete, "/mcp", nil)
-	req.Header.Set("Mcp-Session-Id", id)
-	var h http.Handler = f.sdk
-	if owner != "" {
-		// The SDK reads the caller only from a context that
-		// auth.RequireBearerToken made.
-		req.Header.Set("Authorization", "Bearer owner")
-		h = auth.RequireBearerToken(func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
-			return &auth.TokenInfo{UserID: owner, Expiration: time.Now().Add(time.Minute)}, nil
-		}, nil)(f.sdk)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	if rec.Code != http.StatusNoContent && rec.Code != http.StatusOK {
-		f.g.log.Warn("closing an idle HTTP session", "status", rec.Code, "answer", strings.TrimSpace(rec.Body.String()))
+	if err := sdkshim.CloseStreamableSession(f.sdk, id, owner); err != nil {
+		f.g.log.Warn("closing an idle HTTP session", "err", err)
 	}
 }
 
@@ -420,7 +398,7 @@ type peeked struct {
 	method string
 	id     json.RawMessage
 	// compact is an initialize request re-encoded with only the fields
-	// the SDK reads, bounded (compactInitialize).
+	// the SDK reads, bounded (sdkshim.CompactInitialize).
 	compact []byte
 	// caps are an initialize request's client capabilities, as sent.
 	caps json.RawMessage
@@ -444,7 +422,7 @@ func peekMessage(body []byte) peeked {
 	p.method, p.id, p.caps = m.Method, m.ID, m.Params.Capabilities
 	p.compact = body
 	if m.Method == "initialize" {
-		if c, err := compactInitialize(m.ID, m.Method, m.Params.ProtocolVersion, m.Params.Capabilities, m.Params.ClientInfo); err == nil {
+		if c, err := sdkshim.CompactInitialize(m.ID, m.Method, m.Params.ProtocolVersion, m.Params.Capabilities, m.Params.ClientInfo); err == nil {
 			p.compact = c
 		}
 	}
@@ -511,17 +489,3 @@ func (s *statusWriter) Flush() {
 }
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
-// chosenServer keys the server the front chose for a request in its
-// context, where the SDK's getServer finds it (the SDK wraps the body
-// before it asks, so the body cannot carry it).
-type chosenServer struct{}
-
-// withServer hands the SDK a request whose body is the one the front read
-// (or rewrote), and the server to serve it.
-func withServer(r *http.Request, server *mcp.Server, body []byte) *http.Request {
-	r = r.WithContext(context.WithValue(r.Context(), chosenServer{}, server))
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	return r
-}

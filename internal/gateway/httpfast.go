@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/rawcall"
+	"github.com/toolfold/toolfold/internal/sdkshim"
 )
 
 // The fast path of tools/call on streamable HTTP (package rawcall; see
@@ -36,7 +35,7 @@ import (
 // reports false, having written nothing, and the SDK's handler serves it.
 // body is the request's, already read within the SDK's limit.
 func (g *Gateway) serveFast(w http.ResponseWriter, r *http.Request, body []byte) bool {
-	if g.look().noBytes || !hostAllowed(r) || !jsonContent(r.Header.Get("Content-Type")) || !acceptsBoth(r.Header.Values("Accept")) ||
+	if g.look().noBytes || !sdkshim.HandlerWouldServe(r) ||
 		r.Header.Get("Mcp-Method") != "tools/call" || hasParamHeaders(r.Header) {
 		return false
 	}
@@ -88,7 +87,7 @@ func (g *Gateway) relayHTTP(w http.ResponseWriter, r *http.Request, ticket *call
 		}()
 		g.panicPoint(ticket.path, "tools/call")
 		msg, outcome := fastAnswer(id, wire, ev, res, err)
-		answered <- answer{msg, rawOutcome(outcome, call), errorStatus(err)}
+		answered <- answer{msg, rawOutcome(outcome, call), sdkshim.ErrorStatus(err)}
 	}
 	cancel, ok := ticket.forward(wire, call)
 	if !ok {
@@ -196,7 +195,7 @@ func (fs *sessionFast) noteInitialized(body []byte) {
 // cancellation of one such call.
 func (fs *sessionFast) serve(w http.ResponseWriter, r *http.Request, body []byte) bool {
 	if !fs.initialized.Load() || r.Header.Get("Mcp-Protocol-Version") != fs.version ||
-		!hostAllowed(r) || !jsonContent(r.Header.Get("Content-Type")) || !acceptsBoth(r.Header.Values("Accept")) {
+		!sdkshim.HandlerWouldServe(r) {
 		return false
 	}
 	switch {
@@ -301,67 +300,6 @@ func (d sessionDownstream) ListRoots(ctx context.Context, p *mcp.ListRootsParams
 		}
 	}
 	return nil, errors.New("the client's session has ended")
-}
-
-// errorStatus is the HTTP status of a response, as the SDK sets it for the
-// 2026-07-28 protocol (SEP-2575): 404 for an unknown method, 400 for
-// invalid params, an unsupported protocol version or a missing client
-// capability, else 200.
-func errorStatus(err error) int {
-	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) {
-		return http.StatusOK
-	}
-	switch rpcErr.Code {
-	case jsonrpc.CodeMethodNotFound:
-		return http.StatusNotFound
-	case jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingRequiredClientCapabilities:
-		return http.StatusBadRequest
-	}
-	return http.StatusOK
-}
-
-// hostAllowed mirrors the SDK's DNS-rebinding check: a request that reached
-// a loopback address must name a loopback host.
-func hostAllowed(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	return !ok || local == nil || !isLoopbackAddr(local.String()) || isLoopbackAddr(r.Host)
-}
-
-func isLoopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]")
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
-}
-
-func jsonContent(ct string) bool {
-	base, _, _ := strings.Cut(ct, ";")
-	return strings.EqualFold(strings.TrimSpace(base), "application/json")
-}
-
-// acceptsBoth mirrors the SDK: a POST must accept JSON and event streams.
-func acceptsBoth(values []string) bool {
-	var jsonOK, streamOK bool
-	for _, value := range values {
-		for raw := range strings.SplitSeq(value, ",") {
-			base, _, _ := strings.Cut(strings.TrimSpace(raw), ";")
-			switch strings.ToLower(strings.TrimSpace(base)) {
-			case "application/json", "application/*":
-				jsonOK = true
-			case "text/event-stream", "text/*":
-				streamOK = true
-			case "*/*":
-				jsonOK, streamOK = true, true
-			}
-		}
-	}
-	return jsonOK && streamOK
 }
 
 // hasParamHeaders reports arguments bound to headers (SEP-2243), which the

@@ -1,12 +1,10 @@
 package gateway
 
 import (
-	"context"
-	"encoding/json"
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/sdkshim"
 )
 
 // listChangedDelay is how long the gateway gathers changes of the prompt or
@@ -98,54 +96,25 @@ func (a *listAnnouncer) changed(k listKind, send func(listKind)) {
 	})
 }
 
-// Placeholders for announce; never listed, read or got (see announce).
-const (
-	placeholderPrompt   = "toolfold.list_changed"
-	placeholderResource = "toolfold://list_changed"
-)
-
-// announce makes the SDK tell this server's clients that a pass-through
-// list changed. The SDK sends list_changed only when its own registry of
-// prompts or resources changes, and has no call to send one otherwise; so
-// the session adds a placeholder, or removes the one the last announcement
-// added: one change, one notification to every session that should hear
-// it, legacy sessions and 2026-07-28 listen streams alike, exactly as for a
-// hand-written server. (Adding and removing at once relied on the SDK's
-// debounce joining the two, which a loaded machine can pull apart: two
-// notifications.) The placeholder is never seen: prompts/list, prompts/get,
-// resources/list and resources/read are all answered by extrasMiddleware
-// before the SDK's registry is consulted.
-func (s *session) announce(k listKind) {
-	s.placeholders.Lock()
-	defer s.placeholders.Unlock()
-	placed := s.placeholders.placed[k]
-	switch {
-	case k == promptList && !placed:
-		s.server.AddPrompt(&mcp.Prompt{Name: placeholderPrompt}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return &mcp.GetPromptResult{}, nil
-		})
-	case k == promptList:
-		s.server.RemovePrompts(placeholderPrompt)
-	case k == resourceList && !placed:
-		s.server.AddResource(&mcp.Resource{Name: placeholderPrompt, URI: placeholderResource}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{}, nil
-		})
-	case k == resourceList:
-		s.server.RemoveResources(placeholderResource)
-	case k == toolList && !placed:
-		s.server.AddTool(&mcp.Tool{Name: placeholderTool, InputSchema: json.RawMessage(`{"type":"object"}`)}, s.unreachable)
-	case k == toolList:
-		s.server.RemoveTools(placeholderTool)
+// method is the notification that announces a change of the list.
+func (k listKind) method() string {
+	switch k {
+	case promptList:
+		return sdkshim.PromptsListChanged
+	case resourceList:
+		return sdkshim.ResourcesListChanged
 	}
-	if s.placeholders.placed == nil {
-		s.placeholders.placed = map[listKind]bool{}
-	}
-	s.placeholders.placed[k] = !placed
+	return sdkshim.ToolsListChanged
 }
 
-// placeholders records which placeholders a session's registry holds now
-// (see announce); its lock orders the announcements.
-type placeholders struct {
-	sync.Mutex
-	placed map[listKind]bool
+// announce makes the SDK tell this server's clients that a pass-through
+// list changed, through a placeholder in its registry
+// (sdkshim.RegistryAnnouncer). The placeholder is never seen: prompts/list,
+// prompts/get, resources/list and resources/read are all answered by
+// extrasMiddleware, and the per-request server's tools/list and tools/call
+// by its middleware, before the SDK's registry is consulted.
+func (s *session) announce(k listKind) {
+	if err := s.announcer.Announce(k.method()); err != nil {
+		s.g.log.Warn("announcing a list change", "list", k.method(), "err", err)
+	}
 }

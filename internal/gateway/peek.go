@@ -5,6 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/groupsext"
+	"github.com/toolfold/toolfold/internal/sdkshim"
 )
 
 // peekClient reads what a client's first message says about it: clientInfo,
@@ -29,7 +30,7 @@ func peekClient(msg []byte) ClientInfo {
 		return ClientInfo{}
 	}
 	if m.Method == "initialize" {
-		return ClientInfo{Name: clip(m.Params.ClientInfo.Name, maxInfoText), ProtocolVersion: clip(m.Params.ProtocolVersion, maxInfoText),
+		return ClientInfo{Name: sdkshim.ClipInfo(m.Params.ClientInfo.Name), ProtocolVersion: sdkshim.ClipInfo(m.Params.ProtocolVersion),
 			Extension: groupsext.DeclaredIn(m.Params.Capabilities)}
 	}
 	var c ClientInfo
@@ -41,7 +42,7 @@ func peekClient(msg []byte) ClientInfo {
 			Name string `json:"name"`
 		}
 		_ = json.Unmarshal(raw, &info)
-		c.Name = clip(info.Name, maxInfoText)
+		c.Name = sdkshim.ClipInfo(info.Name)
 	}
 	if raw, ok := m.Params.Meta[mcp.MetaKeyClientCapabilities]; ok {
 		var caps mcp.ClientCapabilities

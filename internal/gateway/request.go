@@ -247,10 +247,6 @@ func (s *session) migrated(st *state, quiet bool) {
 	s.announce(toolList)
 }
 
-// placeholderTool is never listed: the per-request server's tools/list is
-// answered by its middleware.
-const placeholderTool = "toolfold_list_changed"
-
 // hashTool writes a tool into a fingerprint: its schemas, kept as JSON
 // text, go in as they are, since encoding them again would only check and
 // compact them, most of a large catalog's fingerprint; the rest encoded.

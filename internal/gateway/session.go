@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"sync"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/toolfold/toolfold/internal/groupsext"
 	"github.com/toolfold/toolfold/internal/meta"
 	"github.com/toolfold/toolfold/internal/rawcall"
+	"github.com/toolfold/toolfold/internal/sdkshim"
 	"github.com/toolfold/toolfold/internal/view"
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
@@ -39,11 +39,11 @@ type session struct {
 	// them each tool's groups.
 	autoFlat bool
 
-	// send delivers a notification past the gateway's own sending
-	// middleware (see notifyToolsChanged); nil on a transient session.
-	send mcp.MethodHandler
-	// placeholders are what announce keeps in the server's registry.
-	placeholders placeholders
+	// toolsTap sends tools/list_changed in place of the SDK's own (see
+	// notifyToolsChanged); nil on a per-request server.
+	toolsTap *sdkshim.ListChangedTap
+	// announcer makes the SDK announce lists it does not hold (announce).
+	announcer *sdkshim.RegistryAnnouncer
 
 	// fingerprint identifies the lists the per-request server answered
 	// last, so a catalog update that changes none announces nothing.
@@ -125,6 +125,7 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 		}
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, so)
+	s.announcer = sdkshim.NewRegistryAnnouncer(s.server)
 	if m != perRequestMode {
 		// List changes are announced by the gateway itself: a view's
 		// before the result of the call that made them (see
@@ -133,15 +134,13 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 		// debounced announcement is dropped: under load its 10 ms window
 		// closes in the middle of a reconciliation and one change is
 		// announced twice.
-		s.server.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-			s.send = next
-			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-				if method == notificationToolsListChanged {
-					return nil, nil
-				}
-				return next(ctx, method, req)
-			}
-		})
+		tap, err := sdkshim.TapListChanged(s.server, sdkshim.ToolsListChanged)
+		if err != nil {
+			// Only an SDK that no longer builds the sending chain at once
+			// fails here (TestSDKBuildsTheSendingChainAtOnce says so first).
+			g.log.Error("announcing tool list changes per client", "err", err)
+		}
+		s.toolsTap = tap
 	}
 	s.server.AddReceivingMiddleware(s.middleware)
 	if g.opts.Extras != nil {
@@ -160,7 +159,7 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 		})
 	}
 	// Added last, so it is outermost: it sees every handler's error.
-	s.server.AddReceivingMiddleware(withErrorCodes)
+	s.server.AddReceivingMiddleware(sdkshim.WithErrorCodes(errorCode))
 	s.server.AddReceivingMiddleware(checkParams) // the gate for params, before any handler
 	if g.tr != nil {
 		// Outside even that: a request's span covers every handler
@@ -214,21 +213,16 @@ func (g *Gateway) serverCapabilities(notifying bool) *mcp.ServerCapabilities {
 	return caps
 }
 
-// notificationToolsListChanged is the notification a view's list change
-// sends.
-const notificationToolsListChanged = "notifications/tools/list_changed"
-
 // notifyToolsChanged tells the session's client that its list changed,
 // now: on the context of the call that changed it, so that over streamable
 // HTTP it travels on that call's response stream, and on every transport
 // it is written before the call's result. It bypasses the SDK's debounce,
 // which would send it after the result, and sometimes twice.
 func (s *session) notifyToolsChanged(ctx context.Context, ss *mcp.ServerSession) {
-	if s.send == nil || ss == nil {
+	if s.toolsTap == nil || ss == nil {
 		return
 	}
-	req := &mcp.ServerRequest[*mcp.ToolListChangedParams]{Session: ss, Params: &mcp.ToolListChangedParams{}}
-	if _, err := s.send(ctx, notificationToolsListChanged, req); err != nil {
+	if err := s.toolsTap.Notify(ctx, ss); err != nil {
 		s.g.log.Warn("telling a client its tool list changed", "err", err)
 	}
 }
@@ -261,7 +255,7 @@ func (s *session) migrate(st *state, quiet bool) {
 	}
 	s.announcing.Lock()
 	defer s.announcing.Unlock()
-	if s.reconcile() && s.send != nil && !quiet {
+	if s.reconcile() && s.toolsTap != nil && !quiet {
 		for ss := range s.server.Sessions() {
 			s.notifyToolsChanged(context.Background(), ss)
 		}
@@ -476,7 +470,7 @@ func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.C
 	}
 	ticket.finish(ctx, tool, via, rec.source, result)
 	if err == nil && r.ProtocolVersion() >= statelessProtocol {
-		res = completeResult(res)
+		res = sdkshim.Complete(res)
 	}
 	return res, err
 }
@@ -615,66 +609,6 @@ func (s *session) afterChange(ctx context.Context, ss *mcp.ServerSession, ch *vi
 	if s.reconcile() {
 		s.notifyToolsChanged(ctx, ss)
 	}
-}
-
-// completeResult marks a result as complete ("resultType": "complete"),
-// which the 2026-07-28 protocol requires of tools/call, prompts/get and
-// resources/read results. The SDK marks the results of the handlers it runs
-// itself, but the gateway's middleware answers these methods before the SDK
-// does, and the field is settable only through the SDK's own decoding.
-//
-// R is a pointer type; a nil one encodes as null and is returned as it is.
-func completeResult[R any](res R) R {
-	if r, ok := any(res).(*mcp.CallToolResult); ok && r != nil {
-		if out, ok := completeCallResult(r); ok {
-			return any(out).(R)
-		}
-	}
-	return completeByRoundTrip(res)
-}
-
-// completeMark is the smallest result the SDK decodes as complete.
-var completeMark = []byte(`{"resultType":"complete","content":[]}`)
-
-// completeCallResult is completeResult for a tools/call result without
-// encoding it: the SDK decodes the mark alone into a fresh result and res's
-// exported fields are copied onto it, every one, so that a field a later
-// SDK adds is kept too. A find_tools answer is kilobytes, and the round
-// trip decoded its structured content into maps to encode again. A result
-// that asks for input, or one already marked so, is returned as it is.
-func completeCallResult(res *mcp.CallToolResult) (*mcp.CallToolResult, bool) {
-	if res.NeedsInput() || res.InputRequests != nil {
-		return res, true
-	}
-	out := new(mcp.CallToolResult)
-	if err := json.Unmarshal(completeMark, out); err != nil {
-		return nil, false
-	}
-	src, dst := reflect.ValueOf(res).Elem(), reflect.ValueOf(out).Elem()
-	for i := range src.NumField() {
-		if src.Type().Field(i).IsExported() {
-			dst.Field(i).Set(src.Field(i))
-		}
-	}
-	return out, true
-}
-
-// completeByRoundTrip is completeResult for any result: encoded, marked and
-// decoded by the SDK.
-func completeByRoundTrip[R any](res R) R {
-	raw, err := json.Marshal(res)
-	if err != nil || len(raw) < 2 || raw[0] != '{' || bytes.Contains(raw, []byte(`"resultType"`)) || bytes.Contains(raw, []byte(`"inputRequests"`)) {
-		return res
-	}
-	marked := append([]byte(`{"resultType":"complete"`), raw[1:]...)
-	if len(raw) > 2 {
-		marked = append([]byte(`{"resultType":"complete",`), raw[1:]...)
-	}
-	var out R // Unmarshal allocates what it points to
-	if err := json.Unmarshal(marked, &out); err != nil {
-		return res
-	}
-	return out
 }
 
 // metricName is the tool label of a call: the wire name when the gateway

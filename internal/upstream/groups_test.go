@@ -1,7 +1,6 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -575,36 +574,6 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 }
 
 func (*chunkReader) Close() error { return nil }
-
-// FuzzMessageWatcher checks that the watcher passes the body through
-// unchanged and sees every occurrence of the method, however the body is
-// cut into reads.
-func FuzzMessageWatcher(f *testing.F) {
-	note := `data: {"jsonrpc":"2.0","method":"notifications/groups/list_changed"}` + "\n\n"
-	f.Add([]byte(note), 1)
-	f.Add([]byte(note+note), 7)
-	f.Add([]byte(`{"method":"notifications/groups/list_changed"`), 1000)
-	f.Add([]byte(`"notifications/groups/list_changed"notifications/groups/list_changed"`), 3)
-	f.Add([]byte(`{"method":"notifications/tools/list_changed"}`), 5)
-	f.Fuzz(func(t *testing.T, body []byte, chunk int) {
-		if chunk <= 0 || chunk > 1<<16 {
-			chunk = 1
-		}
-		needle := []byte(`"` + notificationGroupsChange + `"`)
-		found := 0
-		w := &messageWatcher{ReadCloser: &chunkReader{data: slices.Clone(body), n: chunk}, needle: needle, found: func() { found++ }}
-		out, err := io.ReadAll(w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(out, body) {
-			t.Fatalf("the body changed on the way through")
-		}
-		if want := bytes.Count(body, needle); found != want {
-			t.Errorf("found %d, want %d", found, want)
-		}
-	})
-}
 
 // roundTripFunc is an http.RoundTripper made of a function.
 type roundTripFunc func(*http.Request) (*http.Response, error)

@@ -22,6 +22,7 @@ import (
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/redact"
 	"github.com/toolfold/toolfold/internal/sandbox"
+	"github.com/toolfold/toolfold/internal/sdkshim"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -138,7 +139,7 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body = &boundedBody{ReadCloser: resp.Body, left: h.maxMessage, limit: config.ByteSize(h.maxMessage)}
 		}
 		if fn := h.groupsChanged.Load(); fn != nil && resp.Body != nil {
-			resp.Body = &messageWatcher{ReadCloser: resp.Body, needle: []byte(`"` + notificationGroupsChange + `"`), found: *fn}
+			resp.Body = sdkshim.WatchMethod(resp.Body, notificationGroupsChange, *fn)
 		}
 		return resp, nil
 	}
@@ -264,36 +265,6 @@ func defaultDialer(_ context.Context, _ string, cfg config.ServerConfig, log *sl
 		return dialed{transport: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit)}, http: ht}, nil
 	}
 	return dialed{}, errNoTransport
-}
-
-// messageWatcher passes a response body through unchanged and calls found
-// each time needle goes by, also across reads. It sees the JSON of every
-// message (plain responses and event streams alike) without parsing any of
-// it; a tool result that quotes the method's name costs one needless re-read.
-type messageWatcher struct {
-	io.ReadCloser
-	needle []byte
-	found  func()
-	tail   []byte // the last len(needle)-1 bytes seen
-}
-
-func (w *messageWatcher) Read(p []byte) (int, error) {
-	n, err := w.ReadCloser.Read(p)
-	if n > 0 {
-		rest := append(w.tail, p[:n]...)
-		for {
-			i := bytes.Index(rest, w.needle)
-			if i < 0 {
-				break
-			}
-			w.found()
-			rest = rest[i+len(w.needle):]
-		}
-		// What follows the last match may begin the next one.
-		keep := min(len(rest), len(w.needle)-1)
-		w.tail = append(w.tail[:0:0], rest[len(rest)-keep:]...)
-	}
-	return n, err
 }
 
 // isJSONBody tells a plain JSON answer from an event stream, whose

@@ -1,16 +1,17 @@
-package gateway
+package sdkshim
 
 import (
 	"context"
 	"log/slog"
 )
 
-// sdkLogger is the logger handed to the SDK. The SDK logs every session's
-// start and end at INFO ("server session connected" session_id=""), which
-// says nothing an operator needs beside the gateway's own "client
-// connected" line: its INFO and DEBUG records are kept at DEBUG, its
-// warnings and errors pass as they are.
-func sdkLogger(l *slog.Logger) *slog.Logger {
+// Logger is l for the SDK's servers and handlers. The SDK logs every
+// session's start and end at INFO ("server session connected"
+// session_id=""; TestSDKLogsSessionsAtInfo), which says nothing an
+// operator needs beside toolfold's own "client connected" line: its INFO
+// and DEBUG records are kept at DEBUG, its warnings and errors pass as
+// they are.
+func Logger(l *slog.Logger) *slog.Logger {
 	return slog.New(demoted{l.Handler()})
 }
 

@@ -1,4 +1,4 @@
-package gateway
+package sdkshim
 
 import (
 	"encoding/json"
@@ -9,9 +9,11 @@ import (
 
 // What a session keeps of its client's initialize request is bounded,
 // whatever the client sends: the SDK keeps the request's params for the
-// session's life, so a client padding them would otherwise make the
-// session cap no bound on memory. The gateway hands the SDK a compact
-// request with only what it reads, each part within these limits.
+// session's life (TestSDKKeepsTheInitializeParams; docs/sdk-workarounds.md,
+// item 10, proposes ServerOptions.KeepInitializeParams), so a client
+// padding them would otherwise make a cap on sessions no bound on memory.
+// CompactInitialize makes the request to hand the SDK instead, with only
+// what it reads, each part within these limits.
 const (
 	// maxInfoText bounds each of clientInfo's name, title and version.
 	maxInfoText = 256
@@ -24,11 +26,11 @@ const (
 	maxCapabilities = 32
 )
 
-// compactInitialize re-encodes an initialize request's params with only
+// CompactInitialize re-encodes an initialize request's params with only
 // what the SDK and the gateway read, within the limits above: the protocol
 // version, the capabilities and clientInfo's name, title and version.
 // _meta and everything else are dropped.
-func compactInitialize(id json.RawMessage, method string, protocolVersion string, caps, info json.RawMessage) ([]byte, error) {
+func CompactInitialize(id json.RawMessage, method string, protocolVersion string, caps, info json.RawMessage) ([]byte, error) {
 	type params struct {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities,omitempty"`
@@ -109,6 +111,11 @@ func compactClientInfo(info json.RawMessage) json.RawMessage {
 	}
 	return out
 }
+
+// ClipInfo cuts a text of clientInfo (or a protocol version) as
+// CompactInitialize does, so that what its owner reports of a client is
+// what the SDK keeps.
+func ClipInfo(s string) string { return clip(s, maxInfoText) }
 
 // clip cuts s to at most n bytes, at a rune boundary.
 func clip(s string, n int) string {

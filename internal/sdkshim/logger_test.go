@@ -1,10 +1,13 @@
-package gateway
+package sdkshim_test
 
 import (
 	"bytes"
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/sdkshim"
 )
 
 // TestChatterOfTheSDKIsDebug: at the default level (info) the SDK's session
@@ -19,7 +22,7 @@ func TestChatterOfTheSDKIsDebug(t *testing.T) {
 		{slog.LevelDebug, []string{"sdk trouble", "server session connected"}, nil},
 	} {
 		var buf bytes.Buffer
-		l := sdkLogger(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: tt.level})))
+		l := sdkshim.Logger(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: tt.level})))
 		l.Info("server session connected", "session_id", "")
 		l.Warn("sdk trouble")
 		for _, w := range tt.want {
@@ -32,5 +35,19 @@ func TestChatterOfTheSDKIsDebug(t *testing.T) {
 				t.Errorf("level %v: %q shows:\n%s", tt.level, w, buf.String())
 			}
 		}
+	}
+}
+
+// TestSDKLogsSessionsAtInfo: a bare SDK server logs a session's start at
+// INFO, which is why Logger demotes its INFO records. When this fails, the
+// SDK logs sessions at DEBUG and Logger may go.
+func TestSDKLogsSessionsAtInfo(t *testing.T) {
+	var buf lockedBuffer
+	s := mcp.NewServer(&mcp.Implementation{Name: "bare"}, &mcp.ServerOptions{
+		Logger: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo})),
+	})
+	bareServer(t, s, nil)
+	if !strings.Contains(buf.String(), "level=INFO") {
+		t.Fatalf("a session's start logged nothing at INFO:\n%s", buf.String())
 	}
 }

@@ -1,4 +1,4 @@
-package gateway
+package sdkshim
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ func TestCompactInitializeKeepsWhatTheSDKReads(t *testing.T) {
 		`"extensions":{"io.modelcontextprotocol/grouping":{},"x/big":{"v":"` + strings.Repeat("b", maxCapabilityValue) + `"}},` +
 		`"experimental":{"huge":"` + strings.Repeat("e", maxCapabilityValue) + `"}}`)
 	info := json.RawMessage(`{"name":"` + strings.Repeat("n", 300) + `","title":"T","version":"1.2","icons":[{"src":"x"}]}`)
-	out, err := compactInitialize(json.RawMessage(`7`), "initialize", "2025-11-25", caps, info)
+	out, err := CompactInitialize(json.RawMessage(`7`), "initialize", "2025-11-25", caps, info)
 	if err != nil {
 		t.Fatal(err)
 	}
