@@ -100,7 +100,7 @@ type Supervisor struct {
 // newSupervisor makes the supervisor of a catalog about to be built from
 // p, and has p's upstreams report their changes to it from now on.
 func newSupervisor(p *Plan) *Supervisor {
-	s := &Supervisor{plan: p, started: make(chan struct{}), cancel: func() {}}
+	s := &Supervisor{plan: p, started: make(chan struct{}), cancel: func() {}, state: stateBuilding}
 	if p.Upstreams != nil {
 		p.Upstreams.attach(s)
 	}
