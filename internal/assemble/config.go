@@ -81,6 +81,7 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 	if opts.Trust && pinsAnything(cfg) {
 		p.trust = newTrustGate(cfg, opts.Logger)
 		p.trust.noWrite = opts.TrustNoWrite
+		p.trust.memoPath = trustMemoPath(opts.CacheDir, p.trust.path)
 	}
 
 	// Command-line programs: one group each, named after the entry.

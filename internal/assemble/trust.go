@@ -53,7 +53,12 @@ type trustGate struct {
 	// listings, by server and kind; listingScanner scans for them.
 	listings       map[string]*listingTrust
 	listingScanner trust.Scanner
-	logged         map[string]bool
+	// judged remembers each server's items across starts (trust.Memo), at
+	// memoPath in the cache directory ("": not kept); read on first use.
+	memoPath     string
+	judged       *trust.Memo
+	judgedLoaded bool
+	logged       map[string]bool
 	// written is the SHA-256 of the text the gate last wrote to the lock
 	// file, so that its watcher can skip the gate's own writes.
 	written [sha256.Size]byte
@@ -179,9 +184,12 @@ func (g *trustGate) judge(servers []string, known func(string) ([]*mcp.Tool, []*
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	view := trustView{byServer: map[string]*serverTrust{}}
+	g.loadJudged()
 	stale := false
 	inputs := map[string]trustInput{}
 	lists := map[string][]trust.Item{}
+	// fresh are the servers whose items were made anew, by input hash.
+	fresh := map[string]string{}
 	for _, name := range servers {
 		tools, groups, instr, ok := known(name)
 		if !ok {
@@ -200,7 +208,13 @@ func (g *trustGate) judge(servers []string, known func(string) ([]*mcp.Tool, []*
 			continue
 		}
 		stale = true
+		hash := trustInputHash(tools, groups, instr)
+		if items, ok := g.memoItems(name, hash); ok {
+			lists[name] = items
+			continue
+		}
 		lists[name] = trustItems(name, tools, groups, instr, g.log)
+		fresh[name] = hash
 	}
 	if stale || len(g.memo) != len(inputs) {
 		g.findings = g.scanner.Scan(lists)
@@ -230,6 +244,7 @@ func (g *trustGate) judge(servers []string, known func(string) ([]*mcp.Tool, []*
 		if changed {
 			g.save()
 		}
+		g.rememberJudged(servers, fresh, lists)
 	}
 	for name := range inputs {
 		view.byServer[name] = g.memo[name]
