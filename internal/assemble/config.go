@@ -79,9 +79,8 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 	}
 
 	if opts.Trust && pinsAnything(cfg) {
-		p.trust = newTrustGate(cfg, opts.Logger)
+		p.trust = newTrustGate(cfg, trustMemoPath(opts.CacheDir, cfg.LockPath()), opts.Logger)
 		p.trust.noWrite = opts.TrustNoWrite
-		p.trust.memoPath = trustMemoPath(opts.CacheDir, p.trust.path)
 	}
 
 	// Command-line programs: one group each, named after the entry.

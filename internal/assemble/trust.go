@@ -100,7 +100,9 @@ type trustInput struct {
 	instr  string
 }
 
-func newTrustGate(cfg *config.Config, log *slog.Logger) *trustGate {
+// newTrustGate reads the lock; memoPath is where judgements are remembered
+// between starts ("": nowhere, see trustMemoPath).
+func newTrustGate(cfg *config.Config, memoPath string, log *slog.Logger) *trustGate {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -110,8 +112,14 @@ func newTrustGate(cfg *config.Config, log *slog.Logger) *trustGate {
 		memo:   map[string]*serverTrust{}, logged: map[string]bool{}, heldLogged: map[string]bool{},
 		listings: map[string]*listingTrust{},
 		done:     make(chan struct{}),
+		memoPath: memoPath,
 	}
-	g.lock, g.loadErr = trust.LoadLock(g.path)
+	g.loadJudged()
+	if g.judged != nil {
+		g.lock, g.loadErr = g.judged.LoadLock(g.path)
+	} else {
+		g.lock, g.loadErr = trust.LoadLock(g.path)
+	}
 	if g.loadErr != nil {
 		g.lock = trust.NewLock()
 		log.Error("trust: every upstream definition is held", "lock_file", g.path, "error", g.loadErr)
@@ -316,6 +324,9 @@ func (g *trustGate) save() {
 		return
 	}
 	g.written = sha256.Sum256(text)
+	if g.judged != nil {
+		g.judged.Wrote(text)
+	}
 }
 
 // audit logs each hold once (per definition) and each warned change.

@@ -120,7 +120,7 @@ func (g *trustGate) loadJudged() {
 // rememberJudged records the items made anew (fresh, by input hash) and
 // writes the memo when it changed; g.mu is held.
 func (g *trustGate) rememberJudged(servers []string, fresh map[string]string, lists map[string][]trust.Item) {
-	if g.judged == nil || len(fresh) == 0 || g.closed {
+	if g.judged == nil || g.closed {
 		return
 	}
 	for name, hash := range fresh {
@@ -131,6 +131,9 @@ func (g *trustGate) rememberJudged(servers []string, fresh map[string]string, li
 		configured[name] = true
 	}
 	g.judged.Forget(func(name string) bool { return configured[name] })
+	if !g.judged.Dirty() {
+		return
+	}
 	if err := g.judged.Save(g.memoPath); err != nil {
 		g.log.Warn("trust: the memo of judged definitions cannot be written; the next start judges every definition again", "error", err)
 	}

@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	fastjson "github.com/segmentio/encoding/json"
+	"github.com/toolfold/toolfold/internal/jsondepth"
 )
 
 // DefaultLockFile is the lock's name beside the config.
@@ -71,20 +74,37 @@ func LoadLock(path string) (*Lock, error) {
 
 // ParseLock reads a lock from its text.
 func ParseLock(b []byte) (*Lock, error) {
-	l := NewLock()
-	// encoding/json, not a faster decoder: it bounds how deep a value may
-	// nest, and a corrupt lock must be refused, not crash the gateway.
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(l); err != nil {
-		return nil, fmt.Errorf("trust: the lock file is not valid (%w); restore it from version control, or delete it to pin everything anew", err)
+	l, _, err := parseLock(b, false)
+	return l, err
+}
+
+// parseLock reads a lock from its text. Unless checked (the very text was
+// checked before, see [Memo.LoadLock]), every pin's definition is made
+// canonical and its digest checked; canonical then reports whether every
+// definition in the text was canonical but for its spacing, as a lock
+// toolfold wrote is: a checked text of that kind needs only its spacing
+// removed on the next read.
+func parseLock(b []byte, checked bool) (l *Lock, canonical bool, err error) {
+	l = NewLock()
+	// The decoder recurses without a bound: a corrupt lock nested
+	// millions deep must be refused, not overflow the stack.
+	if !jsondepth.Within(b, jsondepth.Max) {
+		err = fmt.Errorf("nested deeper than %d levels", jsondepth.Max)
+	} else {
+		// Definitions are read in place: each is copied out below, made
+		// canonical or stripped of its spacing, so none keeps b alive.
+		_, err = fastjson.Parse(b, l, fastjson.DisallowUnknownFields|fastjson.DontCopyRawMessage)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("trust: the lock file is not valid (%w); restore it from version control, or delete it to pin everything anew", err)
 	}
 	if l.Version != lockVersion {
-		return nil, fmt.Errorf("trust: the lock file has version %d, this toolfold reads version %d; upgrade toolfold or delete the file to pin anew", l.Version, lockVersion)
+		return nil, false, fmt.Errorf("trust: the lock file has version %d, this toolfold reads version %d; upgrade toolfold or delete the file to pin anew", l.Version, lockVersion)
 	}
 	if l.Servers == nil {
 		l.Servers = map[string]*ServerPins{}
 	}
+	canonical = true
 	for name, sp := range l.Servers {
 		if sp == nil {
 			sp = &ServerPins{}
@@ -95,18 +115,49 @@ func ParseLock(b []byte) (*Lock, error) {
 		}
 		for _, m := range []map[string]Pin{sp.Pinned, sp.Held} {
 			for key, p := range m {
+				if checked {
+					m[key] = Pin{Digest: p.Digest, Definition: withoutSpace(p.Definition)}
+					continue
+				}
 				// The file holds definitions indented for review; the digest
 				// is over the canonical form, which must still match it, so
 				// a hand edit of one without the other is caught here.
 				c, err := Canonical(p.Definition)
 				if err != nil || digest(c) != p.Digest {
-					return nil, fmt.Errorf("trust: the lock file's %s %s does not match its digest; restore the file from version control, or remove the entry to pin it anew", name, key)
+					return nil, false, fmt.Errorf("trust: the lock file's %s %s does not match its digest; restore the file from version control, or remove the entry to pin it anew", name, key)
 				}
+				canonical = canonical && bytes.Equal(withoutSpace(p.Definition), c)
 				m[key] = Pin{Digest: p.Digest, Definition: c}
 			}
 		}
 	}
-	return l, nil
+	return l, canonical, nil
+}
+
+// withoutSpace is JSON text with the white space outside its strings
+// removed.
+func withoutSpace(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	inString, escaped := false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // Marshal is the lock's text: indented JSON, keys sorted, so a change of one

@@ -2,6 +2,8 @@ package trust
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,6 +31,12 @@ const memoVersion = 1
 type Memo struct {
 	Version int                    `json:"version"`
 	Servers map[string]*MemoServer `json:"servers"`
+	// Lock is the SHA-256 of the last lock text whose every pin was
+	// checked against its digest, and found canonical but for spacing
+	// (see [Memo.LoadLock]).
+	Lock string `json:"lock,omitempty"`
+	// dirty is set by a change not yet saved.
+	dirty bool
 }
 
 // MemoServer is one server's remembered items.
@@ -84,7 +92,53 @@ func (m *Memo) Save(path string) error {
 	if err := writeAtomic(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("trust: the memo of judged definitions: %w", err)
 	}
+	m.dirty = false
 	return nil
+}
+
+// Dirty reports whether the memo changed since it was read or saved.
+func (m *Memo) Dirty() bool { return m.dirty }
+
+// LoadLock is [LoadLock], which checks every pin's digest against its
+// definition, except for a text the memo says was checked before: the
+// same bytes check the same. Only the spacing of such a text's definitions
+// is removed to make them canonical again. A text checked now is
+// remembered.
+//
+// The memo lives where the catalog cache does, private to the user; what
+// it spares is the check against hand edits that a lock's writer could
+// defeat anyway (digests are plain SHA-256), never the comparison of what
+// servers say with the pins.
+func (m *Memo) LoadLock(path string) (*Lock, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return NewLock(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("trust: read lock file: %w", err)
+	}
+	sum := textSum(b)
+	l, canonical, err := parseLock(b, m.Lock == sum)
+	if err != nil {
+		return nil, err
+	}
+	if canonical && m.Lock != sum {
+		m.Lock, m.dirty = sum, true
+	}
+	return l, nil
+}
+
+// Wrote remembers text as the lock's, written by [Lock.SaveText] from
+// canonical definitions, so the next [Memo.LoadLock] of it needs no check.
+func (m *Memo) Wrote(text []byte) {
+	if sum := textSum(text); m.Lock != sum {
+		m.Lock, m.dirty = sum, true
+	}
+}
+
+func textSum(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // Items are the server's remembered items when it was last judged from
@@ -116,6 +170,7 @@ func (m *Memo) Remember(server, input string, items []Item, s *Scanner) {
 		ms.Items[i] = mi
 	}
 	m.Servers[server] = ms
+	m.dirty = true
 }
 
 // Forget drops the servers not in keep.
@@ -123,6 +178,7 @@ func (m *Memo) Forget(keep func(server string) bool) {
 	for name := range m.Servers {
 		if !keep(name) {
 			delete(m.Servers, name)
+			m.dirty = true
 		}
 	}
 }
