@@ -270,7 +270,8 @@ func autoGroups(cfg *config.Config, lookup config.LookupEnv, enable, exclude []s
 	// servers and groups tools declare in their _meta were made by hand
 	// upstream: they are kept as given). The config's own check of names
 	// that only derivation can bring follows the same rule.
-	s.Derive = func(g *catalog.Group) bool { return cfg.Splits(string(g.ID)) }
+	splits := cfg.SplitGroups()
+	s.Derive = func(g *catalog.Group) bool { return splits[string(g.ID)] }
 	if lookup != nil || len(s.Named) > 0 {
 		s.State = func(id catalog.GroupID, inherited catalog.State) catalog.State {
 			// Strongest first, as for declared groups: flags, then the
