@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 
@@ -27,6 +29,22 @@ func trustMemoPath(cacheDir, lockPath string) string {
 	}
 	sum := sha256.Sum256([]byte(abs))
 	return filepath.Join(cacheDir, "trust", "judged-"+hex.EncodeToString(sum[:8])+".json")
+}
+
+// buildIdentity names the running binary by its path, size and time:
+// what a memo remembers (a scan's findings, derived groups) was worked out
+// by code that an upgrade may change, so a memo is used only by the build
+// that wrote it. "" when the binary cannot be found: then none is kept.
+func buildIdentity() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s %d %d", exe, fi.Size(), fi.ModTime().UnixNano())
 }
 
 // trustInputHash is SHA-256 over every field a server's items are made
@@ -110,7 +128,11 @@ func (g *trustGate) loadJudged() {
 		return
 	}
 	g.judgedLoaded = true
-	m, err := trust.LoadMemo(g.memoPath)
+	build := buildIdentity()
+	if build == "" {
+		return // no build to tie a memo to: judge item by item
+	}
+	m, err := trust.LoadMemo(g.memoPath, build)
 	if err != nil {
 		g.log.Info("trust: every definition is judged item by item this start", "error", err)
 	}

@@ -71,7 +71,7 @@ func BenchmarkLoadLock(b *testing.B) {
 		if err := os.WriteFile(path, text, 0o644); err != nil {
 			b.Fatal(err)
 		}
-		m := NewMemo()
+		m := NewMemo("bench")
 		m.Wrote(text)
 		for b.Loop() {
 			if _, err := m.LoadLock(path); err != nil {

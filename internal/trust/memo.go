@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	fastjson "github.com/segmentio/encoding/json"
+	"github.com/toolfold/toolfold/internal/jsondepth"
 )
 
 // memoVersion is bumped when what is remembered, or how an input is hashed,
@@ -29,7 +30,10 @@ const memoVersion = 1
 // catalog cache: it says nothing the lock has not judged, and an input that
 // differs in one byte misses it and is judged item by item.
 type Memo struct {
-	Version int                    `json:"version"`
+	Version int `json:"version"`
+	// Build names the toolfold binary that wrote the memo (see
+	// [LoadMemo]): a scan rule added by an upgrade must see every item.
+	Build   string                 `json:"build"`
 	Servers map[string]*MemoServer `json:"servers"`
 	// Lock is the SHA-256 of the last lock text whose every pin was
 	// checked against its digest, and found canonical but for spacing
@@ -53,26 +57,40 @@ type MemoItem struct {
 	Scan   ItemScan `json:"s"`
 }
 
-// NewMemo is an empty memo.
-func NewMemo() *Memo { return &Memo{Version: memoVersion, Servers: map[string]*MemoServer{}} }
+// NewMemo is an empty memo for the binary build (see [LoadMemo]).
+func NewMemo(build string) *Memo {
+	return &Memo{Version: memoVersion, Build: build, Servers: map[string]*MemoServer{}}
+}
 
-// LoadMemo reads the memo at path. A missing file, one of another version
+// LoadMemo reads the memo at path. build names the running binary (its
+// path, size and time, say): a memo another build wrote is not used, so
+// that what a new build scans for, or how it digests, is never taken on
+// trust from an old one. A missing file, one of another build or version,
 // or one that cannot be read is an empty memo and the reason (nil for a
 // missing file): the memo only saves work, so nothing is lost without it.
-func LoadMemo(path string) (*Memo, error) {
+func LoadMemo(path, build string) (*Memo, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return NewMemo(), nil
+		return NewMemo(build), nil
 	}
 	if err != nil {
-		return NewMemo(), fmt.Errorf("trust: read the memo of judged definitions: %w", err)
+		return NewMemo(build), fmt.Errorf("trust: read the memo of judged definitions: %w", err)
 	}
-	m := NewMemo()
-	if err := fastjson.Unmarshal(b, m); err != nil || m.Version != memoVersion || m.Servers == nil {
-		if err == nil {
-			err = fmt.Errorf("version %d, not %d", m.Version, memoVersion)
-		}
-		return NewMemo(), fmt.Errorf("trust: the memo of judged definitions %s is ignored (%v); it is rewritten after this start", path, err)
+	m := NewMemo(build)
+	if !jsondepth.Within(b, jsondepth.Max) {
+		err = fmt.Errorf("nested deeper than %d levels", jsondepth.Max)
+	} else {
+		err = fastjson.Unmarshal(b, m)
+	}
+	switch {
+	case err != nil:
+	case m.Version != memoVersion || m.Build != build:
+		err = fmt.Errorf("written by another build of toolfold")
+	case m.Servers == nil:
+		err = fmt.Errorf("it lists no servers")
+	}
+	if err != nil {
+		return NewMemo(build), fmt.Errorf("trust: the memo of judged definitions %s is not used (%v); it is rewritten after this start", path, err)
 	}
 	return m, nil
 }

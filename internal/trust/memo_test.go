@@ -27,7 +27,7 @@ func TestMemoScansAsTheDefinitions(t *testing.T) {
 		t.Fatalf("the poisoned items made %d findings: %v", len(want), want)
 	}
 
-	m := NewMemo()
+	m := NewMemo("test")
 	for name, items := range servers {
 		m.Remember(name, "input-"+name, items, &first)
 	}
@@ -35,9 +35,12 @@ func TestMemoScansAsTheDefinitions(t *testing.T) {
 	if err := m.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	read, err := LoadMemo(path)
+	read, err := LoadMemo(path, "test")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if other, err := LoadMemo(path, "another build"); err == nil || len(other.Servers) != 0 {
+		t.Errorf("another build's memo was used: %d servers, %v", len(other.Servers), err)
 	}
 	var again Scanner
 	remembered := map[string][]Item{}
@@ -104,7 +107,7 @@ func TestMemoLoadLock(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	m := NewMemo()
+	m := NewMemo("test")
 	m.Wrote(text)
 	if !m.Dirty() {
 		t.Error("remembering the written text left the memo clean")
@@ -134,7 +137,7 @@ func TestMemoLoadLock(t *testing.T) {
 	}
 
 	// A memo that never saw the text checks it, and remembers it checked.
-	fresh := NewMemo()
+	fresh := NewMemo("test")
 	if err := os.WriteFile(path, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
