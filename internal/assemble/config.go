@@ -172,6 +172,7 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 	p.SetGroupStates(catalogStates(states))
 	p.Upstreams = newUpstreams(cfg, states, opts, p.trust)
 	p.AutoGroups = autoGroups(cfg, opts.LookupEnv, deferEnable, deferExclude)
+	rememberDerived(p.AutoGroups, cfg, opts.CacheDir, opts.Logger)
 
 	modeName := string(cfg.Disclosure.Mode)
 	if sw.Mode != "" {
