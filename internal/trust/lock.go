@@ -86,13 +86,15 @@ func ParseLock(b []byte) (*Lock, error) {
 // removed on the next read.
 func parseLock(b []byte, checked bool) (l *Lock, canonical bool, err error) {
 	l = NewLock()
+	// The text loses its spacing first, in one pass: the file is indented
+	// for review, mostly spaces, and its definitions are then compact as
+	// they are read, in place.
+	b = withoutSpace(b)
 	// The decoder recurses without a bound: a corrupt lock nested
 	// millions deep must be refused, not overflow the stack.
 	if !jsondepth.Within(b, jsondepth.Max) {
 		err = fmt.Errorf("nested deeper than %d levels", jsondepth.Max)
 	} else {
-		// Definitions are read in place: each is copied out below, made
-		// canonical or stripped of its spacing, so none keeps b alive.
 		_, err = fastjson.Parse(b, l, fastjson.DisallowUnknownFields|fastjson.DontCopyRawMessage)
 	}
 	if err != nil {
@@ -113,20 +115,19 @@ func parseLock(b []byte, checked bool) (l *Lock, canonical bool, err error) {
 		if sp.Pinned == nil {
 			sp.Pinned = map[string]Pin{}
 		}
+		if checked {
+			continue // compact is canonical, as the check found
+		}
 		for _, m := range []map[string]Pin{sp.Pinned, sp.Held} {
 			for key, p := range m {
-				if checked {
-					m[key] = Pin{Digest: p.Digest, Definition: withoutSpace(p.Definition)}
-					continue
-				}
-				// The file holds definitions indented for review; the digest
-				// is over the canonical form, which must still match it, so
-				// a hand edit of one without the other is caught here.
+				// The digest is over the canonical form, which must still
+				// match the definition, so a hand edit of one without the
+				// other is caught here.
 				c, err := Canonical(p.Definition)
 				if err != nil || digest(c) != p.Digest {
 					return nil, false, fmt.Errorf("trust: the lock file's %s %s does not match its digest; restore the file from version control, or remove the entry to pin it anew", name, key)
 				}
-				canonical = canonical && bytes.Equal(withoutSpace(p.Definition), c)
+				canonical = canonical && bytes.Equal(p.Definition, c)
 				m[key] = Pin{Digest: p.Digest, Definition: c}
 			}
 		}
@@ -135,29 +136,42 @@ func parseLock(b []byte, checked bool) (l *Lock, canonical bool, err error) {
 }
 
 // withoutSpace is JSON text with the white space outside its strings
-// removed.
+// removed. Each string is copied whole: indented text is runs of spaces
+// between strings, and a byte at a time would be most of a start's
+// reading of the lock.
 func withoutSpace(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	inString, escaped := false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			continue
+	out := make([]byte, 0, len(b)/2)
+	for i := 0; i < len(b); {
+		switch c := b[i]; c {
+		case ' ', '\t', '\n', '\r':
+			i++
+		case '"':
+			end := stringEnd(b, i)
+			out = append(out, b[i:end]...)
+			i = end
+		default:
+			out = append(out, c)
+			i++
 		}
-		out = append(out, c)
 	}
 	return out
+}
+
+// stringEnd is the index just past the string that starts at b[i] == '"',
+// or len(b) for one that does not end.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); {
+		k := bytes.IndexAny(b[j:], `"\`)
+		if k < 0 {
+			return len(b)
+		}
+		j += k
+		if b[j] == '"' {
+			return j + 1
+		}
+		j += 2 // a backslash and the byte it escapes
+	}
+	return len(b)
 }
 
 // Marshal is the lock's text: indented JSON, keys sorted, so a change of one

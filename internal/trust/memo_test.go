@@ -148,3 +148,18 @@ func TestMemoLoadLock(t *testing.T) {
 		t.Errorf("a checked lock written by toolfold is not remembered: %q, want %q", fresh.Lock, m.Lock)
 	}
 }
+
+func TestWithoutSpace(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"{\n  \"a\": [ 1, 2 ],\r\n\t\"b\": \"x y\"\n}", `{"a":[1,2],"b":"x y"}`},
+		{`{"q": "say \"hi there\" "}`, `{"q":"say \"hi there\" "}`},
+		{`{"p": "C:\\ dir\\", "n": 1}`, `{"p":"C:\\ dir\\","n":1}`},
+		{`["\u0020 x", "\\"]`, `["\u0020 x","\\"]`},
+		{`{"open": "no end `, `{"open":"no end `},
+		{`"trailing \`, `"trailing \`},
+	} {
+		if got := string(withoutSpace([]byte(c.in))); got != c.want {
+			t.Errorf("withoutSpace(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
