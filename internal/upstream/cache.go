@@ -189,11 +189,13 @@ func (c diskCache) save(e *cacheEntry) error {
 		return fmt.Errorf("creating the tool cache directory: %w", err)
 	}
 	// Without HTML escaping, as the SDK writes messages: a schema read back
-	// is then the very text a fresh list gives (see rawSchemas).
+	// is then the very text a fresh list gives (see rawSchemas). Not
+	// indented: every start reads every file, and indentation made
+	// thousands of tools' deeply nested schemas several times the bytes to
+	// read, bound and decode (files written indented are still read).
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(e); err != nil {
 		return fmt.Errorf("encoding the tool cache of %q: %w", e.Server, err)
 	}
