@@ -89,10 +89,11 @@ func parseLock(b []byte, checked bool) (l *Lock, canonical bool, err error) {
 	// The text loses its spacing first, in one pass: the file is indented
 	// for review, mostly spaces, and its definitions are then compact as
 	// they are read, in place.
-	b = withoutSpace(b)
 	// The decoder recurses without a bound: a corrupt lock nested
-	// millions deep must be refused, not overflow the stack.
-	if !jsondepth.Within(b, jsondepth.Max) {
+	// millions deep must be refused, not overflow the stack; the same pass
+	// bounds the nesting.
+	b, within := withoutSpace(b, jsondepth.Max)
+	if !within {
 		err = fmt.Errorf("nested deeper than %d levels", jsondepth.Max)
 	} else {
 		_, err = fastjson.Parse(b, l, fastjson.DisallowUnknownFields|fastjson.DontCopyRawMessage)
@@ -136,11 +137,13 @@ func parseLock(b []byte, checked bool) (l *Lock, canonical bool, err error) {
 }
 
 // withoutSpace is JSON text with the white space outside its strings
-// removed. Each string is copied whole: indented text is runs of spaces
-// between strings, and a byte at a time would be most of a start's
-// reading of the lock.
-func withoutSpace(b []byte) []byte {
+// removed, and whether it nests objects and arrays at most max deep. Each
+// string is copied whole: indented text is runs of spaces between
+// strings, and a byte at a time would be most of a start's reading of the
+// lock.
+func withoutSpace(b []byte, max int) ([]byte, bool) {
 	out := make([]byte, 0, len(b)/2)
+	depth := 0
 	for i := 0; i < len(b); {
 		switch c := b[i]; c {
 		case ' ', '\t', '\n', '\r':
@@ -150,11 +153,19 @@ func withoutSpace(b []byte) []byte {
 			out = append(out, b[i:end]...)
 			i = end
 		default:
+			switch c {
+			case '{', '[':
+				if depth++; depth > max {
+					return nil, false
+				}
+			case '}', ']':
+				depth--
+			}
 			out = append(out, c)
 			i++
 		}
 	}
-	return out
+	return out, true
 }
 
 // stringEnd is the index just past the string that starts at b[i] == '"',

@@ -150,6 +150,9 @@ func TestMemoLoadLock(t *testing.T) {
 }
 
 func TestWithoutSpace(t *testing.T) {
+	if _, ok := withoutSpace([]byte(`[{"a": [[1]]}]`), 3); ok {
+		t.Error("four levels passed a bound of three")
+	}
 	for _, c := range []struct{ in, want string }{
 		{"{\n  \"a\": [ 1, 2 ],\r\n\t\"b\": \"x y\"\n}", `{"a":[1,2],"b":"x y"}`},
 		{`{"q": "say \"hi there\" "}`, `{"q":"say \"hi there\" "}`},
@@ -157,9 +160,10 @@ func TestWithoutSpace(t *testing.T) {
 		{`["\u0020 x", "\\"]`, `["\u0020 x","\\"]`},
 		{`{"open": "no end `, `{"open":"no end `},
 		{`"trailing \`, `"trailing \`},
+		{`[{"deep": ["[[[[ in a string"]}]`, `[{"deep":["[[[[ in a string"]}]`},
 	} {
-		if got := string(withoutSpace([]byte(c.in))); got != c.want {
-			t.Errorf("withoutSpace(%q) = %q, want %q", c.in, got, c.want)
+		if got, ok := withoutSpace([]byte(c.in), 3); string(got) != c.want || !ok {
+			t.Errorf("withoutSpace(%q) = %q, %v, want %q", c.in, got, ok, c.want)
 		}
 	}
 }
