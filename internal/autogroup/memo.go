@@ -100,7 +100,7 @@ func (m *Memo) Derive(tools []Tool, opts Options) *Node {
 	e := m.entries[key]
 	m.used[key] = true
 	m.mu.Unlock()
-	if e != nil && sameAnswers(e.Taken, opts.Taken) {
+	if e != nil && sameAnswers(e.Taken, opts.Taken) && placesExactly(e.Root, tools) {
 		return e.Root
 	}
 	asked := map[string]bool{}
@@ -125,6 +125,36 @@ func sameAnswers(asked map[string]bool, taken func(string) bool) bool {
 		}
 	}
 	return true
+}
+
+// placesExactly reports whether root places each of tools once and
+// nothing else, as a derivation from them does: a memo file damaged on
+// disk must not lose or invent a tool.
+func placesExactly(root *Node, tools []Tool) bool {
+	want := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		want[t.ID] = true
+	}
+	n := 0
+	var places func(g *Node) bool
+	places = func(g *Node) bool {
+		if g == nil {
+			return false
+		}
+		for _, id := range g.Tools {
+			if !want[id] {
+				return false
+			}
+			n++
+		}
+		for _, c := range g.Children {
+			if !places(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return places(root) && n == len(want) && len(want) == len(tools)
 }
 
 // Flush forgets the derivations not asked for since the last Flush and

@@ -72,6 +72,28 @@ func TestMemoDerivesAsDerive(t *testing.T) {
 		t.Errorf("%s: a changed description reused the old tree", big.name)
 	}
 
+	// A file damaged on disk: a tree that lost a tool, one with a null
+	// group. Neither is reused, and neither breaks the start.
+	for _, damage := range []func(*Node){
+		func(n *Node) { n.Children[0].Tools = n.Children[0].Tools[1:] },
+		func(n *Node) { n.Children[0] = nil },
+	} {
+		key := fingerprint(big.tools, opts(big, nil))
+		e := read.entries[key]
+		if e == nil {
+			t.Fatalf("%s: no tree remembered", big.name)
+		}
+		broken := *first[big.name]
+		broken.Children = append([]*Node(nil), broken.Children...)
+		c := *broken.Children[0]
+		broken.Children[0] = &c
+		damage(&broken)
+		read.entries[key] = &memoEntry{Taken: e.Taken, Root: &broken}
+		if got := read.Derive(big.tools, opts(big, nil)); !reflect.DeepEqual(got, first[big.name]) {
+			t.Errorf("%s: a damaged tree was reused", big.name)
+		}
+	}
+
 	other, err := OpenMemo(path, "build 2")
 	if err == nil || len(other.entries) != 0 {
 		t.Errorf("another build's memo was used: %d trees, %v", len(other.entries), err)
