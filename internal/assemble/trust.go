@@ -54,11 +54,10 @@ type trustGate struct {
 	listings       map[string]*listingTrust
 	listingScanner trust.Scanner
 	// judged remembers each server's items across starts (trust.Memo), at
-	// memoPath in the cache directory ("": not kept); read on first use.
-	memoPath     string
-	judged       *trust.Memo
-	judgedLoaded bool
-	logged       map[string]bool
+	// memoPath in the cache directory; nil when none is kept.
+	memoPath string
+	judged   *trust.Memo
+	logged   map[string]bool
 	// written is the SHA-256 of the text the gate last wrote to the lock
 	// file, so that its watcher can skip the gate's own writes.
 	written [sha256.Size]byte
@@ -192,7 +191,6 @@ func (g *trustGate) judge(servers []string, known func(string) ([]*mcp.Tool, []*
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	view := trustView{byServer: map[string]*serverTrust{}}
-	g.loadJudged()
 	stale := false
 	inputs := map[string]trustInput{}
 	lists := map[string][]trust.Item{}
@@ -217,12 +215,15 @@ func (g *trustGate) judge(servers []string, known func(string) ([]*mcp.Tool, []*
 		}
 		stale = true
 		hash := trustInputHash(tools, groups, instr)
-		if items, ok := g.memoItems(name, hash); ok {
+		items, ok, known := g.memoItems(name, hash)
+		if ok {
 			lists[name] = items
 			continue
 		}
 		lists[name] = trustItems(name, tools, groups, instr, g.log)
-		fresh[name] = hash
+		if !known {
+			fresh[name] = hash
+		}
 	}
 	if stale || len(g.memo) != len(inputs) {
 		g.findings = g.scanner.Scan(lists)

@@ -109,25 +109,26 @@ func trustInputHash(tools []*mcp.Tool, groups []*upstream.Group, instr string) s
 // memoItems are server's items as remembered for input, when the memo has
 // them and every one is pinned as it is (so judging them needs no
 // definition); the scanners are taught what the scan found in them.
-func (g *trustGate) memoItems(server, input string) ([]trust.Item, bool) {
+// known reports whether the memo has them at all, pinned or not: then
+// they need not be remembered again.
+func (g *trustGate) memoItems(server, input string) (items []trust.Item, ok, known bool) {
 	if g.judged == nil || g.loadErr != nil {
-		return nil, false
+		return nil, false, false
 	}
-	items, ok := g.judged.Items(server, input)
-	if !ok || !trust.AllPinned(g.lock, server, items) {
-		return nil, false
+	items, known = g.judged.Items(server, input)
+	if !known || !trust.AllPinned(g.lock, server, items) {
+		return nil, false, known
 	}
 	g.judged.Teach(server, &g.scanner)
 	g.judged.Teach(server, &g.listingScanner)
-	return items, true
+	return items, true, true
 }
 
-// loadJudged reads the memo on first use; g.mu is held.
+// loadJudged reads the memo, as the gate is made.
 func (g *trustGate) loadJudged() {
-	if g.judgedLoaded || g.memoPath == "" {
+	if g.memoPath == "" {
 		return
 	}
-	g.judgedLoaded = true
 	build := buildIdentity()
 	if build == "" {
 		return // no build to tie a memo to: judge item by item
