@@ -74,25 +74,35 @@ func LoadLock(path string) (*Lock, error) {
 
 // ParseLock reads a lock from its text.
 func ParseLock(b []byte) (*Lock, error) {
-	l, _, err := parseLock(b, false)
+	l, _, err := parseLock(b, nil)
 	return l, err
 }
 
-// parseLock reads a lock from its text. Unless checked (the very text was
-// checked before, see [Memo.LoadLock]), every pin's definition is made
-// canonical and its digest checked; canonical then reports whether every
-// definition in the text was canonical but for its spacing, as a lock
-// toolfold wrote is: a checked text of that kind needs only its spacing
-// removed on the next read.
-func parseLock(b []byte, checked bool) (l *Lock, canonical bool, err error) {
+// parseLock reads a lock from its text. Unless memo says the text was
+// checked before, every pin's definition is made canonical and its digest
+// checked; canonical then reports whether every definition in the text
+// was canonical but for its spacing, as a lock toolfold wrote is: a
+// checked text of that kind needs only its spacing removed on the next
+// read. Texts are told apart by their compacted form, from which the
+// lock is decoded: texts that differ in spacing alone read the same.
+func parseLock(b []byte, memo *Memo) (l *Lock, canonical bool, err error) {
 	l = NewLock()
 	// The text loses its spacing first, in one pass: the file is indented
 	// for review, mostly spaces, and its definitions are then compact as
-	// they are read, in place.
-	// The decoder recurses without a bound: a corrupt lock nested
-	// millions deep must be refused, not overflow the stack; the same pass
-	// bounds the nesting.
+	// they are read, in place. The decoder recurses without a bound: a
+	// corrupt lock nested millions deep must be refused, not overflow the
+	// stack; the same pass bounds the nesting.
 	b, within := withoutSpace(b, jsondepth.Max)
+	checked := false
+	if memo != nil && within {
+		sum := textSum(b)
+		checked = memo.Lock == sum
+		defer func() {
+			if err == nil && canonical && !checked {
+				memo.Lock, memo.dirty = sum, true
+			}
+		}()
+	}
 	if !within {
 		err = fmt.Errorf("nested deeper than %d levels", jsondepth.Max)
 	} else {

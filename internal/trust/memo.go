@@ -35,9 +35,9 @@ type Memo struct {
 	// [LoadMemo]): a scan rule added by an upgrade must see every item.
 	Build   string                 `json:"build"`
 	Servers map[string]*MemoServer `json:"servers"`
-	// Lock is the SHA-256 of the last lock text whose every pin was
-	// checked against its digest, and found canonical but for spacing
-	// (see [Memo.LoadLock]).
+	// Lock is the SHA-256 of the last lock text, without its spacing,
+	// whose every pin was checked against its digest and found canonical
+	// but for spacing (see [Memo.LoadLock]).
 	Lock string `json:"lock,omitempty"`
 	// dirty is set by a change not yet saved.
 	dirty bool
@@ -119,7 +119,7 @@ func (m *Memo) Dirty() bool { return m.dirty }
 
 // LoadLock is [LoadLock], which checks every pin's digest against its
 // definition, except for a text the memo says was checked before: the
-// same bytes check the same. Only the spacing of such a text's definitions
+// same text, but for its spacing, checks the same. Only the spacing of such a text's definitions
 // is removed to make them canonical again. A text checked now is
 // remembered.
 //
@@ -135,21 +135,15 @@ func (m *Memo) LoadLock(path string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trust: read lock file: %w", err)
 	}
-	sum := textSum(b)
-	l, canonical, err := parseLock(b, m.Lock == sum)
-	if err != nil {
-		return nil, err
-	}
-	if canonical && m.Lock != sum {
-		m.Lock, m.dirty = sum, true
-	}
-	return l, nil
+	l, _, err := parseLock(b, m)
+	return l, err
 }
 
 // Wrote remembers text as the lock's, written by [Lock.SaveText] from
 // canonical definitions, so the next [Memo.LoadLock] of it needs no check.
 func (m *Memo) Wrote(text []byte) {
-	if sum := textSum(text); m.Lock != sum {
+	compact, _ := withoutSpace(text, jsondepth.Max)
+	if sum := textSum(compact); m.Lock != sum {
 		m.Lock, m.dirty = sum, true
 	}
 }
