@@ -88,3 +88,33 @@ func TestTrustMemoHoldsATamperedCacheOrLock(t *testing.T) {
 		})
 	}
 }
+
+// TestTrustMemoRestartWritesNothing: a restart on an unchanged, pinned
+// cache judges from the memo and leaves it as it was.
+func TestTrustMemoRestartWritesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts upstream servers")
+	}
+	r := newTrustRig(t, "stdio")
+	r.start(t, true)
+	r.start(t, false)
+	files, _ := filepath.Glob(filepath.Join(r.cache, "trust", "judged-*.json"))
+	if len(files) != 1 {
+		t.Fatalf("memo files %v", files)
+	}
+	before, err := os.Stat(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := r.start(t, false)
+	if !memoHit(p, "mail") {
+		t.Error("the restart judged item by item")
+	}
+	after, err := os.Stat(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("the restart rewrote the memo (%v, then %v)", before.ModTime(), after.ModTime())
+	}
+}
