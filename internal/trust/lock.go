@@ -152,7 +152,11 @@ func parseLock(b []byte, memo *Memo) (l *Lock, canonical bool, err error) {
 // strings, and a byte at a time would be most of a start's reading of the
 // lock.
 func withoutSpace(b []byte, max int) ([]byte, bool) {
-	out := make([]byte, 0, len(b)/2)
+	// A lock toolfold wrote compacts to a little under half its size: room
+	// for more, so a big lock is not copied again and again as the result
+	// grows, and not so much that the pins, which keep the result, keep
+	// much unused.
+	out := make([]byte, 0, len(b)*5/8)
 	depth := 0
 	for i := 0; i < len(b); {
 		switch c := b[i]; c {
