@@ -79,7 +79,7 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 	}
 
 	if opts.Trust && pinsAnything(cfg) {
-		p.trust = newTrustGate(cfg, opts.Logger)
+		p.trust = newTrustGate(cfg, trustMemoPath(opts.CacheDir, cfg.LockPath()), opts.Logger)
 		p.trust.noWrite = opts.TrustNoWrite
 	}
 
@@ -172,6 +172,7 @@ func FromConfig(ctx context.Context, cfg *config.Config, sw Switches, opts Optio
 	p.SetGroupStates(catalogStates(states))
 	p.Upstreams = newUpstreams(cfg, states, opts, p.trust)
 	p.AutoGroups = autoGroups(cfg, opts.LookupEnv, deferEnable, deferExclude)
+	rememberDerived(p.AutoGroups, cfg, opts.CacheDir, opts.Logger)
 
 	modeName := string(cfg.Disclosure.Mode)
 	if sw.Mode != "" {
@@ -270,7 +271,8 @@ func autoGroups(cfg *config.Config, lookup config.LookupEnv, enable, exclude []s
 	// servers and groups tools declare in their _meta were made by hand
 	// upstream: they are kept as given). The config's own check of names
 	// that only derivation can bring follows the same rule.
-	s.Derive = func(g *catalog.Group) bool { return cfg.Splits(string(g.ID)) }
+	splits := cfg.SplitGroups()
+	s.Derive = func(g *catalog.Group) bool { return splits[string(g.ID)] }
 	if lookup != nil || len(s.Named) > 0 {
 		s.State = func(id catalog.GroupID, inherited catalog.State) catalog.State {
 			// Strongest first, as for declared groups: flags, then the

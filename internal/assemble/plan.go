@@ -212,6 +212,7 @@ func (p *Plan) spaceOf(spec catalog.Spec, warnings []string, strict bool) (*view
 		}
 		res = again
 		warnings = append(warnings, derivedWarnings...)
+		p.flushDerived(spec)
 	}
 	if p.cfg != nil {
 		sev := config.SeverityWarning

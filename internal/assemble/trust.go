@@ -53,7 +53,11 @@ type trustGate struct {
 	// listings, by server and kind; listingScanner scans for them.
 	listings       map[string]*listingTrust
 	listingScanner trust.Scanner
-	logged         map[string]bool
+	// judged remembers each server's items across starts (trust.Memo), at
+	// memoPath in the cache directory; nil when none is kept.
+	memoPath string
+	judged   *trust.Memo
+	logged   map[string]bool
 	// written is the SHA-256 of the text the gate last wrote to the lock
 	// file, so that its watcher can skip the gate's own writes.
 	written [sha256.Size]byte
@@ -95,7 +99,9 @@ type trustInput struct {
 	instr  string
 }
 
-func newTrustGate(cfg *config.Config, log *slog.Logger) *trustGate {
+// newTrustGate reads the lock; memoPath is where judgements are remembered
+// between starts ("": nowhere, see trustMemoPath).
+func newTrustGate(cfg *config.Config, memoPath string, log *slog.Logger) *trustGate {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -105,8 +111,14 @@ func newTrustGate(cfg *config.Config, log *slog.Logger) *trustGate {
 		memo:   map[string]*serverTrust{}, logged: map[string]bool{}, heldLogged: map[string]bool{},
 		listings: map[string]*listingTrust{},
 		done:     make(chan struct{}),
+		memoPath: memoPath,
 	}
-	g.lock, g.loadErr = trust.LoadLock(g.path)
+	g.loadJudged()
+	if g.judged != nil {
+		g.lock, g.loadErr = g.judged.LoadLock(g.path)
+	} else {
+		g.lock, g.loadErr = trust.LoadLock(g.path)
+	}
 	if g.loadErr != nil {
 		g.lock = trust.NewLock()
 		log.Error("trust: every upstream definition is held", "lock_file", g.path, "error", g.loadErr)
@@ -182,6 +194,8 @@ func (g *trustGate) judge(servers []string, known func(string) ([]*mcp.Tool, []*
 	stale := false
 	inputs := map[string]trustInput{}
 	lists := map[string][]trust.Item{}
+	// fresh are the servers whose items were made anew, by input hash.
+	fresh := map[string]string{}
 	for _, name := range servers {
 		tools, groups, instr, ok := known(name)
 		if !ok {
@@ -200,7 +214,16 @@ func (g *trustGate) judge(servers []string, known func(string) ([]*mcp.Tool, []*
 			continue
 		}
 		stale = true
+		hash := trustInputHash(tools, groups, instr)
+		items, ok, known := g.memoItems(name, hash)
+		if ok {
+			lists[name] = items
+			continue
+		}
 		lists[name] = trustItems(name, tools, groups, instr, g.log)
+		if !known {
+			fresh[name] = hash
+		}
 	}
 	if stale || len(g.memo) != len(inputs) {
 		g.findings = g.scanner.Scan(lists)
@@ -230,6 +253,7 @@ func (g *trustGate) judge(servers []string, known func(string) ([]*mcp.Tool, []*
 		if changed {
 			g.save()
 		}
+		g.rememberJudged(servers, fresh, lists)
 	}
 	for name := range inputs {
 		view.byServer[name] = g.memo[name]
@@ -301,6 +325,9 @@ func (g *trustGate) save() {
 		return
 	}
 	g.written = sha256.Sum256(text)
+	if g.judged != nil {
+		g.judged.Wrote(text)
+	}
 }
 
 // audit logs each hold once (per definition) and each warned change.

@@ -25,6 +25,9 @@ type Settings struct {
 	// Merge maps a declared group to the derived groups whose tools it
 	// takes over, which then disappear: a rename (one) or a merge (more).
 	Merge map[catalog.GroupID][]catalog.GroupID
+	// Memo, if set, reuses the derivations of groups whose tools and
+	// options are unchanged.
+	Memo *Memo
 }
 
 // Refine returns spec with derived groups for every group of cat (the
@@ -46,6 +49,10 @@ func Refine(spec catalog.Spec, cat *catalog.Catalog, s Settings) (catalog.Spec, 
 		at[g.ID] = i
 	}
 	derived := map[catalog.GroupID]bool{}
+	derive := Derive
+	if s.Memo != nil {
+		derive = s.Memo.Derive
+	}
 	for _, g := range cat.Groups() {
 		if g.Derived || (s.Derive != nil && !s.Derive(g)) {
 			continue
@@ -72,7 +79,7 @@ func Refine(spec catalog.Spec, cat *catalog.Catalog, s Settings) (catalog.Spec, 
 			i, ok := at[id]
 			return ok && !(emptyRules(out.Groups[i].Members) && groupEmpty(cat, id))
 		}
-		root := Derive(tools, Options{Size: size, Taken: taken, Ignore: []string{g.LocalName()}, Instructions: g.Instructions})
+		root := derive(tools, Options{Size: size, Taken: taken, Ignore: []string{g.LocalName()}, Instructions: g.Instructions})
 		if i, ok := at[g.ID]; ok && isPlaceholder(out.Groups[i].Description) && len(g.Children) == 0 {
 			// The server's group said only whose tools they are: say
 			// what they do (a server with groups of its own is left to

@@ -18,17 +18,43 @@ import (
 // whose tools join it says "autoGroups": false, and the group does not
 // choose its tools by rules of its own (unless it says "autoGroups": true).
 func (c *Config) Splits(name string) bool {
-	if !c.Disclosure.AutoGroups.Enabled || !c.staticGroups()[name] {
+	return c.splits(name, c.staticGroups(), c.unsplit())
+}
+
+// SplitGroups are the names Splits is true of, worked out at once: asked
+// group by group, a catalog of a thousand servers costs a million steps.
+func (c *Config) SplitGroups() map[string]bool {
+	out := map[string]bool{}
+	static, unsplit := c.staticGroups(), c.unsplit()
+	for name := range static {
+		if c.splits(name, static, unsplit) {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// unsplit are the groups of servers that say "autoGroups": false.
+func (c *Config) unsplit() map[string]bool {
+	out := map[string]bool{}
+	for _, sc := range c.MCPServers {
+		if group, grouped := sc.EffectiveGroup(); grouped && sc.AutoGroups != nil && !*sc.AutoGroups {
+			out[group] = true
+		}
+	}
+	return out
+}
+
+func (c *Config) splits(name string, static, unsplit map[string]bool) bool {
+	if !c.Disclosure.AutoGroups.Enabled || !static[name] {
 		return false
 	}
 	gc, declared := c.Groups[name]
 	if declared && gc.AutoGroups != nil {
 		return *gc.AutoGroups
 	}
-	for _, sc := range c.MCPServers {
-		if group, grouped := sc.EffectiveGroup(); grouped && group == name && sc.AutoGroups != nil && !*sc.AutoGroups {
-			return false
-		}
+	if unsplit[name] {
+		return false
 	}
 	return !declared || len(gc.Tools)+len(gc.Prefixes)+len(gc.Servers)+len(gc.Tags) == 0
 }

@@ -40,3 +40,38 @@ func TestMayDiscover(t *testing.T) {
 		})
 	}
 }
+
+// SplitGroups is Splits for every group at once.
+func TestSplitGroups(t *testing.T) {
+	const doc = `"mcpServers": {"gh": {"command": "gh-mcp"}, "big": {"command": "big-mcp", "autoGroups": false}, "shared": {"command": "s", "group": "code"}},
+		"commands": {"git": {"command": "git", "discover": "help"}},
+		"groups": {"code": {"tools": ["gh__*"]}, "code.repos": {}, "loose": {"autoGroups": true, "tools": ["git__*"]}, "kept": {"autoGroups": false}}`
+	for _, tt := range []struct {
+		name, derivation string
+		want             []string
+	}{
+		{"derivation on", `{}`, []string{"code.repos", "gh", "git", "loose"}},
+		{"derivation off", `{"enabled": false}`, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, diags := Parse("t.json", []byte(`{`+doc+`, "disclosure": {"autoGroups": `+tt.derivation+`}}`), Options{LookupEnv: MapEnv(nil)})
+			if diags.HasErrors() {
+				t.Fatal(diags.String())
+			}
+			got := cfg.SplitGroups()
+			if len(got) != len(tt.want) {
+				t.Errorf("SplitGroups() = %v, want %v", got, tt.want)
+			}
+			for _, name := range tt.want {
+				if !got[name] {
+					t.Errorf("SplitGroups() = %v lacks %q", got, name)
+				}
+			}
+			for _, name := range cfg.GroupNames() {
+				if got[name] != cfg.Splits(name) {
+					t.Errorf("SplitGroups()[%q] = %v, Splits says %v", name, got[name], cfg.Splits(name))
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,10 @@
 package trust
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // BenchmarkScanCatalogs scans the 35 recorded catalogs together, as a
 // rebuild does when a server's list changed.
@@ -54,9 +58,25 @@ func BenchmarkLoadLock(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(text)))
-	for b.Loop() {
-		if _, err := ParseLock(text); err != nil {
+	b.Run("checked", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ParseLock(text); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// A restart reads the text its memo saw checked.
+	b.Run("seen", func(b *testing.B) {
+		path := filepath.Join(b.TempDir(), DefaultLockFile)
+		if err := os.WriteFile(path, text, 0o644); err != nil {
 			b.Fatal(err)
 		}
-	}
+		m := NewMemo("bench")
+		m.Wrote(text)
+		for b.Loop() {
+			if _, err := m.LoadLock(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -33,15 +33,31 @@ const (
 type Item struct {
 	Kind Kind
 	Name string
-	// Def is canonical JSON (see [Canonical]).
+	// Def is canonical JSON (see [Canonical]). It is nil in an item
+	// remembered from an earlier start ([Remembered]), whose digest alone
+	// is known.
 	Def json.RawMessage
+	// digest is Def's, computed once by the constructors: a start compares
+	// and scans tens of thousands of items, each several times.
+	digest string
 }
 
 // Key is the item's name in the lock and on the command line: "kind:name".
 func (it Item) Key() string { return string(it.Kind) + ":" + it.Name }
 
 // Digest is "sha256:" and the hex SHA-256 of the item's canonical JSON.
-func (it Item) Digest() string { return digest(it.Def) }
+func (it Item) Digest() string {
+	if it.digest != "" {
+		return it.digest
+	}
+	return digest(it.Def)
+}
+
+// withDigest is it with its digest computed once.
+func (it Item) withDigest() Item {
+	it.digest = digest(it.Def)
+	return it
+}
 
 func digest(canon []byte) string {
 	sum := sha256.Sum256(canon)
@@ -122,7 +138,7 @@ func ToolItem(t *mcp.Tool) (Item, error) {
 	if err != nil {
 		return Item{}, fmt.Errorf("trust: encode %s %q: %w", KindTool, t.Name, err)
 	}
-	return Item{Kind: KindTool, Name: t.Name, Def: def}, nil
+	return Item{Kind: KindTool, Name: t.Name, Def: def}.withDigest(), nil
 }
 
 // isJSONNull reports whether v is JSON text that says null, which the
@@ -159,7 +175,7 @@ func ValueItem(kind Kind, name string, v any) (Item, error) {
 	if err != nil {
 		return Item{}, err
 	}
-	return Item{Kind: kind, Name: name, Def: c}, nil
+	return Item{Kind: kind, Name: name, Def: c}.withDigest(), nil
 }
 
 func pick(kind Kind, name string, v any, fields []string) (Item, error) {

@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	fastjson "github.com/segmentio/encoding/json"
+	"github.com/toolfold/toolfold/internal/jsondepth"
 )
 
 // DefaultLockFile is the lock's name beside the config.
@@ -71,20 +74,50 @@ func LoadLock(path string) (*Lock, error) {
 
 // ParseLock reads a lock from its text.
 func ParseLock(b []byte) (*Lock, error) {
-	l := NewLock()
-	// encoding/json, not a faster decoder: it bounds how deep a value may
-	// nest, and a corrupt lock must be refused, not crash the gateway.
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(l); err != nil {
-		return nil, fmt.Errorf("trust: the lock file is not valid (%w); restore it from version control, or delete it to pin everything anew", err)
+	l, _, err := parseLock(b, nil)
+	return l, err
+}
+
+// parseLock reads a lock from its text. Unless memo says the text was
+// checked before, every pin's definition is made canonical and its digest
+// checked; canonical then reports whether every definition in the text
+// was canonical but for its spacing, as a lock toolfold wrote is: a
+// checked text of that kind needs only its spacing removed on the next
+// read. Texts are told apart by their compacted form, from which the
+// lock is decoded: texts that differ in spacing alone read the same.
+func parseLock(b []byte, memo *Memo) (l *Lock, canonical bool, err error) {
+	l = NewLock()
+	// The text loses its spacing first, in one pass: the file is indented
+	// for review, mostly spaces, and its definitions are then compact as
+	// they are read, in place. The decoder recurses without a bound: a
+	// corrupt lock nested millions deep must be refused, not overflow the
+	// stack; the same pass bounds the nesting.
+	b, within := withoutSpace(b, jsondepth.Max)
+	checked := false
+	if memo != nil && within {
+		sum := textSum(b)
+		checked = memo.Lock == sum
+		defer func() {
+			if err == nil && canonical && !checked {
+				memo.Lock, memo.dirty = sum, true
+			}
+		}()
+	}
+	if !within {
+		err = fmt.Errorf("nested deeper than %d levels", jsondepth.Max)
+	} else {
+		_, err = fastjson.Parse(b, l, fastjson.DisallowUnknownFields|fastjson.DontCopyRawMessage)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("trust: the lock file is not valid (%w); restore it from version control, or delete it to pin everything anew", err)
 	}
 	if l.Version != lockVersion {
-		return nil, fmt.Errorf("trust: the lock file has version %d, this toolfold reads version %d; upgrade toolfold or delete the file to pin anew", l.Version, lockVersion)
+		return nil, false, fmt.Errorf("trust: the lock file has version %d, this toolfold reads version %d; upgrade toolfold or delete the file to pin anew", l.Version, lockVersion)
 	}
 	if l.Servers == nil {
 		l.Servers = map[string]*ServerPins{}
 	}
+	canonical = true
 	for name, sp := range l.Servers {
 		if sp == nil {
 			sp = &ServerPins{}
@@ -93,20 +126,77 @@ func ParseLock(b []byte) (*Lock, error) {
 		if sp.Pinned == nil {
 			sp.Pinned = map[string]Pin{}
 		}
+		if checked {
+			continue // compact is canonical, as the check found
+		}
 		for _, m := range []map[string]Pin{sp.Pinned, sp.Held} {
 			for key, p := range m {
-				// The file holds definitions indented for review; the digest
-				// is over the canonical form, which must still match it, so
-				// a hand edit of one without the other is caught here.
+				// The digest is over the canonical form, which must still
+				// match the definition, so a hand edit of one without the
+				// other is caught here.
 				c, err := Canonical(p.Definition)
 				if err != nil || digest(c) != p.Digest {
-					return nil, fmt.Errorf("trust: the lock file's %s %s does not match its digest; restore the file from version control, or remove the entry to pin it anew", name, key)
+					return nil, false, fmt.Errorf("trust: the lock file's %s %s does not match its digest; restore the file from version control, or remove the entry to pin it anew", name, key)
 				}
+				canonical = canonical && bytes.Equal(p.Definition, c)
 				m[key] = Pin{Digest: p.Digest, Definition: c}
 			}
 		}
 	}
-	return l, nil
+	return l, canonical, nil
+}
+
+// withoutSpace is JSON text with the white space outside its strings
+// removed, and whether it nests objects and arrays at most max deep. Each
+// string is copied whole: indented text is runs of spaces between
+// strings, and a byte at a time would be most of a start's reading of the
+// lock.
+func withoutSpace(b []byte, max int) ([]byte, bool) {
+	// A lock toolfold wrote compacts to a little under half its size: room
+	// for more, so a big lock is not copied again and again as the result
+	// grows, and not so much that the pins, which keep the result, keep
+	// much unused.
+	out := make([]byte, 0, len(b)*5/8)
+	depth := 0
+	for i := 0; i < len(b); {
+		switch c := b[i]; c {
+		case ' ', '\t', '\n', '\r':
+			i++
+		case '"':
+			end := stringEnd(b, i)
+			out = append(out, b[i:end]...)
+			i = end
+		default:
+			switch c {
+			case '{', '[':
+				if depth++; depth > max {
+					return nil, false
+				}
+			case '}', ']':
+				depth--
+			}
+			out = append(out, c)
+			i++
+		}
+	}
+	return out, true
+}
+
+// stringEnd is the index just past the string that starts at b[i] == '"',
+// or len(b) for one that does not end.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); {
+		k := bytes.IndexAny(b[j:], `"\`)
+		if k < 0 {
+			return len(b)
+		}
+		j += k
+		if b[j] == '"' {
+			return j + 1
+		}
+		j += 2 // a backslash and the byte it escapes
+	}
+	return len(b)
 }
 
 // Marshal is the lock's text: indented JSON, keys sorted, so a change of one

@@ -205,6 +205,17 @@ const (
 // not safe for concurrent use.
 type Scanner struct {
 	seen map[string]*itemScan
+	// learned are results a [Memo] taught, for items remembered without
+	// their definitions.
+	learned map[string]*itemScan
+}
+
+// known is what s found, or was taught, of the definition with digest d.
+func (s *Scanner) known(d string) *itemScan {
+	if sc := s.seen[d]; sc != nil {
+		return sc
+	}
+	return s.learned[d]
 }
 
 // itemScan is what one definition's text says on its own.
@@ -242,7 +253,7 @@ func (s *Scanner) Scan(servers map[string][]Item) []Finding {
 	for _, items := range servers {
 		for _, it := range items {
 			d := it.Digest()
-			sc := s.seen[d]
+			sc := s.known(d)
 			if sc == nil {
 				sc = scanItem(it)
 			}

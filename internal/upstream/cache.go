@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	fastjson "github.com/segmentio/encoding/json"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/jsondepth"
 )
 
 // cacheFormat is bumped when the file layout changes; files of another format
@@ -160,8 +161,8 @@ func (c diskCache) load(server, key string) (*cacheEntry, error) {
 		return nil, fmt.Errorf("reading the tool cache %s: %w", p, err)
 	}
 	var f cacheFile
-	if !nestedWithin(data, maxCacheNesting) {
-		return nil, fmt.Errorf("the tool cache %s is corrupt (nested deeper than %d levels); it is ignored and will be rewritten when the server next starts", p, maxCacheNesting)
+	if !jsondepth.Within(data, jsondepth.Max) {
+		return nil, fmt.Errorf("the tool cache %s is corrupt (nested deeper than %d levels); it is ignored and will be rewritten when the server next starts", p, jsondepth.Max)
 	}
 	if err := fastjson.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("the tool cache %s is corrupt (%v); it is ignored and will be rewritten when the server next starts", p, err)
@@ -178,40 +179,6 @@ func (c diskCache) load(server, key string) (*cacheEntry, error) {
 	return &e, nil
 }
 
-// maxCacheNesting is how deep a cache file may nest, as deep as
-// encoding/json lets a value nest: the decoder recurses, and a file nested
-// millions deep would overflow the stack, which ends the process.
-const maxCacheNesting = 10000
-
-// nestedWithin reports whether the JSON text data nests objects and arrays
-// at most max deep, in one cheap pass that only tracks brackets outside
-// strings (the decoder checks everything else).
-func nestedWithin(data []byte, max int) bool {
-	depth, inString, escaped := 0, false, false
-	for _, c := range data {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > max {
-				return false
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return true
-}
-
 // save writes the entry atomically: a reader (another toolfold starting at the
 // same moment) sees the old file or the new one, never half of one.
 func (c diskCache) save(e *cacheEntry) error {
@@ -222,11 +189,13 @@ func (c diskCache) save(e *cacheEntry) error {
 		return fmt.Errorf("creating the tool cache directory: %w", err)
 	}
 	// Without HTML escaping, as the SDK writes messages: a schema read back
-	// is then the very text a fresh list gives (see rawSchemas).
+	// is then the very text a fresh list gives (see rawSchemas). Not
+	// indented: every start reads every file, and indentation made
+	// thousands of tools' deeply nested schemas several times the bytes to
+	// read, bound and decode (files written indented are still read).
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(e); err != nil {
 		return fmt.Errorf("encoding the tool cache of %q: %w", e.Server, err)
 	}
