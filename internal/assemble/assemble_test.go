@@ -106,6 +106,16 @@ func TestServable(t *testing.T) {
 		{json.RawMessage(`{"type":"array"}`), "has type array"},
 		{json.RawMessage(`{"type":"object"}`), ""},
 		{[]int{1}, "not a JSON object"},
+		// The last of repeated keys counts, as decoders read it.
+		{json.RawMessage(`{"type":"object","type":"string"}`), "has type string"},
+		{json.RawMessage(`{"type":"string","type":"object"}`), ""},
+		// Keys encoding/json also reads as "type".
+		{json.RawMessage(`{"TYPE":"string"}`), "has type string"},
+		{json.RawMessage(`{"\u0074ype":"string"}`), "has type string"},
+		{json.RawMessage(`{"type":"\u006fbject"}`), ""},
+		{json.RawMessage(` {"type" : "object" , "properties":{"a":{"type":"string"}}} `), ""},
+		{json.RawMessage(`{"type":"object"`), "not a JSON object"},
+		{json.RawMessage(`"object"`), "not a JSON object"},
 	}
 	for _, tt := range tests {
 		got := servable(&mcp.Tool{Name: "t", InputSchema: tt.schema})

@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -421,17 +423,48 @@ func servable(t *mcp.Tool) string {
 			return fmt.Sprintf("its input schema cannot be encoded: %v", err)
 		}
 	}
-	var top struct {
-		Type any `json:"type"`
-	}
 	if string(raw) == "null" {
 		return ""
 	}
-	if err := json.Unmarshal(raw, &top); err != nil {
+	// Walked, not decoded: at 20,000 tools decoding every schema whole to
+	// read one member was a tenth of a start.
+	var typ []byte
+	odd := false
+	if err := rawcall.Members(raw, func(k, v []byte) bool {
+		switch {
+		case string(k) == "type":
+			typ = v // the last one wins, as decoders take it
+		case strings.EqualFold(string(k), "type") || bytes.IndexByte(k, '\\') >= 0:
+			odd = true // a key encoding/json would also read as "type"
+		}
+		return true
+	}); err != nil {
 		return "its input schema is not a JSON object"
 	}
-	if top.Type != nil && top.Type != "object" {
-		return fmt.Sprintf("its input schema has type %v, but tool arguments are always an object", top.Type)
+	if odd {
+		var top struct {
+			Type any `json:"type"`
+		}
+		if err := json.Unmarshal(raw, &top); err != nil {
+			return "its input schema is not a JSON object"
+		}
+		return schemaType(top.Type)
+	}
+	if typ == nil || string(typ) == `"object"` {
+		return ""
+	}
+	var v any
+	if err := json.Unmarshal(typ, &v); err != nil {
+		return "its input schema is not a JSON object"
+	}
+	return schemaType(v)
+}
+
+// schemaType says what is wrong with an input schema's top-level type, or
+// "" when it is "object" or not given.
+func schemaType(v any) string {
+	if v != nil && v != "object" {
+		return fmt.Sprintf("its input schema has type %v, but tool arguments are always an object", v)
 	}
 	return ""
 }
