@@ -448,19 +448,24 @@ func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.C
 		}
 		ctx = ticket.traceCall(withClientContext(ctx, r.Params.Meta, headerOf(r.Extra)), attrs...)
 	}
-	ctx, note := withCallNote(ctx)
+	ctx = ticket.recording(ctx)
 	var res *mcp.CallToolResult
 	var err error
+	var detached *callRecord
 	if r.ProtocolVersion() >= statelessProtocol {
 		// The client cannot be sent requests: a source that needs input
-		// asks it through results (see input.go).
-		res, err = serveInput(ctx, s.g.inputs, toolRequest(r), func(ctx context.Context) (*mcp.CallToolResult, error) {
+		// asks it through results (see input.go). The call runs detached,
+		// with its own recorder; this request reports what it had done by
+		// the end of this round.
+		var rec callRecord
+		res, rec, err = serveInput(ctx, s.g.inputs, toolRequest(r), func(ctx context.Context) (*mcp.CallToolResult, error) {
 			return s.callTool(ctx, r)
 		})
+		detached = &rec
 	} else {
 		res, err = s.callTool(ctx, r)
 	}
-	rec := note.record()
+	rec := ticket.record(detached)
 	result := outcome(res, err, rec)
 	// A call through call_tool counts under the tool it reached, with the
 	// meta-tool apart as via.
@@ -547,9 +552,7 @@ func (s *session) run(ctx context.Context, req *mcp.CallToolRequest, w *expose.W
 		inner.Params.Meta = headerMeta(req.Params.Meta, headerOf(req.Extra))
 	}
 	res, err := tool.Handler(ctx, inner)
-	if note, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
-		note.answered(res, err)
-	}
+	noteAnswer(ctx, res, err)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -625,60 +628,14 @@ func (s *session) metricName(name string) string {
 	return "(unknown)"
 }
 
-// callNote records, for metrics, whether a call reached a tool and which
-// source served it: run fills it in once the wire tool has been resolved.
-// tool is the wire tool a meta-tool (call_tool) called on the caller's
-// behalf. A call asked for input through results runs detached from the
-// request that began it (see input.go): it writes its own note, owned by
-// its pendingCall, while each request of it reads a copy (see record), so
-// the mutex keeps the writer and the readers apart.
-type callNote struct {
-	mu   sync.Mutex
-	data noteData
-}
-
-// noteData is what a callNote records.
-type noteData struct {
-	reached bool
-	source  string
-	tool    string
-	// failed classifies what kept the source from answering (see
-	// NoteFailure); empty when it answered.
-	failed string
-	// res and err are what the source's handler returned, for the client
-	// span's outcome.
-	res *mcp.CallToolResult
-	err error
-}
-
-// record is a copy of what the note holds now.
-func (n *callNote) record() noteData {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.data
-}
-
-// copyFrom takes over what another note (a detached call's) records.
-func (n *callNote) copyFrom(o *callNote) {
-	d := o.record()
-	n.mu.Lock()
-	n.data = d
-	n.mu.Unlock()
-}
-
-func (n *callNote) answered(res *mcp.CallToolResult, err error) {
-	n.mu.Lock()
-	n.data.res, n.data.err = res, err
-	n.mu.Unlock()
-}
-
-// sourceOutcome is how the source's handler ended, for its client span.
+// sourceOutcome is how the source's handler ended, for its client span:
+// what the running call has recorded so far.
 func (s *session) sourceOutcome(ctx context.Context) string {
-	note, ok := ctx.Value(callNoteKey{}).(*callNote)
-	if !ok {
+	r := recorderOf(ctx)
+	if r == nil {
 		return "ok"
 	}
-	n := note.record()
+	n := r.snapshot()
 	switch {
 	case n.err != nil:
 		if ctx.Err() != nil {
@@ -691,43 +648,6 @@ func (s *session) sourceOutcome(ctx context.Context) string {
 		return "tool_error"
 	}
 	return "ok"
-}
-
-type callNoteKey struct{}
-
-func withCallNote(ctx context.Context) (context.Context, *callNote) {
-	note := &callNote{}
-	return context.WithValue(ctx, callNoteKey{}, note), note
-}
-
-func noteTool(ctx context.Context, tool string) {
-	if n, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
-		n.mu.Lock()
-		n.data.tool = tool
-		n.mu.Unlock()
-	}
-}
-
-func noteSource(ctx context.Context, source string) {
-	if n, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
-		n.mu.Lock()
-		n.data.reached, n.data.source = true, source
-		n.mu.Unlock()
-	}
-}
-
-// NoteFailure tells the gateway why the source of the call in ctx could
-// not answer it, when the source turns that into a tool error of its own:
-// the metrics then count a crash or a timeout apart from a tool's failure.
-// err classifies itself with an Outcome() string method (package upstream's
-// errors do); any other error changes nothing.
-func NoteFailure(ctx context.Context, err error) {
-	if n, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
-		f := failureOutcome(err)
-		n.mu.Lock()
-		n.data.failed = f
-		n.mu.Unlock()
-	}
 }
 
 // failureOutcome is the outcome of a call its source could not answer:
@@ -745,7 +665,7 @@ func failureOutcome(err error) string {
 
 // outcome classifies a call for metrics: ok, tool_error, refused, or how
 // its source failed to answer (crash, timeout, unavailable).
-func outcome(res *mcp.CallToolResult, err error, note noteData) string {
+func outcome(res *mcp.CallToolResult, err error, note callRecord) string {
 	switch {
 	case err != nil || !note.reached:
 		return "refused"
