@@ -167,7 +167,7 @@ func (g *Gateway) registered(st *state) map[string]*mcp.Tool {
 // lists.
 func (g *Gateway) transient(st *state, p presentation) *session {
 	s := &session{g: g, mode: p.mode, st: st, view: st.space.New(), pres: p}
-	s.installed = s.desired()
+	s.installed = renderRequest(st, p)
 	return s
 }
 

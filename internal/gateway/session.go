@@ -85,7 +85,7 @@ func (s *session) current() (*expose.Exposure, *view.View) {
 		// that waits for a pending source answers from the newest one.
 		if st := s.g.cur.Load(); st != s.st {
 			s.st, s.view = st, st.space.New()
-			s.installed = s.desired()
+			s.installed = renderRequest(st, s.pres)
 		}
 	}
 	return s.st.expo[s.mode], s.view
@@ -265,86 +265,25 @@ func (s *session) migrate(st *state, quiet bool) {
 // desired is the tool list the client should see now. The caller holds
 // s.mu.
 func (s *session) desired() map[string]*mcp.Tool {
-	want := map[string]*mcp.Tool{}
 	if s.mode == perRequestMode {
 		return s.g.registered(s.st)
 	}
-	expo := s.st.expo[s.mode]
-	snap := s.view.Snapshot()
-	for _, w := range expo.Listed(snap) {
-		want[w.Name] = w.Tool
-	}
-	if s.pres.extension {
-		// Every tool with its groups: the client filters them itself.
-		return s.st.ext.extensionTools()
-	}
-	n := s.st.look.names
-	switch s.mode {
-	case expose.Flat:
-		if s.pres.groupMeta || (s.autoFlat && s.st.look.mode == expose.Auto) {
-			// Clients that search their own list learn each tool's groups
-			// from its _meta (the grouping draft's key), and read the
-			// search hints they honour (hints.go).
-			for _, w := range expo.Listed(snap) {
-				want[w.Name] = withSearchHints(withGroups(w.Tool, s.st.ext.memberships(w)), w)
-			}
-		}
-	case expose.Groups:
-		if s.pres.stateless {
-			want[n.Enable] = meta.StatelessEnableTool(n, s.view)
-			want[n.Find] = meta.FindTool(n)
-			want[n.Call] = meta.CallTool(n)
-			break
-		}
-		shared := s.g.metaTools(s.st)
-		want[n.Enable] = shared.enable
-		if snap.Version != 0 || s.view.Space() != s.st.space {
-			// Only a view in its initial state shares its description.
-			want[n.Enable] = meta.EnableTool(n, s.view)
-		}
-		want[n.Disable] = shared.disable
-		want[n.Find] = shared.find
-		want[n.Call] = shared.call
-		if s.st.look.resetTools {
-			want[n.Reset] = shared.reset
-		}
-	case expose.Search:
-		want[n.Find] = meta.FindTool(n)
-		want[n.Describe] = meta.DescribeTool(n)
-		want[n.Call] = meta.CallToolFor(n, expose.Search)
-		want[n.Guidance] = meta.GuidanceTool(n)
-	}
-	return want
+	return listTools(s.st, s.view, s.presentation())
 }
 
-// groupsMeta are the groups mode's meta-tool definitions for one catalog
-// state. Every session of the mode lists them, and each definition is
-// kilobytes (enable_tools' describes every group): made once and shared,
-// they cost a session nothing. The SDK keeps the definitions it is given
-// as they are (TestSDKAddToolKeepsTheDefinitionAsGiven).
-type groupsMeta struct {
-	st *state
-	// enable is enable_tools' definition for a view in its initial state;
-	// a view that has changed describes itself.
-	enable, disable, find, call *mcp.Tool
-	// reset is nil unless Options.ResetTools.
-	reset *mcp.Tool
-}
-
-// metaTools returns the groups mode's meta-tools for st, made on the first
-// request for them. Two sessions asking at once may both make them; either
-// copy serves.
-func (g *Gateway) metaTools(st *state) *groupsMeta {
-	if m := g.groupsMeta.Load(); m != nil && m.st == st {
-		return m
+// presentation is how the session presents its mode: a transient
+// session's is its request's; a server's is its mode's, where the shared
+// flat server of auto mode serves clients that search their own list, and
+// tells them each tool's groups. The caller holds s.mu.
+func (s *session) presentation() presentation {
+	p := s.pres
+	if p.mode == "" {
+		p.mode = s.mode
 	}
-	n := st.look.names
-	m := &groupsMeta{st: st, enable: meta.EnableTool(n, st.space.New()), disable: meta.DisableTool(n), find: meta.FindTool(n), call: meta.CallTool(n)}
-	if st.look.resetTools {
-		m.reset = meta.ResetTool(n, st.expo[expose.Groups].Catalog())
+	if s.autoFlat && s.st.look.mode == expose.Auto {
+		p.groupMeta = true
 	}
-	g.groupsMeta.Store(m)
-	return m
+	return p
 }
 
 // reconcile brings the server's tool list in line with the view, and
