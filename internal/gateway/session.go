@@ -31,30 +31,14 @@ type session struct {
 	mode   expose.Mode
 	server *mcp.Server
 
-	// pres is what a transient session made for one request presents
-	// (see request.go); the zero value for a session with a server.
-	pres presentation
-	// autoFlat marks a session of the flat mode made by newSession: in
-	// auto mode it serves clients that search their own list, and tells
-	// them each tool's groups.
-	autoFlat bool
+	// role is what this kind of session answers its own way (roles.go).
+	role role
 
 	// toolsTap sends tools/list_changed in place of the SDK's own (see
 	// notifyToolsChanged); nil on a per-request server.
 	toolsTap *sdkshim.ListChangedTap
 	// announcer makes the SDK announce lists it does not hold (announce).
 	announcer *sdkshim.RegistryAnnouncer
-
-	// fingerprint identifies the lists the per-request server answered
-	// last, so a catalog update that changes none announces nothing.
-	fingerprint [32]byte
-
-	// groupsChanged sends notifications/groups/list_changed to the one
-	// client of a per-request session made for a stdio connection (see
-	// ServeStdio); nil elsewhere. roots identifies the top-level groups it
-	// was last told of.
-	groupsChanged func()
-	roots         [32]byte
 
 	// mu guards the catalog the session serves and its view, which Update
 	// replaces together, and serialises reconciliations so that two
@@ -85,7 +69,7 @@ func (s *session) current() (*expose.Exposure, *view.View) {
 		// that waits for a pending source answers from the newest one.
 		if st := s.g.cur.Load(); st != s.st {
 			s.st, s.view = st, st.space.New()
-			s.installed = renderRequest(st, s.pres)
+			s.installed = s.role.tools(st, s.view)
 		}
 	}
 	return s.st.expo[s.mode], s.view
@@ -101,11 +85,15 @@ func (g *Gateway) newSession(m expose.Mode, v *view.View) *session {
 // client of changes to the top-level groups with groupsChanged.
 func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged func()) *session {
 	st := g.cur.Load()
-	s := &session{g: g, mode: m, st: st, view: v, installed: map[string]*mcp.Tool{}, groupsChanged: groupsChanged}
-	// In auto mode the shared flat list serves clients that search
-	// themselves, and tells them each tool's groups.
-	// It follows the configured mode, which a reload may change (desired).
-	s.autoFlat = m == expose.Flat
+	s := &session{g: g, mode: m, st: st, view: v, installed: map[string]*mcp.Tool{}}
+	switch {
+	case m == perRequestMode:
+		s.role = newRequestServer(st, groupsChanged)
+	case v == nil:
+		s.role = staticServer{mode: m}
+	default:
+		s.role = viewServer{mode: m}
+	}
 	if s.view == nil {
 		s.view = st.space.New()
 	}
@@ -174,7 +162,6 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	s.server.AddReceivingMiddleware(g.recoverTyped)
 	if m == perRequestMode {
 		s.serveGroupsExtension()
-		s.fingerprint, s.roots = st.fingerprint(), st.ext.fingerprint()
 	}
 	s.reconcile()
 	return s
@@ -245,45 +232,13 @@ func (s *session) migrate(st *state, quiet bool) {
 	s.st, s.view = st, v
 	s.mu.Unlock()
 	s.changing.Unlock()
-	if s.mode == perRequestMode {
-		// The registry holds the header-bound tools the SDK checks
-		// Mcp-Param headers against: a tool that came with this catalog
-		// must be checked too.
-		s.reconcile()
-		s.migrated(st, quiet)
-		return
-	}
-	s.announcing.Lock()
-	defer s.announcing.Unlock()
-	if s.reconcile() && s.toolsTap != nil && !quiet {
-		for ss := range s.server.Sessions() {
-			s.notifyToolsChanged(context.Background(), ss)
-		}
-	}
+	s.role.listChanged(s, st, quiet)
 }
 
 // desired is the tool list the client should see now. The caller holds
 // s.mu.
 func (s *session) desired() map[string]*mcp.Tool {
-	if s.mode == perRequestMode {
-		return s.g.registered(s.st)
-	}
-	return listTools(s.st, s.view, s.presentation())
-}
-
-// presentation is how the session presents its mode: a transient
-// session's is its request's; a server's is its mode's, where the shared
-// flat server of auto mode serves clients that search their own list, and
-// tells them each tool's groups. The caller holds s.mu.
-func (s *session) presentation() presentation {
-	p := s.pres
-	if p.mode == "" {
-		p.mode = s.mode
-	}
-	if s.autoFlat && s.st.look.mode == expose.Auto {
-		p.groupMeta = true
-	}
-	return p
+	return s.role.tools(s.st, s.view)
 }
 
 // reconcile brings the server's tool list in line with the view, and
@@ -439,9 +394,7 @@ func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		}
 	}
 	snap := v.Snapshot()
-	// Without a view nothing is hidden: a client that knows a name (from
-	// groups/get or enable_tools) may call it.
-	if !s.pres.stateless && !expo.Reachable(snap, w) {
+	if !s.role.reaches(expo, snap, w) {
 		return meta.ErrorResult(meta.HiddenToolMessage(n, w, snap)), nil
 	}
 	return s.run(ctx, req, w, req.Params.Arguments)
