@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -118,6 +119,55 @@ func NoteFailure(ctx context.Context, err error) {
 		f := failureOutcome(err)
 		r.update(func(c *callRecord) { c.failed = f })
 	}
+}
+
+// sourceOutcome is how the source's handler ended, for its client span:
+// what the running call has recorded so far.
+func sourceOutcome(ctx context.Context) string {
+	r := recorderOf(ctx)
+	if r == nil {
+		return "ok"
+	}
+	n := r.snapshot()
+	switch {
+	case n.err != nil:
+		if ctx.Err() != nil {
+			return "cancelled"
+		}
+		return "error"
+	case n.failed != "":
+		return n.failed
+	case n.res != nil && n.res.IsError:
+		return "tool_error"
+	}
+	return "ok"
+}
+
+// failureOutcome is the outcome of a call its source could not answer:
+// "crash", "timeout" or "unavailable" as the error says, else "".
+func failureOutcome(err error) string {
+	if err == nil {
+		return "" // before c: its allocation would cost every answered call
+	}
+	var c interface{ Outcome() string }
+	if errors.As(err, &c) {
+		return c.Outcome()
+	}
+	return ""
+}
+
+// outcome classifies a call for metrics: ok, tool_error, refused, or how
+// its source failed to answer (crash, timeout, unavailable).
+func outcome(res *mcp.CallToolResult, err error, rec callRecord) string {
+	switch {
+	case err != nil || !rec.reached:
+		return "refused"
+	case rec.failed != "":
+		return rec.failed
+	case res != nil && res.IsError:
+		return "tool_error"
+	}
+	return "ok"
 }
 
 // recording gives the call the ticket admitted a recorder the ticket owns,

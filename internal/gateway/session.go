@@ -437,7 +437,7 @@ func (s *session) run(ctx context.Context, req *mcp.CallToolRequest, w *expose.W
 		var span trace.Span
 		ctx, span = tr.clientSpan(ctx, tool.Name, tool.Source)
 		inner.Params.Meta = injectMeta(ctx, req.Params.Meta)
-		defer func() { endCall(span, s.sourceOutcome(ctx)) }()
+		defer func() { endCall(span, sourceOutcome(ctx)) }()
 	} else {
 		// Untraced, the client's trace still reaches the source: its
 		// _meta goes as it came, and a context sent in HTTP headers joins it.
@@ -518,55 +518,6 @@ func (s *session) metricName(name string) string {
 		return name
 	}
 	return "(unknown)"
-}
-
-// sourceOutcome is how the source's handler ended, for its client span:
-// what the running call has recorded so far.
-func (s *session) sourceOutcome(ctx context.Context) string {
-	r := recorderOf(ctx)
-	if r == nil {
-		return "ok"
-	}
-	n := r.snapshot()
-	switch {
-	case n.err != nil:
-		if ctx.Err() != nil {
-			return "cancelled"
-		}
-		return "error"
-	case n.failed != "":
-		return n.failed
-	case n.res != nil && n.res.IsError:
-		return "tool_error"
-	}
-	return "ok"
-}
-
-// failureOutcome is the outcome of a call its source could not answer:
-// "crash", "timeout" or "unavailable" as the error says, else "".
-func failureOutcome(err error) string {
-	if err == nil {
-		return "" // before c: its allocation would cost every answered call
-	}
-	var c interface{ Outcome() string }
-	if errors.As(err, &c) {
-		return c.Outcome()
-	}
-	return ""
-}
-
-// outcome classifies a call for metrics: ok, tool_error, refused, or how
-// its source failed to answer (crash, timeout, unavailable).
-func outcome(res *mcp.CallToolResult, err error, note callRecord) string {
-	switch {
-	case err != nil || !note.reached:
-		return "refused"
-	case note.failed != "":
-		return note.failed
-	case res != nil && res.IsError:
-		return "tool_error"
-	}
-	return "ok"
 }
 
 // rawOutcome is outcome for the byte paths: fastAnswer's judgement, unless
