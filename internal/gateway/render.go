@@ -8,8 +8,8 @@ import (
 )
 
 // A tool list is rendered from what it depends on alone: a catalog state
-// (immutable once published), a view (nil-free: a fresh one where nothing
-// keeps one) and a presentation. Every role that answers tools/list (the
+// (immutable once published), a view (a fresh one where no client keeps
+// one) and a presentation. Every role that answers tools/list (the
 // shared server of a static mode, a client's own server with its view, a
 // request answered on its own) renders through listTools, so they cannot
 // disagree about what a presentation shows.
@@ -17,15 +17,15 @@ import (
 // listTools is the tool list p shows of st through the view v, by wire
 // name.
 func listTools(st *state, v *view.View, p presentation) map[string]*mcp.Tool {
+	if p.extension {
+		// Every tool with its groups: the client filters them itself.
+		return st.ext.extensionTools()
+	}
 	want := map[string]*mcp.Tool{}
 	expo := st.expo[p.mode]
 	snap := v.Snapshot()
 	for _, w := range expo.Listed(snap) {
 		want[w.Name] = w.Tool
-	}
-	if p.extension {
-		// Every tool with its groups: the client filters them itself.
-		return st.ext.extensionTools()
 	}
 	n := st.look.names
 	switch p.mode {
