@@ -18,6 +18,13 @@
 // one server per mode, so a thousand search-mode sessions cost a thousand
 // SDK sessions and nothing more.
 //
+// A session is the part these share (the SDK server, the catalog state and
+// view it serves, how a call is answered); what one kind answers its own
+// way is its role (roles.go): the list it shows, which tools a call may
+// reach, and what it does when the catalog moves. The roles are the shared
+// server of a static mode, a client's own server with its view, the
+// per-request server, and one request of a client without a view.
+//
 // A view's server announces its own list changes: the SDK would send
 // list_changed after a 10 ms debounce, after the call's result and
 // sometimes twice, so a sending middleware drops the SDK's and the gateway
@@ -32,8 +39,9 @@
 // itself. Both are served by one per-request server (request.go), which
 // answers tools/list and tools/call from each request alone: its protocol
 // version, and on 2026-07-28 the clientInfo and clientCapabilities in the
-// request's _meta, never remembered state. A transient session with a
-// fresh view renders the list; nothing keeps it. The same server answers
+// request's _meta, never remembered state. renderRequest (render.go)
+// renders the list from the catalog state and the presentation alone;
+// nothing keeps it. The same server answers
 // groups/list and groups/get (ext.go) from the groups mode's exposure.
 // present (gateway.go) is docs/protocol.md's table of who gets what.
 //
@@ -121,7 +129,12 @@
 // caller's and this endpoint's (the session table admits each request
 // before any path sees it), reach (an endpoint's own catalog and, in the
 // groups mode, the client's view), and one audit line per tools/call
-// written by a callTicket before the answer leaves. Only a ticket forwards
+// written by a callTicket before the answer leaves. What a typed call did
+// (the source it reached, the tool call_tool reached for it, how the source
+// failed) is one callRecord the ticket seals (callrecord.go): each
+// execution of a call writes its own recorder, so a call that outlives its
+// first request (input asked through results) never writes into a record
+// another request reads. Only a ticket forwards
 // bytes to a source (TestOnlyTheGateForwards). Byte forwarding can be
 // turned off (Options.NoByteForwarding); every path then takes the typed
 // one. How the edges work around the SDK lives in package sdkshim, each

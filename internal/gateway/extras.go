@@ -108,7 +108,7 @@ func askingRequest[P mcp.Params, R mcp.Result](ctx context.Context, b *inputBrok
 	if req.ProtocolVersion() < statelessProtocol {
 		return serve(withSession(ctx, req.Session))
 	}
-	res, err := serveInput(ctx, b, bind(req), serve)
+	res, _, err := serveInput(ctx, b, bind(req), serve) // no tools/call: nothing to record
 	if err != nil {
 		return res, err
 	}

@@ -102,6 +102,9 @@ type callTicket struct {
 	// spans are the call's; nil when tracing is off (a pointer, so that the
 	// byte paths' ticket stays as small as it was without tracing).
 	spans *callSpans
+	// rec is what a typed call recorded (callrecord.go); nil on the byte
+	// paths, which know their outcome without one.
+	rec *callRecorder
 }
 
 // admitCall admits a tools/call on path, by the caller info names (nil:

@@ -243,9 +243,6 @@ type Gateway struct {
 	// groupStreams tell the extension's 2026-07-28 HTTP clients that the
 	// groups changed (groupstream.go).
 	groupStreams groupStreams
-	// groupsMeta are the groups mode's meta-tool definitions for the
-	// newest state a session asked about (see metaTools).
-	groupsMeta atomic.Pointer[groupsMeta]
 }
 
 // state is one catalog rendered for every mode the gateway serves.
@@ -258,6 +255,12 @@ type state struct {
 	findIndex
 	// ext is the catalog as the groups extension serves it.
 	ext *extCatalog
+	// groupsMeta are the groups mode's meta-tools for this state, made on
+	// the first list that needs them (see metaTools).
+	groupsMeta struct {
+		once sync.Once
+		m    *groupsMeta
+	}
 }
 
 // New prepares a gateway over space. It builds the exposures the mode can

@@ -1,9 +1,6 @@
 package gateway
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/expose"
 )
@@ -26,12 +23,6 @@ func (g *Gateway) InitialTools(m expose.Mode) ([]*mcp.Tool, error) {
 		}
 	}
 	tmp := &state{space: st.space, look: st.look, expo: map[expose.Mode]*expose.Exposure{m: e}}
-	s := &session{g: g, mode: m, st: tmp, view: st.space.New()}
-	want := s.desired()
-	out := make([]*mcp.Tool, 0, len(want))
-	for _, t := range want {
-		out = append(out, t)
-	}
-	slices.SortFunc(out, func(a, b *mcp.Tool) int { return cmp.Compare(a.Name, b.Name) })
-	return out, nil
+	// A new client's view is in its initial state: the per-request render.
+	return sortedTools(renderRequest(tmp, presentation{mode: m})), nil
 }

@@ -223,13 +223,17 @@ func keyOf(method, name string, args []byte, extra *mcp.RequestExtra) callKey {
 // serveInput answers one request of a client that must be asked for input
 // through results. call serves it; it is run detached from ctx, under a
 // context that carries the pending call as the Downstream.
-func serveInput[R mcp.Result](ctx context.Context, b *inputBroker, req inputRequest, call func(context.Context) (R, error)) (R, error) {
+//
+// The call records what it does in its own recorder, which the pending
+// call owns; serveInput returns what it had recorded by the end of this
+// request's round, for this request's ticket.
+func serveInput[R mcp.Result](ctx context.Context, b *inputBroker, req inputRequest, call func(context.Context) (R, error)) (R, callRecord, error) {
 	var zero R
 	var pc *pendingCall
 	if req.state != "" {
 		var err error
 		if pc, err = b.resume(req); err != nil {
-			return zero, err
+			return zero, callRecord{}, err
 		}
 	} else {
 		// inputResponses without a requestState answer nothing toolfold
@@ -237,19 +241,16 @@ func serveInput[R mcp.Result](ctx context.Context, b *inputBroker, req inputRequ
 		pc = b.start(ctx, req, func(ctx context.Context) (mcp.Result, error) { return call(ctx) })
 	}
 	res, qs, state, err := b.round(ctx, pc)
-	// The detached call records what it reached in its own note: this
-	// request reports what the call had done by the end of its round.
-	if note, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
-		note.copyFrom(pc.note)
-	}
+	rec := pc.rec.snapshot()
 	switch {
 	case err != nil:
-		return zero, err
+		return zero, rec, err
 	case qs != nil:
-		return inputRequired[R](qs, state)
+		r, err := inputRequired[R](qs, state)
+		return r, rec, err
 	}
 	r, _ := res.(R) // start stored what call returned: an R
-	return r, nil
+	return r, rec, nil
 }
 
 // start runs a request detached from the client's, which ends with the
@@ -267,7 +268,8 @@ func (b *inputBroker) start(ctx context.Context, req inputRequest, call func(con
 		done:   make(chan struct{}),
 		sent:   map[string]*question{},
 	}
-	callCtx, pc.note = withCallNote(withDownstream(callCtx, pc))
+	pc.rec = &callRecorder{}
+	callCtx = withRecorder(withDownstream(callCtx, pc), pc.rec)
 	stopped := func() bool { return true }
 	if b.life != nil {
 		stopped = context.AfterFunc(b.life, func() { cancel(context.Cause(b.life)) })
@@ -435,9 +437,9 @@ type pendingCall struct {
 	key    callKey
 	caps   *mcp.ClientCapabilities
 	cancel context.CancelCauseFunc
-	// note is the call's own record of what it reached, apart from the
-	// note of each request that waits on a round of it.
-	note *callNote
+	// rec is the call's own record of what it reached, apart from the
+	// ticket of each request that waits on a round of it.
+	rec *callRecorder
 
 	wake chan struct{} // a question was asked (capacity 1)
 	// whole says that a round asked whole is in (capacity 1): no more

@@ -90,7 +90,7 @@ func (s *session) changeGroups(ctx context.Context, req *mcp.CallToolRequest, ra
 	var result any
 	var ch *view.Change
 	switch {
-	case kind == meta.Enable && s.pres.stateless:
+	case kind == meta.Enable && s.stateless():
 		// No view to change: describe the groups' tools for call_tool.
 		result, ch = meta.DoDescribeGroups(n, v, expo, args)
 	case kind == meta.Enable:

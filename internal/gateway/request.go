@@ -94,7 +94,7 @@ func (s *session) perRequestMiddleware(ctx context.Context, method string, req m
 		}
 		return &mcp.ListToolsResult{Tools: page, NextCursor: next, Cacheable: s.g.listCacheable()}, nil, true
 	case groupsext.MethodList:
-		if s.groupsChanged == nil {
+		if !s.notifiesGroups() {
 			// A client that cannot be told of groups that come later
 			// (only a stdio 2025-11-25 session can) waits for the
 			// sources still starting, as a first tools/list does.
@@ -125,7 +125,7 @@ func (s *session) perRequestMiddleware(ctx context.Context, method string, req m
 // that it does not know. Registering every tool cost the SDK two decodings
 // of each schema, the largest part of a large catalog's start. Changes
 // are announced by migrated, whatever the registry holds.
-func (g *Gateway) registered(st *state) map[string]*mcp.Tool {
+func registered(st *state) map[string]*mcp.Tool {
 	modes := []expose.Mode{st.look.mode}
 	for m := range st.expo {
 		if m != st.look.mode {
@@ -166,8 +166,8 @@ func (g *Gateway) registered(st *state) map[string]*mcp.Tool {
 // fresh view that nothing keeps, so no call can change what the client
 // lists.
 func (g *Gateway) transient(st *state, p presentation) *session {
-	s := &session{g: g, mode: p.mode, st: st, view: st.space.New(), pres: p}
-	s.installed = s.desired()
+	s := &session{g: g, mode: p.mode, st: st, view: st.space.New(), role: transientRole{pres: p}}
+	s.installed = renderRequest(st, p)
 	return s
 }
 
@@ -223,28 +223,6 @@ func paginate[T any](items []T, key func(T) string, cursor string, size int) ([]
 		next = base64.RawURLEncoding.EncodeToString([]byte(key(items[end-1])))
 	}
 	return page, next, nil
-}
-
-// migrated tells the per-request server's clients that the lists changed
-// with the catalog, if they did: the SDK announces a change of its registry
-// to 2025-11-25 sessions and to 2026-07-28 listen streams, so a placeholder
-// tool is added and removed (as announce does for prompts).
-func (s *session) migrated(st *state, quiet bool) {
-	fp, roots := st.fingerprint(), st.ext.fingerprint()
-	s.mu.Lock()
-	same, sameRoots := fp == s.fingerprint, roots == s.roots
-	s.fingerprint, s.roots = fp, roots
-	s.mu.Unlock()
-	if quiet {
-		return
-	}
-	if !sameRoots && s.groupsChanged != nil {
-		s.groupsChanged()
-	}
-	if same {
-		return
-	}
-	s.announce(toolList)
 }
 
 // hashTool writes a tool into a fingerprint: its schemas, kept as JSON

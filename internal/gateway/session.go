@@ -31,30 +31,14 @@ type session struct {
 	mode   expose.Mode
 	server *mcp.Server
 
-	// pres is what a transient session made for one request presents
-	// (see request.go); the zero value for a session with a server.
-	pres presentation
-	// autoFlat marks a session of the flat mode made by newSession: in
-	// auto mode it serves clients that search their own list, and tells
-	// them each tool's groups.
-	autoFlat bool
+	// role is what this kind of session answers its own way (roles.go).
+	role role
 
 	// toolsTap sends tools/list_changed in place of the SDK's own (see
 	// notifyToolsChanged); nil on a per-request server.
 	toolsTap *sdkshim.ListChangedTap
 	// announcer makes the SDK announce lists it does not hold (announce).
 	announcer *sdkshim.RegistryAnnouncer
-
-	// fingerprint identifies the lists the per-request server answered
-	// last, so a catalog update that changes none announces nothing.
-	fingerprint [32]byte
-
-	// groupsChanged sends notifications/groups/list_changed to the one
-	// client of a per-request session made for a stdio connection (see
-	// ServeStdio); nil elsewhere. roots identifies the top-level groups it
-	// was last told of.
-	groupsChanged func()
-	roots         [32]byte
 
 	// mu guards the catalog the session serves and its view, which Update
 	// replaces together, and serialises reconciliations so that two
@@ -85,7 +69,7 @@ func (s *session) current() (*expose.Exposure, *view.View) {
 		// that waits for a pending source answers from the newest one.
 		if st := s.g.cur.Load(); st != s.st {
 			s.st, s.view = st, st.space.New()
-			s.installed = s.desired()
+			s.installed = s.role.tools(st, s.view)
 		}
 	}
 	return s.st.expo[s.mode], s.view
@@ -101,11 +85,15 @@ func (g *Gateway) newSession(m expose.Mode, v *view.View) *session {
 // client of changes to the top-level groups with groupsChanged.
 func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged func()) *session {
 	st := g.cur.Load()
-	s := &session{g: g, mode: m, st: st, view: v, installed: map[string]*mcp.Tool{}, groupsChanged: groupsChanged}
-	// In auto mode the shared flat list serves clients that search
-	// themselves, and tells them each tool's groups.
-	// It follows the configured mode, which a reload may change (desired).
-	s.autoFlat = m == expose.Flat
+	s := &session{g: g, mode: m, st: st, view: v, installed: map[string]*mcp.Tool{}}
+	switch {
+	case m == perRequestMode:
+		s.role = newRequestServer(st, groupsChanged)
+	case v == nil:
+		s.role = staticServer{mode: m}
+	default:
+		s.role = viewServer{mode: m}
+	}
 	if s.view == nil {
 		s.view = st.space.New()
 	}
@@ -174,7 +162,6 @@ func (g *Gateway) newSessionNotifying(m expose.Mode, v *view.View, groupsChanged
 	s.server.AddReceivingMiddleware(g.recoverTyped)
 	if m == perRequestMode {
 		s.serveGroupsExtension()
-		s.fingerprint, s.roots = st.fingerprint(), st.ext.fingerprint()
 	}
 	s.reconcile()
 	return s
@@ -245,106 +232,13 @@ func (s *session) migrate(st *state, quiet bool) {
 	s.st, s.view = st, v
 	s.mu.Unlock()
 	s.changing.Unlock()
-	if s.mode == perRequestMode {
-		// The registry holds the header-bound tools the SDK checks
-		// Mcp-Param headers against: a tool that came with this catalog
-		// must be checked too.
-		s.reconcile()
-		s.migrated(st, quiet)
-		return
-	}
-	s.announcing.Lock()
-	defer s.announcing.Unlock()
-	if s.reconcile() && s.toolsTap != nil && !quiet {
-		for ss := range s.server.Sessions() {
-			s.notifyToolsChanged(context.Background(), ss)
-		}
-	}
+	s.role.listChanged(s, st, quiet)
 }
 
 // desired is the tool list the client should see now. The caller holds
 // s.mu.
 func (s *session) desired() map[string]*mcp.Tool {
-	want := map[string]*mcp.Tool{}
-	if s.mode == perRequestMode {
-		return s.g.registered(s.st)
-	}
-	expo := s.st.expo[s.mode]
-	snap := s.view.Snapshot()
-	for _, w := range expo.Listed(snap) {
-		want[w.Name] = w.Tool
-	}
-	if s.pres.extension {
-		// Every tool with its groups: the client filters them itself.
-		return s.st.ext.extensionTools()
-	}
-	n := s.st.look.names
-	switch s.mode {
-	case expose.Flat:
-		if s.pres.groupMeta || (s.autoFlat && s.st.look.mode == expose.Auto) {
-			// Clients that search their own list learn each tool's groups
-			// from its _meta (the grouping draft's key), and read the
-			// search hints they honour (hints.go).
-			for _, w := range expo.Listed(snap) {
-				want[w.Name] = withSearchHints(withGroups(w.Tool, s.st.ext.memberships(w)), w)
-			}
-		}
-	case expose.Groups:
-		if s.pres.stateless {
-			want[n.Enable] = meta.StatelessEnableTool(n, s.view)
-			want[n.Find] = meta.FindTool(n)
-			want[n.Call] = meta.CallTool(n)
-			break
-		}
-		shared := s.g.metaTools(s.st)
-		want[n.Enable] = shared.enable
-		if snap.Version != 0 || s.view.Space() != s.st.space {
-			// Only a view in its initial state shares its description.
-			want[n.Enable] = meta.EnableTool(n, s.view)
-		}
-		want[n.Disable] = shared.disable
-		want[n.Find] = shared.find
-		want[n.Call] = shared.call
-		if s.st.look.resetTools {
-			want[n.Reset] = shared.reset
-		}
-	case expose.Search:
-		want[n.Find] = meta.FindTool(n)
-		want[n.Describe] = meta.DescribeTool(n)
-		want[n.Call] = meta.CallToolFor(n, expose.Search)
-		want[n.Guidance] = meta.GuidanceTool(n)
-	}
-	return want
-}
-
-// groupsMeta are the groups mode's meta-tool definitions for one catalog
-// state. Every session of the mode lists them, and each definition is
-// kilobytes (enable_tools' describes every group): made once and shared,
-// they cost a session nothing. The SDK keeps the definitions it is given
-// as they are (TestSDKAddToolKeepsTheDefinitionAsGiven).
-type groupsMeta struct {
-	st *state
-	// enable is enable_tools' definition for a view in its initial state;
-	// a view that has changed describes itself.
-	enable, disable, find, call *mcp.Tool
-	// reset is nil unless Options.ResetTools.
-	reset *mcp.Tool
-}
-
-// metaTools returns the groups mode's meta-tools for st, made on the first
-// request for them. Two sessions asking at once may both make them; either
-// copy serves.
-func (g *Gateway) metaTools(st *state) *groupsMeta {
-	if m := g.groupsMeta.Load(); m != nil && m.st == st {
-		return m
-	}
-	n := st.look.names
-	m := &groupsMeta{st: st, enable: meta.EnableTool(n, st.space.New()), disable: meta.DisableTool(n), find: meta.FindTool(n), call: meta.CallTool(n)}
-	if st.look.resetTools {
-		m.reset = meta.ResetTool(n, st.expo[expose.Groups].Catalog())
-	}
-	g.groupsMeta.Store(m)
-	return m
+	return s.role.tools(s.st, s.view)
 }
 
 // reconcile brings the server's tool list in line with the view, and
@@ -448,19 +342,24 @@ func (s *session) serveCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.C
 		}
 		ctx = ticket.traceCall(withClientContext(ctx, r.Params.Meta, headerOf(r.Extra)), attrs...)
 	}
-	ctx, note := withCallNote(ctx)
+	ctx = ticket.recording(ctx)
 	var res *mcp.CallToolResult
 	var err error
+	var detached *callRecord
 	if r.ProtocolVersion() >= statelessProtocol {
 		// The client cannot be sent requests: a source that needs input
-		// asks it through results (see input.go).
-		res, err = serveInput(ctx, s.g.inputs, toolRequest(r), func(ctx context.Context) (*mcp.CallToolResult, error) {
+		// asks it through results (see input.go). The call runs detached,
+		// with its own recorder; this request reports what it had done by
+		// the end of this round.
+		var rec callRecord
+		res, rec, err = serveInput(ctx, s.g.inputs, toolRequest(r), func(ctx context.Context) (*mcp.CallToolResult, error) {
 			return s.callTool(ctx, r)
 		})
+		detached = &rec
 	} else {
 		res, err = s.callTool(ctx, r)
 	}
-	rec := note.record()
+	rec := ticket.record(detached)
 	result := outcome(res, err, rec)
 	// A call through call_tool counts under the tool it reached, with the
 	// meta-tool apart as via.
@@ -495,9 +394,7 @@ func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		}
 	}
 	snap := v.Snapshot()
-	// Without a view nothing is hidden: a client that knows a name (from
-	// groups/get or enable_tools) may call it.
-	if !s.pres.stateless && !expo.Reachable(snap, w) {
+	if !s.role.reaches(expo, snap, w) {
 		return meta.ErrorResult(meta.HiddenToolMessage(n, w, snap)), nil
 	}
 	return s.run(ctx, req, w, req.Params.Arguments)
@@ -540,16 +437,14 @@ func (s *session) run(ctx context.Context, req *mcp.CallToolRequest, w *expose.W
 		var span trace.Span
 		ctx, span = tr.clientSpan(ctx, tool.Name, tool.Source)
 		inner.Params.Meta = injectMeta(ctx, req.Params.Meta)
-		defer func() { endCall(span, s.sourceOutcome(ctx)) }()
+		defer func() { endCall(span, sourceOutcome(ctx)) }()
 	} else {
 		// Untraced, the client's trace still reaches the source: its
 		// _meta goes as it came, and a context sent in HTTP headers joins it.
 		inner.Params.Meta = headerMeta(req.Params.Meta, headerOf(req.Extra))
 	}
 	res, err := tool.Handler(ctx, inner)
-	if note, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
-		note.answered(res, err)
-	}
+	noteAnswer(ctx, res, err)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -623,138 +518,6 @@ func (s *session) metricName(name string) string {
 		return name
 	}
 	return "(unknown)"
-}
-
-// callNote records, for metrics, whether a call reached a tool and which
-// source served it: run fills it in once the wire tool has been resolved.
-// tool is the wire tool a meta-tool (call_tool) called on the caller's
-// behalf. A call asked for input through results runs detached from the
-// request that began it (see input.go): it writes its own note, owned by
-// its pendingCall, while each request of it reads a copy (see record), so
-// the mutex keeps the writer and the readers apart.
-type callNote struct {
-	mu   sync.Mutex
-	data noteData
-}
-
-// noteData is what a callNote records.
-type noteData struct {
-	reached bool
-	source  string
-	tool    string
-	// failed classifies what kept the source from answering (see
-	// NoteFailure); empty when it answered.
-	failed string
-	// res and err are what the source's handler returned, for the client
-	// span's outcome.
-	res *mcp.CallToolResult
-	err error
-}
-
-// record is a copy of what the note holds now.
-func (n *callNote) record() noteData {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.data
-}
-
-// copyFrom takes over what another note (a detached call's) records.
-func (n *callNote) copyFrom(o *callNote) {
-	d := o.record()
-	n.mu.Lock()
-	n.data = d
-	n.mu.Unlock()
-}
-
-func (n *callNote) answered(res *mcp.CallToolResult, err error) {
-	n.mu.Lock()
-	n.data.res, n.data.err = res, err
-	n.mu.Unlock()
-}
-
-// sourceOutcome is how the source's handler ended, for its client span.
-func (s *session) sourceOutcome(ctx context.Context) string {
-	note, ok := ctx.Value(callNoteKey{}).(*callNote)
-	if !ok {
-		return "ok"
-	}
-	n := note.record()
-	switch {
-	case n.err != nil:
-		if ctx.Err() != nil {
-			return "cancelled"
-		}
-		return "error"
-	case n.failed != "":
-		return n.failed
-	case n.res != nil && n.res.IsError:
-		return "tool_error"
-	}
-	return "ok"
-}
-
-type callNoteKey struct{}
-
-func withCallNote(ctx context.Context) (context.Context, *callNote) {
-	note := &callNote{}
-	return context.WithValue(ctx, callNoteKey{}, note), note
-}
-
-func noteTool(ctx context.Context, tool string) {
-	if n, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
-		n.mu.Lock()
-		n.data.tool = tool
-		n.mu.Unlock()
-	}
-}
-
-func noteSource(ctx context.Context, source string) {
-	if n, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
-		n.mu.Lock()
-		n.data.reached, n.data.source = true, source
-		n.mu.Unlock()
-	}
-}
-
-// NoteFailure tells the gateway why the source of the call in ctx could
-// not answer it, when the source turns that into a tool error of its own:
-// the metrics then count a crash or a timeout apart from a tool's failure.
-// err classifies itself with an Outcome() string method (package upstream's
-// errors do); any other error changes nothing.
-func NoteFailure(ctx context.Context, err error) {
-	if n, ok := ctx.Value(callNoteKey{}).(*callNote); ok {
-		f := failureOutcome(err)
-		n.mu.Lock()
-		n.data.failed = f
-		n.mu.Unlock()
-	}
-}
-
-// failureOutcome is the outcome of a call its source could not answer:
-// "crash", "timeout" or "unavailable" as the error says, else "".
-func failureOutcome(err error) string {
-	if err == nil {
-		return "" // before c: its allocation would cost every answered call
-	}
-	var c interface{ Outcome() string }
-	if errors.As(err, &c) {
-		return c.Outcome()
-	}
-	return ""
-}
-
-// outcome classifies a call for metrics: ok, tool_error, refused, or how
-// its source failed to answer (crash, timeout, unavailable).
-func outcome(res *mcp.CallToolResult, err error, note noteData) string {
-	switch {
-	case err != nil || !note.reached:
-		return "refused"
-	case note.failed != "":
-		return note.failed
-	case res != nil && res.IsError:
-		return "tool_error"
-	}
-	return "ok"
 }
 
 // rawOutcome is outcome for the byte paths: fastAnswer's judgement, unless

@@ -1,0 +1,105 @@
+package gateway
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"sync"
+	"testing"
+
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/view"
+)
+
+// renderedBytes is what a client would read of a rendered list.
+func renderedBytes(t *testing.T, st *state, p presentation) []byte {
+	t.Helper()
+	b, err := json.Marshal(sortedTools(renderRequest(st, p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestPerRequestRenderIsPure holds the per-request render to a function of
+// the catalog state and the presentation: equal inputs give byte-equal
+// lists, while everything mutable around it changes (a client's own view
+// enabling every group, the gateway moving to another catalog) and while
+// that runs beside it (-race judges what it reads).
+func TestPerRequestRenderIsPure(t *testing.T) {
+	space, err := view.NewSpace(catalogtest.Tree(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(space, &Options{Mode: expose.Auto, ResetTools: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Close() })
+	st := g.cur.Load()
+	presentations := []presentation{
+		{mode: expose.Flat},
+		{mode: expose.Flat, groupMeta: true},
+		{mode: expose.Groups},
+		{mode: expose.Groups, stateless: true},
+		{mode: expose.Groups, extension: true, stateless: true},
+		{mode: expose.Search},
+	}
+	first := map[presentation][]byte{}
+	for _, p := range presentations {
+		first[p] = renderedBytes(t, st, p)
+		if again := renderedBytes(t, st, p); string(again) != string(first[p]) {
+			t.Errorf("%v: two renders of the same inputs differ:\n%s\n%s", p, first[p], again)
+		}
+	}
+
+	// A client of the groups mode changes its own view, and the gateway
+	// moves to another catalog, while requests render the first state.
+	own := g.newSession(expose.Groups, st.space.New())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		own.view.Enable([]string{"code", "code.repos", "code.repos.br", "docs"})
+		own.reconcile()
+		other, err := view.NewSpace(catalogtest.Build(t, catalog.Spec{Tools: []*catalog.Tool{catalogtest.Tool("z")}}), nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if err := g.Update(other); err != nil {
+			t.Error(err)
+		}
+	})
+	for _, p := range presentations {
+		if again := renderedBytes(t, st, p); string(again) != string(first[p]) {
+			t.Errorf("%v: the render changed with another client's view or the gateway's newest catalog:\n%s\n%s", p, first[p], again)
+		}
+	}
+	wg.Wait()
+	for _, p := range presentations {
+		if again := renderedBytes(t, st, p); string(again) != string(first[p]) {
+			t.Errorf("%v: after the changes, the render of the first state differs:\n%s\n%s", p, first[p], again)
+		}
+	}
+	if now := renderedBytes(t, g.cur.Load(), presentation{mode: expose.Flat}); string(now) == string(first[presentation{mode: expose.Flat}]) {
+		t.Error("the newest catalog renders as the first did: the test would not see a render that ignores its state")
+	}
+}
+
+// TestRenderReadsNoGatewayOrSession holds render.go to its inputs: no
+// function there takes or names a Gateway or a session, where the mutable
+// state lives.
+func TestRenderReadsNoGatewayOrSession(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "render.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && (id.Name == "Gateway" || id.Name == "session") {
+			t.Errorf("render.go names %s: a render reads only the catalog state, the view and the presentation", id.Name)
+		}
+		return true
+	})
+}
