@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/rawcall"
+	"github.com/toolfold/toolfold/internal/relay"
 	"github.com/toolfold/toolfold/internal/sdkshim"
 )
 
@@ -86,7 +87,7 @@ func (g *Gateway) relayHTTP(w http.ResponseWriter, r *http.Request, ticket *call
 			}
 		}()
 		g.panicPoint(ticket.path, "tools/call")
-		msg, outcome := fastAnswer(id, wire, ev, res, err)
+		msg, outcome := relay.Answer(id, wire.Name, res, err, g.completion(ev))
 		answered <- answer{msg, rawOutcome(outcome, call), sdkshim.ErrorStatus(err)}
 	}
 	cancel, ok := ticket.forward(wire, call)

@@ -757,7 +757,7 @@ func outcome(res *mcp.CallToolResult, err error, note noteData) string {
 	return "ok"
 }
 
-// rawOutcome is outcome for the byte paths: fastAnswer's judgement, unless
+// rawOutcome is outcome for the byte paths: relay.Answer's judgement, unless
 // the source ended the call with an error that says how it failed.
 func rawOutcome(answered string, call *rawcall.Call) string {
 	if answered == "refused" {
