@@ -108,7 +108,9 @@ func (g *Gateway) relayHTTP(w http.ResponseWriter, r *http.Request, ticket *call
 		_, _ = w.Write(a.msg)
 	case <-withdrawn:
 		ticket.finish(ctx, wire.Name, "", wire.Target.Source, "cancelled")
-		writeRPCErrorCode(w, http.StatusOK, json.RawMessage(id), jsonrpc.CodeInternalError, "the client cancelled this request")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(relay.Error(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client cancelled this request"}))
 	case <-ctx.Done():
 		cancel() // the client is gone: nobody can read the answer
 		ticket.finish(context.WithoutCancel(ctx), wire.Name, "", wire.Target.Source, "cancelled")

@@ -34,13 +34,7 @@ func Answer(id, tool string, res json.RawMessage, err error, c Completion) (msg 
 	if err != nil {
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) {
-			body, _ := json.Marshal(rpcErr)
-			msg = make([]byte, 0, len(id)+len(body)+40)
-			msg = append(msg, `{"jsonrpc":"2.0","id":`...)
-			msg = append(msg, id...)
-			msg = append(msg, `,"error":`...)
-			msg = append(msg, body...)
-			return append(msg, '}'), Refused
+			return Error(id, rpcErr), Refused
 		}
 		res = failed(fmt.Sprintf("%s failed: %v", tool, err))
 	} else if !rawcall.Valid(res) {
@@ -73,6 +67,23 @@ func Answer(id, tool string, res json.RawMessage, err error, c Completion) (msg 
 		outcome = ToolError
 	}
 	return append(msg, '}'), outcome
+}
+
+// Error is the JSON-RPC error response to the request id (as the client
+// sent it), with room for a newline after it: a source's error passed on,
+// or the gateway's own (a call that panicked, one the client withdrew).
+func Error(id string, e *jsonrpc.Error) []byte {
+	body, err := json.Marshal(e)
+	if err != nil {
+		// Data that does not encode: the code and message still go out.
+		body, _ = json.Marshal(&jsonrpc.Error{Code: e.Code, Message: e.Message})
+	}
+	msg := make([]byte, 0, len(id)+len(body)+40)
+	msg = append(msg, `{"jsonrpc":"2.0","id":`...)
+	msg = append(msg, id...)
+	msg = append(msg, `,"error":`...)
+	msg = append(msg, body...)
+	return append(msg, '}')
 }
 
 // failed is a tool error result saying msg, as the typed path encodes one.

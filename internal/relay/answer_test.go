@@ -76,3 +76,23 @@ func serverInfo(stateless bool) json.RawMessage {
 	}
 	return json.RawMessage(`{"name":"s","version":"1"}`)
 }
+
+func TestError(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		id   string
+		err  *jsonrpc.Error
+		want string
+	}{
+		{"number id", "7", &jsonrpc.Error{Code: -32603, Message: "boom"}, `{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"boom"}}`},
+		{"string id", `"a"`, &jsonrpc.Error{Code: -32602, Message: "bad \"x\""}, `{"jsonrpc":"2.0","id":"a","error":{"code":-32602,"message":"bad \"x\""}}`},
+		{"data kept", "1", &jsonrpc.Error{Code: 1, Message: "m", Data: json.RawMessage(`{"k":1}`)}, `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":{"k":1}}}`},
+		{"data that does not encode dropped", "1", &jsonrpc.Error{Code: 1, Message: "m", Data: json.RawMessage(`{nope`)}, `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(relay.Error(tc.id, tc.err)); got != tc.want {
+				t.Errorf("Error = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
