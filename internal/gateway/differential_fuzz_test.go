@@ -20,6 +20,8 @@ import (
 // times, the same id, the same error code, or results that decode to the
 // same CallToolResult. The typed path's source decodes the answer as the
 // SDK's client would; a malformed one is a tool error on both paths.
+// stateless sends the call as a 2026-07-28 request, whose result says
+// "resultType" and names the server in its _meta.
 func FuzzTypedAndBytePathsAgree(f *testing.F) {
 	seeds := []struct{ tool, args, answer string }{
 		{"fast", `{"x":"a"}`, `{"content":[{"type":"text","text":"ok"}]}`},
@@ -34,18 +36,26 @@ func FuzzTypedAndBytePathsAgree(f *testing.F) {
 		{"fast", `{"x":"\ud800"}`, `{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}`},
 	}
 	for _, s := range seeds {
-		f.Add(s.tool, s.args, s.answer)
+		f.Add(s.tool, s.args, s.answer, false)
+		f.Add(s.tool, s.args, s.answer, true)
 	}
-	f.Fuzz(func(t *testing.T, tool, args, answer string) {
+	f.Add("fast", `{}`, `{"_meta":{"z":1}}`, true)
+	f.Add("fast", `{}`, `{"_meta":null,"content":null}`, true)
+	f.Add("fast", `{}`, `{"_meta":"x"}`, true)
+	f.Fuzz(func(t *testing.T, tool, args, answer string, stateless bool) {
 		if !json.Valid([]byte(args)) {
 			// A line that is not JSON is the framing's concern (see
 			// FuzzCheckFrame); here both paths must see one call.
 			return
 		}
 		name, _ := json.Marshal(tool)
-		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%s,"arguments":%s}}`, name, args)
-		typed, _ := differentialAnswer(t, line, answer, "2025-11-25", true)
-		bytePath, _ := differentialAnswer(t, line, answer, "2025-11-25", false)
+		version, meta := "2025-11-25", ""
+		if stateless {
+			version, meta = "", ","+statelessMeta
+		}
+		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%s,"arguments":%s%s}}`, name, args, meta)
+		typed, _ := differentialAnswer(t, line, answer, version, true)
+		bytePath, _ := differentialAnswer(t, line, answer, version, false)
 		if !sameAnswer(typed, bytePath) {
 			t.Errorf("the paths disagree on %s answered by %q:\ntyped: %s\nbytes: %s", line, answer, typed, bytePath)
 		}

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,9 +40,13 @@ func Answer(id, tool string, res json.RawMessage, err error, c Completion) (msg 
 		res = failed(fmt.Sprintf("%s failed: %v", tool, err))
 	} else if !rawcall.Valid(res) {
 		res = failed(fmt.Sprintf("%s failed: its server's answer was not valid JSON (%d bytes); the server has a bug, report it to its maintainers", tool, len(res)))
+	} else if isNull(res) {
+		// The SDK's client decodes a null result as an empty one, so the
+		// typed path answers it as one: so does the byte path.
+		res = json.RawMessage(`{}`)
 	} else if !isObject(res) {
 		// Valid JSON, but no result a client can read (a string, an
-		// array, null): the typed path's decoding refuses it too.
+		// array, a number): the typed path's decoding refuses it too.
 		res = failed(fmt.Sprintf("%s failed: its server's answer was not a JSON object, as a tool's result must be; the server has a bug, report it to its maintainers", tool))
 	}
 	c.Content = true
@@ -102,4 +107,9 @@ func isObject(v json.RawMessage) bool {
 		return c == '{'
 	}
 	return false
+}
+
+// isNull reports whether valid JSON is null.
+func isNull(v json.RawMessage) bool {
+	return string(bytes.TrimSpace(v)) == "null"
 }
