@@ -161,6 +161,9 @@ type Gateway struct {
 	// change.
 	opts Options
 	log  *slog.Logger
+	// serverInfo is the server's implementation, encoded once for the
+	// byte path's 2026-07-28 results (completion, raw.go).
+	serverInfo []byte
 
 	// built, when New was given a stand-in (Options.Building), opens at
 	// the first Update; a part's gateway shares its parent's. See
@@ -277,6 +280,7 @@ func New(space *view.Space, opts *Options) (*Gateway, error) {
 		g.opts.Name = "toolfold"
 	}
 	g.tr = newTracer(&g.opts)
+	g.serverInfo = serverInfo(&g.opts)
 	g.life.init()
 	g.inputs = newInputBroker(g.opts.InputWait)
 	g.inputs.life, g.inputs.spawn = g.life.ctx, g.life.goTracked

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/rawcall"
+	"github.com/toolfold/toolfold/internal/relay"
 	"github.com/toolfold/toolfold/internal/sdkshim"
 )
 
@@ -86,7 +87,7 @@ func (g *Gateway) relayHTTP(w http.ResponseWriter, r *http.Request, ticket *call
 			}
 		}()
 		g.panicPoint(ticket.path, "tools/call")
-		msg, outcome := fastAnswer(id, wire, ev, res, err)
+		msg, outcome := relay.Answer(id, wire.Name, res, err, g.completion(ev))
 		answered <- answer{msg, rawOutcome(outcome, call), sdkshim.ErrorStatus(err)}
 	}
 	cancel, ok := ticket.forward(wire, call)
@@ -107,7 +108,9 @@ func (g *Gateway) relayHTTP(w http.ResponseWriter, r *http.Request, ticket *call
 		_, _ = w.Write(a.msg)
 	case <-withdrawn:
 		ticket.finish(ctx, wire.Name, "", wire.Target.Source, "cancelled")
-		writeRPCErrorCode(w, http.StatusOK, json.RawMessage(id), jsonrpc.CodeInternalError, "the client cancelled this request")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(relay.Error(id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client cancelled this request"}))
 	case <-ctx.Done():
 		cancel() // the client is gone: nobody can read the answer
 		ticket.finish(context.WithoutCancel(ctx), wire.Name, "", wire.Target.Source, "cancelled")

@@ -2,13 +2,13 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"runtime/debug"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/relay"
 )
 
 // A panic while answering one request fails that request, never the
@@ -85,10 +85,5 @@ func (g *Gateway) recoverHTTP(w http.ResponseWriter, path string) {
 
 // panicAnswer is the stdio byte path's answer to a call that panicked.
 func panicAnswer(id string) []byte {
-	msg, _ := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   *jsonrpc.Error  `json:"error"`
-	}{"2.0", json.RawMessage(id), panicError()})
-	return append(msg, '\n')
+	return append(relay.Error(id, panicError()), '\n')
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -14,6 +13,7 @@ import (
 	"github.com/toolfold/toolfold/internal/expose"
 	"github.com/toolfold/toolfold/internal/meta"
 	"github.com/toolfold/toolfold/internal/rawcall"
+	"github.com/toolfold/toolfold/internal/relay"
 )
 
 // The fast path of tools/call on stdio (package rawcall).
@@ -430,7 +430,7 @@ func cancelledRequest(msg []byte) ([]byte, bool) {
 // answer writes a fast-path call's response, as the typed path would have
 // written it.
 func (e *rawEdge) answer(id, key string, w *expose.Wire, ev era, res json.RawMessage, err error, call *rawcall.Call, ticket *callTicket) {
-	msg, outcome := fastAnswer(id, w, ev, res, err)
+	msg, outcome := relay.Answer(id, w.Name, res, err, e.g.completion(ev))
 	outcome = rawOutcome(outcome, call)
 	msg = append(msg, '\n')
 	// Accounted for before the client can see the answer, as on the
@@ -470,114 +470,24 @@ func screenKey(raw []byte) (string, bool) {
 	return idKey(id), true
 }
 
-// fastAnswer is the JSON-RPC response to a fast-path call, without a
-// newline (with room for one), and its outcome for metrics.
-func fastAnswer(id string, w *expose.Wire, ev era, res json.RawMessage, err error) ([]byte, string) {
-	var msg []byte
-	outcome := "ok"
-	if err != nil {
-		var rpcErr *jsonrpc.Error
-		if !errors.As(err, &rpcErr) {
-			// Sources answer with results; this is a bug's last resort,
-			// worded as session.run words a handler's error.
-			res, _ = json.Marshal(meta.ErrorResult(fmt.Sprintf("%s failed: %v", w.Name, err)))
-			err = nil
-		} else {
-			outcome = "refused"
-			body, _ := json.Marshal(rpcErr)
-			msg = make([]byte, 0, len(id)+len(body)+40)
-			msg = append(msg, `{"jsonrpc":"2.0","id":`...)
-			msg = append(msg, id...)
-			msg = append(msg, `,"error":`...)
-			msg = append(msg, body...)
-			msg = append(msg, '}')
-		}
+// completion is how the byte path completes a result for a request of era
+// ev: as the SDK completes the typed path's, a 2026-07-28 one says its
+// resultType and names the server in its _meta.
+func (g *Gateway) completion(ev era) relay.Completion {
+	if !ev.stateless {
+		return relay.Completion{}
 	}
-	if err == nil && !rawcall.Valid(res) {
-		// The source's bytes go out as they are below: a server's answer
-		// is untrusted, and invalid JSON would break the client's stream.
-		res, _ = json.Marshal(meta.ErrorResult(fmt.Sprintf("%s failed: its server's answer was not valid JSON (%d bytes); the server has a bug, report it to its maintainers", w.Name, len(res))))
-	} else if err == nil && !isObject(res) {
-		// Valid JSON, but no result a client can read (a string, an
-		// array, null): the typed path's decoding refuses it too.
-		res, _ = json.Marshal(meta.ErrorResult(fmt.Sprintf("%s failed: its server's answer was not a JSON object, as a tool's result must be; the server has a bug, report it to its maintainers", w.Name)))
-	}
-	if err == nil {
-		var add []byte
-		var isError bool
-		res, add, isError = completeRaw(res, ev.stateless)
-		if isError {
-			outcome = "tool_error"
-		}
-		msg = make([]byte, 0, len(id)+len(res)+len(add)+40)
-		msg = append(msg, `{"jsonrpc":"2.0","id":`...)
-		msg = append(msg, id...)
-		msg = append(msg, `,"result":`...)
-		if add == nil {
-			msg = append(msg, res...)
-		} else {
-			// Members first, then what the result had: res is an object.
-			rest := bytes.TrimLeft(bytes.TrimSpace(res)[1:], " \t\r\n")
-			msg = append(msg, '{')
-			msg = append(msg, add...)
-			if rest[0] != '}' {
-				msg = append(msg, ',')
-			}
-			msg = append(msg, rest...)
-		}
-		msg = append(msg, '}')
-	}
-	return msg, outcome
+	return relay.Completion{ResultType: true, ServerInfo: g.serverInfo}
 }
 
-// Members the fast path adds to a result, as the typed path does.
-var (
-	addContent         = []byte(`"content":[]`)
-	addComplete        = []byte(`"resultType":"complete"`)
-	addContentComplete = []byte(`"content":[],"resultType":"complete"`)
-)
-
-// completeRaw says what a source's result needs to be what the typed path
-// makes of it: the content the protocol requires ([] when absent or null),
-// and for a 2026-07-28 request "resultType":"complete" unless it already
-// says what it is. add are members to put first in the object (nil for
-// none); res is the result, re-encoded only if it held "content":null. It
-// reports isError. A result that is not an object is passed on as it is
-// (fastAnswer has refused one already).
-func completeRaw(res json.RawMessage, stateless bool) (out json.RawMessage, add []byte, isError bool) {
-	var hasContent, nullContent, hasType bool
-	if rawcall.Members(res, func(k, v []byte) bool {
-		switch string(k) {
-		case "content":
-			hasContent, nullContent = true, string(v) == "null"
-		case "resultType", "inputRequests":
-			hasType = true
-		case "isError":
-			isError = string(v) == "true"
-		}
-		return true
-	}) != nil {
-		return res, nil, false
+// serverInfo is the implementation the gateway's SDK servers name
+// (newSessionNotifying), encoded.
+func serverInfo(opts *Options) json.RawMessage {
+	info, err := json.Marshal(&mcp.Implementation{Name: opts.Name, Version: opts.Version})
+	if err != nil {
+		panic(fmt.Sprintf("encoding the server's implementation: %v", err)) // two strings: cannot fail
 	}
-	if nullContent {
-		// Rare enough to re-encode: the member must be replaced, not added.
-		var members map[string]json.RawMessage
-		if json.Unmarshal(res, &members) == nil {
-			members["content"] = json.RawMessage("[]")
-			if fixed, err := json.Marshal(members); err == nil {
-				res, hasContent = fixed, true
-			}
-		}
-	}
-	switch {
-	case !hasContent && stateless && !hasType:
-		add = addContentComplete
-	case !hasContent:
-		add = addContent
-	case stateless && !hasType:
-		add = addComplete
-	}
-	return res, add, isError
+	return info
 }
 
 // refusingDownstream answers for a 2026-07-28 client on the fast path, which
@@ -618,10 +528,4 @@ func plainInt(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// isObject reports whether valid JSON is an object.
-func isObject(v json.RawMessage) bool {
-	v = bytes.TrimLeft(v, " \t\r\n")
-	return len(v) > 0 && v[0] == '{'
 }

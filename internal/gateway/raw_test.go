@@ -290,7 +290,7 @@ func TestFastPathStatelessClient(t *testing.T) {
 		t.Errorf("a client that takes elicitation: %s, want the typed path", got)
 	}
 	w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fast","arguments":{},%s}}`, meta(`{"roots":{}}`))
-	if got, want := w.recv(), `{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[{"type":"text","text":"raw"}]}}`; got != want {
+	if got, want := w.recv(), `{"jsonrpc":"2.0","id":2,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"toolfold","version":""}},"content":[{"type":"text","text":"raw"}],"resultType":"complete"}}`; got != want {
 		t.Errorf("fast path answer:\n got %s\nwant %s", got, want)
 	}
 	calls := src.calls()
@@ -363,7 +363,7 @@ func TestFastPathOverHTTP(t *testing.T) {
 	}
 
 	code, ct, got := post(body("fast", `{}`), nil)
-	if want := `{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[{"type":"text","text":"raw"}]}}`; code != 200 || ct != "application/json" || got != want {
+	if want := `{"jsonrpc":"2.0","id":7,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"toolfold","version":""}},"content":[{"type":"text","text":"raw"}],"resultType":"complete"}}`; code != 200 || ct != "application/json" || got != want {
 		t.Errorf("fast path: %d %s %s\nwant 200 application/json %s", code, ct, got, want)
 	}
 	if calls := src.calls(); len(calls) != 1 || string(calls[0].Arguments) != `{"x":"1"}` {

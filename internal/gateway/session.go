@@ -520,7 +520,7 @@ func (s *session) metricName(name string) string {
 	return "(unknown)"
 }
 
-// rawOutcome is outcome for the byte paths: fastAnswer's judgement, unless
+// rawOutcome is outcome for the byte paths: relay.Answer's judgement, unless
 // the source ended the call with an error that says how it failed.
 func rawOutcome(answered string, call *rawcall.Call) string {
 	if answered == "refused" {

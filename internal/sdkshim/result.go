@@ -1,11 +1,11 @@
 package sdkshim
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/relay"
 )
 
 // Complete marks a result as complete ("resultType": "complete"), which
@@ -28,8 +28,9 @@ func Complete[R any](res R) R {
 	return completeByRoundTrip(res)
 }
 
-// completeMark is the smallest result the SDK decodes as complete.
-var completeMark = []byte(`{"resultType":"complete","content":[]}`)
+// completeMark is the smallest result the SDK decodes as complete: an
+// empty one, completed as the byte path completes results.
+var completeMark, _, _ = relay.Complete(nil, []byte(`{}`), relay.Completion{Content: true, ResultType: true})
 
 // completeCallResult is Complete for a tools/call result without encoding
 // it: the SDK decodes the mark alone into a fresh result and res's exported
@@ -53,16 +54,17 @@ func completeCallResult(res *mcp.CallToolResult) (*mcp.CallToolResult, bool) {
 	return out, true
 }
 
-// completeByRoundTrip is Complete for any result: encoded, marked and
+// completeByRoundTrip is Complete for any result: encoded, marked by
+// relay.Complete (the byte path's rule, so that both paths mark alike) and
 // decoded by the SDK.
 func completeByRoundTrip[R any](res R) R {
 	raw, err := json.Marshal(res)
-	if err != nil || len(raw) < 2 || raw[0] != '{' || bytes.Contains(raw, []byte(`"resultType"`)) || bytes.Contains(raw, []byte(`"inputRequests"`)) {
+	if err != nil {
 		return res
 	}
-	marked := append([]byte(`{"resultType":"complete"`), raw[1:]...)
-	if len(raw) > 2 {
-		marked = append([]byte(`{"resultType":"complete",`), raw[1:]...)
+	marked, _, err := relay.Complete(nil, raw, relay.Completion{ResultType: true})
+	if err != nil || len(marked) == len(raw) { // not an object, or typed already
+		return res
 	}
 	var out R // Unmarshal allocates what it points to
 	if err := json.Unmarshal(marked, &out); err != nil {
