@@ -376,14 +376,15 @@ func (e *rawEdge) forwardCall(line []byte, idp, keyp *string, admittedp *bool) b
 // fastWire routes a call to the flat wire whose source can take it as
 // bytes, or reports false: a meta-tool, a grouped wire, a tool the view
 // does not reach, a source without a fast path or one that leaves its
-// arguments to toolfold.
+// arguments to toolfold. Reach is the session's role's, as on the typed
+// path: one gate.
 func (s *session) fastWire(name string) (*expose.Wire, bool) {
 	if s.g.Names().Kind(name) != meta.NotMeta && s.offersMeta(name) {
 		return nil, false
 	}
 	expo, v := s.current()
 	w, ok := expo.Route(name)
-	if !ok || w.Group != nil || !expo.Reachable(v.Snapshot(), w) {
+	if !ok || w.Group != nil || !s.role.reaches(expo, v.Snapshot(), w) {
 		return nil, false
 	}
 	if t := w.Target; t.Forward == nil || !t.ChecksArguments {
