@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/jsondepth"
 	"github.com/toolfold/toolfold/internal/rawcall"
 )
 
@@ -71,7 +72,7 @@ func checkFrame(line []byte) (*frame, *frameError) {
 	if i := bytes.IndexByte(line, 0); i >= 0 {
 		return nil, parseError(fmt.Sprintf("the message holds a NUL byte at offset %d, which JSON does not allow; send UTF-8 JSON, one message per line", i))
 	}
-	if depthOver(line, maxFrameDepth) {
+	if !jsondepth.Within(line, maxFrameDepth) {
 		return nil, parseError(fmt.Sprintf("the message nests objects and arrays more than %d deep; flatten it", maxFrameDepth))
 	}
 	if !json.Valid(line) {
@@ -163,36 +164,6 @@ func firstByte(b []byte) byte {
 		return c
 	}
 	return 0
-}
-
-// depthOver reports whether JSON text nests objects and arrays deeper than
-// limit. It only counts brackets outside strings; validity is checked apart.
-func depthOver(b []byte, limit int) bool {
-	depth := 0
-	inString, escaped := false, false
-	for _, c := range b {
-		switch {
-		case escaped:
-			escaped = false
-		case inString:
-			switch c {
-			case '\\':
-				escaped = true
-			case '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			if depth > limit {
-				return true
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return false
 }
 
 // preInitialize are the requests the SDK serves before initialize.
