@@ -52,12 +52,16 @@ func TestCacheHoldsNoSecretFromInstructions(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		files = append(files, path)
 		if strings.Contains(string(data), secret) {
 			t.Errorf("the cache file %s holds the secret:\n%s", path, data)
 		}
-		if !strings.Contains(string(data), "Log in with the token *** if asked.") {
-			t.Errorf("the cache file %s lacks the masked instructions:\n%s", path, data)
+		// The server's catalog file keeps its instructions; the trust
+		// and derived-group memos beside it keep only digests.
+		if strings.HasPrefix(d.Name(), "leaky-") {
+			files = append(files, path)
+			if !strings.Contains(string(data), "Log in with the token *** if asked.") {
+				t.Errorf("the cache file %s lacks the masked instructions:\n%s", path, data)
+			}
 		}
 		return nil
 	})
@@ -65,6 +69,6 @@ func TestCacheHoldsNoSecretFromInstructions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Fatal("nothing was cached, so nothing was checked")
+		t.Fatal("the server's catalog was not cached, so nothing was checked")
 	}
 }
