@@ -69,6 +69,48 @@ func Members(obj []byte, fn func(key, value []byte) bool) error {
 	}
 }
 
+// Elements calls fn with each element of the JSON array arr, in order, as
+// its bytes, untouched. It stops early when fn returns false. Like Members
+// it decodes and allocates nothing, and returns an error if arr is not one
+// JSON array (surrounding white space aside).
+func Elements(arr []byte, fn func(value []byte) bool) error {
+	i := skipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return errSyntax
+	}
+	i = skipSpace(arr, i+1)
+	if i < len(arr) && arr[i] == ']' {
+		if skipSpace(arr, i+1) != len(arr) {
+			return errSyntax
+		}
+		return nil
+	}
+	for {
+		vend, err := skipValue(arr, i)
+		if err != nil {
+			return err
+		}
+		if !fn(arr[i:vend]) {
+			return nil
+		}
+		i = skipSpace(arr, vend)
+		if i >= len(arr) {
+			return errSyntax
+		}
+		switch arr[i] {
+		case ',':
+			i = skipSpace(arr, i+1)
+		case ']':
+			if skipSpace(arr, i+1) != len(arr) {
+				return errSyntax
+			}
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
 // Head calls fn with the members of the JSON object obj in order, as
 // Members does, until it meets one whose key stop accepts: it returns that
 // key (as Members gives keys) without walking its value or anything after

@@ -48,6 +48,9 @@ func Answer(id, tool string, res json.RawMessage, err error, c Completion) (msg 
 		// Valid JSON, but no result a client can read (a string, an
 		// array, a number): the typed path's decoding refuses it too.
 		res = failed(fmt.Sprintf("%s failed: its server's answer was not a JSON object, as a tool's result must be; the server has a bug, report it to its maintainers", tool))
+	} else if readable(res) != nil {
+		// The decoder's own words name Go types: these name the usual causes.
+		res = failed(fmt.Sprintf("%s failed: its server's answer could not be read as a tool result (content of no known type, a member of the wrong type such as an isError that is not true or false, or data that is not base64); the server has a bug, report it to its maintainers", tool))
 	}
 	c.Content = true
 	// The completed result is at most the members Complete adds longer,

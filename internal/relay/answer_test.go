@@ -30,7 +30,9 @@ func TestAnswer(t *testing.T) {
 		{name: "null, read as the SDK reads it", res: ` null `, outcome: relay.OK, want: `{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`},
 		{name: "a number", res: `1`, outcome: relay.ToolError, says: "not a JSON object"},
 		{name: "empty", res: ``, outcome: relay.ToolError, says: "not valid JSON (0 bytes)"},
-		{name: "a _meta that is not an object", res: `{"_meta":"x"}`, stateless: true, outcome: relay.ToolError, says: "could not be read: the result's _meta is not a JSON object"},
+		{name: "a _meta that is not an object", res: `{"_meta":"x"}`, stateless: true, outcome: relay.ToolError, says: "could not be read as a tool result"},
+		{name: "content of no known type", res: `{"content":[{}]}`, outcome: relay.ToolError, says: "could not be read as a tool result (content of no known type"},
+		{name: "an isError that is not a boolean", res: `{"isError":"yes"}`, outcome: relay.ToolError, says: "an isError that is not true or false"},
 		{name: "a Go error", err: errors.New("boom"), outcome: relay.ToolError, says: "tool failed: boom"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
