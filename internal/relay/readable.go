@@ -77,8 +77,9 @@ func plainContent(elem []byte) bool {
 				plain = false
 			}
 		case "text", "mimeType", "uri", "name", "title", "description":
-			_, isString := rawcall.Unquote(v)
-			plain = isString || isNullValue(v)
+			// The walk found where the value ends, so it is a whole JSON
+			// value: any JSON string decodes into a Go string.
+			plain = v[0] == '"' || isNullValue(v)
 		case "data":
 			plain = isNullValue(v) || isBase64String(v)
 		case "_meta":
@@ -94,12 +95,15 @@ func plainContent(elem []byte) bool {
 // isNullValue reports whether a member's value is null.
 func isNullValue(v []byte) bool { return string(v) == "null" }
 
-// isBase64String reports whether v is a JSON string, without escapes, of
-// padded standard base64: what encoding/json decodes into a []byte. It
+// isBase64String reports whether v, a whole JSON value, is a string of
+// padded standard base64 without escapes (the alphabet has no backslash): what encoding/json decodes into a []byte. It
 // may say false of text the decoder takes; then the decoder decides.
 func isBase64String(v []byte) bool {
-	s, ok := rawcall.Unquote(v)
-	if !ok || len(s)%4 != 0 {
+	if len(v) < 2 || v[0] != '"' {
+		return false
+	}
+	s := v[1 : len(v)-1] // the walk found the closing quote
+	if len(s)%4 != 0 {
 		return false
 	}
 	pad := 0

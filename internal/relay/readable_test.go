@@ -1,7 +1,10 @@
 package relay
 
 import (
+	"strings"
+
 	"encoding/json"
+	"github.com/toolfold/toolfold/internal/rawcall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -73,4 +76,32 @@ func FuzzReadableAgreesWithTheSDK(f *testing.F) {
 			t.Fatalf("readable(%s) disagrees with the SDK (%v)", res, sdk)
 		}
 	})
+}
+
+// BenchmarkReadable is the walk's cost beside rawcall.Valid's, which every
+// byte-path answer already pays, on a result of one text of 1 KB and on one
+// image of 64 KB.
+func BenchmarkReadable(b *testing.B) {
+	text := `{"content":[{"type":"text","text":"` + strings.Repeat("a", 1024) + `"}]}`
+	image := `{"content":[{"type":"image","mimeType":"image/png","data":"` + strings.Repeat("AAAA", 16384) + `"}]}`
+	for _, tc := range []struct{ name, res string }{{"text-1KB", text}, {"image-64KB", image}} {
+		res := []byte(tc.res)
+		b.Run(tc.name+"/valid", func(b *testing.B) {
+			b.SetBytes(int64(len(res)))
+			for b.Loop() {
+				if !rawcall.Valid(res) {
+					b.Fatal("not valid")
+				}
+			}
+		})
+		b.Run(tc.name+"/readable", func(b *testing.B) {
+			b.SetBytes(int64(len(res)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if readable(res) != nil || !plainResult(res) {
+					b.Fatal("not read by the walk")
+				}
+			}
+		})
+	}
 }
