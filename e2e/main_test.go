@@ -11,9 +11,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolfold/toolfold/internal/logtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files with the current output")
@@ -117,7 +118,7 @@ func launchHTTP(t *testing.T, addr string, args ...string) (base string, clash b
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, binary, serveArgs(append([]string{"--http", addr}, args...)...)...)
-	stderr := &syncBuffer{}
+	stderr := &logtest.Buffer{} // written by the child's copier, read here
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		cancel()
@@ -138,25 +139,6 @@ func launchHTTP(t *testing.T, addr string, args ...string) (base string, clash b
 		}
 	})
 	return "http://" + addr, false
-}
-
-// syncBuffer is a bytes.Buffer that a child's output and the test may use
-// at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // listening waits until something accepts connections on addr. It says
