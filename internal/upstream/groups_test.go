@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -557,24 +558,6 @@ func TestGroupsOverRemoteTransports(t *testing.T) {
 	}
 }
 
-// chunkReader hands out its data in reads of at most n bytes.
-type chunkReader struct {
-	data []byte
-	n    int
-}
-
-func (r *chunkReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	k := min(r.n, len(p), len(r.data))
-	copy(p, r.data[:k])
-	r.data = r.data[k:]
-	return k, nil
-}
-
-func (*chunkReader) Close() error { return nil }
-
 // roundTripFunc is an http.RoundTripper made of a function.
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
@@ -587,7 +570,7 @@ func TestHeaderTransportSeesGroupsListChanged(t *testing.T) {
 	stream := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/groups/list_changed\"}\n\n"
 	ht := &headerTransport{base: roundTripFunc(func(*http.Request) (*http.Response, error) {
 		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-			Body: &chunkReader{data: []byte(stream + stream), n: 10}}, nil
+			Body: io.NopCloser(iotest.OneByteReader(strings.NewReader(stream + stream)))}, nil // every event split across reads
 	})}
 	seen := 0
 	ht.watchGroupsChanged(func() { seen++ })
