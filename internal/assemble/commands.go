@@ -199,8 +199,18 @@ func toolError(msg string) *mcp.CallToolResult {
 // program file's identity (path, size, modification time), so an upgrade of
 // the program is discovered afresh.
 func discoverCached(ctx context.Context, p cmdtool.Program, opts CommandOptions) ([]cmdtool.Action, error) {
+	return discoverCachedWith(ctx, p, opts, cmdtool.Discover)
+}
+
+// discoverCachedWith is discoverCached reading help with discover. A
+// discovery that lost help pages to their timeout is used but not kept:
+// a loaded machine may have cost them, and kept, its poorer definitions
+// would stand until the program changed.
+func discoverCachedWith(ctx context.Context, p cmdtool.Program, opts CommandOptions,
+	discover func(context.Context, cmdtool.Program) (cmdtool.Discovery, error)) ([]cmdtool.Action, error) {
 	if p.Discover != cmdtool.DiscoverHelp || opts.CacheDir == "" {
-		return cmdtool.Discover(ctx, p)
+		found, err := discover(ctx, p)
+		return found.Actions, err
 	}
 	path, err := cmdtool.ResolveCommand(p)
 	if err != nil {
@@ -227,16 +237,23 @@ func discoverCached(ctx context.Context, p cmdtool.Program, opts CommandOptions)
 			opts.Logger.Warn("ignoring a damaged discovery cache file", "file", file)
 		}
 	}
-	actions, err := cmdtool.Discover(ctx, p)
+	found, err := discover(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	if raw, err := json.Marshal(actions); err == nil {
+	if len(found.Unread) > 0 {
+		if opts.Logger != nil {
+			opts.Logger.Warn("some help pages timed out; their actions are described from their listing, and the discovery is not cached, so the next start reads them again",
+				"command", p.Name, "unread", found.Unread)
+		}
+		return found.Actions, nil
+	}
+	if raw, err := json.Marshal(found.Actions); err == nil {
 		if err := writeAtomic(file, raw); err != nil && opts.Logger != nil {
 			opts.Logger.Warn("could not cache discovered actions", "command", p.Name, "err", err)
 		}
 	}
-	return actions, nil
+	return found.Actions, nil
 }
 
 // writeAtomic writes through a temporary file and a rename, so a reader

@@ -2,6 +2,7 @@ package cmdtool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -25,6 +26,22 @@ const (
 	helpParallelism = 4
 )
 
+// ErrHelpTimedOut is what a HelpRunner's error wraps when a help page did
+// not finish in time: discovery then describes the action from its
+// parent's listing alone, and reports the page as unread.
+var ErrHelpTimedOut = errors.New("a help page timed out")
+
+// A Discovery is what help discovery read of a program.
+type Discovery struct {
+	Actions []Action
+	// Unread names the help invocations that timed out even when tried
+	// again ("prog sub --help"): their actions are described from their
+	// parent's listing alone. Such a discovery is not the program's last
+	// word: a loaded machine may have cost the pages, so it should not
+	// be kept for later starts.
+	Unread []string
+}
+
 // HelpRunner runs the program with the given arguments (not including the
 // command itself) and returns what it printed. Discover uses a runner with
 // the same protections as Run; tests substitute recorded help texts.
@@ -41,15 +58,15 @@ type HelpRunner func(ctx context.Context, args []string) (stdout, stderr string,
 // cannot be read, "prog help sub"), down to MaxDiscoverDepth words and at
 // most MaxHelpRuns invocations, each run like Run does (no shell, fixed
 // directory, minimal environment) with a short timeout.
-func Discover(ctx context.Context, p Program) ([]Action, error) {
+func Discover(ctx context.Context, p Program) (Discovery, error) {
 	if err := p.Validate(); err != nil {
-		return nil, err
+		return Discovery{}, err
 	}
 	if p.Discover != DiscoverHelp {
-		return MergeActions(nil, p.Actions), nil
+		return Discovery{Actions: MergeActions(nil, p.Actions)}, nil
 	}
 	if _, err := ResolveCommand(p); err != nil {
-		return nil, err
+		return Discovery{}, err
 	}
 	return DiscoverWith(ctx, p, helpRunner(p, helpTimeout))
 }
@@ -72,19 +89,20 @@ func helpRunner(p Program, timeout time.Duration) HelpRunner {
 			}
 		}
 		slog.WarnContext(ctx, "a help page timed out twice; its action is described from its parent's listing", "command", p.Name, "args", args)
-		return res.Stdout, res.Stderr, fmt.Errorf("%s %s timed out after %s", p.Command, strings.Join(args, " "), 2*timeout)
+		return res.Stdout, res.Stderr, fmt.Errorf("%s %s: %w after %s", p.Command, strings.Join(args, " "), ErrHelpTimedOut, 2*timeout)
 	}
 }
 
 // DiscoverWith is Discover with the help texts coming from run.
-func DiscoverWith(ctx context.Context, p Program, run HelpRunner) ([]Action, error) {
+func DiscoverWith(ctx context.Context, p Program, run HelpRunner) (Discovery, error) {
 	d := &discoverer{prog: p, known: knownFor(p), run: run}
 	discovered, err := d.discover(ctx)
 	if err != nil {
-		return nil, err
+		return Discovery{}, err
 	}
 	discovered = FilterActions(discovered, p.Include, p.Exclude)
-	return MergeActions(discovered, p.Actions), nil
+	slices.Sort(d.unread)
+	return Discovery{Actions: MergeActions(discovered, p.Actions), Unread: d.unread}, nil
 }
 
 type discoverer struct {
@@ -96,6 +114,7 @@ type discoverer struct {
 	mu      sync.Mutex
 	runs    int
 	limited bool
+	unread  []string // help invocations that timed out, as "prog args"
 }
 
 // node is one subcommand path to read help for.
@@ -203,25 +222,49 @@ func (d *discoverer) readNode(ctx context.Context, n node) *HelpPage {
 		// subcommand honours -h.
 		return fallbackPage(n)
 	}
+	var tries [][]string
 	if d.style == StyleGit {
-		return d.read(ctx, append(slices.Clone(n.words), "-h"))
+		tries = [][]string{append(slices.Clone(n.words), "-h")}
+	} else {
+		tries = [][]string{append(slices.Clone(n.words), "--help"), append([]string{"help"}, n.words...)}
 	}
-	if page := d.read(ctx, append(slices.Clone(n.words), "--help")); page != nil {
-		return page
+	var lost []string
+	for i, args := range tries {
+		if i > 0 && !d.takeRun() {
+			break
+		}
+		page, timedOut := d.readTimed(ctx, args)
+		if page != nil {
+			return page
+		}
+		if timedOut {
+			lost = append(lost, strings.Join(append([]string{d.prog.Command}, args...), " "))
+		}
 	}
-	if !d.takeRun() {
-		return nil
+	if len(lost) > 0 {
+		// Lost to time, not absent: the caller describes the action from
+		// its listing, and the discovery says it is not complete.
+		d.mu.Lock()
+		d.unread = append(d.unread, lost...)
+		d.mu.Unlock()
 	}
-	return d.read(ctx, append([]string{"help"}, n.words...))
+	return nil
 }
 
 // read runs one help invocation and parses whichever stream holds the help
 // (git prints some pages on stderr).
 func (d *discoverer) read(ctx context.Context, args []string) *HelpPage {
+	page, _ := d.readTimed(ctx, args)
+	return page
+}
+
+// readTimed is read, also reporting whether the invocation timed out.
+func (d *discoverer) readTimed(ctx context.Context, args []string) (*HelpPage, bool) {
 	stdout, stderr, err := d.run(ctx, args)
+	timedOut := errors.Is(err, ErrHelpTimedOut)
 	if err != nil && stdout == "" && stderr == "" {
 		slog.DebugContext(ctx, "help invocation failed", "command", d.prog.Name, "args", args, "err", err)
-		return nil
+		return nil, timedOut
 	}
 	var best *HelpPage
 	for _, text := range []string{stdout, stderr} {
@@ -233,7 +276,7 @@ func (d *discoverer) read(ctx context.Context, args []string) *HelpPage {
 			best = &page
 		}
 	}
-	return best
+	return best, timedOut && best == nil
 }
 
 func helpScore(p HelpPage) int { return 2*len(p.Commands) + 2*len(p.Flags) + len(p.Usage) }

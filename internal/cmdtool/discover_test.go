@@ -3,6 +3,7 @@ package cmdtool
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -77,11 +78,14 @@ func TestDiscoverGolden(t *testing.T) {
 			// The command name only selects the tables of known programs;
 			// nothing runs during replay.
 			p := Program{Name: gp.name, Command: gp.name, Discover: DiscoverHelp}
-			actions, err := DiscoverWith(context.Background(), p, replay)
+			found, err := DiscoverWith(context.Background(), p, replay)
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, filepath.Join("testdata", gp.name+".golden"), renderTree(actions))
+			if len(found.Unread) > 0 {
+				t.Fatalf("pages reported unread in a replay: %q", found.Unread)
+			}
+			checkGolden(t, filepath.Join("testdata", gp.name+".golden"), renderTree(found.Actions))
 		})
 	}
 }
@@ -286,12 +290,12 @@ func TestDiscoverLiveGit(t *testing.T) {
 		Actions: []Action{{Name: "log", ReadOnly: true, Params: []Param{
 			{Name: "max_count", Type: TypeInteger, Flag: "--max-count", Description: "How many commits"}}}},
 	}
-	actions, err := Discover(context.Background(), p)
+	found, err := Discover(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	byName := map[string]Action{}
-	for _, a := range actions {
+	for _, a := range found.Actions {
 		byName[a.Name] = a
 	}
 	for _, want := range []struct {
@@ -335,7 +339,7 @@ func TestDiscoverLiveGit(t *testing.T) {
 	if !slices.Equal(ra.Required, []string{"name", "url"}) || !slices.Equal(ra.Argv, []string{"remote", "add"}) {
 		t.Errorf("remote_add: required %v argv %v", ra.Required, ra.Argv)
 	}
-	for _, a := range actions {
+	for _, a := range found.Actions {
 		for _, prm := range a.Params {
 			if prm.Flag == "--upload-pack" || prm.Flag == "--output" || prm.Flag == "--exec" {
 				t.Errorf("%s exposes %s, which can run commands or write files", a.Name, prm.Flag)
@@ -368,12 +372,12 @@ func TestDiscoverIncludeExcludeAndMerge(t *testing.T) {
 			{Name: "whoami", Argv: []string{"var", "GIT_AUTHOR_IDENT"}, ReadOnly: true},
 		},
 	}
-	actions, err := DiscoverWith(context.Background(), p, replay)
+	found, err := DiscoverWith(context.Background(), p, replay)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, a := range actions {
+	for _, a := range found.Actions {
 		names = append(names, a.Name)
 	}
 	for _, want := range []string{"log", "status", "remote_add", "remote_get-url", "whoami"} {
@@ -389,7 +393,7 @@ func TestDiscoverIncludeExcludeAndMerge(t *testing.T) {
 	if n := runs.Load(); n > 10 {
 		t.Errorf("include should prune discovery, but it read %d help pages", n)
 	}
-	log := actions[slices.IndexFunc(actions, func(a Action) bool { return a.Name == "log" })]
+	log := found.Actions[slices.IndexFunc(found.Actions, func(a Action) bool { return a.Name == "log" })]
 	if log.Description != "Recent commits" || !slices.Equal(log.Argv, []string{"log", "--no-color"}) {
 		t.Errorf("declared fields must override: %+v", log)
 	}
@@ -430,5 +434,82 @@ func TestHelpPageThatTimesOutIsReadAgain(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "--name NAME") {
 		t.Fatalf("the page read on the second try is %q", stdout)
+	}
+}
+
+// TestUnreadHelpPagesAreReported: a subcommand whose help timed out is
+// still offered, described from its parent's listing, and the discovery
+// names the page it could not read, so that it is not cached as the
+// program's last word. The control is the same program with every page
+// answering, which reports none.
+func TestUnreadHelpPagesAreReported(t *testing.T) {
+	root := "Usage:\n  demo [command]\n\nAvailable Commands:\n  fast        Answers at once\n  slow        Takes its time\n"
+	page := func(name string) string {
+		return "Usage:\n  demo " + name + " [flags]\n\nFlags:\n      --verbose   say more\n"
+	}
+	for _, tc := range []struct {
+		name        string
+		slowTimes   bool
+		helpAnswers bool // "demo help slow" prints the page
+		wantUnread  []string
+	}{
+		{"every page read", false, false, nil},
+		{"a page timed out", true, false, []string{"demo slow --help"}},
+		{"a page timed out but help answered", true, true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(_ context.Context, args []string) (string, string, error) {
+				switch strings.Join(args, " ") {
+				case "--help":
+					return root, "", nil
+				case "fast --help":
+					return page("fast"), "", nil
+				case "slow --help":
+					if tc.slowTimes {
+						return "", "", fmt.Errorf("demo slow --help: %w after 10s", ErrHelpTimedOut)
+					}
+					return page("slow"), "", nil
+				case "help slow":
+					if tc.helpAnswers {
+						return page("slow"), "", nil
+					}
+				}
+				return "", "", fmt.Errorf("no page for %q", args)
+			}
+			p := Program{Name: "demo", Command: "demo", Discover: DiscoverHelp}
+			found, err := DiscoverWith(context.Background(), p, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, a := range found.Actions {
+				names = append(names, a.Name)
+			}
+			if !slices.Equal(names, []string{"fast", "slow"}) {
+				t.Fatalf("actions %q, want fast and slow (slow from its listing when unread)", names)
+			}
+			if !slices.Equal(found.Unread, tc.wantUnread) {
+				t.Fatalf("unread %q, want %q", found.Unread, tc.wantUnread)
+			}
+		})
+	}
+}
+
+// TestHelpPageThatTimesOutTwiceSaysSo: a page that never finishes is given
+// up after its second try with an error that wraps ErrHelpTimedOut, which
+// is how discovery tells an unread page from a program without one.
+func TestHelpPageThatTimesOutTwiceSaysSo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a program that must be killed twice")
+	}
+	dir := t.TempDir()
+	script := filepath.Join(dir, "stuckhelp.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := Program{Name: "stuckhelp", Command: script, Dir: dir, Discover: DiscoverHelp}
+	_, _, err := helpRunner(p, 100*time.Millisecond)(context.Background(), []string{"--help"})
+	if !errors.Is(err, ErrHelpTimedOut) {
+		t.Fatalf("err = %v, want one that wraps ErrHelpTimedOut", err)
 	}
 }

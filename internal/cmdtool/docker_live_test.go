@@ -17,10 +17,11 @@ func TestDiscoverLiveDocker(t *testing.T) {
 		t.Skip("skipping: the docker client is not installed")
 	}
 	p := Program{Name: "docker", Command: "docker", Discover: DiscoverHelp, Include: []string{"ps", "images", "container *", "image *", "version"}}
-	actions, err := Discover(context.Background(), p)
+	found, err := Discover(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
+	actions := found.Actions
 	byName := map[string]Action{}
 	for _, a := range actions {
 		byName[a.Name] = a
