@@ -90,8 +90,17 @@ func freeAddr(t testing.TB) string {
 // process before binding it, which a busy machine does now and then.
 func startHTTP(t *testing.T, args ...string) string {
 	t.Helper()
+	return startHTTPNaming(t, func(string) []string { return args })
+}
+
+// startHTTPNaming is startHTTP for a config that must name the address it
+// serves on (an OAuth resource URL): argsFor gives the arguments for each
+// address tried.
+func startHTTPNaming(t *testing.T, argsFor func(addr string) []string) string {
+	t.Helper()
 	for try := 1; ; try++ {
-		base, clash := launchHTTP(t, freeAddr(t), args...)
+		addr := freeAddr(t)
+		base, clash := launchHTTP(t, addr, argsFor(addr)...)
 		if !clash {
 			return base
 		}
@@ -101,8 +110,9 @@ func startHTTP(t *testing.T, args ...string) string {
 	}
 }
 
-// startHTTPAt is startHTTP on a given address, for a config that must
-// name it (an OAuth resource URL).
+// startHTTPAt is startHTTP on a given address, for a test that must know
+// it before toolfold starts (a token minted for it in advance); it fails
+// t if another process takes the address first.
 func startHTTPAt(t *testing.T, addr string, args ...string) string {
 	t.Helper()
 	base, clash := launchHTTP(t, addr, args...)

@@ -20,9 +20,8 @@ import (
 func TestOAuthSessionsBelongToTheirCaller(t *testing.T) {
 	keys := t.TempDir()
 	idp := startOIDC(t, "0", filepath.Join(keys, "idp.jwk"))
-	addr := freeAddr(t)
-	resource := "http://" + addr + "/mcp"
-	base := startOAuthToolfold(t, addr, false, idp.issuer)
+	base := startOAuthToolfold(t, "", false, idp.issuer)
+	resource := base + "/mcp"
 	sessionMatrix(t, base, idp.token(t, "bob", resource), map[string]string{"alice": idp.token(t, "alice", resource), "admin": idp.token(t, "admin", resource)})
 }
 
@@ -41,7 +40,7 @@ func TestStaticTokenSessionsBelongToTheirCaller(t *testing.T) {
 		"mcpServers": map[string]any{"everything": map[string]any{"command": nodeServer(t, "mcp-server-everything")}},
 		"http":       map[string]any{"auth": map[string]any{"tokens": tokens}},
 	})
-	base := startHTTPAt(t, freeAddr(t), "--config", path, "--mode", "auto")
+	base := startHTTP(t, "--config", path, "--mode", "auto")
 	t.Run("same reach", func(t *testing.T) {
 		sessionMatrix(t, base, "tok-owner-8c31f0", map[string]string{"another token of the same reach": "tok-same-reach-77a2d4", "an admin token": "tok-admin-other-e0c3a8"})
 	})

@@ -111,6 +111,7 @@ func (p *oidcProvider) token(t *testing.T, client, resource string) string {
 // "everything" server (tools, prompts, resources) with OAuth from issuer:
 // docs reaches echo, code reaches printf, fmt and everything, admins all.
 // fmt holds printf's tools as one grouped tool.
+// addr "" picks a free address; the resource is the returned base + "/mcp".
 func startOAuthToolfold(t *testing.T, addr string, stateless bool, issuers ...string) string {
 	t.Helper()
 	return startOAuthToolfoldWith(t, addr, stateless, nil, issuers...)
@@ -119,6 +120,16 @@ func startOAuthToolfold(t *testing.T, addr string, stateless bool, issuers ...st
 // startOAuthToolfoldWith is startOAuthToolfold with more keys in
 // http.auth.oauth.
 func startOAuthToolfoldWith(t *testing.T, addr string, stateless bool, more map[string]any, issuers ...string) string {
+	t.Helper()
+	argsFor := func(addr string) []string { return oauthToolfoldArgs(t, addr, stateless, more, issuers) }
+	if addr == "" {
+		return startHTTPNaming(t, argsFor)
+	}
+	return startHTTPAt(t, addr, argsFor(addr)...)
+}
+
+// oauthToolfoldArgs writes the config of startOAuthToolfoldWith for addr.
+func oauthToolfoldArgs(t *testing.T, addr string, stateless bool, more map[string]any, issuers []string) []string {
 	t.Helper()
 	cfg := map[string]any{
 		"mcpServers": map[string]any{"everything": map[string]any{"command": nodeServer(t, "mcp-server-everything")}},
@@ -152,7 +163,7 @@ func startOAuthToolfoldWith(t *testing.T, addr string, stateless bool, more map[
 	if stateless {
 		args = append(args, "--stateless")
 	}
-	return startHTTPAt(t, addr, args...)
+	return args
 }
 
 // connectAs opens an MCP session with a bearer token; name picks the mode
@@ -241,9 +252,8 @@ func TestOAuthNegativeMatrix(t *testing.T) {
 	base := startOAuthToolfold(t, addr, false, idp.issuer)
 	// The SDK serves 2026-07-28 from a stateless endpoint: a second
 	// toolfold, its own resource, for the 2026-07-28 leg.
-	addr2 := freeAddr(t)
-	resource2 := "http://" + addr2 + "/mcp"
-	base2 := startOAuthToolfold(t, addr2, true, idp.issuer)
+	base2 := startOAuthToolfold(t, "", true, idp.issuer)
+	resource2 := base2 + "/mcp"
 
 	// A client discovers where to get a token from the 401 alone.
 	status, challenge := rawRequest(t, "POST", base+"/mcp", "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
@@ -576,11 +586,10 @@ func getJSON(t *testing.T, target string, v any) {
 func TestOAuthIntrospection(t *testing.T) {
 	t.Setenv("TOOLFOLD_E2E_INTROSPECTION_SECRET", "toolfold-secret")
 	idp := startOIDC(t, "0", filepath.Join(t.TempDir(), "key.jwk"))
-	addr := freeAddr(t)
-	resource := "http://" + addr + "/mcp"
-	base := startOAuthToolfoldWith(t, addr, false, map[string]any{"introspection": map[string]any{
+	base := startOAuthToolfoldWith(t, "", false, map[string]any{"introspection": map[string]any{
 		"clientId": "toolfold", "clientSecret": "${TOOLFOLD_E2E_INTROSPECTION_SECRET}",
 	}}, idp.issuer)
+	resource := base + "/mcp"
 	carol := idp.token(t, "carol", resource)
 	if strings.Count(carol, ".") == 2 {
 		t.Fatalf("carol's token is a JWT; the provider must give her opaque ones")

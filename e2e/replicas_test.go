@@ -123,11 +123,37 @@ func (p *process) stop() error {
 	return p.err
 }
 
-// startProcess runs a program until the test ends and waits until addr
-// accepts connections.
-func startProcess(t testing.TB, addr string, name string, args ...string) *process {
+// startOnFreeAddr runs a program until the test ends, on a free loopback
+// address that argsFor names to it, and waits until it listens there.
+func startOnFreeAddr(t testing.TB, name string, argsFor func(addr string) []string) (*process, string) {
 	t.Helper()
-	cmd := exec.Command(name, args...)
+	return startCmdOnFreeAddr(t, func(addr string) *exec.Cmd { return exec.Command(name, argsFor(addr)...) })
+}
+
+// startCmdOnFreeAddr is startOnFreeAddr for a command that cmdFor makes
+// (the address may go into its environment). It picks another address
+// when the program exits because a process took the picked one before it
+// could bind it, which a busy machine does now and then.
+func startCmdOnFreeAddr(t testing.TB, cmdFor func(addr string) *exec.Cmd) (*process, string) {
+	t.Helper()
+	for try := 1; ; try++ {
+		addr := freeAddr(t)
+		cmd := cmdFor(addr)
+		p := launchProcess(t, cmd)
+		if listening(t, addr, p.done) {
+			return p, addr
+		}
+		// Exited: its stderr is complete once done is closed.
+		if !strings.Contains(strings.ToLower(p.stderr.String()), "address already in use") || try == 4 {
+			t.Fatalf("%s exited before it listened on %s (try %d)", filepath.Base(cmd.Path), addr, try)
+		}
+	}
+}
+
+// launchProcess runs cmd until the test ends.
+func launchProcess(t testing.TB, cmd *exec.Cmd) *process {
+	t.Helper()
+	name := cmd.Path
 	p := &process{cmd: cmd, stderr: &bytes.Buffer{}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
@@ -143,7 +169,6 @@ func startProcess(t testing.TB, addr string, name string, args ...string) *proce
 			t.Logf("%s printed:\n%s", filepath.Base(name), p.stderr)
 		}
 	})
-	waitListening(t, filepath.Base(name), addr, p.done)
 	return p
 }
 
@@ -166,16 +191,18 @@ func startReplicas(t testing.TB, n int, args ...string) *replicaSet {
 	servers := map[string]string{}
 	for i := range n {
 		name := fmt.Sprintf("r%d", i+1)
-		addr := freeAddr(t)
-		rs.replicas[name] = startProcess(t, addr, binary, append([]string{"serve", "--http", addr, "--config", config, "--mode", "auto", "--log-level", "warn"}, args...)...)
-		servers[name] = addr
+		rs.replicas[name], servers[name] = startOnFreeAddr(t, binary, func(addr string) []string {
+			return append([]string{"serve", "--http", addr, "--config", config, "--mode", "auto", "--log-level", "warn"}, args...)
+		})
 	}
-	listen := freeAddr(t)
 	cfg := filepath.Join(dir, "haproxy.cfg")
-	if err := os.WriteFile(cfg, []byte(haproxyConfig(listen, servers)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	rs.haproxy = startProcess(t, listen, haproxy, "-db", "-f", cfg)
+	var listen string
+	rs.haproxy, listen = startOnFreeAddr(t, haproxy, func(addr string) []string {
+		if err := os.WriteFile(cfg, []byte(haproxyConfig(addr, servers)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"-db", "-f", cfg}
+	})
 	rs.url = "http://" + listen + "/mcp"
 	return rs
 }

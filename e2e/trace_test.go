@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolfold/toolfold/internal/logtest"
 )
 
 // requireJaeger returns the Jaeger binary scripts/jaeger.sh built (named by
@@ -48,7 +49,25 @@ type jaeger struct {
 func startJaeger(t *testing.T) *jaeger {
 	t.Helper()
 	bin := requireJaeger(t)
-	j := &jaeger{otlpHTTP: freeAddr(t), otlpGRPC: freeAddr(t)}
+	// Its five ports are picked free, then bound by Jaeger: a process that
+	// takes one between the two makes it exit, and it starts again on
+	// other ports.
+	for try := 1; ; try++ {
+		j, clash := launchJaeger(t, bin)
+		if !clash {
+			return j
+		}
+		if try == 4 {
+			t.Fatalf("jaeger could not bind free loopback ports in %d tries", try)
+		}
+	}
+}
+
+// launchJaeger starts Jaeger on free ports and waits until it listens;
+// clash reports that it exited because a port was taken.
+func launchJaeger(t *testing.T, bin string) (j *jaeger, clash bool) {
+	t.Helper()
+	j = &jaeger{otlpHTTP: freeAddr(t), otlpGRPC: freeAddr(t)}
 	queryAddr, health := freeAddr(t), freeAddr(t)
 	j.query = "http://" + queryAddr
 	cfg := fmt.Sprintf(`service:
@@ -100,9 +119,10 @@ exporters:
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "--config", "file:"+path)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	stderr := &logtest.Buffer{} // written by the child's copier, read here
+	cmd.Stdout, cmd.Stderr = stderr, stderr
 	if err := cmd.Start(); err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	exited := make(chan struct{})
@@ -115,9 +135,14 @@ exporters:
 		}
 	})
 	for _, addr := range []string{health, queryAddr, j.otlpHTTP} {
-		waitListening(t, "jaeger", addr, exited)
+		if !listening(t, addr, exited) {
+			if strings.Contains(strings.ToLower(stderr.String()), "address already in use") {
+				return nil, true
+			}
+			t.Fatalf("jaeger exited before it listened on %s", addr)
+		}
 	}
-	return j
+	return j, false
 }
 
 // jaegerSpan is a span as Jaeger's query API returns it.

@@ -140,25 +140,12 @@ func TestReferenceServersThroughTheGateway(t *testing.T) {
 func startEverythingHTTP(t *testing.T) string {
 	t.Helper()
 	bin := nodeServer(t, "mcp-server-everything")
-	addr := freeAddr(t)
-	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(bin, "streamableHttp")
-	cmd.Env = append(os.Environ(), "PORT="+port)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("server-everything printed:\n%s", stderr.String())
-		}
+	_, addr := startCmdOnFreeAddr(t, func(addr string) *exec.Cmd {
+		_, port, _ := net.SplitHostPort(addr)
+		cmd := exec.Command(bin, "streamableHttp")
+		cmd.Env = append(os.Environ(), "PORT="+port)
+		return cmd
 	})
-	waitListening(t, "server-everything", addr, exited)
 	return fmt.Sprintf("http://%s/mcp", addr)
 }
 

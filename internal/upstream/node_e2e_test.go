@@ -198,10 +198,26 @@ func freePort(t *testing.T) int {
 }
 
 // runEverythingHTTP starts server-everything in one of its HTTP modes and
-// waits until it listens.
+// waits until it listens. Its port is picked free, then bound by the
+// server: when a process takes it between the two, the server exits and
+// starts again on another.
 func runEverythingHTTP(t *testing.T, mode string) int {
 	bin := nodeServer(t, "mcp-server-everything")
-	port := freePort(t)
+	for try := 1; ; try++ {
+		port, clash := launchEverythingHTTP(t, bin, mode)
+		if !clash {
+			return port
+		}
+		if try == 4 {
+			t.Fatalf("server-everything %s could not bind a free port in %d tries", mode, try)
+		}
+	}
+}
+
+// launchEverythingHTTP starts server-everything on a free port; clash
+// reports that it exited because the port was taken.
+func launchEverythingHTTP(t *testing.T, bin, mode string) (port int, clash bool) {
+	port = freePort(t)
 	cmd := exec.Command(bin, mode)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
 	stderr, _ := cmd.StderrPipe()
@@ -213,30 +229,40 @@ func runEverythingHTTP(t *testing.T, mode string) int {
 		cmd.Wait()
 	})
 	listening := make(chan struct{})
+	ended := make(chan bool, 1) // its stderr ended; true if it named the port taken
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		once := sync.Once{}
+		inUse := false
 		for sc.Scan() {
-			if strings.Contains(strings.ToLower(sc.Text()), "listening") || strings.Contains(sc.Text(), "running") {
+			line := sc.Text()
+			if strings.Contains(strings.ToLower(line), "listening") || strings.Contains(line, "running") {
 				once.Do(func() { close(listening) })
 			}
+			inUse = inUse || strings.Contains(line, "EADDRINUSE")
 		}
+		ended <- inUse
 	}()
 	// Its banner is the readiness signal; polling the port is the fallback.
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
 		case <-listening:
-			return port
+			return port, false
+		case inUse := <-ended:
+			if inUse {
+				return 0, true
+			}
+			t.Fatalf("server-everything %s exited before it listened on %d", mode, port)
 		case <-time.After(100 * time.Millisecond):
 		}
 		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
 			c.Close()
-			return port
+			return port, false
 		}
 	}
 	t.Fatalf("server-everything %s did not listen on %d", mode, port)
-	return 0
+	return 0, false
 }
 
 func TestNodeEverythingRemote(t *testing.T) {
