@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/sdkshim"
@@ -51,9 +52,20 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				// The client's answers are to toolfold's questions (see
 				// input.go), not the source's.
 				params.InputResponses, params.RequestState = nil, ""
-				return askingRequest(ctx, g.inputs, r, promptRequest, func(ctx context.Context) (*mcp.GetPromptResult, error) {
+				start := time.Now()
+				res, err := askingRequest(ctx, g.inputs, r, promptRequest, func(ctx context.Context) (*mcp.GetPromptResult, error) {
 					return x.GetPrompt(ctx, &params)
 				})
+				if res == nil || !res.NeedsInput() {
+					name, source := "(unknown)", ""
+					if sx, sourced := x.(SourcedExtras); sourced {
+						if src, listed := sx.PromptSource(ctx, r.Params.Name); listed {
+							name, source = r.Params.Name, src
+						}
+					}
+					g.auditRead(ctx, r.Extra, "prompt get", "prompt", name, source, err, start)
+				}
+				return res, err
 			}
 		case "resources/list":
 			resources, err := g.listResources(ctx, req)
@@ -71,16 +83,26 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if r, ok := req.(*mcp.ReadResourceRequest); ok {
 				// A URI no source lists, nor any template matches, is
 				// not guessed at: no source is sent it.
+				start := time.Now()
+				var source string
 				if sx, sourced := x.(SourcedExtras); sourced {
-					if _, listed := sx.ResourceSource(ctx, r.Params.URI); !listed {
-						return nil, invalidParams("no resource %q is served here: read a URI that resources/list lists, or one that matches a template of resources/templates/list", r.Params.URI)
+					src, listed := sx.ResourceSource(ctx, r.Params.URI)
+					if !listed {
+						err := invalidParams("no resource %q is served here: read a URI that resources/list lists, or one that matches a template of resources/templates/list", r.Params.URI)
+						g.auditRead(ctx, r.Extra, "resource read", "uri", "(unknown)", "", err, start)
+						return nil, err
 					}
+					source = src
 				}
 				params := *r.Params
 				params.InputResponses, params.RequestState = nil, ""
-				return askingRequest(ctx, g.inputs, r, readRequest, func(ctx context.Context) (*mcp.ReadResourceResult, error) {
+				res, err := askingRequest(ctx, g.inputs, r, readRequest, func(ctx context.Context) (*mcp.ReadResourceResult, error) {
 					return x.ReadResource(ctx, &params)
 				})
+				if res == nil || !res.NeedsInput() {
+					g.auditRead(ctx, r.Extra, "resource read", "uri", r.Params.URI, source, err, start)
+				}
+				return res, err
 			}
 		case "completion/complete":
 			if r, ok := req.(*mcp.CompleteRequest); ok {

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/logtest"
 )
 
 // askingExtras are prompts and resources whose source asks the client for
@@ -111,17 +114,26 @@ func TestInputRequiredForPrompts(t *testing.T) {
 	}
 }
 
+// TestInputRequiredForResources also checks the audit: the round that asks
+// is no line, the request that gets the resource is one.
 func TestInputRequiredForResources(t *testing.T) {
-	cs := connect2026(t, gateway.Options{Extras: &askingExtras{}}, askingTools(nil), everything)
+	logs := &logtest.Buffer{}
+	cs := connect2026(t, gateway.Options{Extras: &askingExtras{}, Logger: logs.Logger(slog.LevelInfo)}, askingTools(nil), everything)
 	ctx := context.Background()
 	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "mem://whoami"})
 	if err != nil || !res.NeedsInput() || res.RequestState == "" {
 		t.Fatalf("first round: needsInput=%v state=%q, %v", res.NeedsInput(), res.RequestState, err)
 	}
+	if n := strings.Count(logs.String(), `msg="resource read"`); n != 0 {
+		t.Fatalf("the round that asks wrote %d audit lines:\n%s", n, logs.String())
+	}
 	id := onlyRequest(t, res.InputRequests)
 	res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "mem://whoami", InputResponses: mcp.InputResponseMap{id: accept("bob")}, RequestState: res.RequestState})
 	if err != nil || res.NeedsInput() || len(res.Contents) != 1 || res.Contents[0].Text != "bob" {
 		t.Fatalf("retry: needsInput=%v %+v, %v", res.NeedsInput(), res.Contents, err)
+	}
+	if n := strings.Count(logs.String(), `msg="resource read" caller=anonymous uri=mem://whoami source="" outcome=ok`); n != 1 {
+		t.Fatalf("the request that read the resource wrote %d audit lines, want 1:\n%s", n, logs.String())
 	}
 }
 
