@@ -48,24 +48,7 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return &mcp.ListPromptsResult{Prompts: nonNil(prompts), Cacheable: g.listCacheable()}, nil
 		case "prompts/get":
 			if r, ok := req.(*mcp.GetPromptRequest); ok {
-				params := *r.Params
-				// The client's answers are to toolfold's questions (see
-				// input.go), not the source's.
-				params.InputResponses, params.RequestState = nil, ""
-				start := time.Now()
-				res, err := askingRequest(ctx, g.inputs, r, promptRequest, func(ctx context.Context) (*mcp.GetPromptResult, error) {
-					return x.GetPrompt(ctx, &params)
-				})
-				if res == nil || !res.NeedsInput() {
-					name, source := "(unknown)", ""
-					if sx, sourced := x.(SourcedExtras); sourced {
-						if src, listed := sx.PromptSource(ctx, r.Params.Name); listed {
-							name, source = r.Params.Name, src
-						}
-					}
-					g.auditRead(ctx, r.Extra, "prompt get", "prompt", name, source, err, start)
-				}
-				return res, err
+				return g.getPrompt(ctx, x, r)
 			}
 		case "resources/list":
 			resources, err := g.listResources(ctx, req)
@@ -81,28 +64,7 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return &mcp.ListResourceTemplatesResult{ResourceTemplates: nonNil(templates), Cacheable: g.listCacheable()}, nil
 		case "resources/read":
 			if r, ok := req.(*mcp.ReadResourceRequest); ok {
-				// A URI no source lists, nor any template matches, is
-				// not guessed at: no source is sent it.
-				start := time.Now()
-				var source string
-				if sx, sourced := x.(SourcedExtras); sourced {
-					src, listed := sx.ResourceSource(ctx, r.Params.URI)
-					if !listed {
-						err := invalidParams("no resource %q is served here: read a URI that resources/list lists, or one that matches a template of resources/templates/list", r.Params.URI)
-						g.auditRead(ctx, r.Extra, "resource read", "uri", "(unknown)", "", err, start)
-						return nil, err
-					}
-					source = src
-				}
-				params := *r.Params
-				params.InputResponses, params.RequestState = nil, ""
-				res, err := askingRequest(ctx, g.inputs, r, readRequest, func(ctx context.Context) (*mcp.ReadResourceResult, error) {
-					return x.ReadResource(ctx, &params)
-				})
-				if res == nil || !res.NeedsInput() {
-					g.auditRead(ctx, r.Extra, "resource read", "uri", r.Params.URI, source, err, start)
-				}
-				return res, err
+				return g.readResource(ctx, x, r)
 			}
 		case "completion/complete":
 			if r, ok := req.(*mcp.CompleteRequest); ok {
@@ -118,6 +80,54 @@ func (g *Gateway) extrasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// getPrompt serves prompts/get from x, with its audit line.
+func (g *Gateway) getPrompt(ctx context.Context, x Extras, r *mcp.GetPromptRequest) (mcp.Result, error) {
+	params := *r.Params
+	// The client's answers are to toolfold's questions (see
+	// input.go), not the source's.
+	params.InputResponses, params.RequestState = nil, ""
+	start := time.Now()
+	res, err := askingRequest(ctx, g.inputs, r, promptRequest, func(ctx context.Context) (*mcp.GetPromptResult, error) {
+		return x.GetPrompt(ctx, &params)
+	})
+	if res == nil || !res.NeedsInput() {
+		name, source := "(unknown)", ""
+		if sx, sourced := x.(SourcedExtras); sourced {
+			if src, listed := sx.PromptSource(ctx, r.Params.Name); listed {
+				name, source = r.Params.Name, src
+			}
+		}
+		g.auditRead(ctx, r.Extra, "prompt get", "prompt", name, source, err, start)
+	}
+	return res, err
+}
+
+// readResource serves resources/read from x, with its audit line.
+func (g *Gateway) readResource(ctx context.Context, x Extras, r *mcp.ReadResourceRequest) (mcp.Result, error) {
+	// A URI no source lists, nor any template matches, is
+	// not guessed at: no source is sent it.
+	start := time.Now()
+	var source string
+	if sx, sourced := x.(SourcedExtras); sourced {
+		src, listed := sx.ResourceSource(ctx, r.Params.URI)
+		if !listed {
+			err := invalidParams("no resource %q is served here: read a URI that resources/list lists, or one that matches a template of resources/templates/list", r.Params.URI)
+			g.auditRead(ctx, r.Extra, "resource read", "uri", "(unknown)", "", err, start)
+			return nil, err
+		}
+		source = src
+	}
+	params := *r.Params
+	params.InputResponses, params.RequestState = nil, ""
+	res, err := askingRequest(ctx, g.inputs, r, readRequest, func(ctx context.Context) (*mcp.ReadResourceResult, error) {
+		return x.ReadResource(ctx, &params)
+	})
+	if res == nil || !res.NeedsInput() {
+		g.auditRead(ctx, r.Extra, "resource read", "uri", r.Params.URI, source, err, start)
+	}
+	return res, err
 }
 
 // askingRequest serves a pass-through request during which the source may
