@@ -142,8 +142,8 @@ type posting struct {
 	weight float32
 }
 
+// docEntry is what a build gathers per doc; fillHot lays it out flat.
 type docEntry struct {
-	id     string
 	groups []int32 // indexes into Index.groups
 	// nameTerms are the distinctive words of the tool's name in order, for
 	// the adjacency and coverage bonuses.
@@ -157,22 +157,22 @@ type docEntry struct {
 type groupEntry struct {
 	name      string
 	ancestors []string // the group itself first, then its parents upward
-	tools     []int32
 }
 
 // Index is an immutable ranking index over a tool catalog. Build it with
 // New; it is safe for concurrent use.
 type Index struct {
-	docs          []docEntry
-	byID          []int32          // doc indexes in ID order
-	terms         map[string]int32 // stem → term ID
-	postings      [][]posting      // by term ID
+	// ids holds the docs' IDs, by doc (see layout.go for why flat).
+	ids           stringTable
+	byID          []int32   // doc indexes in ID order
+	terms         termTable // stem → term ID
+	postings      flatLists[posting]
 	groups        []groupEntry
-	groupTerms    map[string]int32 // over groups' own names and descriptions
-	groupPostings [][]posting
-	// serverMentions maps a stem that names a server ("github",
+	groupTerms    termTable // over groups' own names and descriptions
+	groupPostings flatLists[posting]
+	// serverMentions maps a term that names a server ("github",
 	// "hubspot") to that server and how surely the word means it.
-	serverMentions map[string]serverMention
+	serverMentions map[int32]serverMention
 	synonyms       *synonymTable
 	synonymWeight  float64
 	// equivalentWeight is synonymWeight for equivalents.
@@ -190,7 +190,7 @@ type Index struct {
 	groupRank []int32
 	// nameDocs lists, by term ID, the docs whose name words (nameTerms)
 	// hold the term: only they can earn a name bonus.
-	nameDocs [][]int32
+	nameDocs flatLists[int32]
 	// within maps a group's name to the groups it holds, itself included
 	// (those with the name among their ancestors), so that a search in a
 	// group marks them without reading every group.
@@ -248,7 +248,8 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	groupDescriptions := map[int32]string{}
 	fields := make([][numFields][]int32, len(unique))
 	nameTerms := make([][]int32, len(unique))
-	ix.docs = make([]docEntry, len(unique))
+	entries := make([]docEntry, len(unique))
+	var groupTools [][]int32 // by group, its docs
 	for i, d := range unique {
 		name := d.Name
 		if name == "" {
@@ -289,29 +290,30 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 				f[fieldParamDescription] = an.analyze(v, f[fieldParamDescription])
 			}
 		}
-		entry := docEntry{id: d.ID, intent: verb.intent}
+		entry := docEntry{intent: verb.intent}
 		for _, g := range d.Groups {
 			gi, ok := groupIndex[g.Name]
 			if !ok {
 				gi = int32(len(ix.groups))
 				groupIndex[g.Name] = gi
 				ix.groups = append(ix.groups, groupEntry{name: g.Name})
+				groupTools = append(groupTools, nil)
 			}
 			if groupDescriptions[gi] == "" {
 				groupDescriptions[gi] = g.Description
 			}
 			if !slices.Contains(entry.groups, gi) {
 				entry.groups = append(entry.groups, gi)
-				ix.groups[gi].tools = append(ix.groups[gi].tools, int32(i))
+				groupTools[gi] = append(groupTools[gi], int32(i))
 			}
 		}
-		ix.docs[i] = entry
+		entries[i] = entry
 	}
 	for gi := range ix.groups {
 		g := &ix.groups[gi]
 		g.ancestors = ancestry(g.name, opts.GroupParents)
 		groupText := an.analyze(g.name+" "+groupDescriptions[int32(gi)], nil)
-		for _, di := range g.tools {
+		for _, di := range groupTools[gi] {
 			fields[di][fieldGroup] = append(fields[di][fieldGroup], groupText...)
 		}
 	}
@@ -327,18 +329,23 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		}
 		clusters[i] = id
 	}
-	for i := range ix.docs {
-		ix.docs[i].server = clusters[i]
+	for i := range entries {
+		entries[i].server = clusters[i]
 	}
 	ix.serverMentions = findServerMentions(unique, fields, clusters, an)
-	ix.terms = an.terms
+	ix.terms = newTermTable(stemsByID(an.terms))
 	ix.postings = buildPostings(fields, len(an.terms), clusters, &weights, tune.k1)
 	ix.servers = len(clusterIDs)
-	for i := range ix.docs {
-		ix.docs[i].nameTerms = nameTerms[i]
+	for i := range entries {
+		entries[i].nameTerms = nameTerms[i]
 	}
-	ix.fillHot()
-	ix.nameDocs = nameDocs(ix.docs, len(ix.postings))
+	ix.fillHot(entries)
+	ix.nameDocs = nameDocs(entries, ix.postings.len())
+	ids := make([]string, len(unique))
+	for i, d := range unique {
+		ids[i] = d.ID
+	}
+	ix.ids = newStringTable(ids)
 	byName := make([]int32, len(ix.groups))
 	for i := range byName {
 		byName[i] = int32(i)
@@ -354,12 +361,12 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 			ix.within[a] = append(ix.within[a], int32(gi))
 		}
 	}
-	ix.byID = make([]int32, len(ix.docs))
+	ix.byID = make([]int32, len(entries))
 	for i := range ix.byID {
 		ix.byID[i] = int32(i)
 	}
-	slices.SortFunc(ix.byID, func(a, b int32) int { return strings.Compare(ix.docs[a].id, ix.docs[b].id) })
-	ix.idRank = make([]int32, len(ix.docs))
+	slices.SortFunc(ix.byID, func(a, b int32) int { return strings.Compare(ids[a], ids[b]) })
+	ix.idRank = make([]int32, len(entries))
 	for rank, d := range ix.byID {
 		ix.idRank[d] = int32(rank)
 	}
@@ -372,17 +379,17 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		groupFields[gi][fieldName] = groupAnalyzer.analyze(g.name, nil)
 		groupFields[gi][fieldDescription] = groupAnalyzer.analyze(groupDescriptions[int32(gi)], nil)
 	}
-	ix.groupTerms = groupAnalyzer.terms
+	ix.groupTerms = newTermTable(stemsByID(groupAnalyzer.terms))
 	ix.groupPostings = buildPostings(groupFields, len(groupAnalyzer.terms), nil, &FieldWeights{Name: 2, Description: 1}, tune.k1)
 
-	n, vocabulary, groups, servers, names := len(ix.docs), len(ix.postings), len(ix.groups), ix.servers, ix.hot.nameCount
+	n, vocabulary, groups, servers, names := len(entries), ix.postings.len(), len(ix.groups), ix.servers, ix.hot.nameCount
 	ix.scratch.New = func() any { return newScratch(n, vocabulary, groups, servers, names) }
 	return ix
 }
 
 // nameDocs inverts the docs' name words: by term ID, the docs that have it
 // in nameTerms, each once, in doc order.
-func nameDocs(docs []docEntry, vocabulary int) [][]int32 {
+func nameDocs(docs []docEntry, vocabulary int) flatLists[int32] {
 	counts := make([]int32, vocabulary)
 	last := make([]int32, vocabulary) // the last doc counted, plus one
 	for d, e := range docs {
@@ -393,21 +400,13 @@ func nameDocs(docs []docEntry, vocabulary int) [][]int32 {
 			}
 		}
 	}
-	total := 0
-	for _, c := range counts {
-		total += int(c)
-	}
-	store := make([]int32, total)
-	out := make([][]int32, vocabulary)
-	at := 0
-	for t, c := range counts {
-		out[t] = store[at : at : at+int(c)]
-		at += int(c)
-	}
+	out, put := newFlatLists[int32](counts)
+	clear(last)
 	for d, e := range docs {
 		for _, t := range e.nameTerms {
-			if n := len(out[t]); n == 0 || out[t][n-1] != int32(d) {
-				out[t] = append(out[t], int32(d))
+			if last[t] != int32(d)+1 {
+				last[t] = int32(d) + 1
+				put(t, int32(d))
 			}
 		}
 	}
@@ -438,17 +437,17 @@ type hotDocs struct {
 // doc's groups and name words in one array each, in doc order: a search
 // reads them for thousands of docs, mostly in doc order, and one small
 // allocation per doc would scatter them in memory.
-func (ix *Index) fillHot() {
+func (ix *Index) fillHot(docs []docEntry) {
 	h := hotDocs{
-		intent:   make([]intent, len(ix.docs)),
-		server:   make([]int32, len(ix.docs)),
-		groupsAt: make([]int32, len(ix.docs)+1),
-		namesAt:  make([]int32, len(ix.docs)+1),
-		nameID:   make([]int32, len(ix.docs)),
+		intent:   make([]intent, len(docs)),
+		server:   make([]int32, len(docs)),
+		groupsAt: make([]int32, len(docs)+1),
+		namesAt:  make([]int32, len(docs)+1),
+		nameID:   make([]int32, len(docs)),
 	}
 	nameIDs := map[string]int32{}
 	var key []byte
-	for d, e := range ix.docs {
+	for d, e := range docs {
 		h.intent[d], h.server[d] = e.intent, e.server
 		h.groups = append(h.groups, e.groups...)
 		h.groupsAt[d+1] = int32(len(h.groups))
@@ -483,7 +482,7 @@ const fixedPoint = 1 << 20
 // in every tool ("Make a GET request to /2010-04-01/...", 197 times in
 // Twilio), and plain document frequency would let one verbose server make
 // "request" or "make" worthless for every other server's tools.
-func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32, weights *FieldWeights, k1 float64) [][]posting {
+func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32, weights *FieldWeights, k1 float64) flatLists[posting] {
 	var avgLen [numFields]float64
 	for _, fs := range fields {
 		for f := range numFields {
@@ -592,21 +591,10 @@ func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32,
 		d := float64(df[t]) / fixedPoint
 		idf[t] = math.Log(1 + (total-d+0.5)/(d+0.5))
 	}
-	// One backing array for all postings, each term a window of it.
-	totalPostings := 0
-	for _, c := range counts {
-		totalPostings += int(c)
-	}
-	all := make([]posting, totalPostings)
-	postings := make([][]posting, vocabulary)
-	offset := 0
-	for t := range postings {
-		postings[t] = all[offset : offset : offset+int(counts[t])]
-		offset += int(counts[t])
-	}
+	postings, put := newFlatLists[posting](counts)
 	for di, list := range perDoc {
 		for _, e := range list {
-			postings[e.term] = append(postings[e.term], posting{
+			put(e.term, posting{
 				doc:    int32(di),
 				weight: float32(idf[e.term] * e.tf / (k1 + e.tf)),
 			})
@@ -674,7 +662,7 @@ type serverMention struct {
 // used by that server's own tools. A word that other servers use as much
 // ("search" in brave-search, "postgres", which Supabase and Heroku speak
 // of too) does not point at one server and is left out.
-func findServerMentions(docs []*Doc, fields [][numFields][]int32, clusters []int32, an *analyzer) map[string]serverMention {
+func findServerMentions(docs []*Doc, fields [][numFields][]int32, clusters []int32, an *analyzer) map[int32]serverMention {
 	const (
 		notCandidate = -2
 		shared       = -1 // in two servers' names: names neither
@@ -724,13 +712,13 @@ func findServerMentions(docs []*Doc, fields [][numFields][]int32, clusters []int
 			}
 		}
 	}
-	out := map[string]serverMention{}
-	for t, stem := range stems {
+	out := map[int32]serverMention{}
+	for t := range stems {
 		if server[t] < 0 || total[t] == 0 {
 			continue
 		}
 		if purity := float64(inServer[t]) / float64(total[t]); purity >= minServerPurity {
-			out[stem] = serverMention{server: server[t], purity: purity}
+			out[t] = serverMention{server: server[t], purity: purity}
 		}
 	}
 	return out
@@ -809,4 +797,7 @@ func ancestry(name string, parents map[string]string) []string {
 }
 
 // Len returns the number of tools in the index.
-func (ix *Index) Len() int { return len(ix.docs) }
+func (ix *Index) Len() int { return len(ix.hot.intent) }
+
+// id returns doc d's ID.
+func (ix *Index) id(d int32) string { return ix.ids.get(d) }
