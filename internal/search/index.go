@@ -250,6 +250,7 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	nameTerms := make([][]int32, len(unique))
 	entries := make([]docEntry, len(unique))
 	var groupTools [][]int32 // by group, its docs
+	var parts [][]int32
 	for i, d := range unique {
 		name := d.Name
 		if name == "" {
@@ -257,39 +258,48 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		}
 		f := &fields[i]
 		var verb intentReader
-		splitWords(name, func(w string) {
-			aw := an.word(w)
-			if !namespaceWords[d.Prefix][aw.stem] {
-				verb.see(aw.stem)
+		namespace := namespaceWords[d.Prefix]
+		words := an.nameWords(name)
+		for wi := range words {
+			w := &words[wi]
+			inNamespace := namespace[w.stem]
+			if !inNamespace {
+				verb.see(w.stem)
 			}
 			switch {
-			case namespaceWords[d.Prefix][aw.stem]:
-				_, t := an.termOf(w)
-				f[fieldServer] = append(f[fieldServer], t)
-			case aw.stop:
+			case inNamespace:
+				f[fieldServer] = append(f[fieldServer], an.nameTerm(w))
+			case w.stop:
 				// Kept in the name field, where a query's "this" can
 				// tell ListUsageRecordThisMonth from ...Monthly, but
 				// not among the words the name bonuses count.
-				if len(w) > 1 {
-					_, t := an.termOf(w)
-					f[fieldName] = append(f[fieldName], t)
+				if w.long {
+					f[fieldName] = append(f[fieldName], an.nameTerm(w))
 				}
 			default:
-				_, t := an.termOf(w)
+				t := an.nameTerm(w)
 				nameTerms[i] = append(nameTerms[i], t)
 				f[fieldName] = append(f[fieldName], t)
 			}
-		})
+		}
 		f[fieldServer] = an.analyze(d.Prefix, f[fieldServer])
 		f[fieldTitle] = an.analyze(d.Title, nil)
 		f[fieldDescription] = an.analyze(d.Description, nil)
+		// Each text's terms are shared (analyze); a field of many texts
+		// is copied together once, not grown text by text.
+		parts = parts[:0]
 		for _, p := range d.Params {
-			f[fieldParamName] = an.analyze(p.Name, f[fieldParamName])
-			f[fieldParamDescription] = an.analyze(p.Description, f[fieldParamDescription])
+			parts = append(parts, an.analyze(p.Name, nil))
+		}
+		f[fieldParamName] = an.concat(parts)
+		parts = parts[:0]
+		for _, p := range d.Params {
+			parts = append(parts, an.analyze(p.Description, nil))
 			for _, v := range p.Values {
-				f[fieldParamDescription] = an.analyze(v, f[fieldParamDescription])
+				parts = append(parts, an.analyze(v, nil))
 			}
 		}
+		f[fieldParamDescription] = an.concat(parts)
 		entry := docEntry{intent: verb.intent}
 		for _, g := range d.Groups {
 			gi, ok := groupIndex[g.Name]
@@ -750,13 +760,12 @@ func namespaceWordsByPrefix(docs []*Doc, an *analyzer) map[string]map[string]boo
 		if name == "" {
 			name = d.ID
 		}
-		var seen []string
-		splitWords(name, func(w string) {
-			if aw := an.word(w); !aw.stop && !slices.Contains(seen, aw.stem) {
-				seen = append(seen, aw.stem)
-				t.words[aw.stem]++
+		words := an.nameWords(name)
+		for wi, w := range words {
+			if !w.stop && !slices.ContainsFunc(words[:wi], func(o nameWord) bool { return !o.stop && o.stem == w.stem }) {
+				t.words[w.stem]++
 			}
-		})
+		}
 	}
 	out := map[string]map[string]bool{}
 	for prefix, t := range byPrefix {
