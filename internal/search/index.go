@@ -410,13 +410,13 @@ func nameDocs(docs []docEntry, vocabulary int) flatLists[int32] {
 			}
 		}
 	}
-	out, put := newFlatLists[int32](counts)
+	out, fill := newFlatLists[int32](counts)
 	clear(last)
 	for d, e := range docs {
 		for _, t := range e.nameTerms {
 			if last[t] != int32(d)+1 {
 				last[t] = int32(d) + 1
-				put(t, int32(d))
+				fill.put(t, int32(d))
 			}
 		}
 	}
@@ -509,17 +509,13 @@ func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32,
 		return cluster[di]
 	}
 
-	// Pass 1: weighted, length-normalised frequency of each term per doc.
-	type termFreq struct {
-		term int32
-		tf   float64
-	}
-	perDoc := make([][]termFreq, len(fields))
-	var flat []termFreq               // backing store of perDoc, grown in chunks
-	tf := make([]float64, vocabulary) // reset after each doc
+	// docFrequencies computes doc di's weighted, length-normalised
+	// frequency of each of its terms into tf, listing the terms in
+	// touched; the caller resets them.
+	tf := make([]float64, vocabulary)
 	var touched []int32
-	counts := make([]int32, vocabulary)
-	for di, fs := range fields {
+	docFrequencies := func(di int) {
+		fs := &fields[di]
 		for f := range numFields {
 			w := weights.of(f)
 			if w == 0 || len(fs[f]) == 0 {
@@ -534,29 +530,19 @@ func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32,
 				tf[t] += share
 			}
 		}
-		// touched is in first-occurrence order, which is deterministic;
-		// postings come out in doc order whatever the order here.
-		if cap(flat)-len(flat) < len(touched) {
-			flat = make([]termFreq, 0, max(1<<14, len(touched)))
-		}
-		start := len(flat)
-		for _, t := range touched {
-			flat = append(flat, termFreq{t, tf[t]})
-			tf[t] = 0
-			counts[t]++
-		}
-		list := flat[start:len(flat):len(flat)]
-		touched = touched[:0]
-		perDoc[di] = list
 	}
 
-	// Pass 2: cluster-damped document frequency, visiting docs cluster by
-	// cluster so that each term's count per cluster is contiguous.
+	// Pass 1: how many docs hold each term, and the cluster-damped
+	// document frequency, visiting docs cluster by cluster so that each
+	// term's count per cluster is contiguous. The frequencies are not
+	// kept: pass 2 computes them again, which costs less than holding
+	// a list per doc (tens of megabytes at 20,000 tools).
 	order := make([]int, len(fields))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return int(clusterOf(a) - clusterOf(b)) })
+	counts := make([]int32, vocabulary)
 	df := make([]int64, vocabulary)
 	lastCluster := make([]int32, vocabulary)
 	inCluster := make([]int32, vocabulary)
@@ -575,15 +561,19 @@ func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32,
 			prevCluster, clusterSize = c, 0
 		}
 		clusterSize++
-		for _, e := range perDoc[di] {
-			if lastCluster[e.term] != c {
-				if inCluster[e.term] > 0 {
-					df[e.term] += sqrtFixed(inCluster[e.term])
+		docFrequencies(di)
+		for _, t := range touched {
+			tf[t] = 0
+			counts[t]++
+			if lastCluster[t] != c {
+				if inCluster[t] > 0 {
+					df[t] += sqrtFixed(inCluster[t])
 				}
-				lastCluster[e.term], inCluster[e.term] = c, 0
+				lastCluster[t], inCluster[t] = c, 0
 			}
-			inCluster[e.term]++
+			inCluster[t]++
 		}
+		touched = touched[:0]
 	}
 	if clusterSize > 0 {
 		n += sqrtFixed(clusterSize)
@@ -594,21 +584,24 @@ func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32,
 		}
 	}
 
-	// Pass 3: postings, in doc order, with the whole BM25F contribution.
+	// Pass 2: postings, in doc order, with the whole BM25F contribution.
 	total := float64(n) / fixedPoint
 	idf := make([]float64, vocabulary)
 	for t := range vocabulary {
 		d := float64(df[t]) / fixedPoint
 		idf[t] = math.Log(1 + (total-d+0.5)/(d+0.5))
 	}
-	postings, put := newFlatLists[posting](counts)
-	for di, list := range perDoc {
-		for _, e := range list {
-			put(e.term, posting{
+	postings, fill := newFlatLists[posting](counts)
+	for di := range fields {
+		docFrequencies(di)
+		for _, t := range touched {
+			fill.put(t, posting{
 				doc:    int32(di),
-				weight: float32(idf[e.term] * e.tf / (k1 + e.tf)),
+				weight: float32(idf[t] * tf[t] / (k1 + tf[t])),
 			})
+			tf[t] = 0
 		}
+		touched = touched[:0]
 	}
 	return postings
 }

@@ -2,6 +2,7 @@ package search
 
 import (
 	"hash/maphash"
+	"slices"
 	"strings"
 )
 
@@ -92,20 +93,27 @@ func (fl *flatLists[T]) of(k int32) []T { return fl.all[fl.at[k]:fl.at[k+1]] }
 // len returns the number of lists.
 func (fl *flatLists[T]) len() int { return len(fl.at) - 1 }
 
-// newFlatLists lays out lists of the given lengths; fill them with put,
-// each list in the order its items are put.
-func newFlatLists[T any](counts []int32) (flatLists[T], func(k int32, v T)) {
+// newFlatLists lays out lists of the given lengths; fill them with the
+// filler's put, each list in the order its items are put.
+func newFlatLists[T any](counts []int32) (flatLists[T], *flatFiller[T]) {
 	at := make([]uint32, len(counts)+1)
 	for k, c := range counts {
 		at[k+1] = at[k] + uint32(c)
 	}
 	fl := flatLists[T]{all: make([]T, at[len(counts)]), at: at}
-	next := make([]uint32, len(counts))
-	copy(next, at)
-	return fl, func(k int32, v T) {
-		fl.all[next[k]] = v
-		next[k]++
-	}
+	return fl, &flatFiller[T]{all: fl.all, next: slices.Clone(at[:len(counts)])}
+}
+
+// flatFiller fills the lists newFlatLists laid out.
+type flatFiller[T any] struct {
+	all  []T
+	next []uint32 // where list k's next item goes
+}
+
+// put appends v to list k.
+func (f *flatFiller[T]) put(k int32, v T) {
+	f.all[f.next[k]] = v
+	f.next[k]++
 }
 
 // stemsByID lists a term dictionary's stems by term ID.

@@ -47,10 +47,10 @@ func TestTermTable(t *testing.T) {
 }
 
 func TestFlatLists(t *testing.T) {
-	lists, put := newFlatLists[int32]([]int32{2, 0, 1})
-	put(2, 7)
-	put(0, 3)
-	put(0, 5)
+	lists, fill := newFlatLists[int32]([]int32{2, 0, 1})
+	fill.put(2, 7)
+	fill.put(0, 3)
+	fill.put(0, 5)
 	want := [][]int32{{3, 5}, nil, {7}}
 	if lists.len() != len(want) {
 		t.Fatalf("len = %d, want %d", lists.len(), len(want))
