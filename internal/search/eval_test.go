@@ -351,8 +351,9 @@ func (ix *Index) inGroup(id, group string) bool {
 		if ix.id(d) != id {
 			continue
 		}
+		within := ix.groupsWithin(group)
 		for _, g := range ix.hot.groups[ix.hot.groupsAt[d]:ix.hot.groupsAt[d+1]] {
-			if slices.Contains(ix.groups[g].ancestors, group) {
+			if slices.Contains(within, g) {
 				return true
 			}
 		}

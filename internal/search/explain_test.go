@@ -43,7 +43,7 @@ func (ix *Index) explain(query, id string) string {
 		}
 		fmt.Fprintf(&b, "  term opt=%v best=%.2f  %s\n", t.optional, best, strings.Join(parts, " "))
 	}
-	s := newScratch(ix.Len(), ix.postings.len(), len(ix.groups), ix.servers, ix.hot.nameCount)
+	s := newScratch(ix.Len(), ix.postings.len(), ix.groupNames.len(), ix.servers, ix.hot.nameCount)
 	fmt.Fprintf(&b, "  nameBonus=%.2f required=%d\n", ix.nameBonus(d, ix.prepareCoverage(&q, s), s), q.required)
 	return b.String()
 }

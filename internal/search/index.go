@@ -144,7 +144,7 @@ type posting struct {
 
 // docEntry is what a build gathers per doc; fillHot lays it out flat.
 type docEntry struct {
-	groups []int32 // indexes into Index.groups
+	groups []int32 // group numbers (Index.groupNames)
 	// nameTerms are the distinctive words of the tool's name in order, for
 	// the adjacency and coverage bonuses.
 	nameTerms []int32
@@ -163,11 +163,12 @@ type groupEntry struct {
 // New; it is safe for concurrent use.
 type Index struct {
 	// ids holds the docs' IDs, by doc (see layout.go for why flat).
-	ids           stringTable
-	byID          []int32   // doc indexes in ID order
-	terms         termTable // stem → term ID
-	postings      flatLists[posting]
-	groups        []groupEntry
+	ids      stringTable
+	byID     []int32   // doc indexes in ID order
+	terms    termTable // stem → term ID
+	postings flatLists[posting]
+	// groupNames holds the groups' names, by group.
+	groupNames    stringTable
 	groupTerms    termTable // over groups' own names and descriptions
 	groupPostings flatLists[posting]
 	// serverMentions maps a term that names a server ("github",
@@ -193,8 +194,10 @@ type Index struct {
 	nameDocs flatLists[int32]
 	// within maps a group's name to the groups it holds, itself included
 	// (those with the name among their ancestors), so that a search in a
-	// group marks them without reading every group.
-	within map[string][]int32
+	// group marks them without reading every group: withinNames numbers
+	// the names, within lists each one's groups.
+	withinNames termTable
+	within      flatLists[int32]
 	// exhaustive turns off every shortcut a search takes (the name bonus
 	// cache, one-word terms added straight into the totals), so that
 	// tests can compare their ranking with the one that scores every doc
@@ -249,6 +252,7 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	fields := make([][numFields][]int32, len(unique))
 	nameTerms := make([][]int32, len(unique))
 	entries := make([]docEntry, len(unique))
+	var groups []groupEntry
 	var groupTools [][]int32 // by group, its docs
 	var parts [][]int32
 	for i, d := range unique {
@@ -304,9 +308,9 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		for _, g := range d.Groups {
 			gi, ok := groupIndex[g.Name]
 			if !ok {
-				gi = int32(len(ix.groups))
+				gi = int32(len(groups))
 				groupIndex[g.Name] = gi
-				ix.groups = append(ix.groups, groupEntry{name: g.Name})
+				groups = append(groups, groupEntry{name: g.Name})
 				groupTools = append(groupTools, nil)
 			}
 			if groupDescriptions[gi] == "" {
@@ -319,8 +323,8 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		}
 		entries[i] = entry
 	}
-	for gi := range ix.groups {
-		g := &ix.groups[gi]
+	for gi := range groups {
+		g := &groups[gi]
 		g.ancestors = ancestry(g.name, opts.GroupParents)
 		groupText := an.analyze(g.name+" "+groupDescriptions[int32(gi)], nil)
 		for _, di := range groupTools[gi] {
@@ -356,21 +360,21 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		ids[i] = d.ID
 	}
 	ix.ids = newStringTable(ids)
-	byName := make([]int32, len(ix.groups))
+	byName := make([]int32, len(groups))
 	for i := range byName {
 		byName[i] = int32(i)
 	}
-	slices.SortFunc(byName, func(a, b int32) int { return strings.Compare(ix.groups[a].name, ix.groups[b].name) })
-	ix.groupRank = make([]int32, len(ix.groups))
+	slices.SortFunc(byName, func(a, b int32) int { return strings.Compare(groups[a].name, groups[b].name) })
+	ix.groupRank = make([]int32, len(groups))
 	for rank, g := range byName {
 		ix.groupRank[g] = int32(rank)
 	}
-	ix.within = map[string][]int32{}
-	for gi, g := range ix.groups {
-		for _, a := range g.ancestors {
-			ix.within[a] = append(ix.within[a], int32(gi))
-		}
+	ix.fillWithin(groups)
+	groupNames := make([]string, len(groups))
+	for gi, g := range groups {
+		groupNames[gi] = g.name
 	}
+	ix.groupNames = newStringTable(groupNames)
 	ix.byID = make([]int32, len(entries))
 	for i := range ix.byID {
 		ix.byID[i] = int32(i)
@@ -384,17 +388,53 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	// Groups are ranked on their own words too: a BM25 over name and
 	// description, the name weighing double.
 	groupAnalyzer := newAnalyzer()
-	groupFields := make([][numFields][]int32, len(ix.groups))
-	for gi, g := range ix.groups {
+	groupFields := make([][numFields][]int32, len(groups))
+	for gi, g := range groups {
 		groupFields[gi][fieldName] = groupAnalyzer.analyze(g.name, nil)
 		groupFields[gi][fieldDescription] = groupAnalyzer.analyze(groupDescriptions[int32(gi)], nil)
 	}
 	ix.groupTerms = newTermTable(stemsByID(groupAnalyzer.terms))
 	ix.groupPostings = buildPostings(groupFields, len(groupAnalyzer.terms), nil, &FieldWeights{Name: 2, Description: 1}, tune.k1)
 
-	n, vocabulary, groups, servers, names := len(entries), ix.postings.len(), len(ix.groups), ix.servers, ix.hot.nameCount
-	ix.scratch.New = func() any { return newScratch(n, vocabulary, groups, servers, names) }
+	n, vocabulary, groupCount, servers, nameCount := len(entries), ix.postings.len(), len(groups), ix.servers, ix.hot.nameCount
+	ix.scratch.New = func() any { return newScratch(n, vocabulary, groupCount, servers, nameCount) }
 	return ix
+}
+
+// fillWithin lists, for each group name and ancestor name, the groups it
+// holds, in group order.
+func (ix *Index) fillWithin(groups []groupEntry) {
+	ids := map[string]int32{}
+	var names []string
+	var counts []int32
+	for _, g := range groups {
+		for _, a := range g.ancestors {
+			id, ok := ids[a]
+			if !ok {
+				id = int32(len(names))
+				ids[a] = id
+				names = append(names, a)
+				counts = append(counts, 0)
+			}
+			counts[id]++
+		}
+	}
+	within, fill := newFlatLists[int32](counts)
+	for gi, g := range groups {
+		for _, a := range g.ancestors {
+			fill.put(ids[a], int32(gi))
+		}
+	}
+	ix.withinNames, ix.within = newTermTable(names), within
+}
+
+// groupsWithin returns the groups a group name holds, itself included.
+func (ix *Index) groupsWithin(name string) []int32 {
+	id, ok := ix.withinNames.lookup(name)
+	if !ok {
+		return nil
+	}
+	return ix.within.of(id)
 }
 
 // nameDocs inverts the docs' name words: by term ID, the docs that have it

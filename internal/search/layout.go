@@ -9,10 +9,11 @@ import (
 // The index lives as long as its catalog and is read by every find call,
 // while the gateway's heap is collected again and again around it. Its
 // structures are therefore kept flat: a few large arrays of integers and
-// one string per table, rather than a slice or a string per doc and per
-// term. The collector's mark phase skips arrays without pointers whole,
-// so that a 20,000-tool index costs each collection a few dozen objects
-// to visit, not tens of thousands.
+// one string per table, rather than a slice or a string per doc, per term
+// and per group. The collector's mark phase skips arrays without pointers
+// whole, so that an index costs each collection a few hundred objects to
+// visit (its synonym table's) whatever the catalog's size, not tens of
+// thousands.
 
 // stringTable holds many strings as one: string i is text[at[i]:at[i+1]].
 type stringTable struct {
@@ -34,6 +35,9 @@ func newStringTable(strs []string) stringTable {
 	}
 	return stringTable{text: b.String(), at: at}
 }
+
+// len returns the number of strings.
+func (st *stringTable) len() int { return len(st.at) - 1 }
 
 // get returns string i.
 func (st *stringTable) get(i int32) string { return st.text[st.at[i]:st.at[i+1]] }
@@ -78,7 +82,7 @@ func (tt *termTable) lookup(stem string) (int32, bool) {
 }
 
 // len returns the number of terms.
-func (tt *termTable) len() int { return len(tt.stems.at) - 1 }
+func (tt *termTable) len() int { return tt.stems.len() }
 
 // flatLists holds one list per key (a term's postings, the docs naming a
 // term) in one array: list k is all[at[k]:at[k+1]].

@@ -73,7 +73,7 @@ func TestIndexHeapObjects(t *testing.T) {
 	}
 	docs := syntheticCatalog(t, 5000)
 	objects, _ := liveHeap(func() any { return New(docs, nil) })
-	if limit := uint64(len(docs) / 2); objects > limit {
+	if limit := uint64(len(docs) / 4); objects > limit {
 		t.Errorf("a %d-tool index keeps %d heap objects, want at most %d", len(docs), objects, limit)
 	}
 }

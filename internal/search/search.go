@@ -656,7 +656,7 @@ func (ix *Index) filter(opts *SearchOptions, s *scratch) func(doc int32) bool {
 		return nil
 	}
 	if opts.Group != "" {
-		for _, g := range ix.within[opts.Group] {
+		for _, g := range ix.groupsWithin(opts.Group) {
 			s.inGroup[g] = true
 		}
 	}
@@ -679,7 +679,7 @@ func (ix *Index) filter(opts *SearchOptions, s *scratch) func(doc int32) bool {
 
 func (ix *Index) clearFilter(opts *SearchOptions, s *scratch) {
 	if opts.Group != "" {
-		for _, g := range ix.within[opts.Group] {
+		for _, g := range ix.groupsWithin(opts.Group) {
 			s.inGroup[g] = false
 		}
 	}
@@ -740,7 +740,7 @@ func (ix *Index) rankGroups(q *parsedQuery, s *scratch, within bool, limit int) 
 	sortBest(s.groupHeap, ix.groupRanksBefore)
 	out := make([]GroupHit, len(s.groupHeap))
 	for i, h := range s.groupHeap {
-		out[i] = GroupHit{Name: ix.groups[h.group].name, Score: h.score, Matches: int(h.matches)}
+		out[i] = GroupHit{Name: ix.groupNames.get(h.group), Score: h.score, Matches: int(h.matches)}
 	}
 	s.groupHeap = s.groupHeap[:0]
 	return out
