@@ -574,9 +574,10 @@ func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32,
 
 	// Pass 1: how many docs hold each term, and the cluster-damped
 	// document frequency, visiting docs cluster by cluster so that each
-	// term's count per cluster is contiguous. The frequencies are not
-	// kept: pass 2 computes them again, which costs less than holding
-	// a list per doc (tens of megabytes at 20,000 tools).
+	// term's count per cluster is contiguous. It needs only which terms
+	// a doc holds, not their frequencies: pass 2 computes those, which
+	// costs less than holding a list per doc (tens of megabytes at
+	// 20,000 tools).
 	order := make([]int, len(fields))
 	for i := range order {
 		order[i] = i
@@ -586,6 +587,7 @@ func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32,
 	df := make([]int64, vocabulary)
 	lastCluster := make([]int32, vocabulary)
 	inCluster := make([]int32, vocabulary)
+	lastDoc := make([]int32, vocabulary) // the last doc counted, plus one
 	for t := range lastCluster {
 		lastCluster[t] = -1
 	}
@@ -601,19 +603,25 @@ func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32,
 			prevCluster, clusterSize = c, 0
 		}
 		clusterSize++
-		docFrequencies(di)
-		for _, t := range touched {
-			tf[t] = 0
-			counts[t]++
-			if lastCluster[t] != c {
-				if inCluster[t] > 0 {
-					df[t] += sqrtFixed(inCluster[t])
-				}
-				lastCluster[t], inCluster[t] = c, 0
+		for f := range numFields {
+			if weights.of(f) == 0 {
+				continue
 			}
-			inCluster[t]++
+			for _, t := range fields[di][f] {
+				if lastDoc[t] == int32(di)+1 {
+					continue
+				}
+				lastDoc[t] = int32(di) + 1
+				counts[t]++
+				if lastCluster[t] != c {
+					if inCluster[t] > 0 {
+						df[t] += sqrtFixed(inCluster[t])
+					}
+					lastCluster[t], inCluster[t] = c, 0
+				}
+				inCluster[t]++
+			}
 		}
-		touched = touched[:0]
 	}
 	if clusterSize > 0 {
 		n += sqrtFixed(clusterSize)
