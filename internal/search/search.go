@@ -729,9 +729,16 @@ func (ix *Index) rankGroups(q *parsedQuery, s *scratch, within bool, limit int) 
 			matches: s.groupMatches[g],
 		}
 		s.groupTop[g], s.groupMatches[g], s.groupOwn[g], s.groupSeen[g] = [3]float64{}, 0, 0, false
-		if h.score > 0 && (!within || s.inGroup[g]) {
-			s.groupHeap = pushBest(s.groupHeap, h, limit, ix.groupRanksBefore)
+		if !(h.score > 0) || within && !s.inGroup[g] {
+			continue
 		}
+		// Most groups score below the limit-th kept: a lower score
+		// cannot rank before it, whatever the tie-break, and is
+		// skipped without a call.
+		if len(s.groupHeap) == limit && h.score < s.groupHeap[0].score {
+			continue
+		}
+		s.groupHeap = pushBest(s.groupHeap, h, limit, ix.groupRanksBefore)
 	}
 	s.groupTouched = s.groupTouched[:0]
 	if len(s.groupHeap) == 0 {
