@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -57,7 +58,7 @@ func TestFlatLists(t *testing.T) {
 	}
 	for k, w := range want {
 		got := lists.of(int32(k))
-		if fmt.Sprint(got) != fmt.Sprint(w) && !(len(got) == 0 && len(w) == 0) {
+		if !slices.Equal(got, w) {
 			t.Errorf("list %d = %v, want %v", k, got, w)
 		}
 	}
