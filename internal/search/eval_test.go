@@ -347,12 +347,13 @@ func BenchmarkRecall(b *testing.B) {
 // inGroup reports whether the tool with this ID is in the group or one of
 // its descendants (a test helper: linear in the catalog).
 func (ix *Index) inGroup(id, group string) bool {
-	for _, d := range ix.docs {
-		if d.id != id {
+	for d := range int32(ix.Len()) {
+		if ix.id(d) != id {
 			continue
 		}
-		for _, g := range d.groups {
-			if slices.Contains(ix.groups[g].ancestors, group) {
+		within := ix.groupsWithin(group)
+		for _, g := range ix.hot.groups[ix.hot.groupsAt[d]:ix.hot.groupsAt[d+1]] {
+			if slices.Contains(within, g) {
 				return true
 			}
 		}

@@ -11,9 +11,9 @@ import (
 // debugging aid for improving the method (TOOLFOLD_EXPLAIN='query|id,id').
 func (ix *Index) explain(query, id string) string {
 	var d int32 = -1
-	for i := range ix.docs {
-		if ix.docs[i].id == id {
-			d = int32(i)
+	for i := range int32(ix.Len()) {
+		if ix.id(i) == id {
+			d = i
 		}
 	}
 	if d < 0 {
@@ -21,18 +21,18 @@ func (ix *Index) explain(query, id string) string {
 	}
 	q := ix.parseQuery(query)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s name=%v\n", id, ix.docs[d].nameTerms)
+	fmt.Fprintf(&b, "%s name=%v\n", id, ix.hot.names[ix.hot.namesAt[d]:ix.hot.namesAt[d+1]])
 	for _, t := range q.terms {
 		best := 0.0
 		var parts []string
 		for _, a := range t.alternatives {
 			sc := 0.0
 			for _, s := range a.stems {
-				t, ok := ix.terms[s]
+				t, ok := ix.terms.lookup(s)
 				if !ok {
 					continue
 				}
-				for _, p := range ix.postings[t] {
+				for _, p := range ix.postings.of(t) {
 					if p.doc == d {
 						sc += float64(p.weight) / float64(len(a.stems))
 					}
@@ -43,7 +43,7 @@ func (ix *Index) explain(query, id string) string {
 		}
 		fmt.Fprintf(&b, "  term opt=%v best=%.2f  %s\n", t.optional, best, strings.Join(parts, " "))
 	}
-	s := newScratch(len(ix.docs), len(ix.postings), len(ix.groups), ix.servers, ix.hot.nameCount)
+	s := newScratch(ix.Len(), ix.postings.len(), ix.groupNames.len(), ix.servers, ix.hot.nameCount)
 	fmt.Fprintf(&b, "  nameBonus=%.2f required=%d\n", ix.nameBonus(d, ix.prepareCoverage(&q, s), s), q.required)
 	return b.String()
 }

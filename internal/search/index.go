@@ -142,9 +142,9 @@ type posting struct {
 	weight float32
 }
 
+// docEntry is what a build gathers per doc; fillHot lays it out flat.
 type docEntry struct {
-	id     string
-	groups []int32 // indexes into Index.groups
+	groups []int32 // group numbers (Index.groupNames)
 	// nameTerms are the distinctive words of the tool's name in order, for
 	// the adjacency and coverage bonuses.
 	nameTerms []int32
@@ -157,22 +157,23 @@ type docEntry struct {
 type groupEntry struct {
 	name      string
 	ancestors []string // the group itself first, then its parents upward
-	tools     []int32
 }
 
 // Index is an immutable ranking index over a tool catalog. Build it with
 // New; it is safe for concurrent use.
 type Index struct {
-	docs          []docEntry
-	byID          []int32          // doc indexes in ID order
-	terms         map[string]int32 // stem → term ID
-	postings      [][]posting      // by term ID
-	groups        []groupEntry
-	groupTerms    map[string]int32 // over groups' own names and descriptions
-	groupPostings [][]posting
-	// serverMentions maps a stem that names a server ("github",
+	// ids holds the docs' IDs, by doc (see layout.go for why flat).
+	ids      stringTable
+	byID     []int32   // doc indexes in ID order
+	terms    termTable // stem → term ID
+	postings flatLists[posting]
+	// groupNames holds the groups' names, by group.
+	groupNames    stringTable
+	groupTerms    termTable // over groups' own names and descriptions
+	groupPostings flatLists[posting]
+	// serverMentions maps a term that names a server ("github",
 	// "hubspot") to that server and how surely the word means it.
-	serverMentions map[string]serverMention
+	serverMentions map[int32]serverMention
 	synonyms       *synonymTable
 	synonymWeight  float64
 	// equivalentWeight is synonymWeight for equivalents.
@@ -190,11 +191,13 @@ type Index struct {
 	groupRank []int32
 	// nameDocs lists, by term ID, the docs whose name words (nameTerms)
 	// hold the term: only they can earn a name bonus.
-	nameDocs [][]int32
+	nameDocs flatLists[int32]
 	// within maps a group's name to the groups it holds, itself included
 	// (those with the name among their ancestors), so that a search in a
-	// group marks them without reading every group.
-	within map[string][]int32
+	// group marks them without reading every group: withinNames numbers
+	// the names, within lists each one's groups.
+	withinNames termTable
+	within      flatLists[int32]
 	// exhaustive turns off every shortcut a search takes (the name bonus
 	// cache, one-word terms added straight into the totals), so that
 	// tests can compare their ranking with the one that scores every doc
@@ -248,7 +251,10 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	groupDescriptions := map[int32]string{}
 	fields := make([][numFields][]int32, len(unique))
 	nameTerms := make([][]int32, len(unique))
-	ix.docs = make([]docEntry, len(unique))
+	entries := make([]docEntry, len(unique))
+	var groups []groupEntry
+	var groupTools [][]int32 // by group, its docs
+	var parts [][]int32
 	for i, d := range unique {
 		name := d.Name
 		if name == "" {
@@ -256,62 +262,72 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		}
 		f := &fields[i]
 		var verb intentReader
-		splitWords(name, func(w string) {
-			aw := an.word(w)
-			if !namespaceWords[d.Prefix][aw.stem] {
-				verb.see(aw.stem)
+		namespace := namespaceWords[d.Prefix]
+		words := an.nameWords(name)
+		for wi := range words {
+			w := &words[wi]
+			inNamespace := namespace[w.stem]
+			if !inNamespace {
+				verb.see(w.stem)
 			}
 			switch {
-			case namespaceWords[d.Prefix][aw.stem]:
-				_, t := an.termOf(w)
-				f[fieldServer] = append(f[fieldServer], t)
-			case aw.stop:
+			case inNamespace:
+				f[fieldServer] = append(f[fieldServer], an.nameTerm(w))
+			case w.stop:
 				// Kept in the name field, where a query's "this" can
 				// tell ListUsageRecordThisMonth from ...Monthly, but
 				// not among the words the name bonuses count.
-				if len(w) > 1 {
-					_, t := an.termOf(w)
-					f[fieldName] = append(f[fieldName], t)
+				if w.long {
+					f[fieldName] = append(f[fieldName], an.nameTerm(w))
 				}
 			default:
-				_, t := an.termOf(w)
+				t := an.nameTerm(w)
 				nameTerms[i] = append(nameTerms[i], t)
 				f[fieldName] = append(f[fieldName], t)
 			}
-		})
+		}
 		f[fieldServer] = an.analyze(d.Prefix, f[fieldServer])
 		f[fieldTitle] = an.analyze(d.Title, nil)
 		f[fieldDescription] = an.analyze(d.Description, nil)
+		// Each text's terms are shared (analyze); a field of many texts
+		// is copied together once, not grown text by text.
+		parts = parts[:0]
 		for _, p := range d.Params {
-			f[fieldParamName] = an.analyze(p.Name, f[fieldParamName])
-			f[fieldParamDescription] = an.analyze(p.Description, f[fieldParamDescription])
+			parts = append(parts, an.analyze(p.Name, nil))
+		}
+		f[fieldParamName] = an.concat(parts)
+		parts = parts[:0]
+		for _, p := range d.Params {
+			parts = append(parts, an.analyze(p.Description, nil))
 			for _, v := range p.Values {
-				f[fieldParamDescription] = an.analyze(v, f[fieldParamDescription])
+				parts = append(parts, an.analyze(v, nil))
 			}
 		}
-		entry := docEntry{id: d.ID, intent: verb.intent}
+		f[fieldParamDescription] = an.concat(parts)
+		entry := docEntry{intent: verb.intent}
 		for _, g := range d.Groups {
 			gi, ok := groupIndex[g.Name]
 			if !ok {
-				gi = int32(len(ix.groups))
+				gi = int32(len(groups))
 				groupIndex[g.Name] = gi
-				ix.groups = append(ix.groups, groupEntry{name: g.Name})
+				groups = append(groups, groupEntry{name: g.Name})
+				groupTools = append(groupTools, nil)
 			}
 			if groupDescriptions[gi] == "" {
 				groupDescriptions[gi] = g.Description
 			}
 			if !slices.Contains(entry.groups, gi) {
 				entry.groups = append(entry.groups, gi)
-				ix.groups[gi].tools = append(ix.groups[gi].tools, int32(i))
+				groupTools[gi] = append(groupTools[gi], int32(i))
 			}
 		}
-		ix.docs[i] = entry
+		entries[i] = entry
 	}
-	for gi := range ix.groups {
-		g := &ix.groups[gi]
+	for gi := range groups {
+		g := &groups[gi]
 		g.ancestors = ancestry(g.name, opts.GroupParents)
 		groupText := an.analyze(g.name+" "+groupDescriptions[int32(gi)], nil)
-		for _, di := range g.tools {
+		for _, di := range groupTools[gi] {
 			fields[di][fieldGroup] = append(fields[di][fieldGroup], groupText...)
 		}
 	}
@@ -327,39 +343,44 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 		}
 		clusters[i] = id
 	}
-	for i := range ix.docs {
-		ix.docs[i].server = clusters[i]
+	for i := range entries {
+		entries[i].server = clusters[i]
 	}
 	ix.serverMentions = findServerMentions(unique, fields, clusters, an)
-	ix.terms = an.terms
+	ix.terms = newTermTable(stemsByID(an.terms))
 	ix.postings = buildPostings(fields, len(an.terms), clusters, &weights, tune.k1)
 	ix.servers = len(clusterIDs)
-	for i := range ix.docs {
-		ix.docs[i].nameTerms = nameTerms[i]
+	for i := range entries {
+		entries[i].nameTerms = nameTerms[i]
 	}
-	ix.fillHot()
-	ix.nameDocs = nameDocs(ix.docs, len(ix.postings))
-	byName := make([]int32, len(ix.groups))
+	ix.fillHot(entries)
+	ix.nameDocs = nameDocs(entries, ix.postings.len())
+	ids := make([]string, len(unique))
+	for i, d := range unique {
+		ids[i] = d.ID
+	}
+	ix.ids = newStringTable(ids)
+	byName := make([]int32, len(groups))
 	for i := range byName {
 		byName[i] = int32(i)
 	}
-	slices.SortFunc(byName, func(a, b int32) int { return strings.Compare(ix.groups[a].name, ix.groups[b].name) })
-	ix.groupRank = make([]int32, len(ix.groups))
+	slices.SortFunc(byName, func(a, b int32) int { return strings.Compare(groups[a].name, groups[b].name) })
+	ix.groupRank = make([]int32, len(groups))
 	for rank, g := range byName {
 		ix.groupRank[g] = int32(rank)
 	}
-	ix.within = map[string][]int32{}
-	for gi, g := range ix.groups {
-		for _, a := range g.ancestors {
-			ix.within[a] = append(ix.within[a], int32(gi))
-		}
+	ix.fillWithin(groups)
+	groupNames := make([]string, len(groups))
+	for gi, g := range groups {
+		groupNames[gi] = g.name
 	}
-	ix.byID = make([]int32, len(ix.docs))
+	ix.groupNames = newStringTable(groupNames)
+	ix.byID = make([]int32, len(entries))
 	for i := range ix.byID {
 		ix.byID[i] = int32(i)
 	}
-	slices.SortFunc(ix.byID, func(a, b int32) int { return strings.Compare(ix.docs[a].id, ix.docs[b].id) })
-	ix.idRank = make([]int32, len(ix.docs))
+	slices.SortFunc(ix.byID, func(a, b int32) int { return strings.Compare(ids[a], ids[b]) })
+	ix.idRank = make([]int32, len(entries))
 	for rank, d := range ix.byID {
 		ix.idRank[d] = int32(rank)
 	}
@@ -367,22 +388,58 @@ func newIndex(docs []Doc, opts *Options, tune tuning) *Index {
 	// Groups are ranked on their own words too: a BM25 over name and
 	// description, the name weighing double.
 	groupAnalyzer := newAnalyzer()
-	groupFields := make([][numFields][]int32, len(ix.groups))
-	for gi, g := range ix.groups {
+	groupFields := make([][numFields][]int32, len(groups))
+	for gi, g := range groups {
 		groupFields[gi][fieldName] = groupAnalyzer.analyze(g.name, nil)
 		groupFields[gi][fieldDescription] = groupAnalyzer.analyze(groupDescriptions[int32(gi)], nil)
 	}
-	ix.groupTerms = groupAnalyzer.terms
+	ix.groupTerms = newTermTable(stemsByID(groupAnalyzer.terms))
 	ix.groupPostings = buildPostings(groupFields, len(groupAnalyzer.terms), nil, &FieldWeights{Name: 2, Description: 1}, tune.k1)
 
-	n, vocabulary, groups, servers, names := len(ix.docs), len(ix.postings), len(ix.groups), ix.servers, ix.hot.nameCount
-	ix.scratch.New = func() any { return newScratch(n, vocabulary, groups, servers, names) }
+	n, vocabulary, groupCount, servers, nameCount := len(entries), ix.postings.len(), len(groups), ix.servers, ix.hot.nameCount
+	ix.scratch.New = func() any { return newScratch(n, vocabulary, groupCount, servers, nameCount) }
 	return ix
+}
+
+// fillWithin lists, for each group name and ancestor name, the groups it
+// holds, in group order.
+func (ix *Index) fillWithin(groups []groupEntry) {
+	ids := map[string]int32{}
+	var names []string
+	var counts []int32
+	for _, g := range groups {
+		for _, a := range g.ancestors {
+			id, ok := ids[a]
+			if !ok {
+				id = int32(len(names))
+				ids[a] = id
+				names = append(names, a)
+				counts = append(counts, 0)
+			}
+			counts[id]++
+		}
+	}
+	within, fill := newFlatLists[int32](counts)
+	for gi, g := range groups {
+		for _, a := range g.ancestors {
+			fill.put(ids[a], int32(gi))
+		}
+	}
+	ix.withinNames, ix.within = newTermTable(names), within
+}
+
+// groupsWithin returns the groups a group name holds, itself included.
+func (ix *Index) groupsWithin(name string) []int32 {
+	id, ok := ix.withinNames.lookup(name)
+	if !ok {
+		return nil
+	}
+	return ix.within.of(id)
 }
 
 // nameDocs inverts the docs' name words: by term ID, the docs that have it
 // in nameTerms, each once, in doc order.
-func nameDocs(docs []docEntry, vocabulary int) [][]int32 {
+func nameDocs(docs []docEntry, vocabulary int) flatLists[int32] {
 	counts := make([]int32, vocabulary)
 	last := make([]int32, vocabulary) // the last doc counted, plus one
 	for d, e := range docs {
@@ -393,21 +450,13 @@ func nameDocs(docs []docEntry, vocabulary int) [][]int32 {
 			}
 		}
 	}
-	total := 0
-	for _, c := range counts {
-		total += int(c)
-	}
-	store := make([]int32, total)
-	out := make([][]int32, vocabulary)
-	at := 0
-	for t, c := range counts {
-		out[t] = store[at : at : at+int(c)]
-		at += int(c)
-	}
+	out, fill := newFlatLists[int32](counts)
+	clear(last)
 	for d, e := range docs {
 		for _, t := range e.nameTerms {
-			if n := len(out[t]); n == 0 || out[t][n-1] != int32(d) {
-				out[t] = append(out[t], int32(d))
+			if last[t] != int32(d)+1 {
+				last[t] = int32(d) + 1
+				fill.put(t, int32(d))
 			}
 		}
 	}
@@ -438,17 +487,17 @@ type hotDocs struct {
 // doc's groups and name words in one array each, in doc order: a search
 // reads them for thousands of docs, mostly in doc order, and one small
 // allocation per doc would scatter them in memory.
-func (ix *Index) fillHot() {
+func (ix *Index) fillHot(docs []docEntry) {
 	h := hotDocs{
-		intent:   make([]intent, len(ix.docs)),
-		server:   make([]int32, len(ix.docs)),
-		groupsAt: make([]int32, len(ix.docs)+1),
-		namesAt:  make([]int32, len(ix.docs)+1),
-		nameID:   make([]int32, len(ix.docs)),
+		intent:   make([]intent, len(docs)),
+		server:   make([]int32, len(docs)),
+		groupsAt: make([]int32, len(docs)+1),
+		namesAt:  make([]int32, len(docs)+1),
+		nameID:   make([]int32, len(docs)),
 	}
 	nameIDs := map[string]int32{}
 	var key []byte
-	for d, e := range ix.docs {
+	for d, e := range docs {
 		h.intent[d], h.server[d] = e.intent, e.server
 		h.groups = append(h.groups, e.groups...)
 		h.groupsAt[d+1] = int32(len(h.groups))
@@ -483,7 +532,7 @@ const fixedPoint = 1 << 20
 // in every tool ("Make a GET request to /2010-04-01/...", 197 times in
 // Twilio), and plain document frequency would let one verbose server make
 // "request" or "make" worthless for every other server's tools.
-func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32, weights *FieldWeights, k1 float64) [][]posting {
+func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32, weights *FieldWeights, k1 float64) flatLists[posting] {
 	var avgLen [numFields]float64
 	for _, fs := range fields {
 		for f := range numFields {
@@ -500,17 +549,13 @@ func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32,
 		return cluster[di]
 	}
 
-	// Pass 1: weighted, length-normalised frequency of each term per doc.
-	type termFreq struct {
-		term int32
-		tf   float64
-	}
-	perDoc := make([][]termFreq, len(fields))
-	var flat []termFreq               // backing store of perDoc, grown in chunks
-	tf := make([]float64, vocabulary) // reset after each doc
+	// docFrequencies computes doc di's weighted, length-normalised
+	// frequency of each of its terms into tf, listing the terms in
+	// touched; the caller resets them.
+	tf := make([]float64, vocabulary)
 	var touched []int32
-	counts := make([]int32, vocabulary)
-	for di, fs := range fields {
+	docFrequencies := func(di int) {
+		fs := &fields[di]
 		for f := range numFields {
 			w := weights.of(f)
 			if w == 0 || len(fs[f]) == 0 {
@@ -525,32 +570,24 @@ func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32,
 				tf[t] += share
 			}
 		}
-		// touched is in first-occurrence order, which is deterministic;
-		// postings come out in doc order whatever the order here.
-		if cap(flat)-len(flat) < len(touched) {
-			flat = make([]termFreq, 0, max(1<<14, len(touched)))
-		}
-		start := len(flat)
-		for _, t := range touched {
-			flat = append(flat, termFreq{t, tf[t]})
-			tf[t] = 0
-			counts[t]++
-		}
-		list := flat[start:len(flat):len(flat)]
-		touched = touched[:0]
-		perDoc[di] = list
 	}
 
-	// Pass 2: cluster-damped document frequency, visiting docs cluster by
-	// cluster so that each term's count per cluster is contiguous.
+	// Pass 1: how many docs hold each term, and the cluster-damped
+	// document frequency, visiting docs cluster by cluster so that each
+	// term's count per cluster is contiguous. It needs only which terms
+	// a doc holds, not their frequencies: pass 2 computes those, which
+	// costs less than holding a list per doc (tens of megabytes at
+	// 20,000 tools).
 	order := make([]int, len(fields))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return int(clusterOf(a) - clusterOf(b)) })
+	counts := make([]int32, vocabulary)
 	df := make([]int64, vocabulary)
 	lastCluster := make([]int32, vocabulary)
 	inCluster := make([]int32, vocabulary)
+	lastDoc := make([]int32, vocabulary) // the last doc counted, plus one
 	for t := range lastCluster {
 		lastCluster[t] = -1
 	}
@@ -566,14 +603,24 @@ func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32,
 			prevCluster, clusterSize = c, 0
 		}
 		clusterSize++
-		for _, e := range perDoc[di] {
-			if lastCluster[e.term] != c {
-				if inCluster[e.term] > 0 {
-					df[e.term] += sqrtFixed(inCluster[e.term])
-				}
-				lastCluster[e.term], inCluster[e.term] = c, 0
+		for f := range numFields {
+			if weights.of(f) == 0 {
+				continue
 			}
-			inCluster[e.term]++
+			for _, t := range fields[di][f] {
+				if lastDoc[t] == int32(di)+1 {
+					continue
+				}
+				lastDoc[t] = int32(di) + 1
+				counts[t]++
+				if lastCluster[t] != c {
+					if inCluster[t] > 0 {
+						df[t] += sqrtFixed(inCluster[t])
+					}
+					lastCluster[t], inCluster[t] = c, 0
+				}
+				inCluster[t]++
+			}
 		}
 	}
 	if clusterSize > 0 {
@@ -585,32 +632,24 @@ func buildPostings(fields [][numFields][]int32, vocabulary int, cluster []int32,
 		}
 	}
 
-	// Pass 3: postings, in doc order, with the whole BM25F contribution.
+	// Pass 2: postings, in doc order, with the whole BM25F contribution.
 	total := float64(n) / fixedPoint
 	idf := make([]float64, vocabulary)
 	for t := range vocabulary {
 		d := float64(df[t]) / fixedPoint
 		idf[t] = math.Log(1 + (total-d+0.5)/(d+0.5))
 	}
-	// One backing array for all postings, each term a window of it.
-	totalPostings := 0
-	for _, c := range counts {
-		totalPostings += int(c)
-	}
-	all := make([]posting, totalPostings)
-	postings := make([][]posting, vocabulary)
-	offset := 0
-	for t := range postings {
-		postings[t] = all[offset : offset : offset+int(counts[t])]
-		offset += int(counts[t])
-	}
-	for di, list := range perDoc {
-		for _, e := range list {
-			postings[e.term] = append(postings[e.term], posting{
+	postings, fill := newFlatLists[posting](counts)
+	for di := range fields {
+		docFrequencies(di)
+		for _, t := range touched {
+			fill.put(t, posting{
 				doc:    int32(di),
-				weight: float32(idf[e.term] * e.tf / (k1 + e.tf)),
+				weight: float32(idf[t] * tf[t] / (k1 + tf[t])),
 			})
+			tf[t] = 0
 		}
+		touched = touched[:0]
 	}
 	return postings
 }
@@ -674,7 +713,7 @@ type serverMention struct {
 // used by that server's own tools. A word that other servers use as much
 // ("search" in brave-search, "postgres", which Supabase and Heroku speak
 // of too) does not point at one server and is left out.
-func findServerMentions(docs []*Doc, fields [][numFields][]int32, clusters []int32, an *analyzer) map[string]serverMention {
+func findServerMentions(docs []*Doc, fields [][numFields][]int32, clusters []int32, an *analyzer) map[int32]serverMention {
 	const (
 		notCandidate = -2
 		shared       = -1 // in two servers' names: names neither
@@ -724,13 +763,13 @@ func findServerMentions(docs []*Doc, fields [][numFields][]int32, clusters []int
 			}
 		}
 	}
-	out := map[string]serverMention{}
-	for t, stem := range stems {
+	out := map[int32]serverMention{}
+	for t := range stems {
 		if server[t] < 0 || total[t] == 0 {
 			continue
 		}
 		if purity := float64(inServer[t]) / float64(total[t]); purity >= minServerPurity {
-			out[stem] = serverMention{server: server[t], purity: purity}
+			out[t] = serverMention{server: server[t], purity: purity}
 		}
 	}
 	return out
@@ -762,13 +801,12 @@ func namespaceWordsByPrefix(docs []*Doc, an *analyzer) map[string]map[string]boo
 		if name == "" {
 			name = d.ID
 		}
-		var seen []string
-		splitWords(name, func(w string) {
-			if aw := an.word(w); !aw.stop && !slices.Contains(seen, aw.stem) {
-				seen = append(seen, aw.stem)
-				t.words[aw.stem]++
+		words := an.nameWords(name)
+		for wi, w := range words {
+			if !w.stop && !slices.ContainsFunc(words[:wi], func(o nameWord) bool { return !o.stop && o.stem == w.stem }) {
+				t.words[w.stem]++
 			}
-		})
+		}
 	}
 	out := map[string]map[string]bool{}
 	for prefix, t := range byPrefix {
@@ -809,4 +847,7 @@ func ancestry(name string, parents map[string]string) []string {
 }
 
 // Len returns the number of tools in the index.
-func (ix *Index) Len() int { return len(ix.docs) }
+func (ix *Index) Len() int { return len(ix.hot.intent) }
+
+// id returns doc d's ID.
+func (ix *Index) id(d int32) string { return ix.ids.get(d) }

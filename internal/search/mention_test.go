@@ -16,12 +16,12 @@ func TestServerMentions(t *testing.T) {
 		{"issue", ""},
 	}
 	for _, tt := range tests {
-		m, ok := ix.serverMentions[stem(tt.word)]
+		m, ok := ix.mentionOf(stem(tt.word))
 		got := ""
 		if ok {
-			for i := range ix.docs {
-				if ix.docs[i].server == m.server {
-					got = ix.docs[i].id[:len(tt.server)]
+			for i := range int32(ix.Len()) {
+				if ix.hot.server[i] == m.server {
+					got = ix.id(i)[:len(tt.server)]
 					break
 				}
 			}

@@ -326,8 +326,8 @@ func splitCompound(word string, known func(stem string) bool, stem func(string) 
 
 // known reports whether a stem occurs in some tool.
 func (ix *Index) known(stem string) bool {
-	t, ok := ix.terms[stem]
-	return ok && len(ix.postings[t]) > 0
+	t, ok := ix.terms.lookup(stem)
+	return ok && len(ix.postings.of(t)) > 0
 }
 
 func isNumber(s string) bool {

@@ -220,7 +220,7 @@ func (ix *Index) accumulate(q *parsedQuery, s *scratch) {
 // per-term pass over the docs it touched is not needed. The sums are the
 // same, added in the same order.
 func (ix *Index) addSingle(alt alternative, required bool, s *scratch) {
-	t, ok := ix.terms[alt.stems[0]]
+	t, ok := ix.terms.lookup(alt.stems[0])
 	if !ok {
 		return
 	}
@@ -228,7 +228,7 @@ func (ix *Index) addSingle(alt alternative, required bool, s *scratch) {
 	if required {
 		matched = 1
 	}
-	for _, p := range ix.postings[t] {
+	for _, p := range ix.postings.of(t) {
 		score := alt.weight * float64(p.weight)
 		if score <= 0 {
 			continue
@@ -258,28 +258,28 @@ type termStamp struct {
 // "pull request" weighs like one word, not two.
 func (ix *Index) scoreAlternative(alt alternative, cur termStamp, s *scratch) {
 	if len(alt.stems) == 1 {
-		t, ok := ix.terms[alt.stems[0]]
+		t, ok := ix.terms.lookup(alt.stems[0])
 		if !ok {
 			return
 		}
 		if cur.term != 0 {
-			for _, p := range ix.postings[t] {
+			for _, p := range ix.postings.of(t) {
 				ix.offerTerm(p.doc, alt.weight*float64(p.weight), cur, s)
 			}
 			return
 		}
-		for _, p := range ix.postings[t] {
+		for _, p := range ix.postings.of(t) {
 			ix.offer(p.doc, alt.weight*float64(p.weight), s)
 		}
 		return
 	}
 	share := alt.weight / float64(len(alt.stems))
 	for _, st := range alt.stems {
-		t, ok := ix.terms[st]
+		t, ok := ix.terms.lookup(st)
 		if !ok {
 			continue
 		}
-		for _, p := range ix.postings[t] {
+		for _, p := range ix.postings.of(t) {
 			if s.phrase[p.doc] == 0 {
 				s.altDocs = append(s.altDocs, p.doc)
 			}
@@ -337,7 +337,7 @@ func (ix *Index) offer(d int32, score float64, s *scratch) {
 // covered word, and returns the query's own stems by term ID.
 func (ix *Index) prepareCoverage(q *parsedQuery, s *scratch) (exact []int32) {
 	for stem, w := range q.stemWeights {
-		if t, ok := ix.terms[stem]; ok {
+		if t, ok := ix.terms.lookup(stem); ok {
 			s.coverage[t] = min(1, w*ix.tune.coverageBoost)
 			s.coverageTerms = append(s.coverageTerms, t)
 		}
@@ -346,7 +346,7 @@ func (ix *Index) prepareCoverage(q *parsedQuery, s *scratch) (exact []int32) {
 		if s.coverage[t] == 0 {
 			continue
 		}
-		for _, d := range ix.nameDocs[t] {
+		for _, d := range ix.nameDocs.of(t) {
 			if !s.doc[d].named {
 				s.doc[d].named = true
 				s.namedDocs = append(s.namedDocs, d)
@@ -355,7 +355,7 @@ func (ix *Index) prepareCoverage(q *parsedQuery, s *scratch) (exact []int32) {
 	}
 	exact = s.exact[:0]
 	for _, st := range q.exact {
-		t, ok := ix.terms[st]
+		t, ok := ix.terms.lookup(st)
 		if !ok {
 			t = -1
 		}
@@ -515,7 +515,7 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 				break
 			}
 			if keep(d) {
-				hits = append(hits, Hit{ID: ix.docs[d].id})
+				hits = append(hits, Hit{ID: ix.id(d)})
 			}
 		}
 		return hits, nil
@@ -611,7 +611,7 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 	sortBest(s.top, ix.ranksBefore)
 	hits := make([]Hit, len(s.top))
 	for i, h := range s.top {
-		hits[i] = Hit{ID: ix.docs[h.doc].id, Score: h.score}
+		hits[i] = Hit{ID: ix.id(h.doc), Score: h.score}
 	}
 	s.top = s.top[:0]
 
@@ -627,7 +627,7 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 // kubernetes).
 func (ix *Index) markMentionedServers(q *parsedQuery, s *scratch) {
 	for stem, w := range q.stemWeights {
-		m, ok := ix.serverMentions[stem]
+		m, ok := ix.mentionOf(stem)
 		if !ok || w < ix.synonymWeight {
 			continue
 		}
@@ -638,6 +638,16 @@ func (ix *Index) markMentionedServers(q *parsedQuery, s *scratch) {
 	}
 }
 
+// mentionOf returns the server a stem names, if it names one.
+func (ix *Index) mentionOf(stem string) (serverMention, bool) {
+	t, ok := ix.terms.lookup(stem)
+	if !ok {
+		return serverMention{}, false
+	}
+	m, ok := ix.serverMentions[t]
+	return m, ok
+}
+
 // filter returns the predicate for opts.Group and opts.Allow over docs,
 // or nil when every doc passes. It marks opts.Group's groups in
 // s.inGroup; clearFilter unmarks them.
@@ -646,7 +656,7 @@ func (ix *Index) filter(opts *SearchOptions, s *scratch) func(doc int32) bool {
 		return nil
 	}
 	if opts.Group != "" {
-		for _, g := range ix.within[opts.Group] {
+		for _, g := range ix.groupsWithin(opts.Group) {
 			s.inGroup[g] = true
 		}
 	}
@@ -663,13 +673,13 @@ func (ix *Index) filter(opts *SearchOptions, s *scratch) func(doc int32) bool {
 				return false
 			}
 		}
-		return opts.Allow == nil || opts.Allow(ix.docs[d].id)
+		return opts.Allow == nil || opts.Allow(ix.id(d))
 	}
 }
 
 func (ix *Index) clearFilter(opts *SearchOptions, s *scratch) {
 	if opts.Group != "" {
-		for _, g := range ix.within[opts.Group] {
+		for _, g := range ix.groupsWithin(opts.Group) {
 			s.inGroup[g] = false
 		}
 	}
@@ -685,11 +695,11 @@ func (ix *Index) rankGroups(q *parsedQuery, s *scratch, within bool, limit int) 
 			if len(alt.stems) != 1 {
 				continue
 			}
-			t, ok := ix.groupTerms[alt.stems[0]]
+			t, ok := ix.groupTerms.lookup(alt.stems[0])
 			if !ok {
 				continue
 			}
-			for _, p := range ix.groupPostings[t] {
+			for _, p := range ix.groupPostings.of(t) {
 				v := alt.weight * float64(p.weight)
 				if v <= s.groupBest[p.doc] {
 					continue
@@ -719,9 +729,16 @@ func (ix *Index) rankGroups(q *parsedQuery, s *scratch, within bool, limit int) 
 			matches: s.groupMatches[g],
 		}
 		s.groupTop[g], s.groupMatches[g], s.groupOwn[g], s.groupSeen[g] = [3]float64{}, 0, 0, false
-		if h.score > 0 && (!within || s.inGroup[g]) {
-			s.groupHeap = pushBest(s.groupHeap, h, limit, ix.groupRanksBefore)
+		if !(h.score > 0) || within && !s.inGroup[g] {
+			continue
 		}
+		// Most groups score below the limit-th kept: a lower score
+		// cannot rank before it, whatever the tie-break, and is
+		// skipped without a call.
+		if len(s.groupHeap) == limit && h.score < s.groupHeap[0].score {
+			continue
+		}
+		s.groupHeap = pushBest(s.groupHeap, h, limit, ix.groupRanksBefore)
 	}
 	s.groupTouched = s.groupTouched[:0]
 	if len(s.groupHeap) == 0 {
@@ -730,7 +747,7 @@ func (ix *Index) rankGroups(q *parsedQuery, s *scratch, within bool, limit int) 
 	sortBest(s.groupHeap, ix.groupRanksBefore)
 	out := make([]GroupHit, len(s.groupHeap))
 	for i, h := range s.groupHeap {
-		out[i] = GroupHit{Name: ix.groups[h.group].name, Score: h.score, Matches: int(h.matches)}
+		out[i] = GroupHit{Name: ix.groupNames.get(h.group), Score: h.score, Matches: int(h.matches)}
 	}
 	s.groupHeap = s.groupHeap[:0]
 	return out

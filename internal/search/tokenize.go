@@ -179,6 +179,42 @@ type analyzer struct {
 	// ("Repository owner", "Page number") repeat across tools, and so does
 	// every text of a server mounted under several prefixes.
 	texts map[string][]int32
+	// names remembers tool names split into words: servers mounted
+	// under several prefixes repeat them, and a build reads each twice.
+	names map[string][]nameWord
+	block []int32 // concat's current block
+}
+
+// nameWord is one word of a tool's name, analysed.
+type nameWord struct {
+	stem string
+	stop bool
+	long bool  // more than one byte
+	term int32 // -1 until the stem is indexed (nameTerm)
+}
+
+// nameWords splits a tool's name into its words, analysed. The result is
+// shared by every tool of that name: only nameTerm may change it.
+func (a *analyzer) nameWords(name string) []nameWord {
+	if words, ok := a.names[name]; ok {
+		return words
+	}
+	var words []nameWord
+	splitWords(name, func(w string) {
+		aw := a.word(w)
+		words = append(words, nameWord{stem: aw.stem, stop: aw.stop, long: len(w) > 1, term: -1})
+	})
+	a.names[name] = words
+	return words
+}
+
+// nameTerm returns w's term ID, interning its stem on first use, as
+// termOf does for the word itself.
+func (a *analyzer) nameTerm(w *nameWord) int32 {
+	if w.term < 0 {
+		w.term = a.intern(w.stem)
+	}
+	return w.term
 }
 
 type analyzedWord struct {
@@ -188,7 +224,7 @@ type analyzedWord struct {
 }
 
 func newAnalyzer() *analyzer {
-	return &analyzer{words: map[string]analyzedWord{}, terms: map[string]int32{}, texts: map[string][]int32{}}
+	return &analyzer{words: map[string]analyzedWord{}, terms: map[string]int32{}, texts: map[string][]int32{}, names: map[string][]nameWord{}}
 }
 
 func (a *analyzer) word(w string) analyzedWord {
@@ -229,6 +265,11 @@ func (a *analyzer) termOf(w string) (analyzedWord, int32) {
 // analyze appends the term IDs of text's meaningful words to out.
 func (a *analyzer) analyze(text string, out []int32) []int32 {
 	if terms, ok := a.texts[text]; ok {
+		if len(out) == 0 {
+			// Shared with every other use of the text: clipped, so
+			// that a later append to either copies.
+			return terms[:len(terms):len(terms)]
+		}
 		return append(out, terms...)
 	}
 	var terms []int32
@@ -239,5 +280,32 @@ func (a *analyzer) analyze(text string, out []int32) []int32 {
 		}
 	})
 	a.texts[text] = terms
+	if len(out) == 0 {
+		return terms[:len(terms):len(terms)]
+	}
 	return append(out, terms...)
+}
+
+// concat returns the terms of parts end to end, in one slice carved from
+// a shared block: a build concatenates a few short lists per doc, and an
+// allocation for each would be most of the cost.
+func (a *analyzer) concat(parts [][]int32) []int32 {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	switch {
+	case n == 0:
+		return nil
+	case len(parts) == 1:
+		return parts[0]
+	}
+	if cap(a.block)-len(a.block) < n {
+		a.block = make([]int32, 0, max(1<<14, n))
+	}
+	start := len(a.block)
+	for _, p := range parts {
+		a.block = append(a.block, p...)
+	}
+	return a.block[start:len(a.block):len(a.block)]
 }
