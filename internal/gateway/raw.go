@@ -301,6 +301,9 @@ func (e *rawEdge) forwardCall(line []byte, idp, keyp *string, admittedp *bool) b
 	if !ok {
 		return false
 	}
+	if e.g.Names().Kind(string(req.name)) == meta.Find {
+		return e.takeFind(&req, idp, keyp, admittedp)
+	}
 	w, ev, ok := e.route(string(req.name), &req)
 	if !ok {
 		return false

@@ -1,0 +1,87 @@
+package gateway_test
+
+import (
+	"log/slog"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/toolfold/toolfold/internal/catalog"
+	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
+	"github.com/toolfold/toolfold/internal/expose"
+	"github.com/toolfold/toolfold/internal/gateway"
+	"github.com/toolfold/toolfold/internal/logtest"
+)
+
+// findAnswer serves one find_tools call (args as sent, _meta members
+// after them) over stdio to a gateway of four tools in mode, to a client
+// that initialized with version ("": a 2026-07-28 client), and returns the
+// answer the client read and the call's audit line, its time left out.
+func findAnswer(t *testing.T, mode expose.Mode, version, args, meta string, noBytes bool) (answer, audit string) {
+	t.Helper()
+	var tools []*catalog.Tool
+	for _, id := range []string{"create_issue", "list_issues", "send_message", "read_file"} {
+		tl := catalogtest.Tool(id)
+		tl.Def.Description = "Does " + strings.ReplaceAll(id, "_", " ") + " <for> the user & more."
+		tools = append(tools, tl)
+	}
+	logs := &logtest.Buffer{}
+	g := specGateway(t, catalog.Spec{Tools: tools}, &gateway.Options{Mode: mode, NoByteForwarding: noBytes, Logger: logs.Logger(slog.LevelInfo)})
+	w := serveWire(t, g)
+	if version != "" {
+		w.initialize(version)
+	} else {
+		w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{%s}}`, statelessMeta)
+		w.recv()
+	}
+	w.send(`{"jsonrpc":"2.0","id":"f-7","method":"tools/call","params":{"name":"find_tools","arguments":%s%s}}`, args, meta)
+	answer = w.recv()
+	w.close()
+	lines := auditLines(logs.String())
+	if len(lines) != 1 {
+		t.Fatalf("%d audit lines for one call:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	return answer, regexp.MustCompile(`(time|took)=\S+ ?`).ReplaceAllString(lines[0], "")
+}
+
+// TestFindToolsTypedAndBytePathsAlike: find_tools answered on the stdio
+// byte path reads byte for byte as the typed path's answer, errors and
+// notes included, and is audited alike but for its path; a call the byte
+// path cannot carry exactly (more in _meta, a mode without find_tools)
+// goes the typed way.
+func TestFindToolsTypedAndBytePathsAlike(t *testing.T) {
+	const session, stateless = "2025-11-25", ""
+	cases := []struct {
+		name, mode, version, args, meta string
+		path                            string // the path the call takes with byte forwarding on
+	}{
+		{"session", "search", session, `{"query":"create issue"}`, ``, "stdio-bytes"},
+		{"2026-07-28", "search", stateless, `{"query":"create issue"}`, `,` + statelessMeta, "stdio-bytes"},
+		{"several phrasings", "search", stateless, `{"query":"open a bug","queries":["file issue"],"limit":2}`, `,` + statelessMeta, "stdio-bytes"},
+		{"nothing found", "search", session, `{"query":"zebra"}`, ``, "stdio-bytes"},
+		{"no arguments", "search", session, `null`, ``, "stdio-bytes"},
+		{"a wrong argument", "search", stateless, `{"query":7}`, `,` + statelessMeta, "stdio-bytes"},
+		{"an unknown argument", "search", session, `{"query":"read file","depth":2}`, ``, "stdio-bytes"},
+		{"an unknown group", "search", session, `{"query":"read file","group":"nope"}`, ``, "stdio-bytes"},
+		{"a progress token", "search", session, `{"query":"send message"}`, `,"_meta":{"progressToken":3}`, "typed"},
+		{"not offered", "flat", session, `{"query":"send message"}`, ``, "typed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			typed, typedAudit := findAnswer(t, expose.Mode(c.mode), c.version, c.args, c.meta, true)
+			bytePath, byteAudit := findAnswer(t, expose.Mode(c.mode), c.version, c.args, c.meta, false)
+			if typed != bytePath {
+				t.Errorf("the paths differ:\ntyped: %s\nbytes: %s", typed, bytePath)
+			}
+			if !strings.Contains(typedAudit, "path=typed") || !strings.Contains(byteAudit, "path="+c.path) {
+				t.Errorf("audit lines:\ntyped: %s\nbytes: %s\nwant path=typed, then path=%s", typedAudit, byteAudit, c.path)
+			}
+			if strings.Replace(byteAudit, "path="+c.path, "path=typed", 1) != typedAudit {
+				t.Errorf("the audit lines differ but for the path:\ntyped: %s\nbytes: %s", typedAudit, byteAudit)
+			}
+			if !strings.Contains(typed, `"id":"f-7","result":{`) || !strings.Contains(typed, `"content":[{"type":"text"`) {
+				t.Errorf("answer %s; want a tool result", typed)
+			}
+		})
+	}
+}
