@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"encoding/json"
 	"log/slog"
 	"regexp"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // findAnswer serves one find_tools call (args as sent, _meta members
 // after them) over stdio to a gateway of four tools in mode, to a client
 // that initialized with version ("": a 2026-07-28 client), and returns the
-// answer the client read and the call's audit line, its time left out.
+// answer the client read and the audit lines, their times left out.
 func findAnswer(t *testing.T, mode expose.Mode, version, args, meta string, noBytes bool) (answer, audit string) {
 	t.Helper()
 	var tools []*catalog.Tool
@@ -37,11 +38,8 @@ func findAnswer(t *testing.T, mode expose.Mode, version, args, meta string, noBy
 	w.send(`{"jsonrpc":"2.0","id":"f-7","method":"tools/call","params":{"name":"find_tools","arguments":%s%s}}`, args, meta)
 	answer = w.recv()
 	w.close()
-	lines := auditLines(logs.String())
-	if len(lines) != 1 {
-		t.Fatalf("%d audit lines for one call:\n%s", len(lines), strings.Join(lines, "\n"))
-	}
-	return answer, regexp.MustCompile(`(time|took)=\S+ ?`).ReplaceAllString(lines[0], "")
+	lines := strings.Join(auditLines(logs.String()), "\n")
+	return answer, regexp.MustCompile(`(time|took)=\S+ ?`).ReplaceAllString(lines, "")
 }
 
 // TestFindToolsTypedAndBytePathsAlike: find_tools answered on the stdio
@@ -73,6 +71,9 @@ func TestFindToolsTypedAndBytePathsAlike(t *testing.T) {
 			if typed != bytePath {
 				t.Errorf("the paths differ:\ntyped: %s\nbytes: %s", typed, bytePath)
 			}
+			if strings.Count(typedAudit, "\n") != 0 || strings.Count(byteAudit, "\n") != 0 {
+				t.Fatalf("one call, audit lines:\ntyped: %s\nbytes: %s", typedAudit, byteAudit)
+			}
 			if !strings.Contains(typedAudit, "path=typed") || !strings.Contains(byteAudit, "path="+c.path) {
 				t.Errorf("audit lines:\ntyped: %s\nbytes: %s\nwant path=typed, then path=%s", typedAudit, byteAudit, c.path)
 			}
@@ -84,4 +85,30 @@ func TestFindToolsTypedAndBytePathsAlike(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzFindToolsPathsAgree sends the same find_tools arguments down the
+// typed path and the stdio byte path, to a session client and a 2026-07-28
+// one, and requires the same answer byte for byte: whatever the arguments
+// say, the byte path reads them as the typed path does or leaves them to it.
+func FuzzFindToolsPathsAgree(f *testing.F) {
+	for _, args := range []string{`{"query":"create issue"}`, `{"query":"x","limit":-3}`, `{"query":"a","queries":"b"}`,
+		`{"query":"a","queries":["b","c","d"]}`, `{"query":"\u003cb\u003e","group":""}`, `{}`, `[]`, `"q"`, `{"query":null}`, `{"limit":1e400}`} {
+		f.Add(args, false)
+		f.Add(args, true)
+	}
+	f.Fuzz(func(t *testing.T, args string, stateless bool) {
+		if !json.Valid([]byte(args)) {
+			return // the framing's concern (FuzzCheckFrame)
+		}
+		version, meta := "2025-11-25", ""
+		if stateless {
+			version, meta = "", ","+statelessMeta
+		}
+		typed, _ := findAnswer(t, expose.Search, version, args, meta, true)
+		bytePath, _ := findAnswer(t, expose.Search, version, args, meta, false)
+		if typed != bytePath {
+			t.Errorf("the paths disagree on arguments %s:\ntyped: %s\nbytes: %s", args, typed, bytePath)
+		}
+	})
 }
