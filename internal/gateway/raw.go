@@ -58,6 +58,10 @@ type rawEdge struct {
 	// the client's request id as sent: how to withdraw each (nil until the
 	// source has taken it).
 	inflight map[string]func()
+
+	// findMsg is the buffer find_tools' answers are written in
+	// (takeFind), reused: only the screen's reading goroutine takes calls.
+	findMsg []byte
 }
 
 func newRawEdge(ctx context.Context, g *Gateway, s *session, screen *stdioScreen) *rawEdge {
