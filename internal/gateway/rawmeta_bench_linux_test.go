@@ -1,7 +1,10 @@
 package gateway
 
 import (
+	"encoding/json"
+
 	"context"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -67,4 +70,68 @@ func threadCPU(tb testing.TB) time.Duration {
 		tb.Fatalf("getrusage: %v", err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkFindAnswerClientDecode is what the Go SDK's client spends
+// reading one find_tools answer at 20,000 tools (the response's envelope,
+// then the result as CallToolResult.UnmarshalJSON reads it), against a
+// ping's empty result: the share of a call's wall time that is the
+// client's, beyond a round trip. answer-B/op is the answer's size.
+func BenchmarkFindAnswerClientDecode(b *testing.B) {
+	space, err := view.NewSpace(catalogtest.Build(b, catalogtest.Scaled(b, 20000)), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := New(space, &Options{Mode: expose.Search})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := g.sessionFor(ClientInfo{ProtocolVersion: statelessProtocol, Stateless: true}, true)
+	out := &keepingWriter{}
+	edge := newRawEdge(context.Background(), g, s, newStdioScreen(strings.NewReader(""), out, g.log))
+	var answers [][]byte
+	for i, q := range []string{"list the open pull requests on github", "send a message to a slack channel", "create a calendar event", "search files in the drive", "query the database table"} {
+		line := []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"find_tools","arguments":{"query":` + strconv.Quote(q) + `},` +
+			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`)
+		if !edge.take(line) {
+			b.Fatal("the byte path left find_tools to the SDK")
+		}
+		answers = append(answers, out.last)
+	}
+	ping := [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)}
+	for _, c := range []struct {
+		name    string
+		answers [][]byte
+	}{{"ping", ping}, {"find", answers}} {
+		b.Run("answer="+c.name, func(b *testing.B) {
+			size := 0
+			for _, a := range c.answers {
+				size += len(a)
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				var env struct {
+					Result json.RawMessage `json:"result"`
+				}
+				if err := json.Unmarshal(c.answers[i%len(c.answers)], &env); err != nil {
+					b.Fatal(err)
+				}
+				if c.name == "find" {
+					var res mcp.CallToolResult
+					if err := res.UnmarshalJSON(env.Result); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(size)/float64(len(c.answers)), "answer-B/op")
+		})
+	}
+}
+
+// keepingWriter keeps a copy of the last message written.
+type keepingWriter struct{ last []byte }
+
+func (k *keepingWriter) Write(p []byte) (int, error) {
+	k.last = append([]byte(nil), p...)
+	return len(p), nil
 }
