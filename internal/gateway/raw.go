@@ -36,8 +36,8 @@ import (
 // neither sampling nor elicitation (asking such a client means an
 // InputRequiredResult, which the typed path builds). Every other message,
 // and every call a source cannot take now (not started yet), goes to the
-// SDK as it came. find_tools, answered by toolfold itself, has a byte path of its own
-// (rawmeta.go).
+// SDK as it came. find_tools, answered by toolfold itself, has a byte
+// path of its own (rawmeta.go).
 
 // rawEdge is one stdio client's fast path.
 type rawEdge struct {

@@ -112,3 +112,22 @@ func FuzzFindToolsPathsAgree(f *testing.F) {
 		}
 	})
 }
+
+// TestFindToolsBytePathPanicFailsTheCallAlone: a panic while the byte path
+// answers find_tools fails that call with an internal error; the next call
+// is answered, and the session stays up.
+func TestFindToolsBytePathPanicFailsTheCallAlone(t *testing.T) {
+	g := specGateway(t, catalog.Spec{Tools: []*catalog.Tool{catalogtest.Tool("create_issue")}}, &gateway.Options{Mode: expose.Search})
+	gateway.PanicOnceAt(g, "stdio-bytes", "tools/call")
+	w := serveWire(t, g)
+	w.initialize("2025-11-25")
+	call := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"find_tools","arguments":{"query":"create issue"}}}`
+	w.send(call, 5)
+	if got := w.recv(); !strings.Contains(got, `"id":5,"error":{"code":-32603`) {
+		t.Errorf("the call that panicked: %s; want -32603", got)
+	}
+	w.send(call, 6)
+	if got := w.recv(); !strings.Contains(got, `"id":6,"result"`) || !strings.Contains(got, "create_issue") {
+		t.Errorf("the next call: %s", got)
+	}
+}
