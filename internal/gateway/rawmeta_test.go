@@ -61,6 +61,8 @@ func TestFindToolsTypedAndBytePathsAlike(t *testing.T) {
 		{"a wrong argument", "search", stateless, `{"query":7}`, `,` + statelessMeta, "stdio-bytes"},
 		{"an unknown argument", "search", session, `{"query":"read file","depth":2}`, ``, "stdio-bytes"},
 		{"an unknown group", "search", session, `{"query":"read file","group":"nope"}`, ``, "stdio-bytes"},
+		{"groups mode", "groups", session, `{"query":"create issue"}`, ``, "stdio-bytes"},
+		{"groups mode, 2026-07-28", "groups", stateless, `{"query":"list issues"}`, `,` + statelessMeta, "stdio-bytes"},
 		{"a progress token", "search", session, `{"query":"send message"}`, `,"_meta":{"progressToken":3}`, "typed"},
 		{"not offered", "flat", session, `{"query":"send message"}`, ``, "typed"},
 	}
