@@ -187,18 +187,29 @@ func (s *session) callThrough(ctx context.Context, req *mcp.CallToolRequest, raw
 
 // findTools is find_tools.
 func (s *session) findTools(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	return s.findAnswer(ctx, raw, true), nil
+}
+
+// findAnswer is find_tools' result for the arguments raw: the typed path
+// and the stdio byte path (rawmeta.go) both answer with it, so that both
+// read the arguments, rank and word the answer alike. await says whether a
+// call waits for sources still starting (their tools may be the best
+// match); the byte path takes no call that would.
+func (s *session) findAnswer(ctx context.Context, raw json.RawMessage, await bool) *mcp.CallToolResult {
 	n := s.g.Names()
 	var args meta.FindArgs
 	notes, err := meta.DecodeArgs(n.Find, raw, &args, []meta.Param{{Name: "query", Want: "a string saying what you want to do"}, {Name: "queries", Want: "a list of phrasings"}, {Name: "limit", Want: "a whole number"}, {Name: "group", Want: "a group name"}},
 		`{"query": "merge pull request github", "queries": ["land PR"], "limit": 5}`)
 	if err != nil {
-		return meta.ErrorResult(err.Error()), nil
+		return meta.ErrorResult(err.Error())
 	}
-	s.await(ctx, nil) // a pending source's tools may be the best match
+	if await {
+		s.await(ctx, nil)
+	}
 	_, v := s.current()
 	res, err := s.disc().Find(args, v.Snapshot())
 	if err != nil {
-		return meta.ErrorResult(err.Error()), nil
+		return meta.ErrorResult(err.Error())
 	}
 	if tr := s.g.tr; tr != nil {
 		attrs := []attribute.KeyValue{attribute.Int("toolfold.find.hits", len(res.Tools)), attribute.Int("toolfold.find.queries", 1+len(args.Queries))}
@@ -208,7 +219,7 @@ func (s *session) findTools(ctx context.Context, req *mcp.CallToolRequest, raw j
 		_, span := tr.internalSpan(ctx, "toolfold.find_tools", attrs...)
 		span.End()
 	}
-	return withNotes(meta.Result(res, false), notes), nil
+	return withNotes(meta.Result(res, false), notes)
 }
 
 // describeTools is describe_tools.

@@ -36,7 +36,8 @@ import (
 // neither sampling nor elicitation (asking such a client means an
 // InputRequiredResult, which the typed path builds). Every other message,
 // and every call a source cannot take now (not started yet), goes to the
-// SDK as it came.
+// SDK as it came. find_tools, answered by toolfold itself, has a byte
+// path of its own (rawmeta.go).
 
 // rawEdge is one stdio client's fast path.
 type rawEdge struct {
@@ -58,6 +59,10 @@ type rawEdge struct {
 	// the client's request id as sent: how to withdraw each (nil until the
 	// source has taken it).
 	inflight map[string]func()
+
+	// findMsg is the buffer find_tools' answers are written in
+	// (takeFind), reused: only the screen's reading goroutine takes calls.
+	findMsg []byte
 }
 
 func newRawEdge(ctx context.Context, g *Gateway, s *session, screen *stdioScreen) *rawEdge {
@@ -300,6 +305,9 @@ func (e *rawEdge) forwardCall(line []byte, idp, keyp *string, admittedp *bool) b
 	req, ok := parseCall(line)
 	if !ok {
 		return false
+	}
+	if e.g.Names().Kind(string(req.name)) == meta.Find {
+		return e.takeFind(&req, idp, keyp, admittedp)
 	}
 	w, ev, ok := e.route(string(req.name), &req)
 	if !ok {

@@ -166,8 +166,11 @@ func registered(st *state) map[string]*mcp.Tool {
 // fresh view that nothing keeps, so no call can change what the client
 // lists.
 func (g *Gateway) transient(st *state, p presentation) *session {
-	s := &session{g: g, mode: p.mode, st: st, view: st.space.New(), role: transientRole{pres: p}}
-	s.installed = renderRequest(st, p)
+	// One fresh view serves the render and the request: a view over
+	// 20,000 tools is kilobytes, and each request made two.
+	v := st.space.New()
+	s := &session{g: g, mode: p.mode, st: st, view: v, role: transientRole{pres: p}}
+	s.installed = listTools(st, v, p)
 	return s
 }
 

@@ -180,6 +180,22 @@ const textGroups = 3
 // and the next step.
 func (r *FindResult) Text() string {
 	l := newLines()
+	// The text's size, nearly: one buffer instead of a doubling series of
+	// them, the most this answer allocated.
+	size := 80 + len(r.Next)
+	for _, t := range r.Tools {
+		size += len(t.Call) + len(t.Description) + len(t.Group) + 32
+	}
+	for _, g := range r.Groups[:min(len(r.Groups), textGroups)] {
+		size += len(g.Name) + min(len(g.Description), 100) + 48
+	}
+	for _, n := range r.Unavailable {
+		size += len(n) + 10
+	}
+	for _, n := range r.Held {
+		size += len(n) + 10
+	}
+	l.b.Grow(min(size, AnswerBudget))
 	if len(r.Tools) > 0 {
 		l.add("Tools, best first (score 0-1; \"?\" marks an optional parameter):")
 	}
