@@ -1,0 +1,116 @@
+package upstream
+
+import (
+	"io"
+	"testing"
+	"testing/synctest"
+
+	"github.com/toolfold/toolfold/internal/relay"
+)
+
+func TestIsQuestion(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"Name?","requestedSchema":{"type":"object"}}}`, true},
+		{`{"jsonrpc":"2.0","id":"s-2","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}`, true},
+		{`{"method":"roots/list","id":3,"jsonrpc":"2.0"}`, true}, // params may be left out
+		{`  {"jsonrpc":"2.0","id":-4,"method":"roots/list","params":{}}`, true},
+		// What the SDK would not hand to the middleware is not counted.
+		{`{"jsonrpc":"2.0","method":"elicitation/create","params":{}}`, false},                   // a notification
+		{`{"jsonrpc":"2.0","id":{},"method":"elicitation/create","params":{}}`, false},           // an id of no kind
+		{`{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage"}`, false},                    // params required
+		{`{"jsonrpc":"2.0","id":6,"method":"elicitation/create","params":null}`, false},          // null params
+		{`{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"message":5}}`, false}, // params that do not decode
+		{`{"jsonrpc":"2.0","id":8,"method":"elicitation/create","params":{}`, false},             // not JSON
+		{`[{"jsonrpc":"2.0","id":9,"method":"roots/list"}]`, false},                              // a batch
+		// Not a request for input.
+		{`{"jsonrpc":"2.0","id":10,"method":"ping"}`, false},
+		{`{"jsonrpc":"2.0","id":11,"result":{"content":[{"type":"text","text":"\"method\":\"roots/list\""}]}}`, false},
+	} {
+		if got := isQuestion([]byte(tc.line)); got != tc.want {
+			t.Errorf("isQuestion(%s) = %v, want %v", tc.line, got, tc.want)
+		}
+	}
+}
+
+// The reader counts the requests for input it hands on, and drains only
+// when no complete line is left in hand: two questions the server wrote
+// at once keep the intake unsettled until both were received, where two
+// written apart let it settle between them (the second goes in the next
+// round). A synctest bubble makes "the reader is waiting on the pipe" an
+// event (synctest.Wait), not a guess.
+func TestRawLinesDrainsBetweenWritesNotWithinOne(t *testing.T) {
+	const q1 = `{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"Name?"}}` + "\n"
+	const q2 = `{"jsonrpc":"2.0","id":2,"method":"roots/list"}` + "\n"
+	for _, tc := range []struct {
+		name   string
+		writes []string
+		// settled is whether the intake is settled once the first
+		// question was received and the reader waits for more.
+		settled bool
+	}{
+		{"one write", []string{q1 + q2}, false},
+		{"two writes", []string{q1, q2}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				pr, pw := io.Pipe()
+				in := &relay.Intake{}
+				r := &rawLines{src: pr, raw: &rawConn{}, intake: in}
+				lines := make(chan string)
+				go func() {
+					buf := make([]byte, 4096)
+					for {
+						n, err := r.Read(buf)
+						if err != nil {
+							close(lines)
+							return
+						}
+						lines <- string(buf[:n])
+					}
+				}()
+				write := func(w string) { go func() { _, _ = pw.Write([]byte(w)) }() }
+				write(tc.writes[0])
+				if got := <-lines; got != q1 {
+					t.Fatalf("first line %q, want %q", got, q1)
+				}
+				h1 := in.Handoff()
+				h1.Received()
+				synctest.Wait() // the reader waits: on the pipe, or to hand q2 on
+				if got := closed(in.Settled()); got != tc.settled {
+					t.Errorf("settled after the first question was received = %v, want %v", got, tc.settled)
+				}
+				if len(tc.writes) > 1 {
+					write(tc.writes[1]) // the server writes again, later
+				}
+				if got := <-lines; got != q2 {
+					t.Fatalf("second line %q, want %q", got, q2)
+				}
+				synctest.Wait()
+				if closed(in.Settled()) {
+					t.Error("settled with the second question in transit")
+				}
+				in.Handoff().Received()
+				synctest.Wait()
+				if !closed(in.Settled()) {
+					t.Error("not settled once every question was received and the reader waits")
+				}
+				pw.Close()
+				if _, ok := <-lines; ok {
+					t.Error("a line after the end")
+				}
+			})
+		})
+	}
+}
+
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
