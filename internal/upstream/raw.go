@@ -84,12 +84,17 @@ func (l *lockedWriter) hold(req []byte, p *rawPending) {
 	l.mu.Unlock()
 }
 
-// Flush writes the requests held (rawcall.Flusher).
-func (l *lockedWriter) Flush() {
+// Flush writes the requests held (rawcall.Flusher); if the write failed,
+// it returns the failing of the calls whose requests it held, for the
+// batch to run once it has ended.
+func (l *lockedWriter) Flush() func() {
 	l.mu.Lock()
 	failed, err := l.flushLocked()
 	l.mu.Unlock()
-	failHeld(failed, err)
+	if err == nil {
+		return nil
+	}
+	return func() { failHeld(failed, err) }
 }
 
 // flushLocked writes what is held; on failure it returns the calls whose
