@@ -1,10 +1,16 @@
 package upstream
 
 import (
+	"context"
+	"errors"
 	"io"
+	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/relay"
 )
 
@@ -112,5 +118,79 @@ func closed(ch <-chan struct{}) bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// holdingDownstream holds the questions it is asked, as the gateway's
+// pending call does (relay.Holder), and records how many it held when
+// their source settled.
+type holdingDownstream struct {
+	mu        sync.Mutex
+	held      int
+	atSettled []int
+	noHandoff bool
+}
+
+func (*holdingDownstream) HoldsQuestions() {}
+
+func (d *holdingDownstream) hold(ctx context.Context) {
+	h := relay.HandoffFrom(ctx)
+	d.mu.Lock()
+	d.held++
+	d.noHandoff = d.noHandoff || h == nil
+	d.mu.Unlock()
+	h.Received()
+	select {
+	case <-h.Settled():
+	case <-ctx.Done():
+	}
+	d.mu.Lock()
+	d.atSettled = append(d.atSettled, d.held)
+	d.mu.Unlock()
+}
+
+func (d *holdingDownstream) Elicit(ctx context.Context, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	d.hold(ctx)
+	return &mcp.ElicitResult{Action: "decline"}, nil
+}
+
+func (d *holdingDownstream) ListRoots(ctx context.Context, _ *mcp.ListRootsParams) (*mcp.ListRootsResult, error) {
+	d.hold(ctx)
+	return &mcp.ListRootsResult{}, nil
+}
+
+func (*holdingDownstream) CreateMessage(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	return nil, errors.New("not asked in this test")
+}
+
+func (*holdingDownstream) CreateMessageWithTools(context.Context, *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
+	return nil, errors.New("not asked in this test")
+}
+
+// A real stdio server that writes two questions in one write: through
+// the SDK's dispatch and the connection's middleware, each reaches the
+// Downstream with its Handoff, and the connection settles only once both
+// are held, so the gateway sends them in one round.
+func TestQuestionsWrittenTogetherSettleTogether(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server process")
+	}
+	m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "bulk", nil)},
+		&Options{ProtocolVersion: "2025-11-25", Forward: Forwarding{Elicitation: true, Roots: true}})
+	d := &holdingDownstream{}
+	res, err := m.CallTool(t.Context(), "fx", &mcp.CallToolParams{Name: "ask2", Arguments: map[string]any{}}, &CallOptions{Downstream: d})
+	if err != nil {
+		t.Fatalf("ask2: %v", err)
+	}
+	if res.IsError {
+		t.Fatalf("ask2 answered with an error: %v", res.Content)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.noHandoff {
+		t.Error("a question reached the Downstream without its Handoff")
+	}
+	if !slices.Equal(d.atSettled, []int{2, 2}) {
+		t.Errorf("questions held when the server settled: %v, want [2 2] (both, for each)", d.atSettled)
 	}
 }
