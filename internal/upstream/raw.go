@@ -189,7 +189,9 @@ func (r *rawLines) Read(p []byte) (int, error) {
 		}
 		line, err := r.readLine()
 		r.err = err
-		if r.drained && len(line) > 0 {
+		if r.drained {
+			// Whatever came (a line to refuse for its size included),
+			// the reader holds input until it drains again.
 			r.drained = false
 			r.intake.Reading()
 		}
@@ -235,7 +237,9 @@ func (r *rawLines) drain() {
 // question not counted goes out at worst a round later, where one
 // counted that never reached the middleware would hold the next rounds
 // up until the connection's calls are over (relay.Intake.Idle). A batch
-// line is never counted.
+// line is never counted. (A question not counted still gets a Handoff
+// from the middleware, whose Received then ends another's transit early:
+// again at worst one more round, never a wait.)
 func isQuestion(line []byte) bool {
 	if !bytes.Contains(line, []byte(`"method"`)) {
 		return false // most lines are answers: one scan
