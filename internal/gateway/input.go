@@ -53,10 +53,10 @@ const (
 	DefaultInputWait = 5 * time.Minute
 	// inputGather is the quiet time gather waits for after a question
 	// asked on its own whose source has no reader to watch (see gather):
-	// an HTTP upstream, whose event stream the SDK reads, or a handler in
-	// the gateway's own process. Questions from a stdio upstream wait for
-	// an event instead, and a round asked whole (RequestInput: a
-	// 2026-07-28 upstream's inputRequests) goes out at once.
+	// a handler in the gateway's own process (a library's tool, a test's).
+	// Questions from an upstream, stdio or HTTP, wait for an event
+	// instead, and a round asked whole (RequestInput: a 2026-07-28
+	// upstream's inputRequests) goes out at once.
 	inputGather = 50 * time.Millisecond
 	// maxPendingCalls bounds the calls waiting for a retry, so clients that
 	// never come back cannot grow the gateway without limit.
@@ -487,17 +487,17 @@ func (pc *pendingCall) finish(res mcp.Result, err error) {
 // SDK's handlers do), and nothing in them says which is the last. So:
 //
 //   - a round asked whole (RequestInput) is one at once;
-//   - a question from a stdio upstream carries its relay.Handoff, and the
+//   - a question from an upstream carries its relay.Handoff, and the
 //     round is whole once that upstream has nothing more in hand: its
-//     reader has drained (no complete message buffered) and every
-//     question it read has reached this call (relay.Intake.Settled).
+//     readers have drained (no complete message buffered: stdout on
+//     stdio, each event stream on HTTP) and every question they read has
+//     reached this call (relay.Intake.Settled).
 //     Questions the upstream wrote together are then in one round; one it
 //     writes later, after its reader drained, goes in the next round:
 //     correct, at worst one more round trip for the client;
-//   - a question from a source with no reader to watch (an HTTP
-//     upstream: the SDK's client transport reads its event stream and
-//     offers no drain; a handler in this process) falls back to a quiet
-//     time, inputGather, since no event says the last of them is in.
+//   - a question from a source with no reader to watch (a handler in
+//     this process, asking from goroutines of its own) falls back to a
+//     quiet time, inputGather: nothing there says the last of them is in.
 func (pc *pendingCall) gather(ctx context.Context) bool {
 	for {
 		select {

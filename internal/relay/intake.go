@@ -13,8 +13,10 @@ import (
 // hand": Settled. A round of questions a source wrote together is whole
 // then, without waiting for a pause that only guesses at it.
 //
-// The reader calls Reading when it gets bytes, Arrived for each request
-// for input it hands on, and Drained before a read that may wait; the
+// Each reader of the connection (one for stdio; one per event stream on
+// HTTP) calls Reading when it gets bytes, Arrived for each request for
+// input it hands on, and Drained before a read that may wait, once for
+// each Reading (a reader keeps its own flag); the
 // code that dispatches a request calls Handoff and marks it Received once
 // the Downstream holds it (or could not take it). End is for a connection
 // that is over: it is settled for good.
@@ -23,30 +25,32 @@ import (
 // source with no reader of its own to watch).
 type Intake struct {
 	mu      sync.Mutex
-	busy    bool // the reader holds input it has not handed on
-	transit int  // requests for input handed on, not yet Received
+	busy    int // readers that hold input they have not handed on
+	transit int // requests for input handed on, not yet Received
 	ended   bool
 	waiters []chan struct{}
 }
 
-// Reading says the reader got input and is handing it on.
+// Reading says a reader got input and is handing it on.
 func (in *Intake) Reading() {
 	if in == nil {
 		return
 	}
 	in.mu.Lock()
-	in.busy = true
+	in.busy++
 	in.mu.Unlock()
 }
 
-// Drained says the reader has handed on all it read and its next read
-// may wait.
+// Drained says a reader that was Reading has handed on all it read and
+// its next read may wait.
 func (in *Intake) Drained() {
 	if in == nil {
 		return
 	}
 	in.mu.Lock()
-	in.busy = false
+	if in.busy > 0 {
+		in.busy--
+	}
 	in.wakeLocked()
 	in.mu.Unlock()
 }
@@ -114,7 +118,7 @@ func (in *Intake) Settled() <-chan struct{} {
 }
 
 func (in *Intake) settledLocked() bool {
-	return in.ended || !in.busy && in.transit == 0
+	return in.ended || in.busy == 0 && in.transit == 0
 }
 
 // wakeLocked closes the waiters' channels if the intake is settled.

@@ -40,6 +40,8 @@ func TestIntakeSettles(t *testing.T) {
 		{"idle forgets what was lost", "radi", true},
 		{"idle does not drain the reader", "rai", false},
 		{"ended", "raae", true},
+		{"two readers, one drained", "rrd", false},
+		{"two readers, both drained", "rrdd", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := &relay.Intake{}

@@ -1,13 +1,20 @@
 package upstream
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
@@ -176,6 +183,172 @@ func TestQuestionsWrittenTogetherSettleTogether(t *testing.T) {
 		t.Skip("starts a server process")
 	}
 	m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "bulk", nil)},
+		&Options{ProtocolVersion: "2025-11-25", Forward: Forwarding{Elicitation: true, Roots: true}})
+	d := &holdingDownstream{}
+	res, err := m.CallTool(t.Context(), "fx", &mcp.CallToolParams{Name: "ask2", Arguments: map[string]any{}}, &CallOptions{Downstream: d})
+	if err != nil {
+		t.Fatalf("ask2: %v", err)
+	}
+	if res.IsError {
+		t.Fatalf("ask2 answered with an error: %v", res.Content)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.noHandoff {
+		t.Error("a question reached the Downstream without its Handoff")
+	}
+	if !slices.Equal(d.atSettled, []int{2, 2}) {
+		t.Errorf("questions held when the server settled: %v, want [2 2] (both, for each)", d.atSettled)
+	}
+}
+
+// An event stream's body is an HTTP server's reader: the SDK reads it
+// again only once it has handed on every whole event, so that read is
+// the stream's drain, and the requests for input among its data lines
+// are counted as they pass. Two questions in one write keep the intake
+// unsettled until both were received; written apart, it settles between
+// them. A line split across reads is still read whole.
+func TestStreamIntakeDrainsBetweenWritesNotWithinOne(t *testing.T) {
+	const q1 = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"elicitation/create\",\"params\":{\"message\":\"Name?\"}}\n\n"
+	const q2 = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"roots/list\"}\n\n"
+	for _, tc := range []struct {
+		name    string
+		writes  []string
+		settled bool // once the first question was received and the SDK reads on
+	}{
+		{"one write", []string{q1 + q2}, false},
+		{"two writes", []string{q1, q2}, true},
+		{"a question split across writes", []string{q1[:40], q1[40:], q2}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				pr, pw := io.Pipe()
+				in := &relay.Intake{}
+				body := &streamIntake{ReadCloser: pr, intake: in}
+				// The SDK's reader: a buffered line reader, an event at a
+				// blank line.
+				events := make(chan string)
+				go func() {
+					defer close(events)
+					br := bufio.NewReader(body)
+					var evt strings.Builder
+					for {
+						line, err := br.ReadString('\n')
+						if err != nil {
+							return
+						}
+						evt.WriteString(line)
+						if line == "\n" {
+							events <- evt.String()
+							evt.Reset()
+						}
+					}
+				}()
+				writes := slices.Clone(tc.writes)
+				write := func() {
+					w := writes[0]
+					writes = writes[1:]
+					go func() { _, _ = pw.Write([]byte(w)) }()
+				}
+				write()
+				for len(writes) > 1 { // the first question in pieces
+					synctest.Wait()
+					write()
+				}
+				if got := <-events; got != q1 {
+					t.Fatalf("first event %q, want %q", got, q1)
+				}
+				in.Handoff().Received()
+				synctest.Wait()
+				if got := closed(in.Settled()); got != tc.settled {
+					t.Errorf("settled after the first question was received = %v, want %v", got, tc.settled)
+				}
+				if len(writes) > 0 {
+					write()
+				}
+				if got := <-events; got != q2 {
+					t.Fatalf("second event %q, want %q", got, q2)
+				}
+				synctest.Wait()
+				if closed(in.Settled()) {
+					t.Error("settled with the second question in transit")
+				}
+				in.Handoff().Received()
+				synctest.Wait()
+				if !closed(in.Settled()) {
+					t.Error("not settled once every question was received and the SDK reads on")
+				}
+				pw.Close()
+				if _, ok := <-events; ok {
+					t.Error("an event after the end")
+				}
+			})
+		})
+	}
+}
+
+// askTwiceOverHTTP is a hand-written streamable HTTP server (2025-11-25)
+// whose tool ask2 answers on an event stream that carries an elicitation
+// and a roots/list in one write, then its result once the client has
+// posted both answers.
+func askTwiceOverHTTP(t *testing.T) *httptest.Server {
+	answered := make(chan struct{}, 2)
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed) // no standalone stream
+			return
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&msg); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		result := func(res string) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, msg.ID, res)
+		}
+		switch {
+		case msg.ID == nil: // a notification
+			w.WriteHeader(http.StatusAccepted)
+		case msg.Method == "": // the client's answer to a question
+			answered <- struct{}{}
+			w.WriteHeader(http.StatusAccepted)
+		case msg.Method == "initialize":
+			result(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"ask2","version":"1"}}`)
+		case msg.Method == "tools/list":
+			result(`{"tools":[{"name":"ask2","inputSchema":{"type":"object"}}]}`)
+		case msg.Method == "tools/call":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"q1\",\"method\":\"elicitation/create\",\"params\":{\"message\":\"Name?\",\"requestedSchema\":{\"type\":\"object\"}}}\n\n"+
+				"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"q2\",\"method\":\"roots/list\"}\n\n")
+			w.(http.Flusher).Flush()
+			for range 2 {
+				select {
+				case <-answered:
+				case <-r.Context().Done():
+					return
+				}
+			}
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"both answered\"}]}}\n\n", msg.ID)
+		default:
+			result(`{}`)
+		}
+	}))
+}
+
+// The same over streamable HTTP: the two questions of one write on the
+// call's event stream settle together, through the SDK's own reading of
+// the stream.
+func TestHTTPQuestionsWrittenTogetherSettleTogether(t *testing.T) {
+	srv := askTwiceOverHTTP(t)
+	defer srv.Close()
+	m := newTestManager(t, map[string]config.ServerConfig{"fx": {URL: srv.URL, Transport: config.TransportHTTP, Timeout: config.Duration(time.Minute)}},
 		&Options{ProtocolVersion: "2025-11-25", Forward: Forwarding{Elicitation: true, Roots: true}})
 	d := &holdingDownstream{}
 	res, err := m.CallTool(t.Context(), "fx", &mcp.CallToolParams{Name: "ask2", Arguments: map[string]any{}}, &CallOptions{Downstream: d})

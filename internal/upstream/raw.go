@@ -175,7 +175,7 @@ type rawLines struct {
 	// input handed on to the SDK (Arrived), so that the questions the
 	// server wrote together are known to be all in.
 	intake  *relay.Intake
-	drained bool // Drained was said and Reading not yet
+	reading bool // Reading was said and Drained not yet
 }
 
 func (r *rawLines) Read(p []byte) (int, error) {
@@ -189,10 +189,10 @@ func (r *rawLines) Read(p []byte) (int, error) {
 		}
 		line, err := r.readLine()
 		r.err = err
-		if r.drained {
+		if !r.reading && r.intake != nil {
 			// Whatever came (a line to refuse for its size included),
 			// the reader holds input until it drains again.
-			r.drained = false
+			r.reading = true
 			r.intake.Reading()
 		}
 		if r.over != nil {
@@ -224,8 +224,8 @@ func (r *rawLines) Read(p []byte) (int, error) {
 // intake hears that the server has nothing more in hand.
 func (r *rawLines) drain() {
 	r.answers.End()
-	if r.intake != nil && !r.drained {
-		r.drained = true
+	if r.reading {
+		r.reading = false
 		r.intake.Drained()
 	}
 }

@@ -140,8 +140,9 @@ type connection struct {
 	// raw is the side door of the fast path (raw.go); nil but for stdio
 	// servers started by stdioTransport.
 	raw *rawConn
-	// intake watches the reader for the event "the server has nothing
-	// more in hand" (relay.Intake); nil but for stdio servers.
+	// intake watches the readers for the event "the server has nothing
+	// more in hand" (relay.Intake): rawLines on stdio, each event
+	// stream's body on HTTP (streamIntake).
 	intake *relay.Intake
 
 	stopping atomic.Bool // toolfold closed it on purpose
@@ -577,6 +578,9 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.ClientVersion}, s.clientOptions(c))
 	s.registerGroupMethods(client, c)
 	if c.http != nil {
+		c.intake = &relay.Intake{}
+		c.http.intake = c.intake
+		c.calls.intake = c.intake
 		c.http.watchGroupsChanged(func() { s.groupsChanged(c) })
 	}
 	client.AddReceivingMiddleware(c.intakeMiddleware, s.rootsMiddleware(c), s.elicitationMiddleware(c))
