@@ -462,15 +462,17 @@ func (w *stdioWriter) holdAnswer(p []byte, key string) {
 	w.screen.answered(key, false)
 }
 
-// Flush writes the answers held (rawcall.Flusher); a client that cannot be
-// written to has gone, which the reading side finds out.
-func (w *stdioWriter) Flush() {
+// Flush writes the answers held (rawcall.Flusher). A client that cannot be
+// written to has gone, which the reading side finds out: the failure is
+// only logged, after the batch ends.
+func (w *stdioWriter) Flush() func() {
 	w.mu.Lock()
 	err := w.flushLocked()
 	w.mu.Unlock()
-	if err != nil {
-		w.screen.log.Debug("could not write tools/call answers to the client", "err", err)
+	if err == nil {
+		return nil
 	}
+	return func() { w.screen.log.Debug("could not write tools/call answers to the client", "err", err) }
 }
 
 // inspect reads a message the SDK sends: a response frees its request's

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/relay"
 )
 
 // Asking a 2026-07-28 client for input (SEP-2322, multi-round trip).
@@ -50,13 +51,12 @@ import (
 const (
 	// DefaultInputWait is how long a call waits for its client's retry.
 	DefaultInputWait = 5 * time.Minute
-	// inputGather is the quiet time after an upstream's question, asked
-	// on its own, before the round is sent: an upstream that asks a
-	// round's questions one by one does so concurrently (the Go SDK's
-	// handlers do), and they belong in one InputRequiredResult, but
-	// nothing says when the last of them is in. A round asked whole
-	// (RequestInput: a 2026-07-28 upstream's inputRequests) says so, and
-	// goes out at once.
+	// inputGather is the quiet time gather waits for after a question
+	// asked on its own whose source has no reader to watch (see gather):
+	// a handler in the gateway's own process (a library's tool, a test's).
+	// Questions from an upstream, stdio or HTTP, wait for an event
+	// instead, and a round asked whole (RequestInput: a 2026-07-28
+	// upstream's inputRequests) goes out at once.
 	inputGather = 50 * time.Millisecond
 	// maxPendingCalls bounds the calls waiting for a retry, so clients that
 	// never come back cannot grow the gateway without limit.
@@ -461,25 +461,98 @@ type question struct {
 	id     string
 	req    mcp.InputRequest
 	answer chan mcp.InputResponse // capacity 1
+	// from is the question's way from its source (nil: a source with
+	// no reader to watch, or a round asked whole), whose Settled says
+	// when the source has nothing more in hand.
+	from *relay.Handoff
 }
 
-var _ Downstream = (*pendingCall)(nil)
+var (
+	_ Downstream   = (*pendingCall)(nil)
+	_ relay.Holder = (*pendingCall)(nil)
+)
+
+// HoldsQuestions says that a pendingCall holds its questions for a round
+// and marks their Handoff received itself (relay.Holder).
+func (*pendingCall) HoldsQuestions() {}
 
 func (pc *pendingCall) finish(res mcp.Result, err error) {
 	pc.res, pc.err = res, err
 	close(pc.done)
 }
 
-// gather waits until a round asked whole is in, or, for questions asked
-// one by one, until the upstream has been quiet for inputGather, so that
-// questions asked together go out together. It reports false if the call
-// finished meanwhile.
+// gather waits until the questions asked so far are a round, and reports
+// false if the call finished meanwhile. A legacy upstream asks a round's
+// questions one by one, as requests of its own (concurrently: the Go
+// SDK's handlers do), and nothing in them says which is the last. So:
+//
+//   - a round asked whole (RequestInput) is one at once;
+//   - a question from an upstream carries its relay.Handoff, and the
+//     round is whole once that upstream has nothing more in hand: its
+//     readers have drained (no complete message buffered: stdout on
+//     stdio, each event stream on HTTP) and every question they read has
+//     reached this call (relay.Intake.Settled).
+//     Questions the upstream wrote together are then in one round; one it
+//     writes later, after its reader drained, goes in the next round:
+//     correct, at worst one more round trip for the client;
+//   - a question from a source with no reader to watch (a handler in
+//     this process, asking from goroutines of its own) falls back to a
+//     quiet time, inputGather: nothing there says the last of them is in.
 func (pc *pendingCall) gather(ctx context.Context) bool {
-	select {
-	case <-pc.whole:
-		return true // no timer for the common case
-	default:
+	for {
+		select {
+		case <-pc.whole:
+			return true
+		default:
+		}
+		settled, ok := pc.settled()
+		if !ok {
+			return pc.gatherQuiet(ctx)
+		}
+		select {
+		case <-pc.done:
+			return false
+		case <-ctx.Done():
+			return true // round sees ctx.Done next
+		case <-pc.whole:
+			return true
+		case <-pc.wake: // another question: its source too must settle
+		case <-settled:
+			select {
+			case <-pc.wake:
+				// Asked while this wait ended: look at its source.
+			default:
+				return true
+			}
+		}
 	}
+}
+
+// settled returns a channel closed once the source of every question not
+// yet sent is settled (one source at a time: gather looks again), and
+// false when a question's source has no event to wait for.
+func (pc *pendingCall) settled() (<-chan struct{}, bool) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	for _, q := range pc.asked {
+		if q.from == nil {
+			return nil, false
+		}
+		ch := q.from.Settled()
+		select {
+		case <-ch:
+		default:
+			return ch, true
+		}
+	}
+	done := make(chan struct{})
+	close(done)
+	return done, true
+}
+
+// gatherQuiet is gather for questions whose source has no event to say
+// they are all in: it waits until no question has come for inputGather.
+func (pc *pendingCall) gatherQuiet(ctx context.Context) bool {
 	t := time.NewTimer(inputGather)
 	defer t.Stop()
 	for {
@@ -592,6 +665,10 @@ func (pc *pendingCall) signal() {
 // whole says reqs are a round asked whole.
 func (pc *pendingCall) ask(ctx context.Context, reqs map[string]mcp.InputRequest, whole bool) (map[string]mcp.InputResponse, error) {
 	byKey := map[string]*question{}
+	var from *relay.Handoff
+	if !whole {
+		from = relay.HandoffFrom(ctx)
+	}
 	pc.mu.Lock()
 	for key, r := range reqs {
 		id := key
@@ -599,11 +676,14 @@ func (pc *pendingCall) ask(ctx context.Context, reqs map[string]mcp.InputRequest
 			pc.next++
 			id = fmt.Sprintf("%s-%d", key, pc.next)
 		}
-		q := &question{id: id, req: r, answer: make(chan mcp.InputResponse, 1)}
+		q := &question{id: id, req: r, answer: make(chan mcp.InputResponse, 1), from: from}
 		pc.asked = append(pc.asked, q)
 		byKey[key] = q
 	}
 	pc.mu.Unlock()
+	// Held: its source may settle now. After the question is among those
+	// asked, so that a round never closes between the two.
+	from.Received()
 	if whole {
 		select {
 		case pc.whole <- struct{}{}:

@@ -36,7 +36,7 @@ func (r *recordingWriter) recorded() []string {
 // it came with.
 type heldRequests struct{ held, flushes int }
 
-func (h *heldRequests) Flush() { h.flushes++ }
+func (h *heldRequests) Flush() func() { h.flushes++; return nil }
 
 // chunkReader reads its chunks one per Read, then EOF, calling before
 // each Read.

@@ -70,18 +70,28 @@ func (c *Call) Finish(result json.RawMessage, err error) {
 // A Batch collects the writers that hold messages back while their reader
 // has more in hand: a relay that writes each message as it reads it pays a
 // system call per message, where one that reads several at once can write
-// them at once. Whoever reads ends the batch before it could wait for more
-// input, and every writer held writes what it holds. A Batch belongs to
-// its reader's goroutine: it is not safe for concurrent use.
+// them at once. Whoever reads ends the batch when its input drains (before
+// a read that could wait) and before it hands a message another way, and
+// every writer held writes what it holds.
+//
+// Ownership goes one way: a Batch belongs to its reader's goroutine (it is
+// not safe for concurrent use), and only End flushes the writers it holds;
+// a writer never flushes another, or a batch. A flush that fails does not
+// act inside End: it returns what it must do (fail the calls whose
+// messages it held), and End runs that once every writer held was flushed
+// and the batch is empty, so the calls a failure ends (whose answers go to
+// the other side's writer) find no batch half-ended. See
+// internal/relay/README.md.
 type Batch struct {
 	held []Flusher
 }
 
-// Flusher is a writer that can hold messages back: Flush writes them, and
-// deals with its own failure (it fails the calls whose messages it held,
-// or reports it), since the reader that ends the batch cannot.
+// Flusher is a writer that can hold messages back: Flush writes them and,
+// if the write failed, returns what to do about it (fail the calls whose
+// messages it held, worded for their clients), or nil. The caller runs it
+// after the batch ends.
 type Flusher interface {
-	Flush()
+	Flush() (failed func())
 }
 
 // Hold makes the end of the batch flush f; f is flushed once however often
@@ -95,15 +105,23 @@ func (b *Batch) Hold(f Flusher) {
 	b.held = append(b.held, f)
 }
 
-// End flushes every writer held and empties the batch for the next. A
-// writer held while End runs (a flush that fails ends calls, whose answers
-// may be held) is flushed before End returns.
+// End flushes every writer held and empties the batch for the next, then
+// handles the flushes that failed, in the order they were held. Anything
+// held while those run (a failure's answer held for a batch) is flushed
+// before End returns.
 func (b *Batch) End() {
-	for n := len(b.held); n > 0; n = len(b.held) {
-		f := b.held[n-1]
-		b.held[n-1] = nil
-		b.held = b.held[:n-1]
-		f.Flush()
+	for len(b.held) > 0 {
+		var failed []func()
+		for i, f := range b.held {
+			b.held[i] = nil
+			if fail := f.Flush(); fail != nil {
+				failed = append(failed, fail)
+			}
+		}
+		b.held = b.held[:0]
+		for _, fail := range failed {
+			fail()
+		}
 	}
 }
 

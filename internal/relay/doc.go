@@ -14,6 +14,10 @@
 //     A message the relay writes is valid JSON-RPC, or the call is
 //     answered with a tool error that says the server's answer was bad.
 //
+// It also holds Intake, a source connection's reader drain as an event
+// ("the source has nothing more in hand"), which closes a round of input
+// requests for a 2026-07-28 client (see README.md).
+//
 // The package knows nothing of transports, sessions or sources: the
 // gateway's stdio edge and HTTP fast path hand it bytes and write what it
 // returns. It imports the SDK's types only to word its errors as the typed

@@ -50,7 +50,9 @@ func TestMain(m *testing.M) {
 //	            text of n bytes written with "result" before "id", as
 //	            the TypeScript SDK writes it; it speaks 2025-11-25;
 //	            with FIXTURE_TOOLS=n it lists n more tools, unpaged, each
-//	            described in FIXTURE_DESCRIPTION_BYTES bytes
+//	            described in FIXTURE_DESCRIPTION_BYTES bytes; its
+//	            tool ask2 asks an elicitation and roots/list in one
+//	            write, and answers once both are answered
 //	mute        read stdin and never answer; log "read <line>" for the
 //	            first line and "stdin closed" at its end, then exit 0
 //
@@ -129,6 +131,8 @@ func runBulk() int {
 		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, result)
 		out.Flush()
 	}
+	var asking json.RawMessage // the ask2 call waiting for its answers
+	answers := 0
 	for in.Scan() {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
@@ -141,7 +145,21 @@ func runBulk() int {
 		if json.Unmarshal(in.Bytes(), &req) != nil || req.ID == nil {
 			continue // a notification
 		}
+		if req.Method == "" { // the client's answer to a question of ask2
+			if answers++; asking != nil && answers == 2 {
+				answer(asking, `{"content":[{"type":"text","text":"both answered"}]}`)
+				asking = nil
+			}
+			continue
+		}
 		switch {
+		case req.Method == "tools/call" && req.Params.Name == "ask2":
+			// Two questions in one write, as a legacy server that asks
+			// them concurrently may write them.
+			asking, answers = req.ID, 0
+			out.WriteString(`{"jsonrpc":"2.0","id":"q1","method":"elicitation/create","params":{"message":"Name?","requestedSchema":{"type":"object"}}}` + "\n" +
+				`{"jsonrpc":"2.0","id":"q2","method":"roots/list"}` + "\n")
+			out.Flush()
 		case req.Method == "initialize":
 			answer(req.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bulk","version":"1"}}`)
 		case req.Method == "tools/list":

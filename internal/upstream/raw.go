@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/rawcall"
+	"github.com/toolfold/toolfold/internal/relay"
 )
 
 // The fast path of tools/call (package rawcall) on a stdio server: the
@@ -83,12 +84,17 @@ func (l *lockedWriter) hold(req []byte, p *rawPending) {
 	l.mu.Unlock()
 }
 
-// Flush writes the requests held (rawcall.Flusher).
-func (l *lockedWriter) Flush() {
+// Flush writes the requests held (rawcall.Flusher); if the write failed,
+// it returns the failing of the calls whose requests it held, for the
+// batch to run once it has ended.
+func (l *lockedWriter) Flush() func() {
 	l.mu.Lock()
 	failed, err := l.flushLocked()
 	l.mu.Unlock()
-	failHeld(failed, err)
+	if err == nil {
+		return nil
+	}
+	return func() { failHeld(failed, err) }
 }
 
 // flushLocked writes what is held; on failure it returns the calls whose
@@ -164,19 +170,31 @@ type rawLines struct {
 	// read hold their answers back and write them at once: it ends
 	// before a read that may wait, and before the SDK gets a line.
 	answers rawcall.Batch
+	// intake, if set, hears the same drain (Drained, before a read that
+	// may wait; Reading once it returns) and counts each request for
+	// input handed on to the SDK (Arrived), so that the questions the
+	// server wrote together are known to be all in.
+	intake  *relay.Intake
+	reading bool // Reading was said and Drained not yet
 }
 
 func (r *rawLines) Read(p []byte) (int, error) {
 	for len(r.rest) == 0 {
 		if r.err != nil {
-			r.answers.End()
+			r.drain()
 			return 0, r.err
 		}
 		if !r.lineBuffered() {
-			r.answers.End()
+			r.drain()
 		}
 		line, err := r.readLine()
 		r.err = err
+		if !r.reading && r.intake != nil {
+			// Whatever came (a line to refuse for its size included),
+			// the reader holds input until it drains again.
+			r.reading = true
+			r.intake.Reading()
+		}
 		if r.over != nil {
 			r.rest = r.refuse(r.over)
 			r.over = nil
@@ -190,12 +208,81 @@ func (r *rawLines) Read(p []byte) (int, error) {
 				line = rest // a batch's messages of the SDK's
 			}
 		}
+		if r.intake != nil && isQuestion(line) {
+			r.intake.Arrived()
+		}
 		r.rest = line
 	}
 	r.answers.End()
 	n := copy(p, r.rest)
 	r.rest = r.rest[n:]
 	return n, nil
+}
+
+// drain is the one event of a reader that has handed on all it read and
+// may wait next: the answers held for it go out (answers ends), and the
+// intake hears that the server has nothing more in hand.
+func (r *rawLines) drain() {
+	r.answers.End()
+	if r.reading {
+		r.reading = false
+		r.intake.Drained()
+	}
+}
+
+// isQuestion reports whether line is a server→client request for input
+// that the SDK will hand to the connection's middleware (a request, with
+// an id, of a method a Downstream answers, whose params decode), so that
+// its Handoff ends the transit Arrived began. It errs towards no: a
+// question not counted goes out at worst a round later, where one
+// counted that never reached the middleware would hold the next rounds
+// up until the connection's calls are over (relay.Intake.Idle). A batch
+// line is never counted. (A question not counted still gets a Handoff
+// from the middleware, whose Received then ends another's transit early:
+// again at worst one more round, never a wait.)
+func isQuestion(line []byte) bool {
+	if !bytes.Contains(line, []byte(`"method"`)) {
+		return false // most lines are answers: one scan
+	}
+	t := bytes.TrimLeft(line, " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	var method, id, params []byte
+	if rawcall.Members(t, func(k, v []byte) bool {
+		switch string(k) {
+		case "method":
+			method = v
+		case "id":
+			id = v
+		case "params":
+			params = v
+		}
+		return true
+	}) != nil {
+		return false
+	}
+	name, ok := rawcall.String(method)
+	if !ok || !questionMethods[name] || len(id) == 0 || !(id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
+		return false
+	}
+	if len(params) == 0 {
+		// Only the methods the SDK takes without params (missingParamsOK).
+		return name != "sampling/createMessage"
+	}
+	if params[0] != '{' {
+		return false // null included: the SDK's handling of it varies
+	}
+	var p any
+	switch name {
+	case "elicitation/create":
+		p = new(mcp.ElicitParams)
+	case "sampling/createMessage":
+		p = new(mcp.CreateMessageWithToolsParams)
+	default:
+		p = new(mcp.ListRootsParams)
+	}
+	return json.Unmarshal(params, p) == nil
 }
 
 // lineBuffered reports whether a whole line is read already, so that

@@ -137,7 +137,7 @@ func TestForwardRawBatchFailedWriteFailsItsCalls(t *testing.T) {
 // flushRecorder is a Flusher for the answers held: it counts both.
 type flushRecorder struct{ held, flushes int }
 
-func (f *flushRecorder) Flush() { f.flushes++ }
+func (f *flushRecorder) Flush() func() { f.flushes++; return nil }
 
 // watchedReader reads its chunks one per Read, then EOF, calling before
 // each Read.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/relay"
 )
 
 // Downstream answers the requests an upstream server sends to its client while
@@ -149,6 +150,8 @@ type calls struct {
 	mu     sync.Mutex
 	byID   map[string]*inflightCall
 	lastID uint64
+	// intake, if set, is told when the last call leaves (relay.Intake.Idle).
+	intake *relay.Intake
 }
 
 func (cs *calls) add(c *inflightCall, prefix string) string {
@@ -176,6 +179,9 @@ func (cs *calls) remove(id string) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	delete(cs.byID, id)
+	if len(cs.byID) == 0 {
+		cs.intake.Idle()
+	}
 }
 
 func (cs *calls) get(id string) *inflightCall {
@@ -308,6 +314,46 @@ func fulfillInputRequests(ctx context.Context, server string, d Downstream, reqs
 		out[id] = res
 	}
 	return out, nil
+}
+
+// questionMethods are the server→client requests that ask a client for
+// input: the ones a Downstream answers.
+var questionMethods = map[string]bool{
+	"elicitation/create":     true,
+	"sampling/createMessage": true,
+	"roots/list":             true,
+}
+
+// intakeMiddleware puts in the context of each request for input that
+// the connection's reader counted (relay.Intake.Arrived) the Handoff that
+// ends its transit: handOver, or at the latest the request's end, marks
+// it received, whatever the request's fate (refused, answered, failed).
+func (c *connection) intakeMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	if c.intake == nil {
+		return next
+	}
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if !questionMethods[method] {
+			return next(ctx, method, req)
+		}
+		h := c.intake.Handoff()
+		defer h.Received()
+		return next(relay.WithHandoff(ctx, h), method, req)
+	}
+}
+
+// handOver returns the context to forward a request for input to d under
+// (underCall), and ends the request's transit on the connection unless d
+// holds questions and says itself when it holds this one (relay.Holder):
+// any other Downstream holds it once it is called.
+func handOver(handler, call context.Context, d Downstream) (context.Context, context.CancelFunc) {
+	h := relay.HandoffFrom(handler)
+	ctx, done := underCall(handler, call)
+	if _, holds := d.(relay.Holder); !holds || h == nil {
+		h.Received()
+		return ctx, done
+	}
+	return relay.WithHandoff(ctx, h), done
 }
 
 // underCall returns a context for forwarding a request on a call's behalf:

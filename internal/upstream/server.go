@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/redact"
+	"github.com/toolfold/toolfold/internal/relay"
 )
 
 // server is one configured upstream and its supervision state.
@@ -139,6 +140,10 @@ type connection struct {
 	// raw is the side door of the fast path (raw.go); nil but for stdio
 	// servers started by stdioTransport.
 	raw *rawConn
+	// intake watches the readers for the event "the server has nothing
+	// more in hand" (relay.Intake): rawLines on stdio, each event
+	// stream's body on HTTP (streamIntake).
+	intake *relay.Intake
 
 	stopping atomic.Bool // toolfold closed it on purpose
 	// sessionLost says a remote server ended it by forgetting the session
@@ -546,6 +551,9 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 		}
 		c.raw = &rawConn{}
 		st.raw = c.raw
+		c.intake = &relay.Intake{}
+		st.intake = c.intake
+		c.calls.intake = c.intake
 		st.broken = func(line []byte) ([]byte, bool) {
 			rep, answered := c.raw.brokenAnswer(line)
 			if answered {
@@ -570,9 +578,12 @@ func (s *server) dialAndInitialize(ctx context.Context) (*connection, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.ClientVersion}, s.clientOptions(c))
 	s.registerGroupMethods(client, c)
 	if c.http != nil {
+		c.intake = &relay.Intake{}
+		c.http.intake = c.intake
+		c.calls.intake = c.intake
 		c.http.watchGroupsChanged(func() { s.groupsChanged(c) })
 	}
-	client.AddReceivingMiddleware(s.rootsMiddleware(c), s.elicitationMiddleware(c))
+	client.AddReceivingMiddleware(c.intakeMiddleware, s.rootsMiddleware(c), s.elicitationMiddleware(c))
 	var sessOpts *mcp.ClientSessionOptions
 	if v := s.m.opts.ProtocolVersion; v != "" {
 		sessOpts = &mcp.ClientSessionOptions{ProtocolVersion: v}
@@ -781,7 +792,7 @@ func (s *server) clientOptions(c *connection) *mcp.ClientOptions {
 			if err != nil {
 				return nil, err
 			}
-			ctx, done := underCall(ctx, callCtx)
+			ctx, done := handOver(ctx, callCtx, d)
 			defer done()
 			return d.CreateMessage(ctx, req.Params)
 		}
@@ -792,7 +803,7 @@ func (s *server) clientOptions(c *connection) *mcp.ClientOptions {
 			if err != nil {
 				return nil, err
 			}
-			ctx, done := underCall(ctx, callCtx)
+			ctx, done := handOver(ctx, callCtx, d)
 			defer done()
 			return d.Elicit(ctx, req.Params)
 		}
@@ -829,7 +840,7 @@ func (s *server) rootsMiddleware(c *connection) mcp.Middleware {
 			if err != nil {
 				return nil, err
 			}
-			ctx, done := underCall(ctx, callCtx)
+			ctx, done := handOver(ctx, callCtx, d)
 			defer done()
 			params, _ := req.GetParams().(*mcp.ListRootsParams)
 			return d.ListRoots(ctx, params)
@@ -857,7 +868,7 @@ func (s *server) elicitationMiddleware(c *connection) mcp.Middleware {
 			if err != nil {
 				return nil, err
 			}
-			ctx, done := underCall(ctx, callCtx)
+			ctx, done := handOver(ctx, callCtx, d)
 			defer done()
 			return d.Elicit(ctx, params)
 		}
@@ -904,6 +915,7 @@ func (c *connection) watch() {
 	waitErr := c.session.Wait()
 	_ = c.session.Close() // reaps the process: its exit status and all of stderr are then known
 	c.cancel()
+	c.intake.End() // no request for input still counted can come now
 	killProcessGroup(c.cmd)
 	switch {
 	case c.stopping.Load():

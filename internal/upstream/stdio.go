@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
+	"github.com/toolfold/toolfold/internal/relay"
 )
 
 // stdioTransport runs a stdio server like the SDK's CommandTransport, but
@@ -24,6 +25,9 @@ import (
 // and the server with it.
 type stdioTransport struct {
 	cmd *exec.Cmd
+	// intake, if set before Connect, is told when the reader drains and
+	// of each request for input it hands on (see rawLines).
+	intake *relay.Intake
 	// terminateGrace is how long Close waits after closing stdin before
 	// SIGTERM, and after SIGTERM before SIGKILL.
 	terminateGrace time.Duration
@@ -85,7 +89,7 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	// Lines over the bound are read past here, never held; the fast
 	// path's answers are taken off, so the filter below never decodes
 	// them; any other line (a banner included) passes on to it as it came.
-	out := &rawLines{src: stdout, raw: t.raw, max: maxMessage, tooLarge: t.tooLarge}
+	out := &rawLines{src: stdout, raw: t.raw, max: maxMessage, tooLarge: t.tooLarge, intake: t.intake}
 	if t.raw != nil {
 		w := &lockedWriter{w: writer}
 		t.raw.w = w

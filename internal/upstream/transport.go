@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/redact"
+	"github.com/toolfold/toolfold/internal/relay"
 	"github.com/toolfold/toolfold/internal/sandbox"
 	"github.com/toolfold/toolfold/internal/sdkshim"
 	"go.opentelemetry.io/otel/propagation"
@@ -104,6 +105,9 @@ type headerTransport struct {
 	// the SDK bounds each event of a stream with the same figure
 	// (MaxEventSize). Zero: no bound of toolfold's.
 	maxMessage int64
+	// intake, if set before the connection starts, watches every event
+	// stream's body (streamIntake).
+	intake *relay.Intake
 }
 
 // watchGroupsChanged sets what runs when a response carries
@@ -137,6 +141,9 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode < 400 {
 		if h.maxMessage > 0 && resp.Body != nil && isJSONBody(resp.Header) {
 			resp.Body = &boundedBody{ReadCloser: resp.Body, left: h.maxMessage, limit: config.ByteSize(h.maxMessage)}
+		}
+		if h.intake != nil && resp.Body != nil && isEventStream(resp.Header) {
+			resp.Body = &streamIntake{ReadCloser: resp.Body, intake: h.intake}
 		}
 		if fn := h.groupsChanged.Load(); fn != nil && resp.Body != nil {
 			resp.Body = sdkshim.WatchMethod(resp.Body, notificationGroupsChange, *fn)
