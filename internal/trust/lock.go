@@ -2,6 +2,8 @@ package trust
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,30 +64,42 @@ func NewLock() *Lock { return &Lock{Version: lockVersion, Servers: map[string]*S
 
 // LoadLock reads the lock at path. A missing file is an empty lock.
 func LoadLock(path string) (*Lock, error) {
+	l, _, err := ReadLock(path, nil)
+	return l, err
+}
+
+// ReadLock is [LoadLock], or [Memo.LoadLock] with a memo, that also
+// returns the SHA-256 of the file's bytes (nil for a missing file): a
+// watcher of the file starts from it instead of reading and hashing a
+// lock of thousands of pins again.
+func ReadLock(path string, memo *Memo) (*Lock, *[sha256.Size]byte, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return NewLock(), nil
+		return NewLock(), nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("trust: read lock file: %w", err)
+		return nil, nil, fmt.Errorf("trust: read lock file: %w", err)
 	}
-	return ParseLock(b)
+	sum := sha256.Sum256(b)
+	l, _, err := parseLock(b, sum, memo)
+	return l, &sum, err
 }
 
 // ParseLock reads a lock from its text.
 func ParseLock(b []byte) (*Lock, error) {
-	l, _, err := parseLock(b, nil)
+	l, _, err := parseLock(b, [sha256.Size]byte{}, nil)
 	return l, err
 }
 
-// parseLock reads a lock from its text. Unless memo says the text was
-// checked before, every pin's definition is made canonical and its digest
-// checked; canonical then reports whether every definition in the text
-// was canonical but for its spacing, as a lock toolfold wrote is: a
-// checked text of that kind needs only its spacing removed on the next
-// read. Texts are told apart by their compacted form, from which the
-// lock is decoded: texts that differ in spacing alone read the same.
-func parseLock(b []byte, memo *Memo) (l *Lock, canonical bool, err error) {
+// parseLock reads a lock from its text, whose SHA-256 is sum (read only
+// with a memo). Unless memo says the text was checked before, every pin's
+// definition is made canonical and its digest checked; canonical then
+// reports whether every definition in the text was canonical but for its
+// spacing, as a lock toolfold wrote is: a checked text of that kind needs
+// only its spacing removed on the next read. Texts are told apart by the
+// SHA-256 of their bytes as read, which the watcher of the file needs
+// anyway: any byte changed, spacing included, is checked again.
+func parseLock(b []byte, textSHA [sha256.Size]byte, memo *Memo) (l *Lock, canonical bool, err error) {
 	l = NewLock()
 	// The text loses its spacing first, in one pass: the file is indented
 	// for review, mostly spaces, and its definitions are then compact as
@@ -95,7 +109,7 @@ func parseLock(b []byte, memo *Memo) (l *Lock, canonical bool, err error) {
 	b, within := withoutSpace(b, jsondepth.Max)
 	checked := false
 	if memo != nil && within {
-		sum := textSum(b)
+		sum := hex.EncodeToString(textSHA[:])
 		checked = memo.Lock == sum
 		defer func() {
 			if err == nil && canonical && !checked {
