@@ -33,6 +33,8 @@ func (p *Plan) Trust() *TrustState {
 	g := p.trust
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	// Once on the gate's lock, not on every clone a report reads.
+	_ = g.lock.LoadHeldDefinitions()
 	findings := slices.Clone(g.findings)
 	for _, key := range slices.Sorted(maps.Keys(g.listings)) {
 		findings = append(findings, g.listings[key].findings...)

@@ -134,11 +134,13 @@ func (m *Memo) LoadLock(path string) (*Lock, error) {
 
 // Wrote remembers text as the lock's, written by [Lock.SaveText] from
 // canonical definitions, so the next [Memo.LoadLock] of it needs no check.
-func (m *Memo) Wrote(text []byte) { m.WroteSum(sha256.Sum256(text)) }
-
-// WroteSum is [Memo.Wrote] of the text whose SHA-256 is sum, for a caller
-// that hashed it already.
-func (m *Memo) WroteSum(sum [sha256.Size]byte) {
+// A text nested deeper than a lock may be is not remembered: each read of
+// it is checked, and refused.
+func (m *Memo) Wrote(text []byte) {
+	if !jsondepth.Within(text, jsondepth.Max) {
+		return
+	}
+	sum := sha256.Sum256(text)
 	if s := hex.EncodeToString(sum[:]); m.Lock != s {
 		m.Lock, m.dirty = s, true
 	}
