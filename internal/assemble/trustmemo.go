@@ -128,8 +128,7 @@ func (g *trustGate) memoItems(server, input string) (items []trust.Item, ok, kno
 	if !known || !trust.AllPinned(g.lock, server, items) {
 		return nil, false, known
 	}
-	g.judged.Teach(server, &g.scanner)
-	g.judged.Teach(server, &g.listingScanner)
+	g.judged.Teach(server, &g.scanner, &g.listingScanner)
 	return items, true, true
 }
 

@@ -188,18 +188,24 @@ func (m *Memo) Forget(keep func(server string) bool) {
 	}
 }
 
-// Teach gives s what the memo says the scan found in server's items, so a
-// scan of them needs not their definitions.
-func (m *Memo) Teach(server string, s *Scanner) {
+// Teach gives each scanner what the memo says the scan found in server's
+// items, so a scan of them needs not their definitions. The scanners share
+// what they are taught, which none changes.
+func (m *Memo) Teach(server string, scanners ...*Scanner) {
 	ms := m.Servers[server]
 	if ms == nil {
 		return
 	}
-	if s.learned == nil {
-		s.learned = map[string]*itemScan{}
+	for _, s := range scanners {
+		if s.learned == nil {
+			s.learned = map[string]*itemScan{}
+		}
 	}
 	for _, mi := range ms.Items {
-		s.learned[mi.Digest] = &itemScan{size: mi.Scan.Size, words: mi.Scan.Words, local: mi.Scan.Local}
+		sc := &itemScan{size: mi.Scan.Size, words: mi.Scan.Words, local: mi.Scan.Local}
+		for _, s := range scanners {
+			s.learned[mi.Digest] = sc
+		}
 	}
 }
 
