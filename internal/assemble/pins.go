@@ -33,6 +33,8 @@ func (p *Plan) Trust() *TrustState {
 	g := p.trust
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	// Once on the gate's lock, not on every clone a report reads.
+	_ = g.lock.LoadHeldDefinitions()
 	findings := slices.Clone(g.findings)
 	for _, key := range slices.Sorted(maps.Keys(g.listings)) {
 		findings = append(findings, g.listings[key].findings...)
@@ -80,6 +82,7 @@ func (p *Plan) ApprovePins(server string, items []string, who string) ([]trust.A
 		return nil, err
 	}
 	g.lock, g.written = next, sha256.Sum256(text)
+	g.onDisk = watch.Digest(g.written)
 	g.gen++
 	for _, a := range apps {
 		g.log.Info("trust approve", "who", who, "server", a.Server, "item", a.Item, "old_digest", a.OldDigest, "new_digest", a.NewDigest)
@@ -100,7 +103,10 @@ func (p *Plan) WatchLock(ctx context.Context) error {
 		return nil
 	}
 	g := p.trust
-	w, err := watch.New([]string{g.path}, g.log)
+	g.mu.Lock()
+	known := map[string]string{g.path: g.onDisk}
+	g.mu.Unlock()
+	w, err := watch.NewFrom([]string{g.path}, known, g.log)
 	if err != nil {
 		return fmt.Errorf("watching the lock file: %w", err)
 	}

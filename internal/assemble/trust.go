@@ -18,6 +18,7 @@ import (
 	"github.com/toolfold/toolfold/internal/config"
 	"github.com/toolfold/toolfold/internal/trust"
 	"github.com/toolfold/toolfold/internal/upstream"
+	"github.com/toolfold/toolfold/internal/watch"
 )
 
 // trustGate holds back what an upstream says until it matches what was
@@ -61,6 +62,10 @@ type trustGate struct {
 	// written is the SHA-256 of the text the gate last wrote to the lock
 	// file, so that its watcher can skip the gate's own writes.
 	written [sha256.Size]byte
+	// onDisk is the lock file's content digest as the gate last read or
+	// wrote it (watch.Digest, or watch.Absent): the baseline of its
+	// watcher, which so needs not read and hash the file again.
+	onDisk string
 	// heldLogged are the holds already logged (server, item, digest).
 	heldLogged map[string]bool
 	// closed is set when the upstreams close: a rebuild still under way
@@ -114,10 +119,11 @@ func newTrustGate(cfg *config.Config, memoPath string, log *slog.Logger) *trustG
 		memoPath: memoPath,
 	}
 	g.loadJudged()
-	if g.judged != nil {
-		g.lock, g.loadErr = g.judged.LoadLock(g.path)
-	} else {
-		g.lock, g.loadErr = trust.LoadLock(g.path)
+	var sum *[sha256.Size]byte
+	g.lock, sum, g.loadErr = trust.ReadLock(g.path, g.judged)
+	g.onDisk = watch.Absent
+	if sum != nil {
+		g.onDisk = watch.Digest(*sum)
 	}
 	if g.loadErr != nil {
 		g.lock = trust.NewLock()
@@ -325,6 +331,7 @@ func (g *trustGate) save() {
 		return
 	}
 	g.written = sha256.Sum256(text)
+	g.onDisk = watch.Digest(g.written)
 	if g.judged != nil {
 		g.judged.Wrote(text)
 	}

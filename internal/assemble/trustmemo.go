@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -55,24 +54,34 @@ func buildIdentity() string {
 // cache or the wire are JSON text and hashed as they are, with no decoding.
 func trustInputHash(tools []*mcp.Tool, groups []*upstream.Group, instr string) string {
 	h := sha256.New()
-	field := func(b []byte) {
-		var n [20]byte
-		h.Write(strconv.AppendInt(n[:0], int64(len(b)), 10))
-		h.Write([]byte{':'})
+	// scratch carries each length prefix, and each string: the hash takes
+	// bytes, and a conversion per field would copy a catalog's every text.
+	var scratch []byte
+	// tagged hashes tag (if not 0) and b as one length-prefixed field.
+	tagged := func(tag byte, b []byte) {
+		n := len(b)
+		if tag != 0 {
+			n++
+		}
+		scratch = append(strconv.AppendInt(scratch[:0], int64(n), 10), ':')
+		if tag != 0 {
+			scratch = append(scratch, tag)
+		}
+		h.Write(scratch)
 		h.Write(b)
 	}
+	field := func(b []byte) { tagged(0, b) }
 	str := func(s string) {
-		var n [20]byte
-		h.Write(strconv.AppendInt(n[:0], int64(len(s)), 10))
-		h.Write([]byte{':'})
-		io.WriteString(h, s)
+		scratch = append(strconv.AppendInt(scratch[:0], int64(len(s)), 10), ':')
+		scratch = append(scratch, s...)
+		h.Write(scratch)
 	}
 	value := func(v any) {
 		switch x := v.(type) {
 		case nil:
 			field(nil)
 		case json.RawMessage:
-			field(append([]byte{'r'}, x...))
+			tagged('r', x)
 		default:
 			b, err := json.Marshal(x)
 			if err != nil {
@@ -80,7 +89,7 @@ func trustInputHash(tools []*mcp.Tool, groups []*upstream.Group, instr string) s
 				// again for the same value.
 				b = []byte("unencodable: " + err.Error())
 			}
-			field(append([]byte{'v'}, b...))
+			tagged('v', b)
 		}
 	}
 	str("toolfold-trust-input-v1")
@@ -119,8 +128,7 @@ func (g *trustGate) memoItems(server, input string) (items []trust.Item, ok, kno
 	if !known || !trust.AllPinned(g.lock, server, items) {
 		return nil, false, known
 	}
-	g.judged.Teach(server, &g.scanner)
-	g.judged.Teach(server, &g.listingScanner)
+	g.judged.Teach(server, &g.scanner, &g.listingScanner)
 	return items, true, true
 }
 

@@ -28,10 +28,11 @@ func TestTrustMemoHoldsATamperedCacheOrLock(t *testing.T) {
 		t.Skip("starts upstream servers")
 	}
 	for _, tc := range []struct {
-		name   string
-		tamper func(t *testing.T, r *trustRig)
+		name    string
+		changed []string // what the hold says changed
+		tamper  func(t *testing.T, r *trustRig)
 	}{
-		{"cache edited", func(t *testing.T, r *trustRig) {
+		{"cache edited", []string{"description"}, func(t *testing.T, r *trustRig) {
 			files, _ := filepath.Glob(filepath.Join(r.cache, "catalog", "mail-*.json"))
 			if len(files) != 1 {
 				t.Fatalf("cache files %v", files)
@@ -48,7 +49,7 @@ func TestTrustMemoHoldsATamperedCacheOrLock(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"lock pins another definition", func(t *testing.T, r *trustRig) {
+		{"lock pins another definition", []string{"description", "inputSchema"}, func(t *testing.T, r *trustRig) {
 			l := r.lock(t)
 			it, err := trust.ValueItem(trust.KindTool, "send_email", map[string]any{"name": "send_email", "description": "Sends a letter.", "inputSchema": map[string]any{"type": "object"}})
 			if err != nil {
@@ -80,6 +81,25 @@ func TestTrustMemoHoldsATamperedCacheOrLock(t *testing.T) {
 			cs, _ = connect(t, b)
 			if got := toolNames(t, cs); slices.Contains(got, "mail__send_email") {
 				t.Errorf("the tampered send_email is listed: %v", got)
+			}
+			// The hold is shown against the pinned definition, which a
+			// lock read through the memo reads from the file when needed.
+			st := p.Trust()
+			rep := trust.NewReport(st.LockFile, st.ReadOnly, st.Lock, st.Findings)
+			var held []trust.HeldReport
+			for _, s := range rep.Servers {
+				if s.Name == "mail" {
+					held = s.Held
+				}
+			}
+			if len(held) != 1 || held[0].Old == nil || !slices.Equal(slices.Sorted(slices.Values(held[0].Changed)), tc.changed) {
+				t.Errorf("the hold of send_email is reported as %+v, want its old definition and %v changed", held, tc.changed)
+			}
+			p.trust.mu.Lock()
+			hold := p.trust.memo["mail"].v.Held["tool:send_email"]
+			p.trust.mu.Unlock()
+			if got := slices.Sorted(slices.Values(hold.Changed)); !slices.Equal(got, tc.changed) {
+				t.Errorf("the gate held send_email with %v changed, want %v", got, tc.changed)
 			}
 			text, isErr := callText(t, cs, "mail__send_email")
 			if !isErr || !strings.Contains(text, "toolfold pins approve mail send_email") {

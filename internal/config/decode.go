@@ -12,6 +12,9 @@ import (
 // decoder turns the parsed tree into Config structs, driven by the structs' json
 // tags, collecting a Problem for every mismatch instead of stopping at the first.
 type decoder struct {
+	// fields are fieldsOf's answers by struct type: a config of hundreds
+	// of servers decodes the same few structs hundreds of times.
+	fields    map[reflect.Type]structFields
 	file      string
 	lookup    LookupEnv
 	diags     Diagnostics
@@ -304,6 +307,26 @@ type structField struct {
 	index []int
 }
 
+// structFields are fieldsOf's results for one type.
+type structFields struct {
+	byKey     map[string]structField
+	canonical []string
+}
+
+// fieldsOf is fieldsOf(t), worked out once per type; the results are
+// shared and must not be changed.
+func (d *decoder) fieldsOf(t reflect.Type) (map[string]structField, []string) {
+	if f, ok := d.fields[t]; ok {
+		return f.byKey, f.canonical
+	}
+	byKey, canonical := fieldsOf(t)
+	if d.fields == nil {
+		d.fields = map[reflect.Type]structFields{}
+	}
+	d.fields[t] = structFields{byKey, canonical}
+	return byKey, canonical
+}
+
 // fieldsOf maps every accepted key (canonical and alias) of a struct type to its field.
 func fieldsOf(t reflect.Type) (byKey map[string]structField, canonical []string) {
 	byKey = map[string]structField{}
@@ -328,7 +351,7 @@ func (d *decoder) decodeStruct(n *node, path string, v reflect.Value) {
 		d.typeError(n, path, v.Type())
 		return
 	}
-	byKey, canonical := fieldsOf(v.Type())
+	byKey, canonical := d.fieldsOf(v.Type())
 	var ignored map[string]string
 	if ig, ok := v.Addr().Interface().(interface{ ignoredKeys() map[string]string }); ok {
 		ignored = ig.ignoredKeys()

@@ -84,7 +84,8 @@ func readSchema(s any) (*schemaInfo, error) {
 		Properties firstByte `json:"properties"`
 		Required   []string  `json:"required"`
 	}
-	if err := json.Unmarshal(raw, &top); err != nil {
+	// One pass, as brief's: every tool's schema is read at each build.
+	if err := fastjson.Unmarshal(raw, &top); err != nil {
 		return nil, fmt.Errorf("input schema is not a JSON object: %w", err)
 	}
 	switch top.Type {
@@ -295,7 +296,7 @@ func typeOf(b brief) string {
 	case string:
 		if t == "array" && isObject(b.Items) {
 			var items brief
-			if json.Unmarshal(b.Items, &items) == nil {
+			if fastjson.Unmarshal(b.Items, &items) == nil {
 				if it := typeOf(items); it != "" {
 					return "array of " + it
 				}

@@ -54,6 +54,9 @@ func TestBadPropertiesAreRefused(t *testing.T) {
 		`{"type":"object","properties":"x"}`,
 		`{"type":"object","required":"x"}`,
 		`{"type":"object",`,
+		`{"type":"object","description":[1,}`,
+		`{"type":"object","x":{"y":tru}}`,
+		`{"type":"object"} trailing`,
 	} {
 		tl := catalogtest.Tool("x")
 		tl.Def.InputSchema = json.RawMessage(schema)

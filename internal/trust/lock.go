@@ -2,6 +2,8 @@ package trust
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,6 +57,16 @@ type ServerPins struct {
 type Lock struct {
 	Version int                    `json:"version"`
 	Servers map[string]*ServerPins `json:"servers"`
+	// unread is the file that holds the pinned definitions a read through
+	// the memo left out (see [ReadLock]); nil when every pin has its own.
+	unread *unreadDefinitions
+}
+
+// unreadDefinitions names the lock text whose pinned definitions were not
+// decoded: its file and the SHA-256 of the bytes read then.
+type unreadDefinitions struct {
+	path string
+	sum  [sha256.Size]byte
 }
 
 // NewLock is an empty lock.
@@ -62,30 +74,128 @@ func NewLock() *Lock { return &Lock{Version: lockVersion, Servers: map[string]*S
 
 // LoadLock reads the lock at path. A missing file is an empty lock.
 func LoadLock(path string) (*Lock, error) {
+	l, _, err := ReadLock(path, nil)
+	return l, err
+}
+
+// ReadLock is [LoadLock], or [Memo.LoadLock] with a memo, that also
+// returns the SHA-256 of the file's bytes (nil for a missing file): a
+// watcher of the file starts from it instead of reading and hashing a
+// lock of thousands of pins again.
+func ReadLock(path string, memo *Memo) (*Lock, *[sha256.Size]byte, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return NewLock(), nil
+		return NewLock(), nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("trust: read lock file: %w", err)
+		return nil, nil, fmt.Errorf("trust: read lock file: %w", err)
 	}
-	return ParseLock(b)
+	sum := sha256.Sum256(b)
+	if memo != nil && memo.Lock == hex.EncodeToString(sum[:]) {
+		// These very bytes were checked before: a start needs the pins'
+		// digests, not the definitions kept for diffs and review, which
+		// are most of the text. They are read from the file again when
+		// something needs them (Lock.LoadDefinitions).
+		if l, err := parseDigests(b); err == nil {
+			l.unread = &unreadDefinitions{path: path, sum: sum}
+			return l, &sum, nil
+		}
+	}
+	l, _, err := parseLock(b, sum, memo)
+	return l, &sum, err
+}
+
+// parseDigests reads a lock text that was checked before (its bytes hash
+// to what the memo recorded, so it is valid, nested within bounds and its
+// digests match its definitions), keeping of each pin only its digest. A
+// held item keeps its definition: holds are few, and shown as diffs.
+func parseDigests(b []byte) (*Lock, error) {
+	l := NewLock()
+	if _, err := fastjson.Parse(b, l, fastjson.DisallowUnknownFields|fastjson.DontCopyRawMessage); err != nil {
+		return nil, err
+	}
+	if l.Version != lockVersion {
+		return nil, fmt.Errorf("version %d", l.Version)
+	}
+	if l.Servers == nil {
+		l.Servers = map[string]*ServerPins{}
+	}
+	for name, sp := range l.Servers {
+		if sp == nil {
+			sp = &ServerPins{}
+			l.Servers[name] = sp
+		}
+		if sp.Pinned == nil {
+			sp.Pinned = map[string]Pin{}
+		}
+		// The definitions point into b: dropped, so b is not kept.
+		for key, p := range sp.Pinned {
+			sp.Pinned[key] = Pin{Digest: p.Digest}
+		}
+		for key, p := range sp.Held {
+			c, err := Canonical(p.Definition)
+			if err != nil {
+				return nil, err
+			}
+			sp.Held[key] = Pin{Digest: p.Digest, Definition: c}
+		}
+	}
+	return l, nil
+}
+
+// LoadDefinitions gives every pin its definition, for a lock that
+// [ReadLock] read through the memo without them: they are decoded from the
+// lock file, which must still hold the bytes read then. A lock with all
+// its definitions is left as it is. Saving the lock and diffing a changed
+// definition call it; it fails when the file changed since, and its
+// watcher then reads the new file as a whole.
+func (l *Lock) LoadDefinitions() error {
+	if l.unread == nil {
+		return nil
+	}
+	u := l.unread
+	b, err := os.ReadFile(u.path)
+	if err == nil && sha256.Sum256(b) != u.sum {
+		err = errors.New("it changed since it was read at the start")
+	}
+	if err != nil {
+		return fmt.Errorf("trust: the pinned definitions are read from the lock file %s when needed, and %w; the lock is read again as a whole once its change is seen", u.path, err)
+	}
+	// The same bytes as checked before: a memo of them spares the check.
+	full, _, err := parseLock(b, u.sum, &Memo{Lock: hex.EncodeToString(u.sum[:])})
+	if err != nil {
+		return err
+	}
+	for name, sp := range l.Servers {
+		fsp := full.Servers[name]
+		for key, p := range sp.Pinned {
+			if p.Definition != nil || fsp == nil {
+				continue
+			}
+			if fp, ok := fsp.Pinned[key]; ok && fp.Digest == p.Digest {
+				sp.Pinned[key] = fp
+			}
+		}
+	}
+	l.unread = nil
+	return nil
 }
 
 // ParseLock reads a lock from its text.
 func ParseLock(b []byte) (*Lock, error) {
-	l, _, err := parseLock(b, nil)
+	l, _, err := parseLock(b, [sha256.Size]byte{}, nil)
 	return l, err
 }
 
-// parseLock reads a lock from its text. Unless memo says the text was
-// checked before, every pin's definition is made canonical and its digest
-// checked; canonical then reports whether every definition in the text
-// was canonical but for its spacing, as a lock toolfold wrote is: a
-// checked text of that kind needs only its spacing removed on the next
-// read. Texts are told apart by their compacted form, from which the
-// lock is decoded: texts that differ in spacing alone read the same.
-func parseLock(b []byte, memo *Memo) (l *Lock, canonical bool, err error) {
+// parseLock reads a lock from its text, whose SHA-256 is sum (read only
+// with a memo). Unless memo says the text was checked before, every pin's
+// definition is made canonical and its digest checked; canonical then
+// reports whether every definition in the text was canonical but for its
+// spacing, as a lock toolfold wrote is: a checked text of that kind needs
+// only its spacing removed on the next read. Texts are told apart by the
+// SHA-256 of their bytes as read, which the watcher of the file needs
+// anyway: any byte changed, spacing included, is checked again.
+func parseLock(b []byte, textSHA [sha256.Size]byte, memo *Memo) (l *Lock, canonical bool, err error) {
 	l = NewLock()
 	// The text loses its spacing first, in one pass: the file is indented
 	// for review, mostly spaces, and its definitions are then compact as
@@ -95,7 +205,7 @@ func parseLock(b []byte, memo *Memo) (l *Lock, canonical bool, err error) {
 	b, within := withoutSpace(b, jsondepth.Max)
 	checked := false
 	if memo != nil && within {
-		sum := textSum(b)
+		sum := hex.EncodeToString(textSHA[:])
 		checked = memo.Lock == sum
 		defer func() {
 			if err == nil && canonical && !checked {
@@ -199,9 +309,24 @@ func stringEnd(b []byte, i int) int {
 	return len(b)
 }
 
+// LoadHeldDefinitions is [Lock.LoadDefinitions] when anything is held, so
+// that a held item's diff shows the pinned definition; a lock with nothing
+// held keeps reading none.
+func (l *Lock) LoadHeldDefinitions() error {
+	for _, sp := range l.Servers {
+		if len(sp.Held) > 0 {
+			return l.LoadDefinitions()
+		}
+	}
+	return nil
+}
+
 // Marshal is the lock's text: indented JSON, keys sorted, so a change of one
 // definition is a small line diff.
 func (l *Lock) Marshal() ([]byte, error) {
+	if err := l.LoadDefinitions(); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -261,7 +386,7 @@ func writeAtomic(path string, b []byte) error {
 
 // Clone is a deep copy of the lock.
 func (l *Lock) Clone() *Lock {
-	c := &Lock{Version: l.Version, Servers: make(map[string]*ServerPins, len(l.Servers))}
+	c := &Lock{Version: l.Version, Servers: make(map[string]*ServerPins, len(l.Servers)), unread: l.unread}
 	for name, sp := range l.Servers {
 		c.Servers[name] = &ServerPins{Pinned: maps.Clone(sp.Pinned), Held: maps.Clone(sp.Held), Quarantined: sp.Quarantined}
 	}

@@ -17,7 +17,7 @@ import (
 
 // memoVersion is bumped when what is remembered, or how an input is hashed,
 // changes: a memo of another version is ignored.
-const memoVersion = 1
+const memoVersion = 2
 
 // Memo is what a start may reuse of the last judgement of each server's
 // definitions: per server, a hash of exactly what its items were computed
@@ -35,9 +35,9 @@ type Memo struct {
 	// [LoadMemo]): a scan rule added by an upgrade must see every item.
 	Build   string                 `json:"build"`
 	Servers map[string]*MemoServer `json:"servers"`
-	// Lock is the SHA-256 of the last lock text, without its spacing,
-	// whose every pin was checked against its digest and found canonical
-	// but for spacing (see [Memo.LoadLock]).
+	// Lock is the SHA-256 of the last lock text (its bytes as read or
+	// written) whose every pin was checked against its digest and found
+	// canonical but for spacing (see [Memo.LoadLock]).
 	Lock string `json:"lock,omitempty"`
 	// dirty is set by a change not yet saved.
 	dirty bool
@@ -119,38 +119,31 @@ func (m *Memo) Dirty() bool { return m.dirty }
 
 // LoadLock is [LoadLock], which checks every pin's digest against its
 // definition, except for a text the memo says was checked before: the
-// same text, but for its spacing, checks the same. Only the spacing of such a text's definitions
-// is removed to make them canonical again. A text checked now is
-// remembered.
+// same bytes check the same. Only the spacing of such a text's
+// definitions is removed to make them canonical again. A text checked now
+// is remembered.
 //
 // The memo lives where the catalog cache does, private to the user; what
 // it spares is the check against hand edits that a lock's writer could
 // defeat anyway (digests are plain SHA-256), never the comparison of what
 // servers say with the pins.
 func (m *Memo) LoadLock(path string) (*Lock, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return NewLock(), nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("trust: read lock file: %w", err)
-	}
-	l, _, err := parseLock(b, m)
+	l, _, err := ReadLock(path, m)
 	return l, err
 }
 
 // Wrote remembers text as the lock's, written by [Lock.SaveText] from
 // canonical definitions, so the next [Memo.LoadLock] of it needs no check.
+// A text nested deeper than a lock may be is not remembered: each read of
+// it is checked, and refused.
 func (m *Memo) Wrote(text []byte) {
-	compact, _ := withoutSpace(text, jsondepth.Max)
-	if sum := textSum(compact); m.Lock != sum {
-		m.Lock, m.dirty = sum, true
+	if !jsondepth.Within(text, jsondepth.Max) {
+		return
 	}
-}
-
-func textSum(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	sum := sha256.Sum256(text)
+	if s := hex.EncodeToString(sum[:]); m.Lock != s {
+		m.Lock, m.dirty = s, true
+	}
 }
 
 // Items are the server's remembered items when it was last judged from
@@ -195,18 +188,24 @@ func (m *Memo) Forget(keep func(server string) bool) {
 	}
 }
 
-// Teach gives s what the memo says the scan found in server's items, so a
-// scan of them needs not their definitions.
-func (m *Memo) Teach(server string, s *Scanner) {
+// Teach gives each scanner what the memo says the scan found in server's
+// items, so a scan of them needs not their definitions. The scanners share
+// what they are taught, which none changes.
+func (m *Memo) Teach(server string, scanners ...*Scanner) {
 	ms := m.Servers[server]
 	if ms == nil {
 		return
 	}
-	if s.learned == nil {
-		s.learned = map[string]*itemScan{}
+	for _, s := range scanners {
+		if s.learned == nil {
+			s.learned = map[string]*itemScan{}
+		}
 	}
 	for _, mi := range ms.Items {
-		s.learned[mi.Digest] = &itemScan{size: mi.Scan.Size, words: mi.Scan.Words, local: mi.Scan.Local}
+		sc := &itemScan{size: mi.Scan.Size, words: mi.Scan.Words, local: mi.Scan.Local}
+		for _, s := range scanners {
+			s.learned[mi.Digest] = sc
+		}
 	}
 }
 

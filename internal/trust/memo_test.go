@@ -116,6 +116,19 @@ func TestMemoLoadLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Read through the memo, the pins carry their digests alone; their
+	// definitions come from the same file when asked for.
+	for name, sp := range want.Servers {
+		for key, p := range sp.Pinned {
+			q := got.Servers[name].Pinned[key]
+			if q.Digest != p.Digest || q.Definition != nil {
+				t.Fatalf("%s %s read unchecked as %s %s, want digest %s and no definition", name, key, q.Digest, q.Definition, p.Digest)
+			}
+		}
+	}
+	if err := got.LoadDefinitions(); err != nil {
+		t.Fatal(err)
+	}
 	for name, sp := range want.Servers {
 		for key, p := range sp.Pinned {
 			q := got.Servers[name].Pinned[key]
@@ -134,6 +147,24 @@ func TestMemoLoadLock(t *testing.T) {
 	}
 	if _, err := m.LoadLock(path); err == nil || !strings.Contains(err.Error(), "does not match its digest") {
 		t.Errorf("an edited lock read through the memo: %v", err)
+	}
+	// A lock read without its definitions before the edit does not take
+	// the edited file's: it neither diffs against them nor writes them.
+	if err := os.WriteFile(path, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	early, err := m.LoadLock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := early.LoadDefinitions(); err == nil || !strings.Contains(err.Error(), "changed since it was read") {
+		t.Errorf("definitions read from a lock file edited since: %v", err)
+	}
+	if _, err := early.Marshal(); err == nil {
+		t.Error("a lock without its definitions was written out")
 	}
 
 	// A memo that never saw the text checks it, and remembers it checked.

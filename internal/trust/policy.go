@@ -171,7 +171,7 @@ func DecideKinds(l *Lock, server string, kind Kind, items []Item, p Policy, find
 }
 
 func decide(l *Lock, server string, items []Item, p Policy, findings []Finding, kinds []Kind) *Verdict {
-	d := &decision{server: server, p: p, v: &Verdict{Held: map[string]Hold{}}, findings: map[string][]Finding{}}
+	d := &decision{l: l, server: server, p: p, v: &Verdict{Held: map[string]Hold{}}, findings: map[string][]Finding{}}
 	for _, f := range findings {
 		if f.Server == server {
 			d.findings[f.Item] = append(d.findings[f.Item], f)
@@ -199,6 +199,7 @@ func decide(l *Lock, server string, items []Item, p Policy, findings []Finding, 
 // decision is one Decide under way: the server's pins, whether this is
 // their first sight, and the verdict it builds.
 type decision struct {
+	l        *Lock
 	server   string
 	p        Policy
 	sp       *ServerPins
@@ -245,14 +246,25 @@ func (d *decision) judge(it Item) {
 	case pinned && old.Digest == it.Digest():
 		// As approved.
 	case len(fs) > 0 && d.p.onFinding() == PolicyHold:
-		d.hold(it, Hold{Reason: ReasonFinding, OldDigest: old.Digest, Changed: changedIf(pinned, old, it), Findings: fs})
+		d.hold(it, Hold{Reason: ReasonFinding, OldDigest: old.Digest, Changed: changedIf(pinned, d.definition(key, old), it), Findings: fs})
 	case pinned:
-		d.changed(it, Hold{Server: d.server, Item: key, Reason: ReasonChanged, Changed: Changed(old.Definition, it.Def), OldDigest: old.Digest, NewDigest: it.Digest(), Findings: fs})
+		d.changed(it, Hold{Server: d.server, Item: key, Reason: ReasonChanged, Changed: Changed(d.definition(key, old).Definition, it.Def), OldDigest: old.Digest, NewDigest: it.Digest(), Findings: fs})
 	case d.first || d.p.onNew() == PolicyAccept:
 		d.pin(it)
 	default:
 		d.hold(it, Hold{Reason: ReasonNew, Findings: fs})
 	}
+}
+
+// definition is the pin old of key with its definition, read from the
+// lock file when the lock was read without (Lock.LoadDefinitions). A file
+// changed since leaves it without: the change is then described against
+// nothing until the watcher reads the new file.
+func (d *decision) definition(key string, old Pin) Pin {
+	if old.Definition != nil || d.l.LoadDefinitions() != nil {
+		return old
+	}
+	return d.sp.Pinned[key]
 }
 
 // changed applies trust.onChange to a pinned item whose definition changed.

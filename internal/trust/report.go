@@ -40,6 +40,9 @@ type HeldReport struct {
 // NewReport reports a lock as judged and the scan's findings.
 func NewReport(lockFile string, readOnly bool, l *Lock, findings []Finding) Report {
 	r := Report{LockFile: lockFile, ReadOnly: readOnly, Findings: findings, Servers: []ServerReport{}}
+	// Without them (the file changed since it was read), a held item's
+	// diff shows its new definition whole until the watcher reads the file.
+	_ = l.LoadHeldDefinitions()
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}

@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Finding kinds.
@@ -109,6 +111,24 @@ func firstInvisible(s string) int {
 	return -1
 }
 
+// firstInvisibleIn is [firstInvisible] of JSON text, read where it lies:
+// a conversion to a string would copy every schema of a catalog.
+func firstInvisibleIn(b []byte) int {
+	prev := rune(0)
+	for i := 0; i < len(b); {
+		r, n := rune(b[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRune(b[i:])
+		}
+		if invisible(prev, r) {
+			return i
+		}
+		prev = r
+		i += n
+	}
+	return -1
+}
+
 // notToolChar splits text into words as tool names are spelled.
 func notToolChar(r rune) bool {
 	return !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
@@ -172,7 +192,7 @@ func SanitizeValue(v any) (any, bool) {
 // SanitizeJSON applies [Sanitize] to every string of a JSON document. It
 // returns raw itself when nothing needed removing.
 func SanitizeJSON(raw json.RawMessage) json.RawMessage {
-	if firstInvisible(string(raw)) < 0 && !strings.Contains(string(raw), `\u`) {
+	if firstInvisibleIn(raw) < 0 && !bytes.Contains(raw, []byte(`\u`)) {
 		return raw
 	}
 	var v any

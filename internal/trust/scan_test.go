@@ -115,3 +115,27 @@ func TestSanitizeJSON(t *testing.T) {
 		t.Errorf("SanitizeJSON copied a clean document")
 	}
 }
+
+// TestFirstInvisibleInReadsBytesAsText: the byte form finds what the
+// string form finds, at the same index, invalid UTF-8 and the emoji
+// exceptions included.
+func TestFirstInvisibleInReadsBytesAsText(t *testing.T) {
+	for _, s := range []string{
+		"",
+		`{"description":"plain"}`,
+		"{\"d\":\"zero\u200bwidth\"}",
+		"tab\tnew\nline\r",
+		"bell\x07",
+		"del\x7f",
+		"warn \u26a0\ufe0f ok",
+		"family \U0001F468\u200d\U0001F469",
+		"lone selector a\ufe0f",
+		"bad \xff\xfe utf8 \u202e",
+		"tag \U000E0041",
+		"cut \xe2\x80",
+	} {
+		if got, want := firstInvisibleIn([]byte(s)), firstInvisible(s); got != want {
+			t.Errorf("firstInvisibleIn(%q) = %d, firstInvisible = %d", s, got, want)
+		}
+	}
+}

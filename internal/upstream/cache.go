@@ -76,6 +76,14 @@ func (t *textRef) UnmarshalJSON(b []byte) error {
 // schema absent or null is nil, as a decoded map would have been.
 func (f *cacheFile) tools() []*mcp.Tool {
 	var p packer
+	// One array of the size the texts come to, near enough (the cache
+	// writes them compact): grown text by text, its copies and their
+	// zeroing were most of a cached start's reading of the cache.
+	size := 0
+	for _, c := range f.Tools {
+		size += len(schemaRef(c.InputSchema)) + len(schemaRef(c.OutputSchema))
+	}
+	p.buf.Grow(size)
 	for _, c := range f.Tools {
 		p.addValid(schemaRef(c.InputSchema))
 		p.addValid(schemaRef(c.OutputSchema))

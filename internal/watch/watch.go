@@ -36,6 +36,14 @@ type Watcher struct {
 // creation). The digests read now are the baseline: only later changes are
 // reported.
 func New(paths []string, logger *slog.Logger) (*Watcher, error) {
+	return NewFrom(paths, nil, logger)
+}
+
+// NewFrom is [New] with a baseline the caller read already: known maps a
+// path (as given in paths) to its [Digest] (or [Absent]), so a file the
+// caller has just read and hashed, a lock of thousands of pins, say, is
+// not read and hashed again. Paths missing from known are read now.
+func NewFrom(paths []string, known map[string]string, logger *slog.Logger) (*Watcher, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -55,7 +63,11 @@ func New(paths []string, logger *slog.Logger) (*Watcher, error) {
 			continue
 		}
 		w.paths = append(w.paths, abs)
-		w.digests[abs] = digest(abs)
+		if d, ok := known[p]; ok {
+			w.digests[abs] = d
+		} else {
+			w.digests[abs] = digest(abs)
+		}
 		if d := filepath.Dir(abs); !slices.Contains(dirs, d) {
 			dirs = append(dirs, d)
 		}
@@ -121,6 +133,13 @@ func (w *Watcher) rescan() {
 	}
 }
 
+// Absent is the baseline of a file that does not exist (see [NewFrom]).
+const Absent = ""
+
+// Digest is the baseline of a file whose content has SHA-256 sum (see
+// [NewFrom]).
+func Digest(sum [sha256.Size]byte) string { return string(sum[:]) }
+
 // digest is the file's SHA-256 read through symlinks; "" when absent, and a
 // distinct marker when unreadable so that a file turning unreadable is a
 // change the reload reports rather than silence.
@@ -132,6 +151,5 @@ func digest(path string) string {
 	if err != nil {
 		return "unreadable: " + err.Error()
 	}
-	sum := sha256.Sum256(b)
-	return string(sum[:])
+	return Digest(sha256.Sum256(b))
 }

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"testing"
@@ -158,5 +159,48 @@ func mustSymlink(t *testing.T, target, link string) {
 	t.Helper()
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNewFromTakesTheCallersBaseline: the digest the caller hands over is
+// the baseline, not the file read again, so content that moved since the
+// caller read it is a change at the next scan, and the content the caller
+// read is not.
+func TestNewFromTakesTheCallersBaseline(t *testing.T) {
+	tests := []struct {
+		name    string
+		read    string // what the caller read: "" for no file
+		now     string // the file's content when the watch starts
+		changed bool
+	}{
+		{name: "same as read", read: "1", now: "1", changed: false},
+		{name: "changed since read", read: "1", now: "2", changed: true},
+		{name: "created since read", read: "", now: "1", changed: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "toolfold.lock")
+			known := Absent
+			if tt.read != "" {
+				known = Digest(sha256.Sum256([]byte(tt.read)))
+			}
+			write(t, p, tt.now)
+			w, err := NewFrom([]string{p}, map[string]string{p: known}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.fsw.Close()
+			w.rescan()
+			select {
+			case <-w.Changes():
+				if !tt.changed {
+					t.Fatal("the content the caller read was reported as a change")
+				}
+			default:
+				if tt.changed {
+					t.Fatal("content that moved since the caller read it was not reported")
+				}
+			}
+		})
 	}
 }
