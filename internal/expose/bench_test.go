@@ -59,3 +59,24 @@ func BenchmarkParams(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParamTexts reads what the search index needs of every parameter
+// of 5,000 recorded tools, into two slices reused across tools, as
+// meta.NewDiscovery does.
+func BenchmarkParamTexts(b *testing.B) {
+	cat := catalogtest.Build(b, catalogtest.Scaled(b, 5000))
+	e, _ := build(b, cat, expose.Options{Mode: expose.Search})
+	b.ReportAllocs()
+	var texts []expose.ParamText
+	var vals []string
+	for b.Loop() {
+		n := 0
+		for _, t := range cat.Tools() {
+			texts, vals = e.FlatWire(t).AppendParamTexts(texts[:0], vals[:0])
+			n += len(texts)
+		}
+		if n == 0 {
+			b.Fatal("no parameters read")
+		}
+	}
+}

@@ -304,7 +304,7 @@ func typeOf(b brief) string {
 		if enum, ok := b.Enum.([]any); ok && len(enum) > 0 {
 			vals := make([]string, 0, len(enum))
 			for _, e := range enum {
-				vals = append(vals, fmt.Sprint(e))
+				vals = append(vals, enumText(e))
 			}
 			return "one of " + strings.Join(vals, "|")
 		}

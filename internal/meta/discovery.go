@@ -99,14 +99,27 @@ func NewDiscovery(n Names, e *expose.Exposure, cost ToolsCost) *Discovery {
 			parents[string(g.ID)] = string(g.Parent.ID)
 		}
 	}
+	// The parameters of every tool go into two shared slices, each doc's
+	// a clipped window of them: one allocation per tool and parameter
+	// would be most of the garbage an index build makes at 20,000 tools.
+	var (
+		texts  []expose.ParamText
+		vals   []string
+		params []search.Param
+	)
 	for _, t := range cat.Tools() {
 		w := e.FlatWire(t)
 		doc := search.Doc{ID: w.Name, Name: t.Name, Prefix: prefixOf(t), Title: t.Def.Title, Description: t.Def.Description}
 		if t.Def.Annotations != nil && doc.Title == "" {
 			doc.Title = t.Def.Annotations.Title
 		}
-		for _, p := range w.Params() {
-			doc.Params = append(doc.Params, search.Param{Name: p.Name, Description: p.Description, Values: p.Enum})
+		texts, vals = w.AppendParamTexts(texts[:0], vals)
+		if len(texts) > 0 {
+			start := len(params)
+			for _, p := range texts {
+				params = append(params, search.Param{Name: p.Name, Description: p.Description, Values: p.Enum})
+			}
+			doc.Params = params[start:len(params):len(params)]
 		}
 		for _, g := range t.Groups {
 			for cur := g; cur != nil; cur = cur.Parent {
