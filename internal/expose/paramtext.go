@@ -32,11 +32,15 @@ func (w *Wire) AppendParamTexts(texts []ParamText, vals []string) ([]ParamText, 
 	if w.check == nil {
 		return texts, vals
 	}
-	props, _ := w.check.info.properties()
-	for _, p := range props {
+	props := w.check.info.propertiesText()
+	if len(props) == 0 || props[0] != '{' {
+		return texts, vals
+	}
+	_ = eachMember(props, func(key, raw []byte) {
+		name, _ := unquote(key)
 		var desc, enum []byte
-		if isObject(p.raw) {
-			_ = eachMember(p.raw, func(key, val []byte) {
+		if isObject(raw) {
+			_ = eachMember(raw, func(key, val []byte) {
 				switch {
 				case keyIs(key, "description"):
 					desc = val
@@ -45,7 +49,7 @@ func (w *Wire) AppendParamTexts(texts []ParamText, vals []string) ([]ParamText, 
 				}
 			})
 		}
-		pt := ParamText{Name: p.name}
+		pt := ParamText{Name: name}
 		if len(desc) > 0 && desc[0] == '"' {
 			d, _ := unquote(desc)
 			pt.Description = strings.TrimSpace(d)
@@ -58,8 +62,20 @@ func (w *Wire) AppendParamTexts(texts []ParamText, vals []string) ([]ParamText, 
 			}
 		}
 		texts = append(texts, pt)
-	}
+	})
 	return texts, vals
+}
+
+// propertiesText is the text of the schema's "properties" member, nil
+// when it has none: what properties reads, without decoding "required".
+func (s *schemaInfo) propertiesText() []byte {
+	var props []byte
+	_ = eachMember(s.raw, func(key, val []byte) {
+		if keyIs(key, "properties") {
+			props = val
+		}
+	})
+	return props
 }
 
 // keyIs matches a member's quoted key against a field name the way
@@ -79,7 +95,7 @@ func keyIs(quoted []byte, name string) bool {
 // eachMember calls fn with each member of a JSON object, its key quoted,
 // both slices of obj. obj must be valid JSON.
 func eachMember(obj []byte, fn func(key, val []byte)) error {
-	bad := fmt.Errorf("expected a JSON object")
+	bad := errNotObject
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return bad

@@ -3,6 +3,7 @@ package expose
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -167,7 +168,7 @@ func toRaw(s any) (json.RawMessage, error) {
 // It runs for every tool when the search index is built, so it walks the
 // text instead of decoding tokens.
 func objectMembers(obj []byte) ([]property, error) {
-	bad := fmt.Errorf("expected a JSON object")
+	bad := errNotObject
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return nil, bad
@@ -204,6 +205,10 @@ func objectMembers(obj []byte) ([]property, error) {
 	}
 	return nil, bad
 }
+
+// errNotObject is made once: objectMembers runs for every tool, and most
+// calls never fail.
+var errNotObject = errors.New("expected a JSON object")
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
