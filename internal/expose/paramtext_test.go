@@ -122,3 +122,41 @@ func TestParamTextsShareArenas(t *testing.T) {
 		t.Fatalf("texts = %#v (vals %q), want %#v", texts, vals, want)
 	}
 }
+
+// TestReadTopMatchesDecoding: readSchema's one-scan reading of a schema's
+// top level agrees with the decoder wherever it answers, and leaves to the
+// decoder what it cannot read.
+func TestReadTopMatchesDecoding(t *testing.T) {
+	schemas := []string{
+		`{"type":"object"}`, `{}`, `{"TYPE":"object","Properties":{"a":{}},"REQUIRED":["a"]}`,
+		`{"type":"string","type":"object"}`, `{"type":["object","null"]}`, `{"type":null,"properties":null}`,
+		`{"properties":[],"required":["a","b"]}`, `{"type":"ob\u006aect"}`, `{"required":null}`,
+	}
+	for _, s := range catalogtest.SharedServers(t) {
+		for _, raw := range s.Tools {
+			var def struct {
+				InputSchema json.RawMessage `json:"inputSchema"`
+			}
+			if err := json.Unmarshal(raw, &def); err != nil {
+				t.Fatal(err)
+			}
+			schemas = append(schemas, string(def.InputSchema))
+		}
+	}
+	for _, s := range schemas {
+		got, ok := readTop([]byte(s))
+		var want topLevel
+		if err := json.Unmarshal([]byte(s), &want); err != nil || !ok {
+			t.Errorf("%s: readTop answered %v, the decoder %v", s, ok, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %#v\nwant %#v", s, got, want)
+		}
+	}
+	for _, s := range []string{`[]`, `null`, `{"type":"object",`, `{"required":"a"}`, `{"required":[1]}`, `"x"`} {
+		if _, ok := readTop([]byte(s)); ok {
+			t.Errorf("readTop(%s) answered; the decoder should", s)
+		}
+	}
+}
