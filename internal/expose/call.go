@@ -139,7 +139,7 @@ func (w *Wire) Params() []Param {
 		var enum []string
 		if vals, ok := b.Enum.([]any); ok {
 			for _, v := range vals {
-				enum = append(enum, fmt.Sprint(v))
+				enum = append(enum, enumText(v))
 			}
 		}
 		out = append(out, Param{Name: p.name, Type: typeOf(b), Required: slices.Contains(required, p.name), Description: strings.TrimSpace(d), Enum: enum})

@@ -121,14 +121,17 @@ func Build(space *view.Space, opts *Options) (*Exposure, error) {
 		grouped: make([]*Wire, len(cat.Groups())),
 		routes:  make(map[string]*Wire, len(cat.Tools())+len(cat.Groups())),
 	}
-	origin := map[string]string{}
+	// origin names what claimed each wire name, spelled out only for a
+	// collision: formatting it for each of 20,000 tools would be waste.
+	type claimant struct{ kind, id string }
+	origin := make(map[string]claimant, len(cat.Tools())+len(o.Reserved))
 	for _, r := range o.Reserved {
-		origin[r] = fmt.Sprintf("the meta-tool %q", r)
+		origin[r] = claimant{"meta-tool", r}
 	}
 	var problems, schemaProblems []string
-	claim := func(name, what string, w *Wire) {
+	claim := func(name string, what claimant, w *Wire) {
 		if prev, taken := origin[name]; taken {
-			problems = append(problems, fmt.Sprintf("wire name %q is claimed by both %s and %s: rename one (a prefix, a group name or a meta-tool name)", name, prev, what))
+			problems = append(problems, fmt.Sprintf("wire name %q is claimed by both the %s %q and the %s %q: rename one (a prefix, a group name or a meta-tool name)", name, prev.kind, prev.id, what.kind, what.id))
 			return
 		}
 		origin[name] = what
@@ -153,7 +156,7 @@ func Build(space *view.Space, opts *Options) (*Exposure, error) {
 		}
 		infos[t.Index] = w.check.info
 		e.flat[t.Index] = w
-		claim(w.Name, fmt.Sprintf("the tool %q", t.ID), w)
+		claim(w.Name, claimant{"tool", string(t.ID)}, w)
 	}
 	if len(schemaProblems) > 0 {
 		return nil, fmt.Errorf("%s", strings.Join(append(schemaProblems, problems...), "\n"))
@@ -164,7 +167,7 @@ func Build(space *view.Space, opts *Options) (*Exposure, error) {
 		// tool whose "action" admits no value would only mislead.
 		if w := e.groupWireFor(g, infos, &o); w != nil && len(w.Actions) > 0 {
 			e.grouped[g.Index] = w
-			claim(w.Name, fmt.Sprintf("the group %q", g.ID), w)
+			claim(w.Name, claimant{"group", string(g.ID)}, w)
 		}
 	}
 	if len(problems) > 0 {
@@ -297,7 +300,10 @@ func (e *Exposure) Reachable(s view.Snapshot, w *Wire) bool {
 }
 
 func (e *Exposure) flatWire(t *catalog.Tool, info *schemaInfo, annotate bool) *Wire {
-	def := *t.Def
+	// The wire, its definition and its validator live and die together:
+	// one allocation instead of three per tool.
+	fw := &flatWire{def: *t.Def, check: validator{info: info}}
+	def := &fw.def
 	def.Name = WireName(string(t.ID))
 	if raw, isRaw := def.InputSchema.(json.RawMessage); isRaw && !sameText(raw, info.raw) || def.InputSchema == nil {
 		def.InputSchema = info.raw // normalised to an object schema
@@ -305,8 +311,16 @@ func (e *Exposure) flatWire(t *catalog.Tool, info *schemaInfo, annotate bool) *W
 	if annotate {
 		def.Description = marker(t) + def.Description
 	}
-	return &Wire{Name: def.Name, Tool: &def, Target: t, check: &validator{info: info},
+	fw.Wire = Wire{Name: def.Name, Tool: def, Target: t, check: &fw.check,
 		headerBound: bytes.Contains(info.raw, []byte(`"x-mcp-header"`))}
+	return &fw.Wire
+}
+
+// flatWire is a flat Wire with what it points to.
+type flatWire struct {
+	Wire
+	def   mcp.Tool
+	check validator
 }
 
 // sameText reports whether a and b are the same bytes in memory: then the

@@ -20,6 +20,11 @@ const hashLen = 8
 // the whole original name, so the result is stable across runs and distinct
 // for distinct long names. An empty name becomes "_".
 func WireName(name string) string {
+	if ValidWireName(name) {
+		// Most names are valid already: share the catalog's string
+		// rather than copy it, once per tool.
+		return name
+	}
 	var b strings.Builder
 	b.Grow(len(name))
 	for i := 0; i < len(name); i++ {

@@ -3,6 +3,7 @@ package expose
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -79,14 +80,13 @@ func readSchema(s any) (*schemaInfo, error) {
 		return nil, err
 	}
 	info := &schemaInfo{raw: raw}
-	var top struct {
-		Type       any       `json:"type"`
-		Properties firstByte `json:"properties"`
-		Required   []string  `json:"required"`
-	}
-	// One pass, as brief's: every tool's schema is read at each build.
-	if err := fastjson.Unmarshal(raw, &top); err != nil {
-		return nil, fmt.Errorf("input schema is not a JSON object: %w", err)
+	top, ok := readTop(raw)
+	if !ok {
+		// The slow way, for what the quick one does not take: the
+		// decoder's error names the problem.
+		if err := json.Unmarshal(raw, &top); err != nil {
+			return nil, fmt.Errorf("input schema is not a JSON object: %w", err)
+		}
 	}
 	switch top.Type {
 	case "object":
@@ -104,6 +104,51 @@ func readSchema(s any) (*schemaInfo, error) {
 		return nil, fmt.Errorf("input schema properties: expected a JSON object")
 	}
 	return info, nil
+}
+
+// topLevel is what readSchema checks of a schema.
+type topLevel struct {
+	Type       any       `json:"type"`
+	Properties firstByte `json:"properties"`
+	Required   []string  `json:"required"`
+}
+
+// readTop reads a schema's top level as json.Unmarshal into a topLevel
+// would, in one scan of the text and without decoding the properties:
+// readSchema runs for every tool of the catalog on every build. It gives
+// up (false) on anything but a valid object whose "type" and "required"
+// decode, leaving the error to the decoder.
+func readTop(raw []byte) (topLevel, bool) {
+	var top topLevel
+	if !isObject(raw) || !json.Valid(raw) {
+		return top, false
+	}
+	var typ, req []byte
+	_ = eachMember(raw, func(key, val []byte) {
+		switch {
+		case keyIs(key, "type"):
+			typ = val
+		case keyIs(key, "properties"):
+			top.Properties = firstByte(val[0])
+		case keyIs(key, "required"):
+			req = val
+		}
+	})
+	if typ != nil {
+		if typ[0] == '"' {
+			s, err := unquote(typ)
+			if err != nil {
+				return top, false
+			}
+			top.Type = s
+		} else if json.Unmarshal(typ, &top.Type) != nil {
+			return top, false
+		}
+	}
+	if req != nil && json.Unmarshal(req, &top.Required) != nil {
+		return top, false
+	}
+	return top, true
 }
 
 // firstByte records the first byte of a JSON value ('{' for an object, 'n'
@@ -168,7 +213,7 @@ func toRaw(s any) (json.RawMessage, error) {
 // It runs for every tool when the search index is built, so it walks the
 // text instead of decoding tokens.
 func objectMembers(obj []byte) ([]property, error) {
-	bad := fmt.Errorf("expected a JSON object")
+	bad := errNotObject
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return nil, bad
@@ -205,6 +250,10 @@ func objectMembers(obj []byte) ([]property, error) {
 	}
 	return nil, bad
 }
+
+// errNotObject is made once: objectMembers runs for every tool, and most
+// calls never fail.
+var errNotObject = errors.New("expected a JSON object")
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
@@ -305,7 +354,7 @@ func typeOf(b brief) string {
 		if enum, ok := b.Enum.([]any); ok && len(enum) > 0 {
 			vals := make([]string, 0, len(enum))
 			for _, e := range enum {
-				vals = append(vals, fmt.Sprint(e))
+				vals = append(vals, enumText(e))
 			}
 			return "one of " + strings.Join(vals, "|")
 		}

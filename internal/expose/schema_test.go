@@ -83,7 +83,7 @@ func TestFlatWiresShareTheSchemaText(t *testing.T) {
 	}
 }
 
-func viewSpace(t *testing.T, cat *catalog.Catalog) *view.Space {
+func viewSpace(t testing.TB, cat *catalog.Catalog) *view.Space {
 	t.Helper()
 	space, err := view.NewSpace(cat, nil)
 	if err != nil {

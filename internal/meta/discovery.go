@@ -99,18 +99,48 @@ func NewDiscovery(n Names, e *expose.Exposure, cost ToolsCost) *Discovery {
 			parents[string(g.ID)] = string(g.Parent.ID)
 		}
 	}
+	// The parameters and groups of every tool are carved out of shared
+	// chunks: allocations per tool and parameter would be most of the
+	// garbage an index build makes at 20,000 tools, and one growing slice
+	// would copy itself over and over.
+	var (
+		texts  []expose.ParamText
+		vals   []string
+		params chunk[search.Param]
+		values chunk[string]
+		groups chunk[search.GroupInfo]
+	)
 	for _, t := range cat.Tools() {
 		w := e.FlatWire(t)
 		doc := search.Doc{ID: w.Name, Name: t.Name, Prefix: prefixOf(t), Title: t.Def.Title, Description: t.Def.Description}
 		if t.Def.Annotations != nil && doc.Title == "" {
 			doc.Title = t.Def.Annotations.Title
 		}
-		for _, p := range w.Params() {
-			doc.Params = append(doc.Params, search.Param{Name: p.Name, Description: p.Description, Values: p.Enum})
+		texts, vals = w.AppendParamTexts(texts[:0], vals[:0])
+		if len(texts) > 0 {
+			doc.Params = params.carve(len(texts))
+			for i, p := range texts {
+				doc.Params[i] = search.Param{Name: p.Name, Description: p.Description}
+				if len(p.Enum) > 0 {
+					doc.Params[i].Values = values.carve(len(p.Enum))
+					copy(doc.Params[i].Values, p.Enum)
+				}
+			}
 		}
+		n := 0
 		for _, g := range t.Groups {
 			for cur := g; cur != nil; cur = cur.Parent {
-				doc.Groups = append(doc.Groups, search.GroupInfo{Name: string(cur.ID), Description: indexText(cur)})
+				n++
+			}
+		}
+		if n > 0 {
+			doc.Groups = groups.carve(n)
+			i := 0
+			for _, g := range t.Groups {
+				for cur := g; cur != nil; cur = cur.Parent {
+					doc.Groups[i] = search.GroupInfo{Name: string(cur.ID), Description: indexText(cur)}
+					i++
+				}
 			}
 		}
 		docs = append(docs, doc)
@@ -120,6 +150,26 @@ func NewDiscovery(n Names, e *expose.Exposure, cost ToolsCost) *Discovery {
 	}
 	return &Discovery{names: n, expo: e, toolsCost: cost, index: search.New(docs, &search.Options{GroupParents: parents}), summary: summaries(cat),
 		calls: make([]atomic.Pointer[signature], len(cat.Tools()))}
+}
+
+// chunk hands out small slices of large shared arrays, a new array when
+// the current one has too little room left: NewDiscovery's docs hold
+// their parameters and groups this way.
+type chunk[T any] struct{ buf []T }
+
+// chunkLen is how many elements a chunk holds, unless one request needs
+// more.
+const chunkLen = 4096
+
+// carve returns n zeroed elements, clipped so that appending to them
+// cannot reach the next caller's.
+func (c *chunk[T]) carve(n int) []T {
+	if cap(c.buf)-len(c.buf) < n {
+		c.buf = make([]T, 0, max(n, chunkLen))
+	}
+	start := len(c.buf)
+	c.buf = c.buf[:start+n]
+	return c.buf[start : start+n : start+n]
 }
 
 // summaryLen bounds a tool's one-line summary in find_tools.
