@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -81,10 +83,16 @@ func TestTSDraftClientMultiServer(t *testing.T) {
 		}
 		return true
 	})
+	// The warm cache as it is now: each stdio gateway starts from a copy
+	// of it, so that the group the fixture adds in one subtest, which
+	// its gateway caches, is not what the next one starts from and then
+	// sees go when its own fixture starts.
+	warm := snapshotDir(t, cacheDir)
 	for _, transport := range []string{"stdio", "http"} {
 		for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
 			t.Run(transport+"/"+protocol, func(t *testing.T) {
-				plan := map[string]any{"command": binary, "args": []string{"serve", "--config", cfg}, "calls": calls}
+				plan := map[string]any{"command": binary, "args": []string{"serve", "--config", cfg}, "calls": calls,
+					"env": map[string]string{"TOOLFOLD_CACHE_DIR": snapshotDir(t, warm)}}
 				if transport == "http" {
 					plan = map[string]any{"url": base + "/mcp", "calls": calls}
 				}
@@ -96,7 +104,15 @@ func TestTSDraftClientMultiServer(t *testing.T) {
 					plan["change"] = map[string]any{"tool": "fx__open_wiki", "timeoutMs": 20000}
 				}
 				raw, _ := json.Marshal(plan)
-				out, err := exec.Command(node, "node/draftclient.mjs", string(raw)).Output()
+				cmd := exec.Command(node, "node/draftclient.mjs", string(raw))
+				var stderr bytes.Buffer // the client's, and a stdio toolfold's (inherited)
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
+				t.Cleanup(func() {
+					if t.Failed() {
+						t.Logf("the draft client's report:\n%s\nits stderr (a stdio toolfold's included):\n%s", out, stderr.String())
+					}
+				})
 				if err != nil {
 					t.Fatalf("node draft client: %v\n%s", err, out)
 				}
@@ -157,6 +173,23 @@ func TestTSDraftClientMultiServer(t *testing.T) {
 
 // cachedCatalog reports whether the catalog cache under dir holds a file
 // of server's tools.
+// snapshotDir copies dir into a new temporary directory and returns it. A
+// gateway may be writing dir (a temporary file renamed while the copy
+// walks), so a copy that fails is made again.
+func snapshotDir(t *testing.T, dir string) string {
+	t.Helper()
+	for try := 1; ; try++ {
+		dst := t.TempDir()
+		err := os.CopyFS(dst, os.DirFS(dir))
+		if err == nil {
+			return dst
+		}
+		if try == 5 {
+			t.Fatalf("copying %s: %v", dir, err)
+		}
+	}
+}
+
 func cachedCatalog(t *testing.T, dir, server string) bool {
 	t.Helper()
 	found := false
