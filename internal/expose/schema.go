@@ -79,6 +79,11 @@ func readSchema(s any) (*schemaInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	if string(bytes.TrimSpace(raw)) == "null" {
+		// An upstream's "inputSchema": null, kept as its text: no schema,
+		// as nil is.
+		raw = json.RawMessage(`{"type":"object"}`)
+	}
 	info := &schemaInfo{raw: raw}
 	top, ok := readTop(raw)
 	if !ok {

@@ -67,6 +67,26 @@ func TestBadPropertiesAreRefused(t *testing.T) {
 	}
 }
 
+// TestNullSchemaIsNoSchema: an upstream's "inputSchema": null, kept as
+// its text, is exposed as the empty object schema, as a missing one is;
+// before, the type was written in front of it and the list carried
+// {"type":"object",null, which no client can read.
+func TestNullSchemaIsNoSchema(t *testing.T) {
+	for _, schema := range []string{`null`, ` null `} {
+		tl := catalogtest.Tool("x")
+		tl.Def.InputSchema = json.RawMessage(schema)
+		e, _ := build(t, catalogtest.Build(t, catalog.Spec{Tools: []*catalog.Tool{tl}}), expose.Options{Mode: expose.Flat})
+		w, ok := e.Route("x")
+		if !ok {
+			t.Fatalf("%q: no route to x", schema)
+		}
+		got, err := json.Marshal(w.Tool.InputSchema)
+		if err != nil || string(got) != `{"type":"object"}` {
+			t.Errorf("%q: the schema went out as %s (%v)", schema, got, err)
+		}
+	}
+}
+
 // TestFlatWiresShareTheSchemaText: a flat wire sends the catalog's schema
 // text itself, not a copy, so a large catalog holds each schema once.
 func TestFlatWiresShareTheSchemaText(t *testing.T) {
