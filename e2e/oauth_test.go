@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/toolfold/toolfold/internal/groupsext"
+	"github.com/toolfold/toolfold/internal/logtest"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 )
@@ -49,8 +50,26 @@ func requireOIDC(t *testing.T) string {
 }
 
 // startOIDC starts the provider on port ("0" for any) with the signing key
-// in keyFile (made when missing) and waits until it says it listens.
+// in keyFile (made when missing) and waits until it says it listens. Once
+// in CI a provider hung before it listened (no CPU, no socket, for
+// minutes): one that says nothing for a minute is killed and started
+// again, a bound for a program that hangs, not a guess at how long a
+// start takes (it takes well under a second).
 func startOIDC(t *testing.T, port, keyFile string) *oidcProvider {
+	t.Helper()
+	for try := 1; ; try++ {
+		p, ok := launchOIDC(t, port, keyFile)
+		if ok {
+			return p
+		}
+		if try == 3 {
+			t.Fatalf("oidc-provider said nothing for a minute, %d times", try)
+		}
+	}
+}
+
+// launchOIDC starts the provider once; false means it hung and was killed.
+func launchOIDC(t *testing.T, port, keyFile string) (*oidcProvider, bool) {
 	t.Helper()
 	node := requireOIDC(t)
 	cmd := exec.Command(node, "oidc/provider.mjs", port, keyFile)
@@ -58,26 +77,42 @@ func startOIDC(t *testing.T, port, keyFile string) *oidcProvider {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr := &logtest.Buffer{} // written by the child's copier, read here
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	p := &oidcProvider{cmd: cmd, done: make(chan struct{})}
 	go func() { cmd.Wait(); close(p.done) }()
 	t.Cleanup(p.stop)
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("oidc-provider did not start: %v\n%s", err, stderr.String())
+	type said struct {
+		line string
+		err  error
+	}
+	first := make(chan said, 1)
+	go func() {
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		first <- said{line, err}
+	}()
+	var got said
+	select {
+	case got = <-first:
+	case <-time.After(time.Minute):
+		t.Logf("oidc-provider said nothing for a minute; starting it again. Its stderr:\n%s", stderr.String())
+		p.stop() // its stdout closes, which ends the reader
+		return nil, false
+	}
+	if got.err != nil {
+		t.Fatalf("oidc-provider did not start: %v\n%s", got.err, stderr.String())
 	}
 	var ready struct{ Issuer string }
-	if err := json.Unmarshal([]byte(line), &ready); err != nil || ready.Issuer == "" {
-		t.Fatalf("oidc-provider said %q: %v", line, err)
+	if err := json.Unmarshal([]byte(got.line), &ready); err != nil || ready.Issuer == "" {
+		t.Fatalf("oidc-provider said %q: %v", got.line, err)
 	}
 	p.issuer = ready.Issuer
 	u, _ := url.Parse(p.issuer)
 	p.port = u.Port()
-	return p
+	return p, true
 }
 
 // stop ends the provider and waits until it has gone (its port is free).
