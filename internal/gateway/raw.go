@@ -164,22 +164,31 @@ func (e *rawEdge) route(name string, req *rawRequest) (*expose.Wire, era, bool) 
 		w, _, ok := e.g.statelessWire(name, info, caps)
 		return w, ev, ok
 	}
-	// A session client: it must have initialized, and says nothing per
-	// request.
-	if caps != nil || info != nil || e.s.mode == perRequestMode {
+	ev, ok := e.sessionEra(caps, info)
+	if !ok {
 		return nil, era{}, false
+	}
+	w, ok := e.s.fastWire(name)
+	return w, ev, ok
+}
+
+// sessionEra is the era of a session client's request, whose _meta named
+// no protocol version: it must have initialized, on a session protocol,
+// and say nothing per request (caps and info, from its _meta, are nil).
+func (e *rawEdge) sessionEra(caps, info []byte) (era, bool) {
+	if caps != nil || info != nil || e.s.mode == perRequestMode {
+		return era{}, false
 	}
 	<-e.connected
 	ss := e.ss.Load()
 	if ss == nil {
-		return nil, era{}, false
+		return era{}, false
 	}
 	ip := ss.InitializeParams()
 	if ip == nil || ip.ProtocolVersion >= statelessProtocol {
-		return nil, era{}, false
+		return era{}, false
 	}
-	w, ok := e.s.fastWire(name)
-	return w, era{caps: capabilitiesOf(ip.Capabilities)}, ok
+	return era{caps: capabilitiesOf(ip.Capabilities)}, true
 }
 
 // statelessWire routes a 2026-07-28 request's call as the per-request

@@ -107,19 +107,8 @@ func (e *rawEdge) metaSession(req *rawRequest) (*session, era, bool) {
 		p := e.g.present(ClientInfo{Name: client, ProtocolVersion: statelessProtocol, Stateless: true})
 		return e.g.transient(e.g.cur.Load(), p), ev, true
 	}
-	if caps != nil || info != nil || e.s.mode == perRequestMode {
-		return nil, era{}, false
-	}
-	<-e.connected
-	ss := e.ss.Load()
-	if ss == nil {
-		return nil, era{}, false
-	}
-	ip := ss.InitializeParams()
-	if ip == nil || ip.ProtocolVersion >= statelessProtocol {
-		return nil, era{}, false
-	}
-	return e.s, era{caps: capabilitiesOf(ip.Capabilities)}, true
+	ev, ok := e.sessionEra(caps, info)
+	return e.s, ev, ok
 }
 
 // resultMessage appends to dst the response to request id carrying res,
