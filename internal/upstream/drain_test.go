@@ -184,6 +184,14 @@ func TestQuestionsWrittenTogetherSettleTogether(t *testing.T) {
 	}
 	m := newTestManager(t, map[string]config.ServerConfig{"fx": fixture(t, "bulk", nil)},
 		&Options{ProtocolVersion: "2025-11-25", Forward: Forwarding{Elicitation: true, Roots: true}})
+	askTwiceSettlesTogether(t, m)
+}
+
+// askTwiceSettlesTogether calls fx's ask2, whose two questions go out in
+// one write, and checks that both were held when the server settled, each
+// with its Handoff.
+func askTwiceSettlesTogether(t *testing.T, m *Manager) {
+	t.Helper()
 	d := &holdingDownstream{}
 	res, err := m.CallTool(t.Context(), "fx", &mcp.CallToolParams{Name: "ask2", Arguments: map[string]any{}}, &CallOptions{Downstream: d})
 	if err != nil {
@@ -350,20 +358,5 @@ func TestHTTPQuestionsWrittenTogetherSettleTogether(t *testing.T) {
 	defer srv.Close()
 	m := newTestManager(t, map[string]config.ServerConfig{"fx": {URL: srv.URL, Transport: config.TransportHTTP, Timeout: config.Duration(time.Minute)}},
 		&Options{ProtocolVersion: "2025-11-25", Forward: Forwarding{Elicitation: true, Roots: true}})
-	d := &holdingDownstream{}
-	res, err := m.CallTool(t.Context(), "fx", &mcp.CallToolParams{Name: "ask2", Arguments: map[string]any{}}, &CallOptions{Downstream: d})
-	if err != nil {
-		t.Fatalf("ask2: %v", err)
-	}
-	if res.IsError {
-		t.Fatalf("ask2 answered with an error: %v", res.Content)
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.noHandoff {
-		t.Error("a question reached the Downstream without its Handoff")
-	}
-	if !slices.Equal(d.atSettled, []int{2, 2}) {
-		t.Errorf("questions held when the server settled: %v, want [2 2] (both, for each)", d.atSettled)
-	}
+	askTwiceSettlesTogether(t, m)
 }
