@@ -107,9 +107,9 @@ func printTable(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "   find_tools on that started toolfold: p50/p99 of %d sequential calls, each one request of internal/search's evaluation\n"+
 				"   sets in turn, and of as many pings in the same session, taking turns of %d\n", sc.Params.FindCalls, findBlock)
 			tw := newTab(w)
-			fmt.Fprintln(tw, "\ttools\tfind_tools p50\tp99\tping p50\tp99\tfind_tools p50 − ping\t")
+			fmt.Fprintln(tw, "\ttools\tfind_tools p50\tp99\tping p50\tp99\tfind_tools p50 − ping\ttoolfold CPU per find_tools\tper ping\t")
 			for _, sr := range sc.Runs {
-				fmt.Fprintf(tw, "\t%d\t%s\t%s\t%s\t%s\t%s\t\n", sr.Tools, us(sr.Find.P50), us(sr.Find.P99), us(sr.Ping.P50), us(sr.Ping.P99), us(sr.FindOverPing))
+				fmt.Fprintf(tw, "\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", sr.Tools, us(sr.Find.P50), us(sr.Find.P99), us(sr.Ping.P50), us(sr.Ping.P99), us(sr.FindOverPing), us(sr.FindCPU), us(sr.PingCPU))
 			}
 			tw.Flush()
 		}

@@ -83,7 +83,13 @@ type ScaleRun struct {
 	Find           Percentiles `json:"find_tools"`
 	Ping           Percentiles `json:"ping"`
 	FindOverPing   float64     `json:"find_p50_over_ping_us"`
-	FindCPUProfile string      `json:"find_cpu_profile,omitempty"`
+	// FindCPU and PingCPU are toolfold's own CPU time per timed
+	// find_tools call and per ping, in µs (/proc/PID/stat, read around
+	// each turn): how much of FindOverPing is toolfold computing, and
+	// how much is the client, the pipe and waiting.
+	FindCPU        float64 `json:"find_cpu_us"`
+	PingCPU        float64 `json:"ping_cpu_us"`
+	FindCPUProfile string  `json:"find_cpu_profile,omitempty"`
 }
 
 // ScaleResult is the sweep.
@@ -446,8 +452,14 @@ const findBlock = 50
 // queries, and as many pings, in turns of findBlock, after one untimed turn.
 func timeFind(ctx context.Context, p *stdioProcess, queries []string, calls int, run *ScaleRun) error {
 	var finds, pings []time.Duration
+	var findCPU, pingCPU time.Duration
+	pid := p.cmd.Process.Pid
 	next := 0
 	turn := func(n int, timed bool) error {
+		before, err := cpuTimeFine(pid)
+		if err != nil {
+			return err
+		}
 		for range n {
 			q := queries[next%len(queries)]
 			next++
@@ -459,6 +471,10 @@ func timeFind(ctx context.Context, p *stdioProcess, queries []string, calls int,
 				finds = append(finds, time.Since(start))
 			}
 		}
+		between, err := cpuTimeFine(pid)
+		if err != nil {
+			return err
+		}
 		for range n {
 			start := time.Now()
 			if err := p.Ping(ctx, nil); err != nil {
@@ -467,6 +483,14 @@ func timeFind(ctx context.Context, p *stdioProcess, queries []string, calls int,
 			if timed {
 				pings = append(pings, time.Since(start))
 			}
+		}
+		after, err := cpuTimeFine(pid)
+		if err != nil {
+			return err
+		}
+		if timed {
+			findCPU += between - before
+			pingCPU += after - between
 		}
 		return nil
 	}
@@ -480,6 +504,10 @@ func timeFind(ctx context.Context, p *stdioProcess, queries []string, calls int,
 	}
 	run.Find, run.Ping = percentiles(finds), percentiles(pings)
 	run.FindOverPing = run.Find.P50 - run.Ping.P50
+	if len(finds) > 0 {
+		run.FindCPU = float64(findCPU.Microseconds()) / float64(len(finds))
+		run.PingCPU = float64(pingCPU.Microseconds()) / float64(len(pings))
+	}
 	return nil
 }
 
