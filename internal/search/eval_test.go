@@ -352,7 +352,7 @@ func (ix *Index) inGroup(id, group string) bool {
 			continue
 		}
 		within := ix.groupsWithin(group)
-		for _, g := range ix.hot.groups[ix.hot.groupsAt[d]:ix.hot.groupsAt[d+1]] {
+		for _, g := range ix.hot.setGroups.of(ix.hot.groupSet[d]) {
 			if slices.Contains(within, g) {
 				return true
 			}

@@ -469,9 +469,12 @@ func nameDocs(docs []docEntry, vocabulary int) flatLists[int32] {
 type hotDocs struct {
 	intent []intent
 	server []int32
-	// groupsAt[d]:groupsAt[d+1] is doc d's window of groups, its groups.
-	groupsAt []int32
-	groups   []int32
+	// groupSet numbers each doc's set of groups (its groups and their
+	// ancestors), and setGroups lists each set's groups: the docs of a
+	// group share a set, so a search adds a run of them, as it meets them
+	// in doc order, into their groups' evidence once (see findParsed).
+	groupSet  []int32
+	setGroups flatLists[int32]
 	// namesAt and names are the docs' nameTerms, the same way.
 	namesAt []int32
 	names   []int32
@@ -491,16 +494,27 @@ func (ix *Index) fillHot(docs []docEntry) {
 	h := hotDocs{
 		intent:   make([]intent, len(docs)),
 		server:   make([]int32, len(docs)),
-		groupsAt: make([]int32, len(docs)+1),
+		groupSet: make([]int32, len(docs)),
 		namesAt:  make([]int32, len(docs)+1),
 		nameID:   make([]int32, len(docs)),
 	}
 	nameIDs := map[string]int32{}
+	setIDs := map[string]int32{}
+	var sets [][]int32
 	var key []byte
 	for d, e := range docs {
 		h.intent[d], h.server[d] = e.intent, e.server
-		h.groups = append(h.groups, e.groups...)
-		h.groupsAt[d+1] = int32(len(h.groups))
+		key = key[:0]
+		for _, g := range e.groups {
+			key = binary.LittleEndian.AppendUint32(key, uint32(g))
+		}
+		set, ok := setIDs[string(key)]
+		if !ok {
+			set = int32(len(sets))
+			setIDs[string(key)] = set
+			sets = append(sets, e.groups)
+		}
+		h.groupSet[d] = set
 		h.names = append(h.names, e.nameTerms...)
 		h.namesAt[d+1] = int32(len(h.names))
 		key = key[:0]
@@ -515,6 +529,17 @@ func (ix *Index) fillHot(docs []docEntry) {
 		h.nameID[d] = id
 	}
 	h.nameCount = len(nameIDs)
+	counts := make([]int32, len(sets))
+	for i, gs := range sets {
+		counts[i] = int32(len(gs))
+	}
+	setGroups, fill := newFlatLists[int32](counts)
+	for i, gs := range sets {
+		for _, g := range gs {
+			fill.put(int32(i), g)
+		}
+	}
+	h.setGroups = setGroups
 	ix.hot = h
 }
 

@@ -537,6 +537,7 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 		coordination = append(coordination, ix.tune.coordinationFloor+(1-ix.tune.coordinationFloor)*coverage)
 	}
 	s.coordination = coordination
+	run := groupRun{set: -1}
 	for _, d := range s.touched {
 		e := &s.doc[d]
 		score := e.total
@@ -572,24 +573,18 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 			s.top = pushBest(s.top, h, limit, ix.ranksBefore)
 		}
 		if wantGroups {
-			for _, g := range ix.hot.groups[ix.hot.groupsAt[d]:ix.hot.groupsAt[d+1]] {
-				if !s.groupSeen[g] {
-					s.groupSeen[g] = true
-					s.groupTouched = append(s.groupTouched, g)
-				}
-				s.groupMatches[g]++
-				top := &s.groupTop[g]
-				switch {
-				case score > top[0]:
-					top[0], top[1], top[2] = score, top[0], top[1]
-				case score > top[1]:
-					top[1], top[2] = score, top[1]
-				case score > top[2]:
-					top[2] = score
-				}
+			// Docs come mostly in doc order, a group's docs side by
+			// side: a run of docs of one set of groups is summed here
+			// and added to the groups once (addRun).
+			if set := ix.hot.groupSet[d]; set != run.set {
+				ix.addRun(&run, s)
+				run = groupRun{set: set}
 			}
+			run.matches++
+			addGroupScore(&run.top, score)
 		}
 	}
+	ix.addRun(&run, s)
 	s.touched = s.touched[:0]
 	for _, t := range s.coverageTerms {
 		s.coverage[t] = 0
@@ -620,6 +615,48 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 		groups = ix.rankGroups(q, s, opts.Group != "", limit)
 	}
 	return hits, groups
+}
+
+// groupRun is what a run of docs of one set of groups adds to each of
+// them: their count, and their three best scores.
+type groupRun struct {
+	set     int32 // -1: none
+	matches int32
+	top     [3]float64
+}
+
+// addRun adds a run's evidence to each group of its set. A group's three
+// best scores are the same whether its docs are offered one by one or a
+// run's best three at once.
+func (ix *Index) addRun(run *groupRun, s *scratch) {
+	if run.set < 0 || run.matches == 0 {
+		return
+	}
+	for _, g := range ix.hot.setGroups.of(run.set) {
+		if !s.groupSeen[g] {
+			s.groupSeen[g] = true
+			s.groupTouched = append(s.groupTouched, g)
+		}
+		s.groupMatches[g] += run.matches
+		top := &s.groupTop[g]
+		for _, score := range run.top[:min(run.matches, 3)] {
+			addGroupScore(top, score)
+		}
+	}
+}
+
+// addGroupScore keeps a tool's score if it is among its group's three
+// best so far: the three kept are the three largest offered, whatever the
+// order they come in.
+func addGroupScore(top *[3]float64, score float64) {
+	switch {
+	case score > top[0]:
+		top[0], top[1], top[2] = score, top[0], top[1]
+	case score > top[1]:
+		top[1], top[2] = score, top[1]
+	case score > top[2]:
+		top[2] = score
+	}
 }
 
 // markMentionedServers sets s.mentioned, per server, to how surely the
@@ -663,7 +700,7 @@ func (ix *Index) filter(opts *SearchOptions, s *scratch) func(doc int32) bool {
 	return func(d int32) bool {
 		if opts.Group != "" {
 			found := false
-			for _, g := range ix.hot.groups[ix.hot.groupsAt[d]:ix.hot.groupsAt[d+1]] {
+			for _, g := range ix.hot.setGroups.of(ix.hot.groupSet[d]) {
 				if s.inGroup[g] {
 					found = true
 					break
