@@ -84,18 +84,11 @@ func TestNoSecretOnTheBytePaths(t *testing.T) {
 	}
 
 	// HTTP: a 2025-11-25 session and 2026-07-28 requests.
-	addr := freeAddr(t)
-	serve := exec.Command(binary, "serve", "--http", addr, "--config", path, "--mode", "flat", "--log-level", "debug")
-	serve.Env = environ
-	var logs bytes.Buffer
-	serve.Stderr = &logs
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { serve.Wait(); close(exited) }()
-	defer serve.Process.Kill()
-	waitListening(t, "toolfold serve", addr, exited)
+	serve, addr := startCmdOnFreeAddr(t, func(addr string) *exec.Cmd {
+		cmd := exec.Command(binary, "serve", "--http", addr, "--config", path, "--mode", "flat", "--log-level", "debug")
+		cmd.Env = environ
+		return cmd
+	})
 	url := "http://" + addr + "/mcp"
 	post := func(body string, header map[string]string) (int, string, http.Header) {
 		t.Helper()
@@ -118,19 +111,20 @@ func TestNoSecretOnTheBytePaths(t *testing.T) {
 			t.Errorf("%s: %d %s; want the server's error, masked", c.name, code, body)
 		}
 	}
-	_ = serve.Process.Signal(os.Interrupt)
+	_ = serve.cmd.Process.Signal(os.Interrupt)
 	select {
-	case <-exited:
-	case <-time.After(30 * time.Second):
-		t.Error("toolfold serve did not stop within 30 s of an interrupt")
-	}
-	outputs = append(outputs, logs.String())
-	if bytesOn {
-		for _, want := range []string{"path=http-session-bytes", "path=http-request-bytes"} {
-			if !strings.Contains(logs.String(), want) {
-				t.Errorf("no call took the byte path (%s):\n%s", want, logs.String())
+	case <-serve.done:
+		logs := serve.stderr.String()
+		outputs = append(outputs, logs)
+		if bytesOn {
+			for _, want := range []string{"path=http-session-bytes", "path=http-request-bytes"} {
+				if !strings.Contains(logs, want) {
+					t.Errorf("no call took the byte path (%s):\n%s", want, logs)
+				}
 			}
 		}
+	case <-time.After(30 * time.Second):
+		t.Error("toolfold serve did not stop within 30 s of an interrupt")
 	}
 	if all := strings.Join(outputs, "\n"); strings.Contains(all, secret) {
 		t.Errorf("the secret appears in toolfold's output:\n%s", all)

@@ -81,19 +81,12 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	}
 
 	// toolfold serve: logs, /healthz, tool results.
-	addr := freeAddr(t)
-	serve := exec.Command(binary, "serve", "--http", addr, "--config", path, "--mode", "flat", "--log-level", "debug")
-	serve.Env = append(os.Environ(), environ...)
-	var logs bytes.Buffer // written by exec until Wait returns, read after
-	serve.Stderr = &logs
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { serve.Wait(); close(exited) }()
-	defer serve.Process.Kill()
+	serve, addr := startCmdOnFreeAddr(t, func(addr string) *exec.Cmd {
+		cmd := exec.Command(binary, "serve", "--http", addr, "--config", path, "--mode", "flat", "--log-level", "debug")
+		cmd.Env = append(os.Environ(), environ...)
+		return cmd
+	})
 	base := "http://" + addr
-	waitListening(t, "toolfold serve", addr, exited)
 	s := httpSession(t, base, "e2e-go")
 	for _, tool := range []string{"refusing__x", "gone__x", "leaky__x", "pathkey__x", "leakcmd__fail"} {
 		res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
@@ -129,10 +122,10 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		saw("GET "+page, string(body))
 	}
 	s.Close()
-	_ = serve.Process.Signal(os.Interrupt)
+	_ = serve.cmd.Process.Signal(os.Interrupt)
 	select {
-	case <-exited:
-		saw("serve logs", logs.String())
+	case <-serve.done: // its stderr is complete
+		saw("serve logs", serve.stderr.String())
 	case <-time.After(30 * time.Second):
 		t.Error("toolfold serve did not stop within 30 s of an interrupt")
 	}
