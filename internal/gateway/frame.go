@@ -50,6 +50,10 @@ type frame struct {
 	params json.RawMessage
 	// rawID is a request's id as sent, for answers.
 	rawID json.RawMessage
+	// msg is the message as the SDK decodes it: what the SDK's session is
+	// handed (sdkshim.DecodedConn), so that it does not decode the line
+	// again.
+	msg jsonrpc.Message
 }
 
 // frameError is the answer to a frame the screen refuses.
@@ -104,7 +108,7 @@ func checkFrame(line []byte) (*frame, *frameError) {
 		// The SDK's own rules, past the ones spelled out above.
 		return nil, invalidRequest(id, fmt.Sprintf("the message is not a valid JSON-RPC 2.0 message: %v", err))
 	}
-	f := &frame{line: line}
+	f := &frame{line: line, msg: msg}
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
 		if _, ok := fields["id"]; ok && !m.ID.IsValid() {
@@ -225,8 +229,9 @@ func newStdioScreen(in io.Reader, out io.Writer, log *slog.Logger) *stdioScreen 
 
 // next returns the next frame to hand to the SDK, answering the ones before
 // it that it refuses. Its error is the reader's (io.EOF at the end), or the
-// writer's if an answer could not be written.
-func (s *stdioScreen) next() ([]byte, error) {
+// writer's if an answer could not be written. The frame's line is valid
+// until the next call; its msg is its own.
+func (s *stdioScreen) next() (*frame, error) {
 	for {
 		if !s.lineBuffered() {
 			s.batch.End()
@@ -254,7 +259,7 @@ func (s *stdioScreen) next() ([]byte, error) {
 			ferr = s.admit(f)
 		}
 		if ferr == nil {
-			return f.line, nil
+			return f, nil
 		}
 		s.log.Warn("answered a malformed message from the stdio client with an error; the session goes on", "code", ferr.code, "problem", ferr.message, "bytes", len(line))
 		if werr := s.out.answer(ferr); werr != nil {

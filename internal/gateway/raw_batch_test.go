@@ -76,8 +76,8 @@ func TestScreenBatchesTheCallsItReadsTogether(t *testing.T) {
 		call.Batch.Hold(src)
 		return func() {}, true
 	})
-	if line, err := edge.screen.next(); !errors.Is(err, io.EOF) {
-		t.Fatalf("the screen handed on %s (%v); want every call taken, then EOF", line, err)
+	if f, err := edge.screen.next(); !errors.Is(err, io.EOF) {
+		t.Fatalf("the screen handed on %v (%v); want every call taken, then EOF", f, err)
 	}
 	// Before each read: nothing yet; both calls of the first read held
 	// and flushed once; the third flushed on its own.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolfold/toolfold/internal/sdkshim"
 )
 
 // ServeStdio serves one client over newline-delimited JSON-RPC on in and
@@ -37,7 +37,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 		}
 		return fmt.Errorf("reading the first message from stdin: %w", err)
 	}
-	client := peekClient(first)
+	client := peekClient(first.line)
 	var s *session
 	if client.Extension && client.ProtocolVersion != "" && client.ProtocolVersion < statelessProtocol {
 		// A session of the groups extension can be told when the top-level
@@ -60,17 +60,18 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 	defer g.forget(s) // the client's only session ends with this call
 	g.log.Info("client connected", "transport", "stdio", "client", client.Name, "protocol", client.ProtocolVersion, "gets", g.Presentation(client))
 
-	// The SDK reads the accepted frames from a pipe, one per line, less the
-	// tools/call messages the fast path takes (raw.go).
+	// The SDK is handed the accepted frames as the screen decoded them
+	// (checkFrame), not their lines to decode again, less the tools/call
+	// messages the fast path takes (raw.go).
 	edge := newRawEdge(ctx, g, s, screen)
 	screen.fast = edge.take
-	pr, pw := io.Pipe()
+	conn := sdkshim.NewDecodedConn(in, writeCloser{screen.out, out})
 	over := make(chan struct{})
 	defer close(over)
 	go func() {
-		line := first
+		f := first
 		for {
-			if _, err := pw.Write(append(line, '\n')); err != nil {
+			if !conn.Hand(f.msg) {
 				return // the session is over
 			}
 			next, rerr := screen.next()
@@ -83,17 +84,16 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 					screen.drain(ctx, over)
 					rerr = nil
 				}
-				pw.CloseWithError(rerr)
+				conn.End(rerr)
 				return
 			}
-			line = next
+			f = next
 		}
 	}()
-	transport := &mcp.IOTransport{Reader: pipeCloser{pr, in}, Writer: writeCloser{screen.out, out}}
-	session, err := s.server.Connect(ctx, transport, nil)
+	session, err := s.server.Connect(ctx, conn.Transport(), nil)
 	edge.connect(session)
 	if err != nil {
-		pr.Close()
+		conn.Close()
 		return fmt.Errorf("starting the stdio session: %w", err)
 	}
 	if !g.life.hold(session) {
@@ -109,35 +109,23 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.ReadCloser, out io.Write
 // socket); where it cannot (the process's own stdin, which the caller may
 // not let it close), the read is left to end with the process, which is
 // ending anyway.
-func firstMessage(ctx context.Context, screen *stdioScreen, in io.Closer) ([]byte, error) {
+func firstMessage(ctx context.Context, screen *stdioScreen, in io.Closer) (*frame, error) {
 	type read struct {
-		line []byte
-		err  error
+		f   *frame
+		err error
 	}
 	got := make(chan read, 1)
 	go func() {
-		line, err := screen.next()
-		got <- read{line, err}
+		f, err := screen.next()
+		got <- read{f, err}
 	}()
 	select {
 	case r := <-got:
-		return r.line, r.err
+		return r.f, r.err
 	case <-ctx.Done():
 		_ = in.Close()
 		return nil, ctx.Err()
 	}
-}
-
-// pipeCloser closes the pipe the SDK reads and the client's stdin with it,
-// which ends the screen's loop.
-type pipeCloser struct {
-	*io.PipeReader
-	in io.Closer
-}
-
-func (p pipeCloser) Close() error {
-	p.PipeReader.Close()
-	return p.in.Close()
 }
 
 // writeCloser writes through the screen's writer and closes stdout.
