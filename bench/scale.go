@@ -80,12 +80,12 @@ type ScaleRun struct {
 	// Find and Ping are the latencies of the timed find_tools calls and of
 	// pings in the same session, taking turns; FindOverPing is Find's p50
 	// less Ping's, what finding costs beyond a round trip.
-	Find           Percentiles `json:"find_tools"`
-	Ping           Percentiles `json:"ping"`
-	FindOverPing   float64     `json:"find_p50_over_ping_us"`
+	Find         Percentiles `json:"find_tools"`
+	Ping         Percentiles `json:"ping"`
+	FindOverPing float64     `json:"find_p50_over_ping_us"`
 	// FindCPU and PingCPU are toolfold's own CPU time per timed
-	// find_tools call and per ping, in µs (/proc/PID/stat, read around
-	// each turn): how much of FindOverPing is toolfold computing, and
+	// find_tools call and per ping, in µs (its threads' schedstat, read
+	// around each turn): how much of FindOverPing is toolfold computing, and
 	// how much is the client, the pipe and waiting.
 	FindCPU        float64 `json:"find_cpu_us"`
 	PingCPU        float64 `json:"ping_cpu_us"`

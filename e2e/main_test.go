@@ -175,15 +175,6 @@ func listening(t testing.TB, addr string, exited <-chan struct{}) bool {
 	}
 }
 
-// waitListening waits until a program started for the test accepts
-// connections on addr, and fails t if it exits first.
-func waitListening(t testing.TB, what, addr string, exited <-chan struct{}) {
-	t.Helper()
-	if !listening(t, addr, exited) {
-		t.Fatalf("%s exited before it listened on %s", what, addr)
-	}
-}
-
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
