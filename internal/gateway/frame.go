@@ -103,10 +103,15 @@ func checkFrame(line []byte) (*frame, *frameError) {
 	if m, ok := fields["method"]; ok && (len(m) == 0 || m[0] != '"') {
 		return nil, invalidRequest(id, "the method must be a string")
 	}
-	msg, err := jsonrpc.DecodeMessage(line)
-	if err != nil {
-		// The SDK's own rules, past the ones spelled out above.
-		return nil, invalidRequest(id, fmt.Sprintf("the message is not a valid JSON-RPC 2.0 message: %v", err))
+	var msg jsonrpc.Message
+	if req, ok := decodeRequest(fields); ok {
+		msg = req
+	} else {
+		var err error
+		if msg, err = jsonrpc.DecodeMessage(line); err != nil {
+			// The SDK's own rules, past the ones spelled out above.
+			return nil, invalidRequest(id, fmt.Sprintf("the message is not a valid JSON-RPC 2.0 message: %v", err))
+		}
 	}
 	f := &frame{line: line, msg: msg}
 	switch m := msg.(type) {
@@ -124,6 +129,54 @@ func checkFrame(line []byte) (*frame, *frameError) {
 		}
 	}
 	return f, nil
+}
+
+// decodeRequest builds the request jsonrpc.DecodeMessage decodes from a
+// line whose members are fields (its "jsonrpc" checked already), without
+// the SDK's decoder, whose buffer (64 KB a line) was most of what a
+// typed-path message allocated. ok is false for a response, and where it
+// cannot be sure to agree with the SDK (an escape or a byte outside
+// printable ASCII in the method or a string id, an id the SDK refuses):
+// the SDK decodes the line then. FuzzCheckFrame holds the two to the same
+// message.
+func decodeRequest(fields map[string]json.RawMessage) (*jsonrpc.Request, bool) {
+	method, ok := plainString(fields["method"])
+	if !ok {
+		return nil, false
+	}
+	var id jsonrpc.ID
+	if raw, has := fields["id"]; has {
+		var v any
+		if len(raw) > 0 && raw[0] == '"' {
+			s, ok := plainString(raw)
+			if !ok {
+				return nil, false
+			}
+			v = s
+		} else if json.Unmarshal(raw, &v) != nil {
+			return nil, false
+		}
+		var err error
+		if id, err = jsonrpc.MakeID(v); err != nil {
+			return nil, false
+		}
+	}
+	return &jsonrpc.Request{ID: id, Method: method, Params: fields["params"]}, true
+}
+
+// plainString returns the text of a JSON string without escapes, of
+// printable ASCII only; ok is false for anything else.
+func plainString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	text := raw[1 : len(raw)-1]
+	for _, c := range text {
+		if c == '\\' || c == '"' || c < 0x20 || c >= 0x7f {
+			return "", false
+		}
+	}
+	return string(text), true
 }
 
 func parseError(msg string) *frameError {

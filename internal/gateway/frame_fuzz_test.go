@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -9,8 +10,9 @@ import (
 )
 
 // FuzzCheckFrame feeds arbitrary lines to the stdio screen: it must never
-// panic, must pass only messages the SDK decodes, and must answer every
-// other line with a JSON-RPC error the client can read.
+// panic, must pass only messages the SDK decodes, each decoded as the SDK
+// decodes it (decodeRequest), and must answer every other line with a
+// JSON-RPC error the client can read.
 func FuzzCheckFrame(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
@@ -22,6 +24,8 @@ func FuzzCheckFrame(f *testing.F) {
 		`{"jsonrpc":"2.0","id":4,"method":42}`, "{\"jsonrpc\":\"2.0\",\x00}", `{"jsonrpc":"2.0","id":null,"method":"x"}`,
 		`{"jsonrpc":"2.0","id":1e3,"method":"x"}`, `{"jsonrpc":"2.0","id":1.5,"method":"x"}`,
 		`{"jsonrpc":"2.0","ID":1,"method":"x"}`, `{"jsonrpc":"2.0","id":1,"id":"b","method":"x"}`,
+		`{"jsonrpc":"2.0","id":"a\u0062","method":"p\u0069ng","params":null}`, `{"jsonrpc":"2.0","id":-0,"method":"x","params" : [ 1 ,2 ] }`,
+		`{"jsonrpc":"2.0","id":9007199254740993,"method":"x","Params":{}}`, `{"jsonrpc":"2.0","method":"x","params":1,"params":{"a":"\ud800"}}`,
 		strings.Repeat("[", 1001) + strings.Repeat("]", 1001),
 		`{"jsonrpc":"2.0","id":1,"method":"x","params":` + strings.Repeat(`{"a":`, 999) + `1` + strings.Repeat(`}`, 999) + `}`,
 	} {
@@ -41,8 +45,14 @@ func FuzzCheckFrame(f *testing.F) {
 		if !json.Valid(fr.line) {
 			t.Fatalf("passed a line that is not JSON: %q", line)
 		}
-		if _, err := jsonrpc.DecodeMessage(fr.line); err != nil {
+		want, err := jsonrpc.DecodeMessage(fr.line)
+		if err != nil {
 			t.Fatalf("passed a line the SDK refuses (%v): %q", err, line)
+		}
+		// The SDK is handed fr.msg instead of decoding the line: they
+		// must be the same message.
+		if !reflect.DeepEqual(fr.msg, want) {
+			t.Fatalf("the screen decoded %#v, the SDK decodes %#v: %q", fr.msg, want, line)
 		}
 	})
 }
