@@ -29,21 +29,10 @@ func TestRankingDump(t *testing.T) {
 		{"synthetic-5000", syntheticCatalog(t, 5000)},
 		{"synthetic-20000", syntheticCatalog(t, 20000)},
 	}
-	cases := []struct {
-		name       string
-		opts       SearchOptions
-		wantGroups bool
-	}{
-		{"find limit 15", SearchOptions{Limit: 15}, true},
-		{"find limit 1", SearchOptions{Limit: 1}, true},
-		{"search limit 5", SearchOptions{Limit: 5}, false},
-		{"find in github", SearchOptions{Limit: 5, Group: "github"}, true},
-		{"find allowing half", SearchOptions{Limit: 10, Allow: func(id string) bool { return len(id)%2 == 0 }}, true},
-	}
 	var b strings.Builder
 	for _, c := range catalogs {
 		ix := New(c.docs, nil)
-		for _, tc := range cases {
+		for _, tc := range rankingCases {
 			for _, q := range queries {
 				fmt.Fprintf(&b, "== %s / %s / %q\n%s", c.name, tc.name, q, dumpRanking(ix, q, tc.opts, tc.wantGroups))
 			}

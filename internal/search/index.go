@@ -498,37 +498,20 @@ func (ix *Index) fillHot(docs []docEntry) {
 		namesAt:  make([]int32, len(docs)+1),
 		nameID:   make([]int32, len(docs)),
 	}
-	nameIDs := map[string]int32{}
-	setIDs := map[string]int32{}
+	var groupSets, names sequenceIDs
 	var sets [][]int32
-	var key []byte
 	for d, e := range docs {
 		h.intent[d], h.server[d] = e.intent, e.server
-		key = key[:0]
-		for _, g := range e.groups {
-			key = binary.LittleEndian.AppendUint32(key, uint32(g))
-		}
-		set, ok := setIDs[string(key)]
-		if !ok {
-			set = int32(len(sets))
-			setIDs[string(key)] = set
+		set, added := groupSets.of(e.groups)
+		if added {
 			sets = append(sets, e.groups)
 		}
 		h.groupSet[d] = set
 		h.names = append(h.names, e.nameTerms...)
 		h.namesAt[d+1] = int32(len(h.names))
-		key = key[:0]
-		for _, t := range e.nameTerms {
-			key = binary.LittleEndian.AppendUint32(key, uint32(t))
-		}
-		id, ok := nameIDs[string(key)]
-		if !ok {
-			id = int32(len(nameIDs))
-			nameIDs[string(key)] = id
-		}
-		h.nameID[d] = id
+		h.nameID[d], _ = names.of(e.nameTerms)
 	}
-	h.nameCount = len(nameIDs)
+	h.nameCount = len(names.ids)
 	counts := make([]int32, len(sets))
 	for i, gs := range sets {
 		counts[i] = int32(len(gs))
@@ -541,6 +524,30 @@ func (ix *Index) fillHot(docs []docEntry) {
 	}
 	h.setGroups = setGroups
 	ix.hot = h
+}
+
+// sequenceIDs numbers distinct sequences of IDs (a doc's groups, its name
+// words) in the order they are first seen.
+type sequenceIDs struct {
+	ids map[string]int32
+	key []byte
+}
+
+// of returns seq's number, and whether seq is new.
+func (n *sequenceIDs) of(seq []int32) (id int32, added bool) {
+	if n.ids == nil {
+		n.ids = map[string]int32{}
+	}
+	n.key = n.key[:0]
+	for _, v := range seq {
+		n.key = binary.LittleEndian.AppendUint32(n.key, uint32(v))
+	}
+	if id, ok := n.ids[string(n.key)]; ok {
+		return id, false
+	}
+	id = int32(len(n.ids))
+	n.ids[string(n.key)] = id
+	return id, true
 }
 
 // fixedPoint scales document frequencies to integers while summing them,

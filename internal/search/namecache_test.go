@@ -28,22 +28,11 @@ func TestNameCacheKeepsRanking(t *testing.T) {
 			docs []Doc
 		}{"synthetic-5000", syntheticCatalog(t, 5000)})
 	}
-	cases := []struct {
-		name       string
-		opts       SearchOptions
-		wantGroups bool
-	}{
-		{"find limit 15", SearchOptions{Limit: 15}, true},
-		{"find limit 1", SearchOptions{Limit: 1}, true},
-		{"search limit 5", SearchOptions{Limit: 5}, false},
-		{"find in github", SearchOptions{Limit: 5, Group: "github"}, true},
-		{"find allowing half", SearchOptions{Limit: 10, Allow: func(id string) bool { return len(id)%2 == 0 }}, true},
-	}
 	for _, c := range catalogs {
 		cached := New(c.docs, nil)
 		full := New(c.docs, nil)
 		full.exhaustive = true
-		for _, tc := range cases {
+		for _, tc := range rankingCases {
 			t.Run(c.name+"/"+tc.name, func(t *testing.T) {
 				for _, q := range queries {
 					got := dumpRanking(cached, q, tc.opts, tc.wantGroups)
@@ -55,6 +44,20 @@ func TestNameCacheKeepsRanking(t *testing.T) {
 			})
 		}
 	}
+}
+
+// rankingCases are the limits and filters find_tools and Search use, at
+// which tests compare rankings.
+var rankingCases = []struct {
+	name       string
+	opts       SearchOptions
+	wantGroups bool
+}{
+	{"find limit 15", SearchOptions{Limit: 15}, true},
+	{"find limit 1", SearchOptions{Limit: 1}, true},
+	{"search limit 5", SearchOptions{Limit: 5}, false},
+	{"find in github", SearchOptions{Limit: 5, Group: "github"}, true},
+	{"find allowing half", SearchOptions{Limit: 10, Allow: func(id string) bool { return len(id)%2 == 0 }}, true},
 }
 
 // dumpRanking writes one query's rankings as text, scores in full.
