@@ -67,3 +67,7 @@ func PanicOnceAt(g *Gateway, path, method string) {
 		}
 	}
 }
+
+// SettleQuiet is how long a round of an upstream's questions stays open
+// after the upstream settled.
+const SettleQuiet = settleQuiet

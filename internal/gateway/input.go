@@ -58,6 +58,16 @@ const (
 	// instead, and a round asked whole (RequestInput: a 2026-07-28
 	// upstream's inputRequests) goes out at once.
 	inputGather = 50 * time.Millisecond
+	// settleQuiet is how long a round of an upstream's questions stays
+	// open once the upstream has settled, for a question another of its
+	// goroutines is about to write. A legacy upstream asks a round's
+	// questions concurrently, one request each (the Go SDK sends each
+	// from a goroutine of its own), and on a loaded machine the second
+	// can be written a few milliseconds after the first was read and
+	// settled: without this the round split in two (the conformance
+	// suite's input-required-result-multiple-input-requests failed so
+	// under load), and a person would be asked twice.
+	settleQuiet = 20 * time.Millisecond
 	// maxPendingCalls bounds the calls waiting for a retry, so clients that
 	// never come back cannot grow the gateway without limit.
 	maxPendingCalls = 1024
@@ -491,10 +501,11 @@ func (pc *pendingCall) finish(res mcp.Result, err error) {
 //     round is whole once that upstream has nothing more in hand: its
 //     readers have drained (no complete message buffered: stdout on
 //     stdio, each event stream on HTTP) and every question they read has
-//     reached this call (relay.Intake.Settled).
-//     Questions the upstream wrote together are then in one round; one it
-//     writes later, after its reader drained, goes in the next round:
-//     correct, at worst one more round trip for the client;
+//     reached this call (relay.Intake.Settled), and no other question has
+//     come for settleQuiet after that. Questions the upstream wrote
+//     together, or within settleQuiet of each other, are then in one
+//     round; one it writes later goes in the next round: correct, at
+//     worst one more round trip for the client;
 //   - a question from a source with no reader to watch (a handler in
 //     this process, asking from goroutines of its own) falls back to a
 //     quiet time, inputGather: nothing there says the last of them is in.
@@ -522,9 +533,33 @@ func (pc *pendingCall) gather(ctx context.Context) bool {
 			case <-pc.wake:
 				// Asked while this wait ended: look at its source.
 			default:
-				return true
+				if quiet, finished := pc.quietFor(ctx, settleQuiet); quiet || finished {
+					return !finished
+				}
+				// Another question came meanwhile: its source too must
+				// settle.
 			}
 		}
+	}
+}
+
+// quietFor waits d for another question: quiet reports that none came,
+// finished that the call finished meanwhile. A cancelled ctx counts as
+// quiet: the round sees ctx.Done next.
+func (pc *pendingCall) quietFor(ctx context.Context, d time.Duration) (quiet, finished bool) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-pc.done:
+		return false, true
+	case <-ctx.Done():
+		return true, false
+	case <-pc.whole:
+		return true, false
+	case <-pc.wake:
+		return false, false
+	case <-t.C:
+		return true, false
 	}
 }
 

@@ -150,8 +150,8 @@ func TestInputRoundClosesOnTheReadersDrain(t *testing.T) {
 				if err != nil || !res.NeedsInput() || len(res.InputRequests) != tc.questions {
 					t.Fatalf("first round: %v %v, %v; want %d questions", res.NeedsInput(), res.InputRequests, err, tc.questions)
 				}
-				if took != 0 {
-					t.Errorf("the round took %s of the bubble's clock: a timer closed it, not the reader's drain", took)
+				if took != gateway.SettleQuiet {
+					t.Errorf("the round took %s of the bubble's clock, want the %s kept open after the reader's drain: a timer closed it, not the drain", took, gateway.SettleQuiet)
 				}
 				if !<-held {
 					t.Error("the round went out before the reader drained")
