@@ -588,20 +588,9 @@ func (pc *pendingCall) settled() (<-chan struct{}, bool) {
 // gatherQuiet is gather for questions whose source has no event to say
 // they are all in: it waits until no question has come for inputGather.
 func (pc *pendingCall) gatherQuiet(ctx context.Context) bool {
-	t := time.NewTimer(inputGather)
-	defer t.Stop()
 	for {
-		select {
-		case <-pc.done:
-			return false
-		case <-ctx.Done():
-			return true // round sees ctx.Done next
-		case <-pc.whole:
-			return true
-		case <-pc.wake:
-			t.Reset(inputGather)
-		case <-t.C:
-			return true
+		if quiet, finished := pc.quietFor(ctx, inputGather); quiet || finished {
+			return !finished
 		}
 	}
 }
