@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -143,6 +144,11 @@ const (
 	maxQueryWords = 48
 	maxWordBytes  = 64
 )
+
+// A doc counts the required terms it matched in a byte (docScratch), and
+// a query has at most two terms a word (a word the catalog never uses may
+// be split in two): this fails to compile if maxQueryWords outgrows it.
+var _ [math.MaxUint8 - 2*maxQueryWords]struct{}
 
 // truncateQuery cuts a query to maxQueryBytes on a UTF-8 boundary.
 func truncateQuery(q string) string {

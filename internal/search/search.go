@@ -2,6 +2,7 @@ package search
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -104,13 +105,22 @@ var defaultTuning = tuning{
 // every array is sized once, when the index is built, and only the entries
 // a query touched are returned to zero after it.
 type scratch struct {
-	// doc holds, per doc, what the query's terms added up to, side by
-	// side: the query reads them together, doc after doc.
-	doc      []docScratch
-	phrase   []float64 // running sum for a multi-word alternative
-	touched  []int32   // docs with some evidence
-	termDocs []int32   // docs touched by the current term
-	altDocs  []int32   // docs touched by the current alternative
+	// total is, per doc, its summed term scores; best the best
+	// alternative score so far of a term not yet added into total (see
+	// offerTerm), and doc the rest of its evidence. They are apart
+	// because a search touches half the catalog: most terms have one
+	// alternative and never read best, and a doc's other evidence packs
+	// into 3 bytes where 8-byte alignment would pad it to 24 with total.
+	total  []float64
+	best   []float64
+	doc    []docScratch
+	phrase []float64 // running sum for a multi-word alternative
+	// touched marks, one bit per doc, the docs with some evidence: the
+	// ranking reads them back in doc order, so that the per-doc arrays
+	// stream and a group's docs come side by side (see findParsed).
+	touched  []uint64
+	termDocs []int32 // docs touched by the current term
+	altDocs  []int32 // docs touched by the current alternative
 	// coverage holds, by term ID, what each query stem counts for in the
 	// name coverage bonus; coverageTerms lists the IDs set.
 	coverage      []float64
@@ -150,7 +160,10 @@ type scratch struct {
 func newScratch(docs, vocabulary, groups, servers, names int) *scratch {
 	return &scratch{
 		nameFactor:   make([]float64, names),
+		total:        make([]float64, docs),
+		best:         make([]float64, docs),
 		doc:          make([]docScratch, docs),
+		touched:      make([]uint64, (docs+63)/64),
 		phrase:       make([]float64, docs),
 		coverage:     make([]float64, vocabulary),
 		groupTop:     make([][3]float64, groups),
@@ -163,16 +176,14 @@ func newScratch(docs, vocabulary, groups, servers, names int) *scratch {
 	}
 }
 
-// docScratch is one doc's evidence for the current query.
+// docScratch is one doc's evidence for the current query besides its
+// scores (scratch.total, scratch.best).
 type docScratch struct {
-	total float64 // summed term scores
-	// best is the best alternative score so far of the term numbered
-	// term (1 + its place in the query), not yet added into total: see
-	// offerTerm. term 0: none pending.
-	best    float64
-	matched int32 // number of required query terms matched
-	term    int16
-	named   bool // a name word is covered: see prepareCoverage
+	matched uint8 // number of required query terms matched
+	// term numbers the term (1 + its place in the query) whose best
+	// alternative is pending in scratch.best: see offerTerm. 0: none.
+	term  uint8
+	named bool // a name word is covered: see prepareCoverage
 }
 
 type scored struct {
@@ -188,11 +199,11 @@ func (ix *Index) accumulate(q *parsedQuery, s *scratch) {
 			ix.addSingle(term.alternatives[0], !term.optional, s)
 			continue
 		}
-		if !ix.exhaustive && i < math.MaxInt16 {
+		if !ix.exhaustive && i < math.MaxUint8 {
 			// One pass: each doc's best is kept as it is found and
 			// added into its total when a later term reaches the doc
 			// (or at the end), not in a second pass over the docs.
-			cur := termStamp{term: int16(i + 1), required: !term.optional}
+			cur := termStamp{term: uint8(i + 1), required: !term.optional}
 			for _, alt := range term.alternatives {
 				ix.scoreAlternative(alt, cur, s)
 			}
@@ -202,14 +213,12 @@ func (ix *Index) accumulate(q *parsedQuery, s *scratch) {
 			ix.scoreAlternative(alt, termStamp{}, s)
 		}
 		for _, d := range s.termDocs {
-			if s.doc[d].total == 0 && s.doc[d].matched == 0 {
-				s.touched = append(s.touched, d)
-			}
-			s.doc[d].total += s.doc[d].best
+			s.touched[d>>6] |= 1 << (d & 63)
+			s.total[d] += s.best[d]
 			if !term.optional {
 				s.doc[d].matched++
 			}
-			s.doc[d].best = 0
+			s.best[d] = 0
 		}
 		s.termDocs = s.termDocs[:0]
 	}
@@ -224,7 +233,7 @@ func (ix *Index) addSingle(alt alternative, required bool, s *scratch) {
 	if !ok {
 		return
 	}
-	var matched int32
+	var matched uint8
 	if required {
 		matched = 1
 	}
@@ -236,12 +245,11 @@ func (ix *Index) addSingle(alt alternative, required bool, s *scratch) {
 		e := &s.doc[p.doc]
 		if e.term != 0 {
 			// An earlier term's best is pending: it comes first.
-			e.total += e.best
-			e.best, e.term = 0, 0
-		} else if e.total == 0 && e.matched == 0 {
-			s.touched = append(s.touched, p.doc)
+			s.total[p.doc] += s.best[p.doc]
+			s.best[p.doc], e.term = 0, 0
 		}
-		e.total += score
+		s.touched[p.doc>>6] |= 1 << (p.doc & 63)
+		s.total[p.doc] += score
 		e.matched += matched
 	}
 }
@@ -249,7 +257,7 @@ func (ix *Index) addSingle(alt alternative, required bool, s *scratch) {
 // termStamp names the term being scored for offerTerm; the zero value
 // means the plain two passes (offer).
 type termStamp struct {
-	term     int16
+	term     uint8
 	required bool
 }
 
@@ -308,27 +316,27 @@ func (ix *Index) offerTerm(d int32, score float64, cur termStamp, s *scratch) {
 	e := &s.doc[d]
 	if e.term != cur.term {
 		if e.term != 0 {
-			e.total += e.best
-		} else if e.total == 0 && e.matched == 0 {
-			s.touched = append(s.touched, d)
+			s.total[d] += s.best[d]
+		} else {
+			s.touched[d>>6] |= 1 << (d & 63)
 		}
-		e.best, e.term = score, cur.term
+		s.best[d], e.term = score, cur.term
 		if cur.required {
 			e.matched++
 		}
 		return
 	}
-	e.best = max(e.best, score)
+	s.best[d] = max(s.best[d], score)
 }
 
 func (ix *Index) offer(d int32, score float64, s *scratch) {
 	if score <= 0 {
 		return
 	}
-	if s.doc[d].best == 0 {
+	if s.best[d] == 0 {
 		s.termDocs = append(s.termDocs, d)
 	}
-	s.doc[d].best = max(s.doc[d].best, score)
+	s.best[d] = max(s.best[d], score)
 }
 
 // prepareCoverage fills s.coverage for the query's stems: a stem the query
@@ -537,55 +545,67 @@ func (ix *Index) findParsed(q *parsedQuery, opts *SearchOptions, wantGroups bool
 		coordination = append(coordination, ix.tune.coordinationFloor+(1-ix.tune.coordinationFloor)*coverage)
 	}
 	s.coordination = coordination
+	// Most requests name no server: their docs' servers are not read.
+	mentions := len(s.mentionedServer) > 0
 	run := groupRun{set: -1}
-	for _, d := range s.touched {
-		e := &s.doc[d]
-		score := e.total
-		if e.term != 0 {
-			score += e.best
-		}
-		matched := e.matched
-		named := e.named
-		e.total, e.best, e.matched, e.term = 0, 0, 0, 0
-		if keep != nil && !keep(d) {
+	for w, word := range s.touched {
+		if word == 0 {
 			continue
 		}
-		score *= coordination[matched]
-		if named {
-			// Any other doc's bonus is zero: no name word covered,
-			// and so no pair of the query's words next to each other.
-			// The bonus depends on the name alone: computed once per
-			// distinct name, it costs little where servers are mounted
-			// many times over.
-			f := s.nameFactor[ix.hot.nameID[d]]
-			if f == 0 || ix.exhaustive {
-				f = 1 + ix.nameBonus(d, exact, s)
-				s.nameFactor[ix.hot.nameID[d]] = f
-				s.nameFactorSet = append(s.nameFactorSet, ix.hot.nameID[d])
+		s.touched[w] = 0
+		for ; word != 0; word &= word - 1 {
+			d := int32(w<<6 + bits.TrailingZeros64(word))
+			e := &s.doc[d]
+			score := s.total[d]
+			if e.term != 0 {
+				score += s.best[d]
+				s.best[d] = 0
 			}
-			score *= f
-		}
-		score *= intentFactor[ix.hot.intent[d]]
-		if m := s.mentioned[ix.hot.server[d]]; m > 0 {
-			score *= 1 + ix.tune.serverBoost*m
-		}
-		if h := (scored{doc: d, score: score}); len(s.top) < limit || ix.ranksBefore(h, s.top[0]) {
-			s.top = pushBest(s.top, h, limit, ix.ranksBefore)
-		}
-		if wantGroups {
-			// Docs come mostly in doc order, a group's docs side by
-			// side: a run of docs of one set of groups is summed here
-			// and added to the groups once (addRun).
-			if set := ix.hot.groupSet[d]; set != run.set {
-				ix.addRun(&run, s)
-				run = groupRun{set: set}
+			matched := e.matched
+			named := e.named
+			s.total[d] = 0
+			e.matched, e.term = 0, 0
+			if keep != nil && !keep(d) {
+				continue
 			}
-			run.matches++
-			addGroupScore(&run.top, score)
+			score *= coordination[matched]
+			if named {
+				// Any other doc's bonus is zero: no name word covered,
+				// and so no pair of the query's words next to each other.
+				// The bonus depends on the name alone: computed once per
+				// distinct name, it costs little where servers are mounted
+				// many times over.
+				f := s.nameFactor[ix.hot.nameID[d]]
+				if f == 0 || ix.exhaustive {
+					f = 1 + ix.nameBonus(d, exact, s)
+					s.nameFactor[ix.hot.nameID[d]] = f
+					s.nameFactorSet = append(s.nameFactorSet, ix.hot.nameID[d])
+				}
+				score *= f
+			}
+			score *= intentFactor[ix.hot.intent[d]]
+			if mentions {
+				if m := s.mentioned[ix.hot.server[d]]; m > 0 {
+					score *= 1 + ix.tune.serverBoost*m
+				}
+			}
+			if h := (scored{doc: d, score: score}); len(s.top) < limit || ix.ranksBefore(h, s.top[0]) {
+				s.top = pushBest(s.top, h, limit, ix.ranksBefore)
+			}
+			if wantGroups {
+				// Docs come mostly in doc order, a group's docs side by
+				// side: a run of docs of one set of groups is summed here
+				// and added to the groups once (addRun).
+				if set := ix.hot.groupSet[d]; set != run.set {
+					ix.addRun(&run, s)
+					run = groupRun{set: set}
+				}
+				run.matches++
+				addGroupScore(&run.top, score)
+			}
 		}
 	}
 	ix.addRun(&run, s)
-	s.touched = s.touched[:0]
 	for _, t := range s.coverageTerms {
 		s.coverage[t] = 0
 	}
