@@ -264,6 +264,10 @@ type state struct {
 		once sync.Once
 		m    *groupsMeta
 	}
+	// requestLists are the tool lists of per-request sessions, one per
+	// presentation (presentation → map[string]*mcp.Tool), made on first
+	// use and read, never changed, by every request after (renderRequest).
+	requestLists sync.Map
 }
 
 // New prepares a gateway over space. It builds the exposures the mode can

@@ -72,7 +72,15 @@ func listTools(st *state, v *view.View, p presentation) map[string]*mcp.Tool {
 // that present alike over the same state list the same bytes, whatever
 // other clients did in between.
 func renderRequest(st *state, p presentation) map[string]*mcp.Tool {
-	return listTools(st, st.space.New(), p)
+	// The list depends on the state and the presentation alone (a fresh
+	// view is in the catalog's initial state), and a per-request session
+	// only reads it: one list per presentation serves every request, where
+	// each call of a 2026-07-28 client built it anew.
+	if m, ok := st.requestLists.Load(p); ok {
+		return m.(map[string]*mcp.Tool)
+	}
+	m, _ := st.requestLists.LoadOrStore(p, listTools(st, st.space.New(), p))
+	return m.(map[string]*mcp.Tool)
 }
 
 // groupsMeta are the groups mode's meta-tool definitions for one catalog

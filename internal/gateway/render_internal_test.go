@@ -5,6 +5,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
+	"reflect"
+	"slices"
 	"sync"
 	"testing"
 
@@ -14,10 +17,11 @@ import (
 	"github.com/toolfold/toolfold/internal/view"
 )
 
-// renderedBytes is what a client would read of a rendered list.
+// renderedBytes is what a client would read of a list rendered anew (not
+// the one renderRequest keeps).
 func renderedBytes(t *testing.T, st *state, p presentation) []byte {
 	t.Helper()
-	b, err := json.Marshal(sortedTools(renderRequest(st, p)))
+	b, err := json.Marshal(sortedTools(listTools(st, st.space.New(), p)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,4 +106,45 @@ func TestRenderReadsNoGatewayOrSession(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// TestRequestListMadeOncePerPresentation holds renderRequest to one list
+// per catalog state and presentation, the list a fresh render gives: a
+// per-request session installs it and only reads it. A new state lists
+// its own catalog.
+func TestRequestListMadeOncePerPresentation(t *testing.T) {
+	space, err := view.NewSpace(catalogtest.Tree(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(space, &Options{Mode: expose.Auto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Close() })
+	st := g.cur.Load()
+	for _, p := range []presentation{{mode: expose.Flat}, {mode: expose.Groups, stateless: true}, {mode: expose.Search}} {
+		kept := renderRequest(st, p)
+		if again := g.transient(st, p).installed; reflect.ValueOf(again).Pointer() != reflect.ValueOf(kept).Pointer() {
+			t.Errorf("%v: a second request made its own list", p)
+		}
+		got, err := json.Marshal(sortedTools(kept))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := renderedBytes(t, st, p); string(got) != string(want) {
+			t.Errorf("%v: the kept list differs from a fresh render:\n%s\n%s", p, got, want)
+		}
+	}
+	other, err := view.NewSpace(catalogtest.Build(t, catalog.Spec{Tools: []*catalog.Tool{catalogtest.Tool("z")}}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Update(other); err != nil {
+		t.Fatal(err)
+	}
+	flat := presentation{mode: expose.Flat}
+	if _, ok := renderRequest(g.cur.Load(), flat)["z"]; !ok {
+		t.Errorf("after the catalog changed, a request lists %v, want the new catalog's z", slices.Collect(maps.Keys(renderRequest(g.cur.Load(), flat))))
+	}
 }

@@ -166,11 +166,11 @@ func registered(st *state) map[string]*mcp.Tool {
 // fresh view that nothing keeps, so no call can change what the client
 // lists.
 func (g *Gateway) transient(st *state, p presentation) *session {
-	// One fresh view serves the render and the request: a view over
-	// 20,000 tools is kilobytes, and each request made two.
+	// The fresh view serves the request; the list is the state's, one per
+	// presentation (renderRequest).
 	v := st.space.New()
 	s := &session{g: g, mode: p.mode, st: st, view: v, role: transientRole{pres: p}}
-	s.installed = listTools(st, v, p)
+	s.installed = renderRequest(st, p)
 	return s
 }
 
