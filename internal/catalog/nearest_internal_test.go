@@ -73,10 +73,13 @@ func plainDistance(a, b string) int {
 // Names are drawn from a small alphabet so that near misses are common.
 func TestNearestAgreesWithThePlainDistance(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	// Upper case, and a letter outside ASCII, take both ways of
+	// lowering a candidate (appendLower).
+	letters := []rune("abcdE_É")
 	word := func() string {
-		b := make([]byte, rng.IntN(14))
+		b := make([]rune, rng.IntN(14))
 		for i := range b {
-			b[i] = "abcdE_"[rng.IntN(6)]
+			b[i] = letters[rng.IntN(len(letters))]
 		}
 		return string(b)
 	}
@@ -87,7 +90,7 @@ func TestNearestAgreesWithThePlainDistance(t *testing.T) {
 		}
 		name := word()
 		if rng.IntN(3) == 0 { // a typo of a candidate
-			c := []byte(cands[rng.IntN(len(cands))])
+			c := []rune(cands[rng.IntN(len(cands))])
 			if len(c) > 0 {
 				c[rng.IntN(len(c))] = 'x'
 			}
@@ -96,6 +99,12 @@ func TestNearestAgreesWithThePlainDistance(t *testing.T) {
 		got, want := Nearest(name, cands, 5), nearestPlain(name, cands, 5)
 		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
 			t.Fatalf("Nearest(%q, %q) = %q, the plain distance gives %q", name, cands, got, want)
+		}
+		// An index of some candidates, the rest given as extra, finds
+		// the same.
+		cut := rng.IntN(len(cands) + 1)
+		if indexed := NewNearIndex(cands[cut:]).Nearest(name, cands[:cut], 5); !slices.Equal(indexed, got) {
+			t.Fatalf("NearIndex(%q).Nearest(%q, extra %q) = %q, Nearest gives %q", cands[cut:], name, cands[:cut], indexed, got)
 		}
 	}
 }
@@ -139,10 +148,16 @@ func BenchmarkNearest(b *testing.B) {
 	for i := range cands {
 		cands[i] = fmt.Sprintf("s%d-%s", i/len(names), names[i%len(names)])
 	}
+	index := NewNearIndex(cands)
 	for _, name := range []string{"s3-github__list_isues", "made_up_tool_name"} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				Nearest(name, cands, 3)
+			}
+		})
+		b.Run(name+"/index", func(b *testing.B) {
+			for b.Loop() {
+				index.Nearest(name, nil, 3)
 			}
 		})
 	}

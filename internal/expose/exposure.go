@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolfold/toolfold/internal/catalog"
@@ -102,6 +103,30 @@ type Exposure struct {
 	flat     []*Wire // by tool index
 	grouped  []*Wire // by group index; nil where the group has none
 	routes   map[string]*Wire
+	// near indexes the wire names (every tool's flat one, then the
+	// groups'), made on the first misspelt name (NearNames).
+	near struct {
+		once  sync.Once
+		index *catalog.NearIndex
+	}
+}
+
+// NearNames indexes every tool's flat wire name and every group's wire
+// name, for suggesting the nearest to a name that is none of them.
+func (e *Exposure) NearNames() *catalog.NearIndex {
+	e.near.once.Do(func() {
+		names := make([]string, 0, len(e.flat)+len(e.grouped))
+		for _, w := range e.flat {
+			names = append(names, w.Name)
+		}
+		for _, w := range e.grouped {
+			if w != nil {
+				names = append(names, w.Name)
+			}
+		}
+		e.near.index = catalog.NewNearIndex(names)
+	})
+	return e.near.index
 }
 
 // Build renders space's catalog for opts.Mode. It fails when two wire names

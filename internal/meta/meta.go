@@ -369,17 +369,8 @@ func UnknownToolMessage(n Names, e *expose.Exposure, name string, extra []string
 	if note := e.Catalog().HeldNote(catalog.ToolID(name)); note != "" {
 		return note
 	}
-	candidates := slices.Clone(extra)
-	for _, t := range e.Catalog().Tools() {
-		candidates = append(candidates, e.FlatWire(t).Name)
-	}
-	for _, g := range e.Catalog().Groups() {
-		if w, ok := e.GroupWire(g); ok {
-			candidates = append(candidates, w.Name)
-		}
-	}
 	msg := fmt.Sprintf("there is no tool %q", name)
-	if near := catalog.Nearest(name, candidates, 3); len(near) > 0 {
+	if near := e.NearNames().Nearest(name, extra, 3); len(near) > 0 {
 		quoted := make([]string, len(near))
 		for i, s := range near {
 			quoted[i] = fmt.Sprintf("%q", s)
