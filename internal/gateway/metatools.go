@@ -224,16 +224,35 @@ func (s *session) findAnswer(ctx context.Context, raw json.RawMessage, await boo
 
 // describeTools is describe_tools.
 func (s *session) describeTools(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	return s.describeAnswer(ctx, raw, true), nil
+}
+
+// describeAnswer is describe_tools' result for the arguments raw: the
+// typed path's, and the stdio byte path's (takeMeta), which never waits
+// (await false) since it leaves a call to the typed path while sources
+// are pending.
+func (s *session) describeAnswer(ctx context.Context, raw json.RawMessage, await bool) *mcp.CallToolResult {
 	n := s.g.Names()
 	var args meta.DescribeArgs
 	notes, err := meta.DecodeArgs(n.Describe, raw, &args, []meta.Param{{Name: "names", Want: "a list of tool names"}},
 		fmt.Sprintf(`{"names": ["<tool name from %s>"]}`, n.Find))
 	if err != nil {
-		return meta.ErrorResult(err.Error()), nil
+		return meta.ErrorResult(err.Error())
 	}
-	s.awaitRoute(ctx, args.Names...)
+	if await {
+		s.awaitRoute(ctx, args.Names...)
+	}
 	res := s.disc().Describe(args)
-	return withNotes(meta.Result(res, len(res.Tools) == 0), notes), nil
+	return withNotes(meta.Result(res, len(res.Tools) == 0), notes)
+}
+
+// findNow and describeNow are the byte path's answers (metaAnswer).
+func findNow(s *session, ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
+	return s.findAnswer(ctx, raw, false)
+}
+
+func describeNow(s *session, ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
+	return s.describeAnswer(ctx, raw, false)
 }
 
 // guidance is the guidance tool.

@@ -60,9 +60,9 @@ type rawEdge struct {
 	// source has taken it).
 	inflight map[string]func()
 
-	// findMsg is the buffer find_tools' answers are written in
-	// (takeFind), reused: only the screen's reading goroutine takes calls.
-	findMsg []byte
+	// metaMsg is the buffer meta-tools' answers are written in
+	// (takeMeta), reused: only the screen's reading goroutine takes calls.
+	metaMsg []byte
 }
 
 func newRawEdge(ctx context.Context, g *Gateway, s *session, screen *stdioScreen) *rawEdge {
@@ -315,8 +315,11 @@ func (e *rawEdge) forwardCall(line []byte, idp, keyp *string, admittedp *bool) b
 	if !ok {
 		return false
 	}
-	if e.g.Names().Kind(string(req.name)) == meta.Find {
-		return e.takeFind(&req, idp, keyp, admittedp)
+	switch e.g.Names().Kind(string(req.name)) {
+	case meta.Find:
+		return e.takeMeta(&req, findNow, idp, keyp, admittedp)
+	case meta.Describe:
+		return e.takeMeta(&req, describeNow, idp, keyp, admittedp)
 	}
 	w, ev, ok := e.route(string(req.name), &req)
 	if !ok {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -8,31 +9,37 @@ import (
 	"github.com/toolfold/toolfold/internal/relay"
 )
 
-// find_tools on the stdio byte path.
+// find_tools and describe_tools on the stdio byte path.
 //
-// find_tools is the call an agent makes most, and its answer is kilobytes.
-// Through the SDK its request was decoded three times (the message, its
-// params, its _meta) and its answer encoded twice (the result, then the
-// response around it, compacting the result again); at 20,000 tools that
-// was a quarter of the call's CPU and most of what it allocated. Here the
-// request is the line the screen read (rawcall.ParseRequest), and the
-// answer is encoded once and completed by relay.Complete, as every result
-// of the byte path is.
+// find_tools is the call an agent makes most, and describe_tools often
+// follows it; both answers are kilobytes. Through the SDK a request was
+// decoded three times (the message, its params, its _meta) and its answer
+// encoded twice (the result, then the response around it, compacting the
+// result again); at 20,000 tools that was a quarter of a find_tools call's
+// CPU and most of what it allocated. Here the request is the line the
+// screen read (rawcall.ParseRequest), and the answer is encoded once and
+// completed by relay.Complete, as every result of the byte path is.
 //
 // The gate is the typed path's: the call is admitted by the same ticket
 // (caller, audit, metrics), the tool must be one the client's session
-// offers (a role that hides find_tools hides it here too), the answer is
-// session.findAnswer's, the typed path's own, and it is written through
-// the screen's writer, bounded as every answer is. Whatever the fast path
-// cannot carry exactly goes to the SDK as it came: a traced gateway, a
-// request whose _meta says more than the per-hop keys, a client that
-// declares extensions, a call that would wait for sources still starting.
+// offers (a role that hides a meta-tool hides it here too), the answer is
+// the typed path's own (session.findAnswer, session.describeAnswer), and
+// it is written through the screen's writer, bounded as every answer is.
+// Whatever the fast path cannot carry exactly goes to the SDK as it came:
+// a traced gateway, a request whose _meta says more than the per-hop keys,
+// a client that declares extensions, a call that would wait for sources
+// still starting.
 
-// takeFind answers a find_tools call on the byte path, or reports false
-// for the SDK to take the line. The call is answered before the next line
-// is read: it is CPU alone, as short as the SDK's own decoding of the
-// request would have been.
-func (e *rawEdge) takeFind(req *rawRequest, idp, keyp *string, admittedp *bool) bool {
+// metaAnswer is a meta-tool's answer to the arguments raw, without the
+// typed path's waits for starting sources (takeMeta leaves a call to the
+// typed path while any is pending).
+type metaAnswer func(s *session, ctx context.Context, raw json.RawMessage) *mcp.CallToolResult
+
+// takeMeta answers a call of a meta-tool on the byte path with answer,
+// or reports false for the SDK to take the line. The call is answered
+// before the next line is read: it is CPU alone, as short as the SDK's
+// own decoding of the request would have been.
+func (e *rawEdge) takeMeta(req *rawRequest, answer metaAnswer, idp, keyp *string, admittedp *bool) bool {
 	name := string(req.name)
 	if e.g.tr != nil {
 		return false // the typed path makes the call's spans
@@ -59,23 +66,23 @@ func (e *rawEdge) takeFind(req *rawRequest, idp, keyp *string, admittedp *bool) 
 	if args == nil {
 		args = json.RawMessage(`{}`)
 	}
-	res := s.findAnswer(ctx, args, false)
-	msg, err := resultMessage(e.findMsg[:0], id, res, e.g.completion(ev))
+	res := answer(s, ctx, args)
+	msg, err := resultMessage(e.metaMsg[:0], id, res, e.g.completion(ev))
 	rec := ticket.record(nil)
 	ticket.finish(ctx, name, "", rec.source, outcome(res, err, rec))
 	if err != nil {
 		// Toolfold's own strings and scores always encode (meta.Result).
-		panic("encoding find_tools' answer: " + err.Error())
+		panic("encoding " + name + "'s answer: " + err.Error())
 	}
 	if e.screen != nil {
 		if werr := e.screen.out.writeAnswer(msg, key); werr != nil {
-			e.g.log.Debug("could not write a find_tools answer to the client", "err", werr)
+			e.g.log.Debug("could not write a meta-tool's answer to the client", "tool", name, "err", werr)
 		}
 	}
 	// The writer has written msg or copied it (writeAnswer): its buffer
 	// serves the next answer, unless one huge answer grew it.
 	if cap(msg) <= 256<<10 {
-		e.findMsg = msg[:0]
+		e.metaMsg = msg[:0]
 	}
 	return true
 }

@@ -20,6 +20,12 @@ import (
 // answer the client read and the audit lines, their times left out.
 func findAnswer(t *testing.T, mode expose.Mode, version, args, meta string, noBytes bool) (answer, audit string) {
 	t.Helper()
+	return metaAnswer(t, "find_tools", mode, version, args, meta, noBytes)
+}
+
+// metaAnswer is findAnswer for the meta-tool named tool.
+func metaAnswer(t *testing.T, tool string, mode expose.Mode, version, args, meta string, noBytes bool) (answer, audit string) {
+	t.Helper()
 	var tools []*catalog.Tool
 	for _, id := range []string{"create_issue", "list_issues", "send_message", "read_file"} {
 		tl := catalogtest.Tool(id)
@@ -35,7 +41,7 @@ func findAnswer(t *testing.T, mode expose.Mode, version, args, meta string, noBy
 		w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{%s}}`, statelessMeta)
 		w.recv()
 	}
-	w.send(`{"jsonrpc":"2.0","id":"f-7","method":"tools/call","params":{"name":"find_tools","arguments":%s%s}}`, args, meta)
+	w.send(`{"jsonrpc":"2.0","id":"f-7","method":"tools/call","params":{"name":%q,"arguments":%s%s}}`, tool, args, meta)
 	answer = w.recv()
 	w.close()
 	lines := strings.Join(auditLines(logs.String()), "\n")
@@ -109,6 +115,74 @@ func FuzzFindToolsPathsAgree(f *testing.F) {
 		}
 		typed, _ := findAnswer(t, expose.Search, version, args, meta, true)
 		bytePath, _ := findAnswer(t, expose.Search, version, args, meta, false)
+		if typed != bytePath {
+			t.Errorf("the paths disagree on arguments %s:\ntyped: %s\nbytes: %s", args, typed, bytePath)
+		}
+	})
+}
+
+// TestDescribeToolsTypedAndBytePathsAlike: describe_tools answered on the
+// stdio byte path reads byte for byte as the typed path's answer, unknown
+// names, errors and notes included, and is audited alike but for its
+// path; where the session does not offer it, the typed path answers.
+func TestDescribeToolsTypedAndBytePathsAlike(t *testing.T) {
+	const session, stateless = "2025-11-25", ""
+	cases := []struct {
+		name, mode, version, args, meta string
+		path                            string // the path the call takes with byte forwarding on
+	}{
+		{"session", "search", session, `{"names":["create_issue","read_file"]}`, ``, "stdio-bytes"},
+		{"2026-07-28", "search", stateless, `{"names":["send_message"]}`, `,` + statelessMeta, "stdio-bytes"},
+		{"an unknown name", "search", session, `{"names":["create_isue"]}`, ``, "stdio-bytes"},
+		{"no names", "search", stateless, `{"names":[]}`, `,` + statelessMeta, "stdio-bytes"},
+		{"no arguments", "search", session, `null`, ``, "stdio-bytes"},
+		{"a wrong argument", "search", session, `{"names":"read_file"}`, ``, "stdio-bytes"},
+		{"an unknown argument", "search", stateless, `{"names":["read_file"],"full":true}`, `,` + statelessMeta, "stdio-bytes"},
+		{"a progress token", "search", session, `{"names":["read_file"]}`, `,"_meta":{"progressToken":3}`, "typed"},
+		{"not offered", "flat", session, `{"names":["read_file"]}`, ``, "typed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			typed, typedAudit := metaAnswer(t, "describe_tools", expose.Mode(c.mode), c.version, c.args, c.meta, true)
+			bytePath, byteAudit := metaAnswer(t, "describe_tools", expose.Mode(c.mode), c.version, c.args, c.meta, false)
+			if typed != bytePath {
+				t.Errorf("the paths differ:\ntyped: %s\nbytes: %s", typed, bytePath)
+			}
+			if !strings.Contains(typedAudit, "path=typed") || !strings.Contains(byteAudit, "path="+c.path) {
+				t.Errorf("audit lines:\ntyped: %s\nbytes: %s\nwant path=typed, then path=%s", typedAudit, byteAudit, c.path)
+			}
+			if strings.Replace(byteAudit, "path="+c.path, "path=typed", 1) != typedAudit {
+				t.Errorf("the audit lines differ but for the path:\ntyped: %s\nbytes: %s", typedAudit, byteAudit)
+			}
+			if !strings.Contains(typed, `"id":"f-7","result":{`) {
+				t.Errorf("answer %s; want a tool result", typed)
+			}
+		})
+	}
+	// The control: the definitions are in the answer, escaped alike.
+	if got, _ := metaAnswer(t, "describe_tools", expose.Search, session, `{"names":["read_file"]}`, ``, false); !strings.Contains(got, `read file \u003cfor\u003e the user \u0026 more`) {
+		t.Errorf("describe_tools on the byte path: %s; want read_file's description", got)
+	}
+}
+
+// FuzzDescribeToolsPathsAgree is FuzzFindToolsPathsAgree for
+// describe_tools.
+func FuzzDescribeToolsPathsAgree(f *testing.F) {
+	for _, args := range []string{`{"names":["read_file"]}`, `{"names":["x","read_file","read_file"]}`, `{"names":"a"}`,
+		`{"names":[null,1]}`, `{"names":["\u003cb\u003e"]}`, `{}`, `[]`, `"q"`, `{"names":null}`} {
+		f.Add(args, false)
+		f.Add(args, true)
+	}
+	f.Fuzz(func(t *testing.T, args string, stateless bool) {
+		if !json.Valid([]byte(args)) {
+			return // the framing's concern (FuzzCheckFrame)
+		}
+		version, meta := "2025-11-25", ""
+		if stateless {
+			version, meta = "", ","+statelessMeta
+		}
+		typed, _ := metaAnswer(t, "describe_tools", expose.Search, version, args, meta, true)
+		bytePath, _ := metaAnswer(t, "describe_tools", expose.Search, version, args, meta, false)
 		if typed != bytePath {
 			t.Errorf("the paths disagree on arguments %s:\ntyped: %s\nbytes: %s", args, typed, bytePath)
 		}
