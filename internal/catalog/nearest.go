@@ -25,11 +25,7 @@ func Nearest(name string, candidates []string, n int) []string {
 	if !ok {
 		return nil
 	}
-	var buf []byte
-	for _, c := range candidates {
-		buf = appendLower(buf[:0], c)
-		m.consider(buf, c)
-	}
+	m.considerAll(candidates)
 	return m.best(n)
 }
 
@@ -61,11 +57,7 @@ func (x *NearIndex) Nearest(name string, extra []string, n int) []string {
 	if !ok {
 		return nil
 	}
-	var buf []byte
-	for _, c := range extra {
-		buf = appendLower(buf[:0], c)
-		m.consider(buf, c)
-	}
+	m.considerAll(extra)
 	for i, c := range x.names {
 		m.consider(x.lower[x.at[i]:x.at[i+1]], c)
 	}
@@ -112,6 +104,16 @@ func (m *nearMatcher) consider(lc []byte, c string) {
 	}
 	if d := m.rows.within(lower, lc, limit); d <= limit {
 		m.out = append(m.out, nearScored{c, d})
+	}
+}
+
+// considerAll considers each candidate, lowercased into one reused
+// buffer.
+func (m *nearMatcher) considerAll(candidates []string) {
+	var buf []byte
+	for _, c := range candidates {
+		buf = appendLower(buf[:0], c)
+		m.consider(buf, c)
 	}
 }
 

@@ -100,8 +100,15 @@ func TestFindToolsTypedAndBytePathsAlike(t *testing.T) {
 // one, and requires the same answer byte for byte: whatever the arguments
 // say, the byte path reads them as the typed path does or leaves them to it.
 func FuzzFindToolsPathsAgree(f *testing.F) {
-	for _, args := range []string{`{"query":"create issue"}`, `{"query":"x","limit":-3}`, `{"query":"a","queries":"b"}`,
-		`{"query":"a","queries":["b","c","d"]}`, `{"query":"\u003cb\u003e","group":""}`, `{}`, `[]`, `"q"`, `{"query":null}`, `{"limit":1e400}`} {
+	fuzzMetaPathsAgree(f, "find_tools", `{"query":"create issue"}`, `{"query":"x","limit":-3}`, `{"query":"a","queries":"b"}`,
+		`{"query":"a","queries":["b","c","d"]}`, `{"query":"\u003cb\u003e","group":""}`, `{}`, `[]`, `"q"`, `{"query":null}`, `{"limit":1e400}`)
+}
+
+// fuzzMetaPathsAgree sends the same arguments of the meta-tool named tool
+// down the typed path and the stdio byte path, to a session client and a
+// 2026-07-28 one, and requires the same answer byte for byte.
+func fuzzMetaPathsAgree(f *testing.F, tool string, seeds ...string) {
+	for _, args := range seeds {
 		f.Add(args, false)
 		f.Add(args, true)
 	}
@@ -113,8 +120,8 @@ func FuzzFindToolsPathsAgree(f *testing.F) {
 		if stateless {
 			version, meta = "", ","+statelessMeta
 		}
-		typed, _ := findAnswer(t, expose.Search, version, args, meta, true)
-		bytePath, _ := findAnswer(t, expose.Search, version, args, meta, false)
+		typed, _ := metaAnswer(t, tool, expose.Search, version, args, meta, true)
+		bytePath, _ := metaAnswer(t, tool, expose.Search, version, args, meta, false)
 		if typed != bytePath {
 			t.Errorf("the paths disagree on arguments %s:\ntyped: %s\nbytes: %s", args, typed, bytePath)
 		}
@@ -168,25 +175,8 @@ func TestDescribeToolsTypedAndBytePathsAlike(t *testing.T) {
 // FuzzDescribeToolsPathsAgree is FuzzFindToolsPathsAgree for
 // describe_tools.
 func FuzzDescribeToolsPathsAgree(f *testing.F) {
-	for _, args := range []string{`{"names":["read_file"]}`, `{"names":["x","read_file","read_file"]}`, `{"names":"a"}`,
-		`{"names":[null,1]}`, `{"names":["\u003cb\u003e"]}`, `{}`, `[]`, `"q"`, `{"names":null}`} {
-		f.Add(args, false)
-		f.Add(args, true)
-	}
-	f.Fuzz(func(t *testing.T, args string, stateless bool) {
-		if !json.Valid([]byte(args)) {
-			return // the framing's concern (FuzzCheckFrame)
-		}
-		version, meta := "2025-11-25", ""
-		if stateless {
-			version, meta = "", ","+statelessMeta
-		}
-		typed, _ := metaAnswer(t, "describe_tools", expose.Search, version, args, meta, true)
-		bytePath, _ := metaAnswer(t, "describe_tools", expose.Search, version, args, meta, false)
-		if typed != bytePath {
-			t.Errorf("the paths disagree on arguments %s:\ntyped: %s\nbytes: %s", args, typed, bytePath)
-		}
-	})
+	fuzzMetaPathsAgree(f, "describe_tools", `{"names":["read_file"]}`, `{"names":["x","read_file","read_file"]}`, `{"names":"a"}`,
+		`{"names":[null,1]}`, `{"names":["\u003cb\u003e"]}`, `{}`, `[]`, `"q"`, `{"names":null}`)
 }
 
 // TestFindToolsBytePathPanicFailsTheCallAlone: a panic while the byte path

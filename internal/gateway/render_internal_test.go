@@ -17,6 +17,21 @@ import (
 	"github.com/toolfold/toolfold/internal/view"
 )
 
+// treeGateway is a gateway over catalogtest.Tree, closed when t ends.
+func treeGateway(t *testing.T, opts *Options) *Gateway {
+	t.Helper()
+	space, err := view.NewSpace(catalogtest.Tree(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(space, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Close() })
+	return g
+}
+
 // renderedBytes is what a client would read of a list rendered anew (not
 // the one renderRequest keeps).
 func renderedBytes(t *testing.T, st *state, p presentation) []byte {
@@ -34,15 +49,7 @@ func renderedBytes(t *testing.T, st *state, p presentation) []byte {
 // enabling every group, the gateway moving to another catalog) and while
 // that runs beside it (-race judges what it reads).
 func TestPerRequestRenderIsPure(t *testing.T) {
-	space, err := view.NewSpace(catalogtest.Tree(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := New(space, &Options{Mode: expose.Auto, ResetTools: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = g.Close() })
+	g := treeGateway(t, &Options{Mode: expose.Auto, ResetTools: true})
 	st := g.cur.Load()
 	presentations := []presentation{
 		{mode: expose.Flat},
@@ -113,15 +120,7 @@ func TestRenderReadsNoGatewayOrSession(t *testing.T) {
 // per-request session installs it and only reads it. A new state lists
 // its own catalog.
 func TestRequestListMadeOncePerPresentation(t *testing.T) {
-	space, err := view.NewSpace(catalogtest.Tree(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := New(space, &Options{Mode: expose.Auto})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = g.Close() })
+	g := treeGateway(t, &Options{Mode: expose.Auto})
 	st := g.cur.Load()
 	for _, p := range []presentation{{mode: expose.Flat}, {mode: expose.Groups, stateless: true}, {mode: expose.Search}} {
 		kept := renderRequest(st, p)

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/toolfold/toolfold/internal/catalog/catalogtest"
 	"github.com/toolfold/toolfold/internal/expose"
-	"github.com/toolfold/toolfold/internal/view"
 )
 
 // TestEachSessionHasItsRole: every way a session is made gives it the
@@ -14,15 +12,7 @@ import (
 // as their kind must: a view hides what it does not list, a request
 // without a view hides nothing it can route.
 func TestEachSessionHasItsRole(t *testing.T) {
-	space, err := view.NewSpace(catalogtest.Tree(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := New(space, &Options{Mode: expose.Auto})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = g.Close() })
+	g := treeGateway(t, &Options{Mode: expose.Auto})
 	st := g.cur.Load()
 	shared := g.sharedSessions()[expose.Search]
 	if shared == nil {
