@@ -176,6 +176,9 @@ func newScratch(docs, vocabulary, groups, servers, names int) *scratch {
 	}
 }
 
+// touch marks d as touched by the query (scratch.touched).
+func (s *scratch) touch(d int32) { s.touched[d>>6] |= 1 << (d & 63) }
+
 // docScratch is one doc's evidence for the current query besides its
 // scores (scratch.total, scratch.best).
 type docScratch struct {
@@ -213,7 +216,7 @@ func (ix *Index) accumulate(q *parsedQuery, s *scratch) {
 			ix.scoreAlternative(alt, termStamp{}, s)
 		}
 		for _, d := range s.termDocs {
-			s.touched[d>>6] |= 1 << (d & 63)
+			s.touch(d)
 			s.total[d] += s.best[d]
 			if !term.optional {
 				s.doc[d].matched++
@@ -248,7 +251,7 @@ func (ix *Index) addSingle(alt alternative, required bool, s *scratch) {
 			s.total[p.doc] += s.best[p.doc]
 			s.best[p.doc], e.term = 0, 0
 		}
-		s.touched[p.doc>>6] |= 1 << (p.doc & 63)
+		s.touch(p.doc)
 		s.total[p.doc] += score
 		e.matched += matched
 	}
@@ -318,7 +321,7 @@ func (ix *Index) offerTerm(d int32, score float64, cur termStamp, s *scratch) {
 		if e.term != 0 {
 			s.total[d] += s.best[d]
 		} else {
-			s.touched[d>>6] |= 1 << (d & 63)
+			s.touch(d)
 		}
 		s.best[d], e.term = score, cur.term
 		if cur.required {
